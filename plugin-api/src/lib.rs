@@ -1,0 +1,69 @@
+//! The contract between the ptc host and its compression strategies, and the helpers every
+//! strategy shares.
+//!
+//! A strategy is a `cdylib` that exports a [`StrategyModRef`] root module. It receives the
+//! [`Run`] and the [`Turn`]s so far, and returns an [`Output`]: messages made of [`Section`]s.
+//! The strategy decides *what* is shown and computes the values with the shared helpers
+//! ([`type_label`], [`to_clojure`], [`sanitize_doc`], ...); each section names a template, and
+//! the templates decide *how* it looks. The host renders the templates, so users change the
+//! text without rebuilding anything.
+//!
+//! A complete strategy, with its template compiled in:
+//!
+//! ```
+//! use ptc_plugin_api::{
+//!     export_strategy, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section,
+//!     Stats, Strategy, Turn,
+//! };
+//!
+//! pub struct MissionOnly;
+//!
+//! impl Strategy for MissionOnly {
+//!     const NAME: &'static str = "mission-only";
+//!     const DESCRIPTION: &'static str = "The mission and the turns left, nothing else.";
+//!
+//!     fn options() -> Vec<OptionSpec> {
+//!         Vec::new()
+//!     }
+//!
+//!     fn templates() -> Vec<(&'static str, &'static str)> {
+//!         // Usually include_str!("../../templates/mission-only/prompt.tera").
+//!         vec![("prompt", "{{ mission }}\n\nTurns left: {{ turns_left }}\n")]
+//!     }
+//!
+//!     fn render(run: &Run, turns: &[Turn], _options: &Options) -> Result<Output, RenderError> {
+//!         let prompt = Section::new("prompt")
+//!             .with("mission", run.mission.as_str())
+//!             .with("turns_left", run.turns_left(turns.len()));
+//!         Ok(Output {
+//!             messages: vec![Message::new(Role::User, vec![prompt])].into(),
+//!             stats: Stats::default(),
+//!         })
+//!     }
+//! }
+//!
+//! export_strategy!(MissionOnly);
+//! # fn main() {}
+//! ```
+//!
+//! `ABI.md` next to this crate says what the ABI version promises.
+
+mod format;
+mod module;
+mod options;
+mod output;
+mod run;
+mod signature;
+mod value;
+
+pub use abi_stable;
+pub use format::{
+    cap_chars, sanitize_doc, to_clojure, to_clojure_full, type_label, write_float, write_value,
+    Limits,
+};
+pub use module::{guard, module_for, Strategy, StrategyMod, StrategyModRef, ABI_VERSION};
+pub use options::{shared_limit_options, OptionSpec, OptionValue, Options};
+pub use output::{ErrorKind, Field, Message, Output, Record, RenderError, Role, Section, Stats};
+pub use run::{Run, Tool, ToolCall, Turn, TurnError};
+pub use signature::{parse_tool_signature, ToolSignature};
+pub use value::{canonical_cmp, Function, Value};

@@ -1,0 +1,144 @@
+//! The root module every strategy dylib exports, the [`Strategy`] trait a plugin implements,
+//! and [`export_strategy!`](crate::export_strategy), which turns one into the other with a
+//! panic guard around every call.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use abi_stable::library::RootModule;
+use abi_stable::prefix_type::PrefixTypeTrait;
+use abi_stable::sabi_types::VersionStrings;
+use abi_stable::std_types::{RResult, RSlice, RStr, RVec, Tuple2};
+use abi_stable::{declare_root_module_statics, package_version_strings, StableAbi};
+
+use crate::options::{OptionSpec, Options};
+use crate::output::{ErrorKind, Output, RenderError};
+use crate::run::{Run, Turn};
+
+/// The version of the contract between host and plugins. A plugin loads only into a host whose
+/// `ABI_VERSION` equals the one it was built with (see `ABI.md`); abi_stable checks the layout
+/// of every type on top of that.
+pub const ABI_VERSION: u32 = 1;
+
+/// The root module of a strategy dylib.
+#[repr(C)]
+#[derive(StableAbi)]
+#[sabi(kind(Prefix(prefix_ref = StrategyModRef)))]
+#[sabi(missing_field(panic))]
+pub struct StrategyMod {
+    /// [`ABI_VERSION`] of the plugin-api the plugin was built with.
+    pub abi_version: u32,
+    /// The strategy's kebab-case name, also its `[strategies.<name>]` table.
+    pub name: RStr<'static>,
+    /// The plugin's own version.
+    pub version: RStr<'static>,
+    /// One line saying what the strategy shows.
+    pub description: RStr<'static>,
+    /// The options the strategy accepts, with defaults and docs.
+    pub options: extern "C" fn() -> RResult<RVec<OptionSpec>, RenderError>,
+    /// The strategy's default templates: name -> tera source.
+    pub templates: extern "C" fn() -> RResult<RVec<Tuple2<RStr<'static>, RStr<'static>>>, RenderError>,
+    /// Renders the prompt for the next turn from the turns so far. Pure: the same input always
+    /// gives the same output.
+    ///
+    /// Fields are only ever appended below this one (they are then optional to the host).
+    #[sabi(last_prefix_field)]
+    pub render:
+        extern "C" fn(&Run, RSlice<'_, Turn>, &Options) -> RResult<Output, RenderError>,
+}
+
+impl RootModule for StrategyModRef {
+    declare_root_module_statics! {StrategyModRef}
+    const BASE_NAME: &'static str = "ptc_strategy";
+    const NAME: &'static str = "ptc_strategy";
+    const VERSION_STRINGS: VersionStrings = package_version_strings!();
+}
+
+/// A compression strategy. Implement it, then export it with
+/// [`export_strategy!`](crate::export_strategy).
+pub trait Strategy {
+    /// Kebab-case, e.g. `single-user-coalesced`.
+    const NAME: &'static str;
+    /// One line.
+    const DESCRIPTION: &'static str;
+
+    /// The options the strategy reads, with their defaults.
+    fn options() -> Vec<OptionSpec>;
+
+    /// Default templates (name -> tera source), usually `include_str!`ed. A user's file
+    /// `<templates dir>/<strategy>/<name>` replaces one at run time.
+    fn templates() -> Vec<(&'static str, &'static str)>;
+
+    /// The messages of the prompt for turn `turns.len() + 1`.
+    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError>;
+}
+
+/// Runs `f`, turning a panic into a [`RenderError`] of kind [`ErrorKind::Panic`]: a panic must
+/// never unwind across the plugin boundary (it would abort the host).
+pub fn guard<T>(f: impl FnOnce() -> Result<T, RenderError>) -> RResult<T, RenderError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result.into(),
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a non-string panic payload".into());
+            RResult::RErr(RenderError {
+                kind: ErrorKind::Panic,
+                message: format!("the strategy panicked: {what}").into(),
+            })
+        }
+    }
+}
+
+extern "C" fn options_shim<S: Strategy>() -> RResult<RVec<OptionSpec>, RenderError> {
+    guard(|| Ok(S::options().into()))
+}
+
+extern "C" fn templates_shim<S: Strategy>(
+) -> RResult<RVec<Tuple2<RStr<'static>, RStr<'static>>>, RenderError> {
+    guard(|| {
+        Ok(S::templates()
+            .into_iter()
+            .map(|(name, text)| Tuple2(RStr::from(name), RStr::from(text)))
+            .collect())
+    })
+}
+
+extern "C" fn render_shim<S: Strategy>(
+    run: &Run,
+    turns: RSlice<'_, Turn>,
+    options: &Options,
+) -> RResult<Output, RenderError> {
+    guard(|| S::render(run, turns.as_slice(), options))
+}
+
+/// The root module for strategy `S`; `version` is the plugin crate's version.
+/// Used by [`export_strategy!`](crate::export_strategy); also lets a program link a strategy
+/// crate directly and call it exactly as the host calls a loaded plugin.
+pub fn module_for<S: Strategy>(version: &'static str) -> StrategyModRef {
+    StrategyMod {
+        abi_version: ABI_VERSION,
+        name: RStr::from(S::NAME),
+        version: RStr::from(version),
+        description: RStr::from(S::DESCRIPTION),
+        options: options_shim::<S>,
+        templates: templates_shim::<S>,
+        render: render_shim::<S>,
+    }
+    .leak_into_prefix()
+}
+
+/// Exports a [`Strategy`] as the root module of this cdylib. The crate must depend on
+/// `abi_stable` (the export attribute refers to it by name) and be built with
+/// `crate-type = ["cdylib", "rlib"]`.
+#[macro_export]
+macro_rules! export_strategy {
+    ($strategy:ty) => {
+        /// The root module the ptc host loads.
+        #[::abi_stable::export_root_module]
+        pub fn ptc_strategy_root_module() -> $crate::StrategyModRef {
+            $crate::module_for::<$strategy>(env!("CARGO_PKG_VERSION"))
+        }
+    };
+}

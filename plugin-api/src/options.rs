@@ -1,0 +1,145 @@
+//! Strategy options: each strategy declares the options it accepts with their defaults; the host
+//! validates the user's settings against them and passes every declared option, resolved, to
+//! `render`.
+
+use abi_stable::std_types::{RString, RVec, Tuple2};
+use abi_stable::StableAbi;
+
+use crate::output::RenderError;
+
+/// The value of an option. Its kind is fixed by the option's default.
+#[repr(u8)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub enum OptionValue {
+    Boolean(bool),
+    Integer(i64),
+    Float(f64),
+    String(RString),
+}
+
+impl OptionValue {
+    /// `boolean`, `integer`, `float` or `string`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            OptionValue::Boolean(_) => "boolean",
+            OptionValue::Integer(_) => "integer",
+            OptionValue::Float(_) => "float",
+            OptionValue::String(_) => "string",
+        }
+    }
+}
+
+impl std::fmt::Display for OptionValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OptionValue::Boolean(b) => write!(f, "{b}"),
+            OptionValue::Integer(i) => write!(f, "{i}"),
+            OptionValue::Float(x) => write!(f, "{x:?}"),
+            OptionValue::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// An option a strategy accepts.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub struct OptionSpec {
+    pub name: RString,
+    pub default: OptionValue,
+    /// One line: what it does and which values make sense.
+    pub doc: RString,
+}
+
+impl OptionSpec {
+    pub fn new(name: &str, default: OptionValue, doc: &str) -> OptionSpec {
+        OptionSpec {
+            name: name.into(),
+            default,
+            doc: doc.into(),
+        }
+    }
+
+    /// A non-negative integer option.
+    pub fn count(name: &str, default: u32, doc: &str) -> OptionSpec {
+        OptionSpec::new(name, OptionValue::Integer(default.into()), doc)
+    }
+}
+
+/// The resolved options a strategy renders with: every option it declared, each set by the
+/// user or left at its default.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, Default, PartialEq)]
+pub struct Options {
+    pub entries: RVec<Tuple2<RString, OptionValue>>,
+}
+
+impl Options {
+    /// Options from `(name, value)` pairs.
+    pub fn from_pairs<I: IntoIterator<Item = (String, OptionValue)>>(pairs: I) -> Options {
+        Options {
+            entries: pairs
+                .into_iter()
+                .map(|(k, v)| Tuple2(RString::from(k), v))
+                .collect(),
+        }
+    }
+
+    /// The defaults of `specs`.
+    pub fn defaults(specs: &[OptionSpec]) -> Options {
+        Options::from_pairs(
+            specs
+                .iter()
+                .map(|s| (s.name.to_string(), s.default.clone())),
+        )
+    }
+
+    pub fn get(&self, name: &str) -> Option<&OptionValue> {
+        self.entries
+            .iter()
+            .find(|e| e.0.as_str() == name)
+            .map(|e| &e.1)
+    }
+
+    /// A non-negative integer option as a count or limit.
+    pub fn count(&self, name: &str) -> Result<usize, RenderError> {
+        match self.get(name) {
+            Some(OptionValue::Integer(i)) if *i >= 0 => Ok(usize::try_from(*i).unwrap_or(usize::MAX)),
+            Some(other) => Err(RenderError::option(name, &format!("expected a non-negative integer, found {other}"))),
+            None => Err(RenderError::option(name, "missing")),
+        }
+    }
+
+    pub fn boolean(&self, name: &str) -> Result<bool, RenderError> {
+        match self.get(name) {
+            Some(OptionValue::Boolean(b)) => Ok(*b),
+            Some(other) => Err(RenderError::option(name, &format!("expected a boolean, found {other}"))),
+            None => Err(RenderError::option(name, "missing")),
+        }
+    }
+
+    /// A string option that must be one of `choices`.
+    pub fn choice<'a>(&'a self, name: &str, choices: &[&str]) -> Result<&'a str, RenderError> {
+        match self.get(name) {
+            Some(OptionValue::String(s)) if choices.contains(&s.as_str()) => Ok(s.as_str()),
+            Some(other) => Err(RenderError::option(
+                name,
+                &format!("expected one of {}, found {other}", choices.join(", ")),
+            )),
+            None => Err(RenderError::option(name, "missing")),
+        }
+    }
+}
+
+/// The limits most strategies share. The host's `[compression]` table sets them for every
+/// strategy that declares an option of the same name; these are the defaults.
+pub fn shared_limit_options() -> Vec<OptionSpec> {
+    vec![
+        OptionSpec::count("println_limit", 15, "most recent println calls shown (older ones dropped first)"),
+        OptionSpec::count("tool_call_limit", 20, "most recent tool calls shown (older ones dropped first)"),
+        OptionSpec::count("sample_limit", 3, "elements of a collection shown in a sample, at every depth"),
+        OptionSpec::count("sample_printable_limit", 80, "characters of a string shown in a sample"),
+        OptionSpec::count("tool_args_limit", 3, "elements of a collection shown in tool-call arguments"),
+        OptionSpec::count("tool_args_printable_limit", 60, "characters of a string shown in tool-call arguments"),
+        OptionSpec::count("println_char_limit", 2000, "characters kept of each println entry; `...` marks a cut"),
+    ]
+}

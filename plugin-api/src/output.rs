@@ -1,0 +1,224 @@
+//! What a strategy returns: messages made of sections. The strategy decides what is shown and
+//! computes the values (type labels, samples cut to limits, ...); each section names the
+//! template that decides how it looks. The host renders the sections through its templates and
+//! joins the non-empty ones of a message with one blank line.
+
+use abi_stable::std_types::{RString, RVec, Tuple2};
+use abi_stable::StableAbi;
+
+/// Who a message is from.
+#[repr(u8)]
+#[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+impl Role {
+    /// `system`, `user` or `assistant`, as chat APIs spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// A value handed to a template: text and numbers the strategy computed, never whole data.
+#[repr(u8)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub enum Field {
+    Text(RString),
+    Integer(i64),
+    Boolean(bool),
+    List(RVec<Field>),
+    Record(RVec<Tuple2<RString, Field>>),
+}
+
+impl From<&str> for Field {
+    fn from(text: &str) -> Field {
+        Field::Text(text.into())
+    }
+}
+
+impl From<String> for Field {
+    fn from(text: String) -> Field {
+        Field::Text(text.into())
+    }
+}
+
+impl From<RString> for Field {
+    fn from(text: RString) -> Field {
+        Field::Text(text)
+    }
+}
+
+impl From<bool> for Field {
+    fn from(b: bool) -> Field {
+        Field::Boolean(b)
+    }
+}
+
+impl From<i64> for Field {
+    fn from(i: i64) -> Field {
+        Field::Integer(i)
+    }
+}
+
+impl From<usize> for Field {
+    fn from(i: usize) -> Field {
+        Field::Integer(i64::try_from(i).unwrap_or(i64::MAX))
+    }
+}
+
+impl From<u32> for Field {
+    fn from(i: u32) -> Field {
+        Field::Integer(i.into())
+    }
+}
+
+impl From<Vec<Field>> for Field {
+    fn from(items: Vec<Field>) -> Field {
+        Field::List(items.into())
+    }
+}
+
+impl From<Vec<String>> for Field {
+    fn from(items: Vec<String>) -> Field {
+        Field::List(items.into_iter().map(Field::from).collect())
+    }
+}
+
+impl From<Record> for Field {
+    fn from(record: Record) -> Field {
+        Field::Record(record.0)
+    }
+}
+
+/// Builds a [`Field::Record`]: named fields, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Record(pub RVec<Tuple2<RString, Field>>);
+
+impl Record {
+    pub fn new() -> Record {
+        Record::default()
+    }
+
+    /// Adds a field.
+    pub fn with(mut self, name: &str, value: impl Into<Field>) -> Record {
+        self.0.push(Tuple2(name.into(), value.into()));
+        self
+    }
+}
+
+/// One part of a message, rendered by the template it names.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub struct Section {
+    /// A template of the strategy (`tool_calls`), looked up as `<strategy>/<template>`.
+    pub template: RString,
+    pub fields: RVec<Tuple2<RString, Field>>,
+}
+
+impl Section {
+    pub fn new(template: &str) -> Section {
+        Section {
+            template: template.into(),
+            fields: RVec::new(),
+        }
+    }
+
+    /// Adds a field for the template.
+    pub fn with(mut self, name: &str, value: impl Into<Field>) -> Section {
+        self.fields.push(Tuple2(name.into(), value.into()));
+        self
+    }
+}
+
+/// A chat message: its content is its sections, rendered and joined by one blank line.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub struct Message {
+    pub role: Role,
+    pub sections: RVec<Section>,
+}
+
+impl Message {
+    pub fn new(role: Role, sections: Vec<Section>) -> Message {
+        Message {
+            role,
+            sections: sections.into(),
+        }
+    }
+}
+
+/// What a render kept and dropped (the guide's "Compression Statistics").
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Turns in the rendered history (failed ones included).
+    pub turns_compressed: u64,
+    pub tool_calls_total: u64,
+    pub tool_calls_shown: u64,
+    pub tool_calls_dropped: u64,
+    pub printlns_total: u64,
+    pub printlns_shown: u64,
+    pub printlns_dropped: u64,
+    /// Failed turns not shown.
+    pub error_turns_collapsed: u64,
+}
+
+/// A strategy's render: the messages of the next prompt and its statistics.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub struct Output {
+    pub messages: RVec<Message>,
+    pub stats: Stats,
+}
+
+/// What went wrong in a strategy.
+#[repr(u8)]
+#[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// An option has a value the strategy cannot use.
+    Option,
+    /// The run or its turns cannot be rendered by this strategy.
+    Input,
+    /// The strategy panicked; the panic was caught at the boundary.
+    Panic,
+}
+
+/// A strategy's error, carried across the boundary.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, PartialEq, Eq)]
+pub struct RenderError {
+    pub kind: ErrorKind,
+    pub message: RString,
+}
+
+impl RenderError {
+    /// An option error: `option `name`: problem`.
+    pub fn option(name: &str, problem: &str) -> RenderError {
+        RenderError {
+            kind: ErrorKind::Option,
+            message: format!("option `{name}`: {problem}").into(),
+        }
+    }
+
+    pub fn input(message: &str) -> RenderError {
+        RenderError {
+            kind: ErrorKind::Input,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RenderError {}

@@ -1,0 +1,94 @@
+//! What a strategy renders from: the run (mission, tools, data, limits of the agent) and its
+//! turns, exactly as recorded. Turns are immutable; the prompt for turn `k + 1` is rendered from
+//! the first `k` of them.
+
+use abi_stable::std_types::{ROption, RString, RVec, Tuple2};
+use abi_stable::StableAbi;
+
+use crate::value::Value;
+
+/// The agent run a prompt is rendered for.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub struct Run {
+    /// The mission, with its `{{placeholders}}` already expanded by the host.
+    pub mission: RString,
+    /// The system prompt: the recording's own, or the host's default template, rendered.
+    pub system_prompt: RString,
+    /// Tools in recorded order.
+    pub tools: RVec<Tool>,
+    /// The `data/` namespace in recorded order.
+    pub data: RVec<Tuple2<RString, Value>>,
+    /// At least 1.
+    pub max_turns: u32,
+    /// The expected output signature, if the agent has one.
+    pub signature: ROption<RString>,
+}
+
+/// A tool the agent may call.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub struct Tool {
+    pub name: RString,
+    /// PTC-Lisp signature syntax: `(name :type, ...) -> :return`.
+    pub signature: ROption<RString>,
+    pub description: ROption<RString>,
+}
+
+/// One LLM interaction cycle: the response, the program it held, and what running it did.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub struct Turn {
+    /// 1-based, consecutive.
+    pub number: u32,
+    /// The whole LLM response, reasoning included.
+    pub raw_response: RString,
+    /// The program extracted from the response, if one was found.
+    pub program: ROption<RString>,
+    pub success: bool,
+    /// The value of the program (nil when it had none).
+    pub result: Value,
+    /// Present when `success` is false.
+    pub error: ROption<TurnError>,
+    /// One entry per `println` call, as printed.
+    pub prints: RVec<RString>,
+    pub tool_calls: RVec<ToolCall>,
+    /// The `user/` namespace after this turn, in definition order.
+    pub memory: RVec<Tuple2<RString, Value>>,
+}
+
+/// Why a turn failed.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub struct TurnError {
+    /// A short machine word such as `eval_error`.
+    pub reason: RString,
+    pub message: ROption<RString>,
+}
+
+impl TurnError {
+    /// The message, or the reason when there is none.
+    pub fn text(&self) -> &str {
+        match &self.message {
+            ROption::RSome(message) => message,
+            ROption::RNone => &self.reason,
+        }
+    }
+}
+
+/// A tool call a program made.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    pub name: RString,
+    pub args: Value,
+    pub result: Value,
+}
+
+impl Run {
+    /// `max_turns - turns_so_far` (ARC-006): counts the turn about to run; never below zero.
+    pub fn turns_left(&self, turns_so_far: usize) -> u32 {
+        self.max_turns
+            .saturating_sub(u32::try_from(turns_so_far).unwrap_or(u32::MAX))
+    }
+}

@@ -1,0 +1,130 @@
+//! Tool signatures in PTC-Lisp signature syntax, reduced to what a `tool/` line shows
+//! (FMT-004, DECISIONS 9): the parameter names and the return type without colons.
+
+/// A tool signature as the `tool/` namespace shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolSignature {
+    /// Parameter names, in order.
+    pub params: Vec<String>,
+    /// The return type with every `:` removed (`[:string]` -> `[string]`); `any` when absent.
+    pub returns: String,
+}
+
+/// Parses `(name :type, name :type) -> return`.
+///
+/// The parameter list is optional; it is split on commas outside brackets and the first word of
+/// each entry is the parameter's name. The return type is the text after `->`, trimmed, with
+/// every `:` removed. `None` (no signature) means no parameters and `any`.
+///
+/// ```
+/// use ptc_plugin_api::parse_tool_signature;
+/// let sig = parse_tool_signature(Some("(query :string, limit :int) -> [{id :int}]"));
+/// assert_eq!(sig.params, ["query", "limit"]);
+/// assert_eq!(sig.returns, "[{id int}]");
+/// ```
+pub fn parse_tool_signature(signature: Option<&str>) -> ToolSignature {
+    let Some(text) = signature.map(str::trim) else {
+        return ToolSignature {
+            params: Vec::new(),
+            returns: "any".into(),
+        };
+    };
+    let (params, rest) = match text.strip_prefix('(') {
+        Some(inner) => match matching_paren(inner) {
+            Some(close) => (split_params(&inner[..close]), &inner[close + 1..]),
+            None => (split_params(inner), ""),
+        },
+        None => (Vec::new(), text),
+    };
+    let rest = rest.trim();
+    let rest = rest.strip_prefix("->").unwrap_or(rest);
+    let returns: String = rest.trim().chars().filter(|&c| c != ':').collect();
+    ToolSignature {
+        params,
+        returns: if returns.is_empty() {
+            "any".into()
+        } else {
+            returns
+        },
+    }
+}
+
+/// The byte index of the `)` closing a list whose `(` was just consumed.
+fn matching_paren(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' if depth == 0 => return Some(i),
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn split_params(list: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    let mut push = |entry: &str| {
+        if let Some(name) = entry.split_whitespace().next() {
+            names.push(name.to_owned());
+        }
+    };
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    push(&list[start..]);
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> (Vec<String>, String) {
+        let sig = parse_tool_signature(Some(s));
+        (sig.params, sig.returns)
+    }
+
+    #[test]
+    fn params_and_return_type() {
+        assert_eq!(
+            parse("(customer_id :int, status :keyword, limit :int) -> [{id :int, amount :float}]"),
+            (
+                vec!["customer_id".into(), "status".into(), "limit".into()],
+                "[{id int, amount float}]".into()
+            )
+        );
+    }
+
+    #[test]
+    fn return_type_only() {
+        assert_eq!(parse("-> :map"), (vec![], "map".into()));
+        assert_eq!(parse("() -> :string?"), (vec![], "string?".into()));
+    }
+
+    #[test]
+    fn nested_commas_do_not_split_params() {
+        assert_eq!(
+            parse("(opts {limit :int, offset :int}, q :string) -> {score :float}"),
+            (vec!["opts".into(), "q".into()], "{score float}".into())
+        );
+    }
+
+    #[test]
+    fn missing_signature_or_return_is_any() {
+        let none = parse_tool_signature(None);
+        assert_eq!((none.params, none.returns), (vec![], "any".to_string()));
+        assert_eq!(parse("(id :int)"), (vec!["id".into()], "any".into()));
+    }
+}
