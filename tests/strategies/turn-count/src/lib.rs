@@ -1,1 +1,53 @@
+//! `turn-count`, a strategy that exists for ptc's tests: it proves that a second plugin loads
+//! beside the built-in ones, that its options and compiled-in template reach it, and that a
+//! strategy's render error reaches the user. It shows the mission and how many turns ran.
 
+use ptc_plugin_api::{
+    export_strategy, Message, OptionSpec, OptionValue, Options, Output, RenderError, Role, Run,
+    Section, Stats, Strategy, Turn,
+};
+
+pub struct TurnCount;
+
+export_strategy!(TurnCount);
+
+impl Strategy for TurnCount {
+    const NAME: &'static str = "turn-count";
+    const DESCRIPTION: &'static str = "Test strategy: the mission and the number of turns so far.";
+
+    fn options() -> Vec<OptionSpec> {
+        vec![
+            OptionSpec::new(
+                "label",
+                OptionValue::String("Turns so far".into()),
+                "text before the count",
+            ),
+            OptionSpec::count("fail_after", 1000, "refuse to render more turns than this"),
+        ]
+    }
+
+    fn templates() -> Vec<(&'static str, &'static str)> {
+        vec![("count", "{{ mission }}\n{{ label }}: {{ turns }}\n")]
+    }
+
+    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+        if turns.len() > options.count("fail_after")? {
+            return Err(RenderError::input("too many turns for turn-count"));
+        }
+        let label = match options.get("label") {
+            Some(OptionValue::String(s)) => s.to_string(),
+            _ => return Err(RenderError::option("label", "expected a string")),
+        };
+        let count = Section::new("count")
+            .with("mission", run.mission.as_str())
+            .with("label", label)
+            .with("turns", turns.len());
+        Ok(Output {
+            messages: vec![Message::new(Role::User, vec![count])].into(),
+            stats: Stats {
+                turns_compressed: turns.len() as u64,
+                ..Stats::default()
+            },
+        })
+    }
+}
