@@ -1,1 +1,43 @@
+//! ptc renders the prompts of PTC-Lisp code agents through compression strategies loaded as
+//! plugins.
+//!
+//! A [`Host`] loads the strategies found in the configured plugin directories; a
+//! [`Renderer`] renders the prompt for the next turn of a [`Recording`] through a strategy and
+//! its templates. The `ptc` binary is a thin command line over this library.
 
+mod config;
+mod elf;
+mod error;
+mod host;
+mod mission;
+mod plugins;
+mod recording;
+mod render;
+mod templates;
+mod value_json;
+
+pub mod cli;
+
+pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
+pub use error::Error;
+pub use host::{Host, UNCOMPRESSED_STRATEGY};
+pub use plugins::{LoadedStrategy, PluginError, PluginSet};
+pub use recording::{Recording, RecordingDefaults, RecordingError};
+pub use render::{Prompt, RenderedMessage, Renderer};
+pub use templates::{TemplateError, Templates};
+pub use value_json::MAX_DEPTH;
+
+/// Installs the stderr log subscriber: `-v` debug, `-vv` trace, else `RUST_LOG` or warnings.
+pub fn init_logging(verbose: u8) {
+    let filter = match verbose {
+        0 => tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        1 => tracing_subscriber::EnvFilter::new("debug"),
+        _ => tracing_subscriber::EnvFilter::new("trace"),
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .init();
+}

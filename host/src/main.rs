@@ -1,1 +1,18 @@
-fn main() {}
+//! `ptc`: parse the command line, run it, map the error to an exit code.
+
+use clap::Parser;
+
+fn main() {
+    let cli = ptc::cli::Cli::parse();
+    ptc::init_logging(cli.verbose);
+    let stdout = std::io::stdout();
+    if let Err(err) = ptc::cli::run(cli, &mut stdout.lock()) {
+        if let ptc::Error::Output(io) = &err {
+            if io.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+        }
+        eprintln!("error: {err}");
+        std::process::exit(err.exit_code());
+    }
+}

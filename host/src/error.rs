@@ -1,0 +1,50 @@
+//! The errors a command can end with, one variant per phase, and their exit codes.
+
+use std::path::PathBuf;
+
+use crate::config::ConfigError;
+use crate::recording::RecordingError;
+use crate::templates::TemplateError;
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Recording(#[from] RecordingError),
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    #[error("unknown strategy `{name}`: the loaded strategies are {loaded} (searched {dirs}; `ptc strategies` lists them)")]
+    UnknownStrategy {
+        name: String,
+        loaded: String,
+        dirs: String,
+    },
+    #[error("--turns {asked} is more than the {recorded} turn(s) recorded in {path}")]
+    TurnsOutOfRange {
+        path: PathBuf,
+        asked: usize,
+        recorded: usize,
+    },
+    #[error("strategy `{strategy}` ({file}) failed: {source}")]
+    Strategy {
+        strategy: String,
+        file: PathBuf,
+        #[source]
+        source: ptc_plugin_api::RenderError,
+    },
+    #[error("cannot write output: {0}")]
+    Output(#[source] std::io::Error),
+}
+
+impl Error {
+    /// 2 for bad input, bad configuration or an unusable strategy; 1 when the output cannot
+    /// be written.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Output(_) => 1,
+            _ => 2,
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The host: configuration, the strategies found in the plugin directories, and the host's own
+//! templates, put together so that rendering a prompt takes a few lines.
+
+use std::path::Path;
+
+use ptc_plugin_api::OptionSpec;
+
+use crate::config::Config;
+use crate::plugins::{LoadedStrategy, PluginError, PluginSet};
+use crate::recording::{Recording, RecordingDefaults};
+use crate::render::Renderer;
+use crate::templates::{Templates, SYSTEM_PROMPT, TEXT_OUTPUT};
+use crate::Error;
+
+/// The strategy used when `[compression] enabled = false`.
+pub const UNCOMPRESSED_STRATEGY: &str = "full-history";
+
+/// A configured host with its plugins loaded.
+///
+/// ```no_run
+/// use ptc::{Config, Host};
+///
+/// let host = Host::new(Config::load(None, &[])?);
+/// let recording = host.load_recording("examples/recordings/tool-actions.json".as_ref())?;
+/// let renderer = host.renderer(None)?;
+/// let prompt = renderer.render(&recording, recording.turns.len())?;
+/// for message in &prompt.messages {
+///     println!("{}: {}", message.role.as_str(), message.content);
+/// }
+/// # Ok::<(), ptc::Error>(())
+/// ```
+pub struct Host {
+    config: Config,
+    plugins: PluginSet,
+}
+
+impl Host {
+    /// Loads every plugin in the configured directories. Files that fail to load are in
+    /// [`Host::plugin_warnings`].
+    pub fn new(config: Config) -> Host {
+        let plugins = PluginSet::discover(&config.plugin_directories());
+        Host { config, plugins }
+    }
+
+    /// A host with the given strategies instead of discovered plugins (tests, benchmarks,
+    /// programs that link strategy crates directly).
+    pub fn with_strategies(config: Config, strategies: Vec<LoadedStrategy>) -> Host {
+        let mut plugins = PluginSet::default();
+        for strategy in strategies {
+            let file = strategy.file.clone();
+            plugins.add(strategy, &file);
+        }
+        Host { config, plugins }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn plugins(&self) -> &PluginSet {
+        &self.plugins
+    }
+
+    /// Plugin files that did not load, and why.
+    pub fn plugin_warnings(&self) -> &[PluginError] {
+        &self.plugins.warnings
+    }
+
+    /// `[strategies.<name>]` tables that name no loaded strategy, with the file setting them.
+    pub fn unused_strategy_tables(&self) -> Vec<(String, String)> {
+        self.config
+            .configured_strategies()
+            .into_iter()
+            .filter(|(name, _)| self.plugins.get(name).is_none())
+            .collect()
+    }
+
+    /// The strategy a command uses: `name` if given, else `[compression] strategy`, or
+    /// `full-history` when compression is disabled.
+    pub fn strategy(&self, name: Option<&str>) -> Result<&LoadedStrategy, Error> {
+        let name = match name {
+            Some(name) => name,
+            None if self.config.compression_enabled() => self.config.strategy(),
+            None => UNCOMPRESSED_STRATEGY,
+        };
+        self.plugins.get(name).ok_or_else(|| {
+            let loaded: Vec<&str> = self.plugins.strategies().iter().map(|s| s.name.as_str()).collect();
+            Error::UnknownStrategy {
+                name: name.to_owned(),
+                loaded: if loaded.is_empty() {
+                    "none".into()
+                } else {
+                    loaded.join(", ")
+                },
+                dirs: self
+                    .config
+                    .plugin_directories()
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }
+        })
+    }
+
+    /// A renderer for the strategy [`Host::strategy`] picks, with its options resolved from the
+    /// configuration and its templates loaded.
+    pub fn renderer(&self, name: Option<&str>) -> Result<Renderer<'_>, Error> {
+        let strategy = self.strategy(name)?;
+        let mut config = self.config.clone();
+        config.resolve_bare_keys(&strategy.name, &strategy.options)?;
+        let options = config.strategy_options(&strategy.name, &strategy.options)?;
+        let dir = self.config.templates_directory().join(&strategy.name);
+        let templates = Templates::load(&strategy.name, &strategy.templates, &dir)?;
+        Ok(Renderer::new(strategy, options, templates))
+    }
+
+    /// The options `strategy` declares.
+    pub fn option_specs(&self, strategy: &str) -> Option<&[OptionSpec]> {
+        self.plugins.get(strategy).map(|s| s.options.as_slice())
+    }
+
+    /// The host's own templates: `system_prompt` and `text_output`.
+    pub fn host_templates(&self) -> Result<Templates, Error> {
+        let defaults = [
+            ("system_prompt".to_owned(), SYSTEM_PROMPT.to_owned()),
+            ("text_output".to_owned(), TEXT_OUTPUT.to_owned()),
+        ];
+        Ok(Templates::load("ptc", &defaults, &self.config.templates_directory())?)
+    }
+
+    /// What recordings take from the configuration: `max_turns`, and the default system prompt
+    /// rendered from its template.
+    pub fn recording_defaults(&self) -> Result<RecordingDefaults, Error> {
+        let system_prompt = self
+            .host_templates()?
+            .render("system_prompt", &tera::Context::new())?;
+        Ok(RecordingDefaults {
+            max_turns: self.config.max_turns(),
+            system_prompt: system_prompt.trim_end_matches('\n').to_owned(),
+        })
+    }
+
+    /// Reads and checks a recording.
+    pub fn load_recording(&self, path: &Path) -> Result<Recording, Error> {
+        Ok(Recording::load(path, &self.recording_defaults()?)?)
+    }
+}

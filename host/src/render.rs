@@ -1,0 +1,106 @@
+//! Rendering a prompt: a strategy's output (messages of sections) turned into chat messages by
+//! the strategy's templates.
+
+use ptc_plugin_api::{Options, Output, Role, Stats};
+
+use crate::plugins::LoadedStrategy;
+use crate::recording::Recording;
+use crate::templates::Templates;
+use crate::Error;
+
+/// A chat message with its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderedMessage {
+    pub role: Role,
+    pub content: String,
+}
+
+/// The prompt sent before turn `turns + 1`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prompt {
+    pub strategy: String,
+    /// How many recorded turns it was rendered from.
+    pub turns: usize,
+    pub messages: Vec<RenderedMessage>,
+    pub stats: Stats,
+}
+
+/// A strategy with its resolved options and its templates: renders prompts.
+pub struct Renderer<'a> {
+    strategy: &'a LoadedStrategy,
+    options: Options,
+    templates: Templates,
+}
+
+impl<'a> Renderer<'a> {
+    pub fn new(strategy: &'a LoadedStrategy, options: Options, templates: Templates) -> Renderer<'a> {
+        Renderer {
+            strategy,
+            options,
+            templates,
+        }
+    }
+
+    pub fn strategy(&self) -> &LoadedStrategy {
+        self.strategy
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The strategy's output for the prompt after the first `turns` turns, before templates.
+    pub fn output(&self, recording: &Recording, turns: usize) -> Result<Output, Error> {
+        if turns > recording.turns.len() {
+            return Err(Error::TurnsOutOfRange {
+                path: recording.path.clone(),
+                asked: turns,
+                recorded: recording.turns.len(),
+            });
+        }
+        self.strategy
+            .render(&recording.run, &recording.turns[..turns], &self.options)
+            .map_err(|source| Error::Strategy {
+                strategy: self.strategy.name.clone(),
+                file: self.strategy.file.clone(),
+                source,
+            })
+    }
+
+    /// The prompt sent before turn `turns + 1` of `recording`.
+    pub fn render(&self, recording: &Recording, turns: usize) -> Result<Prompt, Error> {
+        let output = self.output(recording, turns)?;
+        Ok(Prompt {
+            strategy: self.strategy.name.clone(),
+            turns,
+            messages: self.messages(&output)?,
+            stats: output.stats,
+        })
+    }
+
+    /// The messages of `output`: each one's sections rendered, the empty ones left out, the
+    /// others joined by one blank line.
+    pub fn messages(&self, output: &Output) -> Result<Vec<RenderedMessage>, Error> {
+        output
+            .messages
+            .iter()
+            .map(|message| {
+                let mut content = String::new();
+                for section in message.sections.iter() {
+                    let text = self.templates.render_section(section)?;
+                    if text.is_empty() {
+                        continue;
+                    }
+                    if !content.is_empty() {
+                        content.push_str("\n\n");
+                    }
+                    content.push_str(&text);
+                }
+                Ok(RenderedMessage {
+                    role: message.role,
+                    content,
+                })
+            })
+            .collect()
+    }
+}

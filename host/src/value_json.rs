@@ -1,0 +1,325 @@
+//! The typed JSON encoding of PTC-Lisp values (DECISIONS 19).
+//!
+//! Strings, integers, floats (numbers written with a fraction or exponent), booleans, null and
+//! arrays map to themselves; an object is a map with string keys, except that a key written
+//! `":name"` is the keyword `:name`. An object with a single key starting with `$` is a tag:
+//! `$kw`, `$set`, `$map`, `$float`, `$fn`. Values nest at most [`MAX_DEPTH`] levels of JSON;
+//! deeper input is an error, never a stack overflow.
+
+use std::fmt;
+
+use ptc_plugin_api::abi_stable::std_types::{ROption, RString, RVec, Tuple2};
+use ptc_plugin_api::{to_clojure_full, Function, Value};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+/// Arrays and objects a value may nest.
+pub const MAX_DEPTH: usize = 128;
+
+/// A value at the top of a field (`result`, `args`, an entry of `data` or `memory`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopValue(pub Value);
+
+impl Default for TopValue {
+    /// A missing value is nil.
+    fn default() -> Self {
+        TopValue(Value::Nil)
+    }
+}
+
+impl<'de> Deserialize<'de> for TopValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ValueSeed { depth: 0 }.deserialize(deserializer).map(TopValue)
+    }
+}
+
+/// `{name: value, ...}` in the order written (`data`, `memory`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NamedValues(pub Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for NamedValues {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NamedVisitor;
+        impl<'de> Visitor<'de> for NamedVisitor {
+            type Value = NamedValues;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object of name -> value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NamedValues, A::Error> {
+                let mut entries: Vec<(String, Value)> = Vec::new();
+                while let Some(name) = map.next_key::<String>()? {
+                    let value = map.next_value_seed(ValueSeed { depth: 1 })?;
+                    if entries.iter().any(|(n, _)| *n == name) {
+                        return Err(de::Error::custom(format!("`{name}` is defined twice")));
+                    }
+                    entries.push((name, value));
+                }
+                Ok(NamedValues(entries))
+            }
+        }
+        deserializer.deserialize_map(NamedVisitor)
+    }
+}
+
+/// Deserializes one value whose containers sit `depth` levels deep.
+struct ValueSeed {
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl ValueSeed {
+    fn enter<E: de::Error>(&self) -> Result<ValueSeed, E> {
+        if self.depth >= MAX_DEPTH {
+            Err(E::custom(format!(
+                "value nested deeper than {MAX_DEPTH} levels"
+            )))
+        } else {
+            Ok(ValueSeed {
+                depth: self.depth + 1,
+            })
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a value")
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Boolean(b))
+    }
+
+    fn visit_i64<E: de::Error>(self, i: i64) -> Result<Value, E> {
+        Ok(Value::Integer(i))
+    }
+
+    fn visit_u64<E: de::Error>(self, u: u64) -> Result<Value, E> {
+        i64::try_from(u)
+            .map(Value::Integer)
+            .map_err(|_| E::custom(format!("integer {u} is out of range (at most {})", i64::MAX)))
+    }
+
+    fn visit_f64<E: de::Error>(self, f: f64) -> Result<Value, E> {
+        Ok(Value::Float(f))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.into()))
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s.into()))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Nil)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Nil)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let inner = self.enter()?;
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(item) = seq.next_element_seed(ValueSeed { depth: inner.depth })? {
+            items.push(item);
+        }
+        Ok(Value::List(items.into()))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let inner = self.enter()?;
+        let Some(first_key) = map.next_key::<String>()? else {
+            return Ok(Value::Map(RVec::new()));
+        };
+        let first_value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
+        let mut entries = vec![(key_value(&first_key), first_value)];
+        match map.next_key::<String>()? {
+            None if first_key.starts_with('$') => {
+                let (_, value) = entries.pop().expect("one entry");
+                return tagged(&first_key, value).map_err(de::Error::custom);
+            }
+            None => {}
+            Some(key) => {
+                let value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
+                entries.push((key_value(&key), value));
+                while let Some(key) = map.next_key::<String>()? {
+                    let value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
+                    entries.push((key_value(&key), value));
+                }
+            }
+        }
+        Value::map_from(entries).map_err(|dup| {
+            de::Error::custom(format!("duplicate map key {}", to_clojure_full(&dup)))
+        })
+    }
+}
+
+/// An object key: `":name"` is a keyword, anything else a string.
+fn key_value(key: &str) -> Value {
+    match key.strip_prefix(':') {
+        Some(name) => Value::Keyword(name.into()),
+        None => Value::String(key.into()),
+    }
+}
+
+/// The value of a tagged object `{"$tag": value}`.
+fn tagged(tag: &str, value: Value) -> Result<Value, String> {
+    match (tag, value) {
+        ("$kw", Value::String(name)) => Ok(Value::Keyword(name)),
+        ("$kw", other) => Err(format!("$kw takes a string, found {}", kind(&other))),
+        ("$float", Value::Float(f)) => Ok(Value::Float(f)),
+        ("$float", Value::Integer(i)) => Ok(Value::Float(i as f64)),
+        ("$float", other) => Err(format!("$float takes a number, found {}", kind(&other))),
+        ("$set", Value::List(items)) => Value::set_from(items.into_vec())
+            .map_err(|dup| format!("duplicate set element {}", to_clojure_full(&dup))),
+        ("$set", other) => Err(format!("$set takes an array, found {}", kind(&other))),
+        ("$map", Value::List(pairs)) => {
+            let mut entries = Vec::with_capacity(pairs.len());
+            for (i, pair) in pairs.into_iter().enumerate() {
+                match pair {
+                    Value::List(kv) if kv.len() == 2 => {
+                        let mut kv = kv.into_iter();
+                        let (k, v) = (kv.next().expect("key"), kv.next().expect("value"));
+                        entries.push((k, v));
+                    }
+                    other => {
+                        return Err(format!(
+                            "$map takes [key, value] pairs; entry {i} is {}",
+                            kind(&other)
+                        ))
+                    }
+                }
+            }
+            Value::map_from(entries)
+                .map_err(|dup| format!("duplicate map key {}", to_clojure_full(&dup)))
+        }
+        ("$map", other) => Err(format!("$map takes an array of pairs, found {}", kind(&other))),
+        ("$fn", Value::Map(entries)) => function(entries),
+        ("$fn", other) => Err(format!(
+            "$fn takes {{\"params\", \"doc\", \"return_type\"}}, found {}",
+            kind(&other)
+        )),
+        (tag, _) => Err(format!(
+            "unknown tag `{tag}` (known: $kw, $set, $map, $float, $fn; write a map with such a key as {{\"$map\": [[\"{tag}\", value]]}})"
+        )),
+    }
+}
+
+fn function(entries: RVec<Tuple2<Value, Value>>) -> Result<Value, String> {
+    let mut f = Function {
+        params: RVec::new(),
+        doc: ROption::RNone,
+        return_type: ROption::RNone,
+    };
+    for Tuple2(key, value) in entries {
+        let Value::String(key) = key else {
+            return Err(format!("$fn has an unexpected key {}", to_clojure_full(&key)));
+        };
+        match (key.as_str(), value) {
+            ("params", Value::List(params)) => {
+                f.params = params
+                    .into_iter()
+                    .map(|p| match p {
+                        Value::String(s) => Ok(s),
+                        other => Err(format!("$fn params must be strings, found {}", kind(&other))),
+                    })
+                    .collect::<Result<RVec<RString>, String>>()?;
+            }
+            ("doc", Value::String(s)) => f.doc = ROption::RSome(s),
+            ("return_type", Value::String(s)) => f.return_type = ROption::RSome(s),
+            ("doc" | "return_type", Value::Nil) => {}
+            ("params" | "doc" | "return_type", other) => {
+                return Err(format!("$fn `{key}` has the wrong type: {}", kind(&other)))
+            }
+            (other, _) => {
+                return Err(format!(
+                    "$fn has an unknown key `{other}` (expected params, doc, return_type)"
+                ))
+            }
+        }
+    }
+    Ok(Value::Function(f))
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Nil => "null",
+        Value::Boolean(_) => "a boolean",
+        Value::Integer(_) | Value::Float(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Keyword(_) => "a keyword",
+        Value::List(_) => "an array",
+        Value::Set(_) => "a set",
+        Value::Map(_) => "an object",
+        Value::Function(_) => "a function",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Result<Value, String> {
+        let mut de = serde_json::Deserializer::from_str(json);
+        de.disable_recursion_limit();
+        serde_path_to_error::deserialize::<_, TopValue>(&mut de)
+            .map(|v| v.0)
+            .map_err(|e| format!("{}: {}", e.path(), e.inner()))
+    }
+
+    fn clj(json: &str) -> String {
+        to_clojure_full(&parse(json).unwrap())
+    }
+
+    #[test]
+    fn plain_json_maps_to_itself() {
+        assert_eq!(clj(r#"[1, 2.5, "s", true, null]"#), r#"[1 2.5 "s" true nil]"#);
+        assert_eq!(clj(r#"{":b": 1, "a": 2}"#), r#"{:b 1 "a" 2}"#);
+        assert_eq!(clj("3.0"), "3.0");
+        assert_eq!(clj("1e3"), "1000.0");
+    }
+
+    #[test]
+    fn tags() {
+        assert_eq!(clj(r#"{"$kw": "open"}"#), ":open");
+        assert_eq!(clj(r#"{"$float": 2}"#), "2.0");
+        assert_eq!(clj(r#"{"$set": [3, 1, 2]}"#), "#{1 2 3}");
+        assert_eq!(clj(r#"{"$map": [[1, "one"], [{"$kw": "k"}, 2]]}"#), r#"{1 "one" :k 2}"#);
+        assert_eq!(
+            clj(r#"{"$fn": {"params": ["a", "&", "rest"], "doc": null, "return_type": null}}"#),
+            "#fn[a & rest]"
+        );
+        assert_eq!(clj(r#"{"$kw": "a", "b": 1}"#), r#"{"$kw" "a" "b" 1}"#);
+    }
+
+    #[test]
+    fn bad_values_name_the_path() {
+        assert_eq!(
+            parse(r#"{"a": [1, {"$nope": 1}]}"#).unwrap_err(),
+            "a[1]: unknown tag `$nope` (known: $kw, $set, $map, $float, $fn; write a map with such a key as {\"$map\": [[\"$nope\", value]]}) at line 1 column 23"
+        );
+        assert!(parse(r#"{"$set": [1, 1]}"#).unwrap_err().contains("duplicate set element 1"));
+        assert!(parse(r#"{"a": 1, "a": 2}"#).unwrap_err().contains("duplicate map key \"a\""));
+        assert!(parse("18446744073709551615").unwrap_err().contains("out of range"));
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse(&ok).is_ok());
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let err = parse(&deep).unwrap_err();
+        assert!(err.contains("nested deeper than 128 levels"), "{err}");
+    }
+}
