@@ -289,7 +289,7 @@ mod tests {
         assert_eq!(
             parse("{\"mission\": \"x\",\n \"turns\": [{\"number\": 1, \"success\": \"yes\"}]}")
                 .unwrap_err(),
-            "invalid recording r.json:2:45: at `turns[0].success`: invalid type: string \"yes\", expected a boolean"
+            "invalid recording r.json:2:41: at `turns[0].success`: invalid type: string \"yes\", expected a boolean"
         );
         assert_eq!(
             parse(r#"{"turns": []}"#).unwrap_err(),

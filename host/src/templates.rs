@@ -130,11 +130,17 @@ impl Templates {
         }
         let name = messages
             .iter()
-            .find_map(|m| quoted_after(m, "template '"))
-            .filter(|n| self.sources.contains_key(n))
-            .unwrap_or_else(|| "?".into());
-        let cause = messages.last().cloned().unwrap_or_default();
-        let line = parse_error_line(&cause).or_else(|| {
+            .flat_map(|m| m.split('\'').skip(1).step_by(2))
+            .find(|n| self.sources.contains_key(*n))
+            .unwrap_or("?")
+            .to_owned();
+        let last = messages.last().cloned().unwrap_or_default();
+        // A parse error draws the place (`--> 3:5`, the line, a caret) and ends with `= cause`.
+        let cause = match last.rsplit_once("= ") {
+            Some((_, cause)) if last.contains("--> ") => cause.trim().to_owned(),
+            _ => last.clone(),
+        };
+        let line = parse_error_line(&last).or_else(|| {
             let needle = quoted_after(&cause, "`")?;
             let source = self.sources.get(&name)?;
             source.lines().position(|l| l.contains(&needle)).map(|i| i + 1)
@@ -147,7 +153,7 @@ impl Templates {
                 .unwrap_or_else(|| "unknown".into()),
             name: if name == "?" { name } else { format!("{}/{name}", self.owner) },
             place: line.map(|l| format!(", line {l}")).unwrap_or_default(),
-            cause: cause.lines().map(str::trim_end).collect::<Vec<_>>().join(" ").replace("  ", " "),
+            cause,
         }
     }
 }
@@ -235,8 +241,8 @@ mod tests {
 
     #[test]
     fn parse_errors_name_template_and_line() {
-        let err = one("line one\n{{ oops \n").err().unwrap().to_string();
-        assert!(err.starts_with("template `s/t` (compiled in), line 2:"), "{err}");
+        let err = one("line one\n{% if %}x{% endif %}\n").err().unwrap().to_string();
+        assert!(err.starts_with("template `s/t` (compiled in), line 2: expected"), "{err}");
     }
 
     #[test]

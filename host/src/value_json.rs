@@ -307,7 +307,7 @@ mod tests {
     fn bad_values_name_the_path() {
         assert_eq!(
             parse(r#"{"a": [1, {"$nope": 1}]}"#).unwrap_err(),
-            "a[1]: unknown tag `$nope` (known: $kw, $set, $map, $float, $fn; write a map with such a key as {\"$map\": [[\"$nope\", value]]}) at line 1 column 23"
+            "a[1]: unknown tag `$nope` (known: $kw, $set, $map, $float, $fn; write a map with such a key as {\"$map\": [[\"$nope\", value]]}) at line 1 column 22"
         );
         assert!(parse(r#"{"$set": [1, 1]}"#).unwrap_err().contains("duplicate set element 1"));
         assert!(parse(r#"{"a": 1, "a": 2}"#).unwrap_err().contains("duplicate map key \"a\""));

@@ -1,0 +1,85 @@
+//! Every bundled example recording rendered at every turn, as named snapshots. Each snapshot
+//! holds the messages after the system prompt and the statistics; the system prompt has its
+//! own snapshot.
+
+use crate::support::{example, messages, shared};
+
+fn snapshot_all(file: &str) {
+    let path = example(file);
+    let recording: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let turns = recording["turns"].as_array().map_or(0, Vec::len);
+    let stem = file.trim_end_matches(".json");
+    for k in 0..=turns {
+        let render = shared().render_json(&path, k, &[]);
+        let mut text = String::new();
+        for (role, content) in messages(&render).into_iter().skip(1) {
+            text.push_str(&format!("=== {role} ===\n{content}\n\n"));
+        }
+        text.push_str(&format!("=== stats ===\n{}\n", serde_json::to_string_pretty(&render["stats"]).unwrap()));
+        insta::assert_snapshot!(format!("{stem}__turn_{k}"), text);
+    }
+}
+
+#[test]
+fn data_exploration() {
+    snapshot_all("data-exploration.json");
+}
+
+#[test]
+fn tool_actions() {
+    snapshot_all("tool-actions.json");
+}
+
+#[test]
+fn failure_recovery() {
+    snapshot_all("failure-recovery.json");
+}
+
+#[test]
+fn final_turn() {
+    snapshot_all("final-turn.json");
+}
+
+#[test]
+fn single_shot() {
+    snapshot_all("single-shot.json");
+}
+
+#[test]
+fn default_system_prompt() {
+    let render = shared().render_json(&example("tool-actions.json"), 0, &[]);
+    let (role, content) = messages(&render).remove(0);
+    assert_eq!(role, "system");
+    insta::assert_snapshot!("default_system_prompt", content);
+}
+
+#[test]
+fn text_output_shows_each_message_under_its_role() {
+    let text = shared()
+        .ptc(["render", example("single-shot.json").to_str().unwrap(), "--turns", "0"])
+        .ok();
+    let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("=== ")).collect();
+    assert_eq!(headers, ["=== SYSTEM ===", "=== USER ===", "=== STATS (single-user-coalesced, 0 turn(s)) ==="]);
+}
+
+#[test]
+fn json_output_has_exactly_the_documented_keys_in_order() {
+    let raw = shared()
+        .ptc(["render", example("tool-actions.json").to_str().unwrap(), "--format", "json"])
+        .ok();
+    let top: Vec<&str> = raw
+        .lines()
+        .filter(|l| l.starts_with("  \"") )
+        .map(|l| l.trim().split('"').nth(1).unwrap())
+        .collect();
+    assert_eq!(top, ["strategy", "turns", "messages", "stats"]);
+    let json: serde_json::Value = serde_json::from_str(&raw).unwrap();
+    let stats: Vec<&String> = json["stats"].as_object().unwrap().keys().collect();
+    let mut expected = vec![
+        "error_turns_collapsed", "printlns_dropped", "printlns_shown", "printlns_total",
+        "tool_calls_dropped", "tool_calls_shown", "tool_calls_total", "turns_compressed",
+    ];
+    expected.sort();
+    assert_eq!(stats, expected);
+}

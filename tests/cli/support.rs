@@ -1,0 +1,196 @@
+//! Running the built `ptc` binary against the real strategy dylibs in a scratch directory.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use serde_json::Value as Json;
+
+/// The strategy dylibs `cargo test` built next to this test binary.
+pub fn built_plugin(crate_name: &str) -> PathBuf {
+    let deps = std::env::current_exe()
+        .expect("test binary path")
+        .parent()
+        .expect("deps directory")
+        .to_owned();
+    let file = format!(
+        "{}{}{}",
+        std::env::consts::DLL_PREFIX,
+        crate_name.replace('-', "_"),
+        std::env::consts::DLL_SUFFIX
+    );
+    let path = deps.join(&file);
+    assert!(path.is_file(), "{} was not built next to the tests", path.display());
+    path
+}
+
+pub const SUC: &str = "ptc-strategy-single-user-coalesced";
+pub const TURN_COUNT: &str = "ptc-strategy-turn-count";
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+}
+
+/// A bundled example recording.
+pub fn example(name: &str) -> PathBuf {
+    repo().join("examples/recordings").join(name)
+}
+
+/// What a `ptc` run did.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The run succeeded; its stdout.
+    pub fn ok(self) -> String {
+        assert_eq!(self.code, 0, "ptc failed:\n{}", self.stderr);
+        self.stdout
+    }
+
+    /// The run failed with exit code 2 and wrote nothing to stdout; its error line (warnings
+    /// may come before it).
+    pub fn bad_input(self) -> String {
+        assert_eq!(self.code, 2, "expected exit 2, got {}:\n{}\n{}", self.code, self.stdout, self.stderr);
+        assert_eq!(self.stdout, "", "nothing may be written on error");
+        assert!(!self.stderr.contains("panicked"), "{}", self.stderr);
+        let errors: Vec<&str> = self.stderr.lines().filter(|l| !l.starts_with("warning: ")).collect();
+        assert_eq!(errors.len(), 1, "one error line:\n{}", self.stderr);
+        assert!(errors[0].starts_with("error: "), "{}", self.stderr);
+        errors[0].to_owned()
+    }
+
+    pub fn json(self) -> Json {
+        serde_json::from_str(&self.ok()).expect("JSON output")
+    }
+}
+
+/// A scratch working directory with a plugin directory and a `ptc.toml` pointing at it.
+pub struct Scratch {
+    pub dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    /// Both test strategies installed.
+    pub fn new() -> Scratch {
+        Scratch::with_plugins(&[SUC, TURN_COUNT])
+    }
+
+    pub fn with_plugins(crates: &[&str]) -> Scratch {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir(dir.path().join("plugins")).unwrap();
+        let scratch = Scratch { dir };
+        for name in crates {
+            scratch.install(name);
+        }
+        scratch.write(
+            "ptc.toml",
+            "[plugins]\ndirectories = [\"plugins\"]\nnext_to_executable = false\n",
+        );
+        scratch
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn plugins(&self) -> PathBuf {
+        self.path().join("plugins")
+    }
+
+    /// Copies a built strategy into the plugin directory.
+    pub fn install(&self, crate_name: &str) -> PathBuf {
+        let from = built_plugin(crate_name);
+        let to = self.plugins().join(from.file_name().unwrap());
+        std::fs::copy(&from, &to).unwrap();
+        to
+    }
+
+    /// Writes a file (creating directories) under the scratch directory.
+    pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    /// Runs `ptc ARGS` in the scratch directory.
+    pub fn ptc<I, S>(&self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let output = Command::new(env!("CARGO_BIN_EXE_ptc"))
+            .args(args)
+            .current_dir(self.path())
+            .env_remove("RUST_LOG")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("ptc runs");
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(output.stdout).expect("UTF-8 stdout"),
+            stderr: String::from_utf8(output.stderr).expect("UTF-8 stderr"),
+        }
+    }
+
+    /// `ptc render FILE --format json --turns K EXTRA...` -> the JSON.
+    pub fn render_json(&self, recording: &Path, turns: usize, extra: &[&str]) -> Json {
+        let mut args = vec![
+            "render".to_string(),
+            recording.display().to_string(),
+            "--format".into(),
+            "json".into(),
+            "--turns".into(),
+            turns.to_string(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        self.ptc(args).json()
+    }
+
+    /// Writes `json` as a recording and renders the prompt after all its turns; returns the
+    /// content of each message.
+    pub fn render_messages(&self, json: &Json, extra: &[&str]) -> Vec<(String, String)> {
+        // Tests share a scratch directory and run in parallel: every recording gets its own file.
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let name = format!("recording-{}.json", NEXT.fetch_add(1, Ordering::Relaxed));
+        let path = self.write(&name, serde_json::to_vec_pretty(json).unwrap());
+        let turns = json["turns"].as_array().map_or(0, Vec::len);
+        messages(&self.render_json(&path, turns, extra))
+    }
+
+    /// The user message rendered from `json` after all its turns.
+    pub fn user_message(&self, json: &Json, extra: &[&str]) -> String {
+        let messages = self.render_messages(json, extra);
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert_eq!(messages[0].0, "system");
+        assert_eq!(messages[1].0, "user");
+        messages[1].1.clone()
+    }
+}
+
+/// (role, content) of every message of a render.
+pub fn messages(render: &Json) -> Vec<(String, String)> {
+    render["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap().to_owned(),
+                m["content"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// One scratch directory shared by the tests that only read from it.
+pub fn shared() -> &'static Scratch {
+    static SHARED: OnceLock<Scratch> = OnceLock::new();
+    SHARED.get_or_init(Scratch::new)
+}
