@@ -143,8 +143,20 @@ fn strategies(host: &Host, format: Format) -> Result<String, Error> {
                 text.push_str(")\n");
             }
             for s in strategies {
-                text.push_str(&format!("{} {}\n    {}\n    {}\n", s.name, s.version, s.description, s.file.display()));
-                let width = s.options.iter().map(|o| o.name.len() + o.default.to_string().len()).max().unwrap_or(0) + 3;
+                text.push_str(&format!(
+                    "{} {}\n    {}\n    {}\n",
+                    s.name,
+                    s.version,
+                    s.description,
+                    s.file.display()
+                ));
+                let width = s
+                    .options
+                    .iter()
+                    .map(|o| o.name.len() + o.default.to_string().len())
+                    .max()
+                    .unwrap_or(0)
+                    + 3;
                 for o in &s.options {
                     let setting = format!("{} = {}", o.name, o.default);
                     text.push_str(&format!("    {setting:width$}  {}\n", o.doc));

@@ -213,7 +213,8 @@ impl Config {
 
     /// The strategy `[compression] strategy` names.
     pub fn strategy(&self) -> &str {
-        self.str("compression.strategy").unwrap_or("single-user-coalesced")
+        self.str("compression.strategy")
+            .unwrap_or("single-user-coalesced")
     }
 
     /// `[compression] enabled`.
@@ -244,7 +245,9 @@ impl Config {
             _ => Vec::new(),
         };
         let next_to_exe = !matches!(
-            self.settings.get("plugins.next_to_executable").map(|s| &s.value),
+            self.settings
+                .get("plugins.next_to_executable")
+                .map(|s| &s.value),
             Some(toml::Value::Boolean(false))
         );
         if next_to_exe {
@@ -265,7 +268,11 @@ impl Config {
 
     /// Resolves the bare `--set` keys against the selected strategy's options: a bare key is
     /// that strategy's option of that name, else the `[compression]` key of that name.
-    pub fn resolve_bare_keys(&mut self, strategy: &str, specs: &[OptionSpec]) -> Result<(), ConfigError> {
+    pub fn resolve_bare_keys(
+        &mut self,
+        strategy: &str,
+        specs: &[OptionSpec],
+    ) -> Result<(), ConfigError> {
         for (key, setting) in std::mem::take(&mut self.bare) {
             let full = if specs.iter().any(|s| s.name.as_str() == key) {
                 format!("strategies.{strategy}.{key}")
@@ -289,7 +296,11 @@ impl Config {
     /// The options strategy `name` renders with: for each option it declares, the value of
     /// `[strategies.<name>]`, else the `[compression]` key of the same name, else its default.
     /// Keys of `[strategies.<name>]` that the strategy does not declare are errors.
-    pub fn strategy_options(&self, name: &str, specs: &[OptionSpec]) -> Result<Options, ConfigError> {
+    pub fn strategy_options(
+        &self,
+        name: &str,
+        specs: &[OptionSpec],
+    ) -> Result<Options, ConfigError> {
         let prefix = format!("strategies.{name}.");
         for (key, setting) in self.settings.range(prefix.clone()..) {
             let Some(option) = key.strip_prefix(&prefix) else {
@@ -299,7 +310,10 @@ impl Config {
                 return Err(ConfigError::UnknownKey {
                     key: key.clone(),
                     origin: setting.origin.name.clone(),
-                    hint: format!(": strategy `{name}` has the options {}", option_names(specs)),
+                    hint: format!(
+                        ": strategy `{name}` has the options {}",
+                        option_names(specs)
+                    ),
                 });
             }
         }
@@ -307,9 +321,17 @@ impl Config {
         for spec in specs {
             let own = format!("{prefix}{}", spec.name);
             let shared = format!("compression.{}", spec.name);
-            let value = match self.settings.get(&own).or_else(|| self.settings.get(&shared)) {
+            let value = match self
+                .settings
+                .get(&own)
+                .or_else(|| self.settings.get(&shared))
+            {
                 Some(setting) => {
-                    let key = if self.settings.contains_key(&own) { &own } else { &shared };
+                    let key = if self.settings.contains_key(&own) {
+                        &own
+                    } else {
+                        &shared
+                    };
                     option_value(key, setting, &spec.default)?
                 }
                 None => spec.default.clone(),
@@ -354,17 +376,25 @@ fn option_names(specs: &[OptionSpec]) -> String {
 }
 
 fn is_shared_limit(key: &str) -> bool {
-    shared_limit_options().iter().any(|s| s.name.as_str() == key)
+    shared_limit_options()
+        .iter()
+        .any(|s| s.name.as_str() == key)
 }
 
 /// A setting as an option value of the kind its default has.
-fn option_value(key: &str, setting: &Setting, default: &OptionValue) -> Result<OptionValue, ConfigError> {
+fn option_value(
+    key: &str,
+    setting: &Setting,
+    default: &OptionValue,
+) -> Result<OptionValue, ConfigError> {
     let value = match (default, &setting.value) {
         (OptionValue::Boolean(_), toml::Value::Boolean(b)) => Some(OptionValue::Boolean(*b)),
         (OptionValue::Integer(_), toml::Value::Integer(i)) => Some(OptionValue::Integer(*i)),
         (OptionValue::Float(_), toml::Value::Float(f)) => Some(OptionValue::Float(*f)),
         (OptionValue::Float(_), toml::Value::Integer(i)) => Some(OptionValue::Float(*i as f64)),
-        (OptionValue::String(_), toml::Value::String(s)) => Some(OptionValue::String(s.as_str().into())),
+        (OptionValue::String(_), toml::Value::String(s)) => {
+            Some(OptionValue::String(s.as_str().into()))
+        }
         _ => None,
     };
     value.ok_or_else(|| ConfigError::BadValue {
@@ -404,18 +434,22 @@ fn check(key: &str, value: &toml::Value, origin: &Origin) -> Result<(), ConfigEr
         _ => None,
     };
     match (section, name) {
-        ("compression", Some("strategy")) => value.as_str().map(drop).ok_or_else(|| bad("a strategy name")),
-        ("compression", Some("enabled")) => value.as_bool().map(drop).ok_or_else(|| bad("true or false")),
+        ("compression", Some("strategy")) => value
+            .as_str()
+            .map(drop)
+            .ok_or_else(|| bad("a strategy name")),
+        ("compression", Some("enabled")) => value
+            .as_bool()
+            .map(drop)
+            .ok_or_else(|| bad("true or false")),
         ("compression", Some("max_turns")) => match value.as_integer() {
             Some(i) if i >= 1 && i <= i64::from(u32::MAX) => Ok(()),
             _ => Err(bad("an integer of at least 1")),
         },
-        ("compression", Some(limit)) if is_shared_limit(limit) => {
-            match value.as_integer() {
-                Some(i) if i >= 0 => Ok(()),
-                _ => Err(bad("a non-negative integer")),
-            }
-        }
+        ("compression", Some(limit)) if is_shared_limit(limit) => match value.as_integer() {
+            Some(i) if i >= 0 => Ok(()),
+            _ => Err(bad("a non-negative integer")),
+        },
         ("compression", _) => Err(unknown(&format!(
             " (the [compression] keys are {}, {})",
             COMPRESSION_KEYS.join(", "),
@@ -429,13 +463,23 @@ fn check(key: &str, value: &toml::Value, origin: &Origin) -> Result<(), ConfigEr
             toml::Value::Array(items) if items.iter().all(toml::Value::is_str) => Ok(()),
             _ => Err(bad("an array of directory paths")),
         },
-        ("plugins", Some("next_to_executable")) => value.as_bool().map(drop).ok_or_else(|| bad("true or false")),
-        ("plugins", _) => Err(unknown(" (the [plugins] keys are directories, next_to_executable)")),
-        ("templates", Some("directory")) => value.as_str().map(drop).ok_or_else(|| bad("a directory path")),
+        ("plugins", Some("next_to_executable")) => value
+            .as_bool()
+            .map(drop)
+            .ok_or_else(|| bad("true or false")),
+        ("plugins", _) => Err(unknown(
+            " (the [plugins] keys are directories, next_to_executable)",
+        )),
+        ("templates", Some("directory")) => value
+            .as_str()
+            .map(drop)
+            .ok_or_else(|| bad("a directory path")),
         ("templates", _) => Err(unknown(" (the [templates] key is directory)")),
         ("strategies", Some(_)) if parts.len() == 3 => Ok(()),
         ("strategies", _) => Err(bad("a table of options: [strategies.<name>]")),
-        _ => Err(unknown(" (the sections are [compression], [plugins], [templates], [strategies.<name>])")),
+        _ => Err(unknown(
+            " (the sections are [compression], [plugins], [templates], [strategies.<name>])",
+        )),
     }
 }
 
@@ -519,15 +563,25 @@ mod tests {
 
     #[test]
     fn errors_name_key_and_file() {
-        let err = layered("[compression]\nprintln_limt = 5\n").unwrap_err().to_string();
-        assert!(err.starts_with("unknown key `compression.println_limt` in user.toml"), "{err}");
-        let err = layered("[compression]\nprintln_limit = \"many\"\n").unwrap_err().to_string();
+        let err = layered("[compression]\nprintln_limt = 5\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("unknown key `compression.println_limt` in user.toml"),
+            "{err}"
+        );
+        let err = layered("[compression]\nprintln_limit = \"many\"\n")
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "bad value for `compression.println_limit` in user.toml: expected a non-negative integer, found the string \"many\""
         );
         let err = layered("[compression\n").unwrap_err().to_string();
-        assert!(err.starts_with("invalid configuration user.toml:1:"), "{err}");
+        assert!(
+            err.starts_with("invalid configuration user.toml:1:"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -546,8 +600,14 @@ mod tests {
 
         let mut config = Config::defaults();
         config.layer_set("nope=1").unwrap();
-        let err = config.resolve_bare_keys("rw", &specs).unwrap_err().to_string();
-        assert!(err.starts_with("unknown key `nope` in --set nope=1"), "{err}");
+        let err = config
+            .resolve_bare_keys("rw", &specs)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("unknown key `nope` in --set nope=1"),
+            "{err}"
+        );
         assert!(Config::defaults().layer_set("novalue").is_err());
     }
 
@@ -555,16 +615,29 @@ mod tests {
     fn strategy_tables_are_checked_against_the_options() {
         let config = layered("[strategies.s]\nwindow = \"x\"\n").unwrap();
         let specs = vec![OptionSpec::count("window", 2, "")];
-        let err = config.strategy_options("s", &specs).unwrap_err().to_string();
-        assert!(err.contains("expected an integer (like the default 2), found the string \"x\""), "{err}");
+        let err = config
+            .strategy_options("s", &specs)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("expected an integer (like the default 2), found the string \"x\""),
+            "{err}"
+        );
         let config = layered("[strategies.s]\nwindw = 1\n").unwrap();
-        let err = config.strategy_options("s", &specs).unwrap_err().to_string();
-        assert!(err.starts_with("unknown key `strategies.s.windw` in user.toml"), "{err}");
+        let err = config
+            .strategy_options("s", &specs)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("unknown key `strategies.s.windw` in user.toml"),
+            "{err}"
+        );
     }
 
     #[test]
     fn relative_paths_are_relative_to_their_file() {
-        let config = layered("[plugins]\ndirectories = [\"p\"]\nnext_to_executable = false\n").unwrap();
+        let config =
+            layered("[plugins]\ndirectories = [\"p\"]\nnext_to_executable = false\n").unwrap();
         assert_eq!(config.plugin_directories(), vec![PathBuf::from("/cfg/p")]);
     }
 }

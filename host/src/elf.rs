@@ -8,7 +8,10 @@
 pub fn check(bytes: &[u8]) -> Result<(), String> {
     const HEADER: usize = 64;
     if bytes.len() < HEADER {
-        return Err(format!("file too short to be a shared library ({} bytes)", bytes.len()));
+        return Err(format!(
+            "file too short to be a shared library ({} bytes)",
+            bytes.len()
+        ));
     }
     if &bytes[..4] != b"\x7fELF" {
         return Err("not a shared library (no ELF header)".into());
@@ -37,9 +40,8 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
         }
     }
     let len = bytes.len() as u64;
-    let table_end = |offset: u64, count: u16, size: u16| {
-        offset.checked_add(u64::from(count) * u64::from(size))
-    };
+    let table_end =
+        |offset: u64, count: u16, size: u16| offset.checked_add(u64::from(count) * u64::from(size));
     let (phoff, phentsize, phnum) = (u64_at(32), u16_at(54), u16_at(56));
     let (shoff, shentsize, shnum) = (u64_at(40), u16_at(58), u16_at(60));
     if phnum == 0 || usize::from(phentsize) < 56 {
@@ -47,7 +49,11 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
     }
     match table_end(phoff, phnum, phentsize) {
         Some(end) if end <= len => {}
-        _ => return Err(format!("truncated or corrupt: program headers end past the file ({len} bytes)")),
+        _ => {
+            return Err(format!(
+                "truncated or corrupt: program headers end past the file ({len} bytes)"
+            ))
+        }
     }
     if shnum > 0 {
         match table_end(shoff, shnum, shentsize) {

@@ -84,7 +84,12 @@ impl Host {
             None => UNCOMPRESSED_STRATEGY,
         };
         self.plugins.get(name).ok_or_else(|| {
-            let loaded: Vec<&str> = self.plugins.strategies().iter().map(|s| s.name.as_str()).collect();
+            let loaded: Vec<&str> = self
+                .plugins
+                .strategies()
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect();
             Error::UnknownStrategy {
                 name: name.to_owned(),
                 loaded: if loaded.is_empty() {
@@ -126,7 +131,11 @@ impl Host {
             ("system_prompt".to_owned(), SYSTEM_PROMPT.to_owned()),
             ("text_output".to_owned(), TEXT_OUTPUT.to_owned()),
         ];
-        Ok(Templates::load("ptc", &defaults, &self.config.templates_directory())?)
+        Ok(Templates::load(
+            "ptc",
+            &defaults,
+            &self.config.templates_directory(),
+        )?)
     }
 
     /// What recordings take from the configuration: `max_turns`, and the default system prompt

@@ -23,7 +23,10 @@ pub fn expand(mission: &str, data: &[(String, Value)]) -> Result<String, String>
                     if data.is_empty() {
                         "nothing".to_string()
                     } else {
-                        data.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+                        data.iter()
+                            .map(|(n, _)| n.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     }
                 ))
             }

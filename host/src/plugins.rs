@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use ptc_plugin_api::abi_stable::library::{lib_header_from_path, LibraryError};
 use ptc_plugin_api::abi_stable::std_types::RSlice;
-use ptc_plugin_api::{OptionSpec, Options, Output, RenderError, Run, StrategyModRef, Turn, ABI_VERSION};
+use ptc_plugin_api::{
+    OptionSpec, Options, Output, RenderError, Run, StrategyModRef, Turn, ABI_VERSION,
+};
 
 use crate::elf;
 
@@ -107,7 +109,12 @@ impl LoadedStrategy {
     }
 
     /// Renders the prompt for turn `turns.len() + 1`.
-    pub fn render(&self, run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+    pub fn render(
+        &self,
+        run: &Run,
+        turns: &[Turn],
+        options: &Options,
+    ) -> Result<Output, RenderError> {
         (self.module.render())(run, RSlice::from_slice(turns), options).into_result()
     }
 }

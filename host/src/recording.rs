@@ -273,7 +273,8 @@ mod tests {
     }
 
     fn parse(json: &str) -> Result<Recording, String> {
-        Recording::parse(json.as_bytes(), Path::new("r.json"), &defaults()).map_err(|e| e.to_string())
+        Recording::parse(json.as_bytes(), Path::new("r.json"), &defaults())
+            .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -298,14 +299,20 @@ mod tests {
         assert!(parse(r#"{"mission": "x", "extra": 1}"#)
             .unwrap_err()
             .contains("at `extra`: unknown field `extra`"));
-        let invalid_utf8 = Recording::parse(b"{\"mission\": \"\xff\"}", Path::new("r.json"), &defaults());
-        assert!(invalid_utf8.unwrap_err().to_string().starts_with("invalid recording r.json:1:"));
+        let invalid_utf8 =
+            Recording::parse(b"{\"mission\": \"\xff\"}", Path::new("r.json"), &defaults());
+        assert!(invalid_utf8
+            .unwrap_err()
+            .to_string()
+            .starts_with("invalid recording r.json:1:"));
     }
 
     #[test]
     fn rules_are_checked() {
         let failed = r#"{"mission": "x", "turns": [{"number": 1, "success": false}]}"#;
-        assert!(parse(failed).unwrap_err().contains("at `turns[0]`: a failed turn"));
+        assert!(parse(failed)
+            .unwrap_err()
+            .contains("at `turns[0]`: a failed turn"));
         let gap = r#"{"mission": "x", "turns": [{"number": 2, "success": true}]}"#;
         assert!(parse(gap).unwrap_err().contains("expected 1, found 2"));
         let many = r#"{"mission": "x", "max_turns": 1, "turns": [
@@ -317,8 +324,10 @@ mod tests {
 
     #[test]
     fn mission_placeholders_expand() {
-        let r = parse(r#"{"mission": "Find {{name}} in {{ ids }}", "data": {"name": "Bob", "ids": [1, 2]}}"#)
-            .unwrap();
+        let r = parse(
+            r#"{"mission": "Find {{name}} in {{ ids }}", "data": {"name": "Bob", "ids": [1, 2]}}"#,
+        )
+        .unwrap();
         assert_eq!(r.run.mission.as_str(), "Find Bob in [1 2]");
         assert!(parse(r#"{"mission": "Find {{who}}"}"#)
             .unwrap_err()

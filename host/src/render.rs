@@ -33,7 +33,11 @@ pub struct Renderer<'a> {
 }
 
 impl<'a> Renderer<'a> {
-    pub fn new(strategy: &'a LoadedStrategy, options: Options, templates: Templates) -> Renderer<'a> {
+    pub fn new(
+        strategy: &'a LoadedStrategy,
+        options: Options,
+        templates: Templates,
+    ) -> Renderer<'a> {
         Renderer {
             strategy,
             options,

@@ -59,7 +59,11 @@ pub struct Templates {
 impl Templates {
     /// `defaults` (name -> source) of `owner` (a strategy name, or `ptc` for the host's),
     /// overridden by `<dir>/<name>.tera` files.
-    pub fn load(owner: &str, defaults: &[(String, String)], dir: &Path) -> Result<Templates, TemplateError> {
+    pub fn load(
+        owner: &str,
+        defaults: &[(String, String)],
+        dir: &Path,
+    ) -> Result<Templates, TemplateError> {
         let mut tera = Tera::default();
         tera.autoescape_on(vec![]);
         tera.register_filter("pad", pad);
@@ -106,7 +110,9 @@ impl Templates {
                 known: known.join(", "),
             });
         }
-        self.tera.render(name, context).map_err(|err| self.broken(&err))
+        self.tera
+            .render(name, context)
+            .map_err(|err| self.broken(&err))
     }
 
     /// Renders one section of a strategy's output, without the final newline.
@@ -143,7 +149,10 @@ impl Templates {
         let line = parse_error_line(&last).or_else(|| {
             let needle = quoted_after(&cause, "`")?;
             let source = self.sources.get(&name)?;
-            source.lines().position(|l| l.contains(&needle)).map(|i| i + 1)
+            source
+                .lines()
+                .position(|l| l.contains(&needle))
+                .map(|i| i + 1)
         });
         TemplateError::Broken {
             origin: self
@@ -151,7 +160,11 @@ impl Templates {
                 .get(&name)
                 .cloned()
                 .unwrap_or_else(|| "unknown".into()),
-            name: if name == "?" { name } else { format!("{}/{name}", self.owner) },
+            name: if name == "?" {
+                name
+            } else {
+                format!("{}/{name}", self.owner)
+            },
             place: line.map(|l| format!(", line {l}")).unwrap_or_default(),
             cause,
         }
@@ -169,12 +182,20 @@ fn quoted_after(text: &str, open: &str) -> Option<String> {
 /// The line of a tera parse error (`--> 3:5`).
 fn parse_error_line(cause: &str) -> Option<usize> {
     let at = cause.find("--> ")? + 4;
-    let digits: String = cause[at..].chars().take_while(char::is_ascii_digit).collect();
+    let digits: String = cause[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     digits.parse().ok()
 }
 
 /// A strategy's fields as a JSON object for tera.
-pub fn fields_json(fields: &[ptc_plugin_api::abi_stable::std_types::Tuple2<ptc_plugin_api::abi_stable::std_types::RString, Field>]) -> Map<String, Json> {
+pub fn fields_json(
+    fields: &[ptc_plugin_api::abi_stable::std_types::Tuple2<
+        ptc_plugin_api::abi_stable::std_types::RString,
+        Field,
+    >],
+) -> Map<String, Json> {
     fields
         .iter()
         .map(|f| (f.0.as_str().to_owned(), field_json(&f.1)))
@@ -199,10 +220,9 @@ fn pad(value: &Json, args: &HashMap<String, Json>) -> tera::Result<Json> {
     };
     let number = |name: &str, default: Option<u64>| -> tera::Result<usize> {
         match args.get(name) {
-            Some(v) => v
-                .as_u64()
-                .map(|n| n as usize)
-                .ok_or_else(|| tera::Error::msg(format!("pad: `{name}` must be a non-negative integer"))),
+            Some(v) => v.as_u64().map(|n| n as usize).ok_or_else(|| {
+                tera::Error::msg(format!("pad: `{name}` must be a non-negative integer"))
+            }),
             None => default
                 .map(|d| d as usize)
                 .ok_or_else(|| tera::Error::msg(format!("pad: missing `{name}`"))),
@@ -222,7 +242,11 @@ mod tests {
     use super::*;
 
     fn one(source: &str) -> Result<Templates, TemplateError> {
-        Templates::load("s", &[("t".into(), source.into())], Path::new("/nonexistent"))
+        Templates::load(
+            "s",
+            &[("t".into(), source.into())],
+            Path::new("/nonexistent"),
+        )
     }
 
     #[test]
@@ -241,22 +265,40 @@ mod tests {
 
     #[test]
     fn parse_errors_name_template_and_line() {
-        let err = one("line one\n{% if %}x{% endif %}\n").err().unwrap().to_string();
-        assert!(err.starts_with("template `s/t` (compiled in), line 2: expected"), "{err}");
+        let err = one("line one\n{% if %}x{% endif %}\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.starts_with("template `s/t` (compiled in), line 2: expected"),
+            "{err}"
+        );
     }
 
     #[test]
     fn render_errors_name_template_and_line() {
         let t = one("fine\n{{ missing }}\n").unwrap();
-        let err = t.render_section(&Section::new("t")).unwrap_err().to_string();
-        assert!(err.starts_with("template `s/t` (compiled in), line 2:"), "{err}");
+        let err = t
+            .render_section(&Section::new("t"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("template `s/t` (compiled in), line 2:"),
+            "{err}"
+        );
         assert!(err.contains("missing"), "{err}");
     }
 
     #[test]
     fn unknown_template_is_an_error() {
         let t = one("x").unwrap();
-        let err = t.render_section(&Section::new("nope")).unwrap_err().to_string();
-        assert_eq!(err, "strategy `s` asked for template `nope`, which it does not provide (it has: t)");
+        let err = t
+            .render_section(&Section::new("nope"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "strategy `s` asked for template `nope`, which it does not provide (it has: t)"
+        );
     }
 }

@@ -29,7 +29,9 @@ impl Default for TopValue {
 
 impl<'de> Deserialize<'de> for TopValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        ValueSeed { depth: 0 }.deserialize(deserializer).map(TopValue)
+        ValueSeed { depth: 0 }
+            .deserialize(deserializer)
+            .map(TopValue)
     }
 }
 
@@ -103,9 +105,12 @@ impl<'de> Visitor<'de> for ValueSeed {
     }
 
     fn visit_u64<E: de::Error>(self, u: u64) -> Result<Value, E> {
-        i64::try_from(u)
-            .map(Value::Integer)
-            .map_err(|_| E::custom(format!("integer {u} is out of range (at most {})", i64::MAX)))
+        i64::try_from(u).map(Value::Integer).map_err(|_| {
+            E::custom(format!(
+                "integer {u} is out of range (at most {})",
+                i64::MAX
+            ))
+        })
     }
 
     fn visit_f64<E: de::Error>(self, f: f64) -> Result<Value, E> {
@@ -224,7 +229,10 @@ fn function(entries: RVec<Tuple2<Value, Value>>) -> Result<Value, String> {
     };
     for Tuple2(key, value) in entries {
         let Value::String(key) = key else {
-            return Err(format!("$fn has an unexpected key {}", to_clojure_full(&key)));
+            return Err(format!(
+                "$fn has an unexpected key {}",
+                to_clojure_full(&key)
+            ));
         };
         match (key.as_str(), value) {
             ("params", Value::List(params)) => {
@@ -232,7 +240,10 @@ fn function(entries: RVec<Tuple2<Value, Value>>) -> Result<Value, String> {
                     .into_iter()
                     .map(|p| match p {
                         Value::String(s) => Ok(s),
-                        other => Err(format!("$fn params must be strings, found {}", kind(&other))),
+                        other => Err(format!(
+                            "$fn params must be strings, found {}",
+                            kind(&other)
+                        )),
                     })
                     .collect::<Result<RVec<RString>, String>>()?;
             }
@@ -284,7 +295,10 @@ mod tests {
 
     #[test]
     fn plain_json_maps_to_itself() {
-        assert_eq!(clj(r#"[1, 2.5, "s", true, null]"#), r#"[1 2.5 "s" true nil]"#);
+        assert_eq!(
+            clj(r#"[1, 2.5, "s", true, null]"#),
+            r#"[1 2.5 "s" true nil]"#
+        );
         assert_eq!(clj(r#"{":b": 1, "a": 2}"#), r#"{:b 1 "a" 2}"#);
         assert_eq!(clj("3.0"), "3.0");
         assert_eq!(clj("1e3"), "1000.0");
@@ -295,7 +309,10 @@ mod tests {
         assert_eq!(clj(r#"{"$kw": "open"}"#), ":open");
         assert_eq!(clj(r#"{"$float": 2}"#), "2.0");
         assert_eq!(clj(r#"{"$set": [3, 1, 2]}"#), "#{1 2 3}");
-        assert_eq!(clj(r#"{"$map": [[1, "one"], [{"$kw": "k"}, 2]]}"#), r#"{1 "one" :k 2}"#);
+        assert_eq!(
+            clj(r#"{"$map": [[1, "one"], [{"$kw": "k"}, 2]]}"#),
+            r#"{1 "one" :k 2}"#
+        );
         assert_eq!(
             clj(r#"{"$fn": {"params": ["a", "&", "rest"], "doc": null, "return_type": null}}"#),
             "#fn[a & rest]"
@@ -309,9 +326,15 @@ mod tests {
             parse(r#"{"a": [1, {"$nope": 1}]}"#).unwrap_err(),
             "a[1]: unknown tag `$nope` (known: $kw, $set, $map, $float, $fn; write a map with such a key as {\"$map\": [[\"$nope\", value]]}) at line 1 column 22"
         );
-        assert!(parse(r#"{"$set": [1, 1]}"#).unwrap_err().contains("duplicate set element 1"));
-        assert!(parse(r#"{"a": 1, "a": 2}"#).unwrap_err().contains("duplicate map key \"a\""));
-        assert!(parse("18446744073709551615").unwrap_err().contains("out of range"));
+        assert!(parse(r#"{"$set": [1, 1]}"#)
+            .unwrap_err()
+            .contains("duplicate set element 1"));
+        assert!(parse(r#"{"a": 1, "a": 2}"#)
+            .unwrap_err()
+            .contains("duplicate map key \"a\""));
+        assert!(parse("18446744073709551615")
+            .unwrap_err()
+            .contains("out of range"));
     }
 
     #[test]

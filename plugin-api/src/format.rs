@@ -246,6 +246,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::approx_constant)] // 3.14 is the specification's example, not pi
     fn floats_print_like_java() {
         let cases = [
             (1.0, "1.0"),
@@ -351,10 +352,7 @@ mod tests {
 
     #[test]
     fn docstrings_lose_semicolons_and_line_breaks() {
-        assert_eq!(
-            sanitize_doc("Sum; then\nround;\r\nok"),
-            "Sum then round ok"
-        );
+        assert_eq!(sanitize_doc("Sum; then\nround;\r\nok"), "Sum then round ok");
     }
 
     #[test]

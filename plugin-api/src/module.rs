@@ -36,14 +36,14 @@ pub struct StrategyMod {
     /// The options the strategy accepts, with defaults and docs.
     pub options: extern "C" fn() -> RResult<RVec<OptionSpec>, RenderError>,
     /// The strategy's default templates: name -> tera source.
-    pub templates: extern "C" fn() -> RResult<RVec<Tuple2<RStr<'static>, RStr<'static>>>, RenderError>,
+    pub templates:
+        extern "C" fn() -> RResult<RVec<Tuple2<RStr<'static>, RStr<'static>>>, RenderError>,
     /// Renders the prompt for the next turn from the turns so far. Pure: the same input always
     /// gives the same output.
     ///
     /// Fields are only ever appended below this one (they are then optional to the host).
     #[sabi(last_prefix_field)]
-    pub render:
-        extern "C" fn(&Run, RSlice<'_, Turn>, &Options) -> RResult<Output, RenderError>,
+    pub render: extern "C" fn(&Run, RSlice<'_, Turn>, &Options) -> RResult<Output, RenderError>,
 }
 
 impl RootModule for StrategyModRef {

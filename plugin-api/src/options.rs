@@ -103,8 +103,13 @@ impl Options {
     /// A non-negative integer option as a count or limit.
     pub fn count(&self, name: &str) -> Result<usize, RenderError> {
         match self.get(name) {
-            Some(OptionValue::Integer(i)) if *i >= 0 => Ok(usize::try_from(*i).unwrap_or(usize::MAX)),
-            Some(other) => Err(RenderError::option(name, &format!("expected a non-negative integer, found {other}"))),
+            Some(OptionValue::Integer(i)) if *i >= 0 => {
+                Ok(usize::try_from(*i).unwrap_or(usize::MAX))
+            }
+            Some(other) => Err(RenderError::option(
+                name,
+                &format!("expected a non-negative integer, found {other}"),
+            )),
             None => Err(RenderError::option(name, "missing")),
         }
     }
@@ -112,7 +117,10 @@ impl Options {
     pub fn boolean(&self, name: &str) -> Result<bool, RenderError> {
         match self.get(name) {
             Some(OptionValue::Boolean(b)) => Ok(*b),
-            Some(other) => Err(RenderError::option(name, &format!("expected a boolean, found {other}"))),
+            Some(other) => Err(RenderError::option(
+                name,
+                &format!("expected a boolean, found {other}"),
+            )),
             None => Err(RenderError::option(name, "missing")),
         }
     }
@@ -134,12 +142,40 @@ impl Options {
 /// strategy that declares an option of the same name; these are the defaults.
 pub fn shared_limit_options() -> Vec<OptionSpec> {
     vec![
-        OptionSpec::count("println_limit", 15, "most recent println calls shown (older ones dropped first)"),
-        OptionSpec::count("tool_call_limit", 20, "most recent tool calls shown (older ones dropped first)"),
-        OptionSpec::count("sample_limit", 3, "elements of a collection shown in a sample, at every depth"),
-        OptionSpec::count("sample_printable_limit", 80, "characters of a string shown in a sample"),
-        OptionSpec::count("tool_args_limit", 3, "elements of a collection shown in tool-call arguments"),
-        OptionSpec::count("tool_args_printable_limit", 60, "characters of a string shown in tool-call arguments"),
-        OptionSpec::count("println_char_limit", 2000, "characters kept of each println entry; `...` marks a cut"),
+        OptionSpec::count(
+            "println_limit",
+            15,
+            "most recent println calls shown (older ones dropped first)",
+        ),
+        OptionSpec::count(
+            "tool_call_limit",
+            20,
+            "most recent tool calls shown (older ones dropped first)",
+        ),
+        OptionSpec::count(
+            "sample_limit",
+            3,
+            "elements of a collection shown in a sample, at every depth",
+        ),
+        OptionSpec::count(
+            "sample_printable_limit",
+            80,
+            "characters of a string shown in a sample",
+        ),
+        OptionSpec::count(
+            "tool_args_limit",
+            3,
+            "elements of a collection shown in tool-call arguments",
+        ),
+        OptionSpec::count(
+            "tool_args_printable_limit",
+            60,
+            "characters of a string shown in tool-call arguments",
+        ),
+        OptionSpec::count(
+            "println_char_limit",
+            2000,
+            "characters kept of each println entry; `...` marks a cut",
+        ),
     ]
 }

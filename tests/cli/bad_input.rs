@@ -9,14 +9,24 @@ fn render_error(name: &str, contents: &[u8], extra: &[&str]) -> String {
     let mut args = vec!["render".to_string(), path.display().to_string()];
     args.extend(extra.iter().map(|s| s.to_string()));
     let err = shared().ptc(args).bad_input();
-    assert!(err.contains(&path.display().to_string()), "the error names the file: {err}");
+    assert!(
+        err.contains(&path.display().to_string()),
+        "the error names the file: {err}"
+    );
     err
 }
 
 #[test]
 fn malformed_json() {
-    let err = render_error("malformed.json", b"{\"mission\": \"x\",\n  \"turns\": [}\n", &[]);
-    assert!(err.contains("malformed.json:2:13: at `turns[0]`: expected value"), "{err}");
+    let err = render_error(
+        "malformed.json",
+        b"{\"mission\": \"x\",\n  \"turns\": [}\n",
+        &[],
+    );
+    assert!(
+        err.contains("malformed.json:2:13: at `turns[0]`: expected value"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -44,14 +54,22 @@ fn failed_turn_without_error() {
 fn non_consecutive_turn_numbers() {
     let json = br#"{"mission": "x", "turns": [{"number": 1, "success": true}, {"number": 3, "success": true}]}"#;
     let err = render_error("gap.json", json, &[]);
-    assert!(err.contains("at `turns[1].number`: turn numbers must be consecutive from 1: expected 2, found 3"), "{err}");
+    assert!(
+        err.contains(
+            "at `turns[1].number`: turn numbers must be consecutive from 1: expected 2, found 3"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
 fn more_turns_than_max_turns() {
     let json = br#"{"mission": "x", "max_turns": 1, "turns": [{"number": 1, "success": true}, {"number": 2, "success": true}]}"#;
     let err = render_error("too-many.json", json, &[]);
-    assert!(err.contains("at `turns`: 2 turns recorded but max_turns is 1"), "{err}");
+    assert!(
+        err.contains("at `turns`: 2 turns recorded but max_turns is 1"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -70,7 +88,10 @@ fn nesting_deeper_than_128_levels() {
     );
     let err = render_error("deep.json", deep.as_bytes(), &[]);
     assert!(err.contains("value nested deeper than 128 levels"), "{err}");
-    assert!(err.contains(&format!("at `data.d{}`", "[0]".repeat(127))), "{err}");
+    assert!(
+        err.contains(&format!("at `data.d{}`", "[0]".repeat(127))),
+        "{err}"
+    );
 }
 
 #[test]
@@ -82,27 +103,51 @@ fn invalid_utf8() {
 #[test]
 fn turns_beyond_the_recording() {
     let err = shared()
-        .ptc(["render", example("tool-actions.json").to_str().unwrap(), "--turns", "99"])
+        .ptc([
+            "render",
+            example("tool-actions.json").to_str().unwrap(),
+            "--turns",
+            "99",
+        ])
         .bad_input();
-    assert!(err.contains("--turns 99 is more than the 4 turn(s) recorded in"), "{err}");
+    assert!(
+        err.contains("--turns 99 is more than the 4 turn(s) recorded in"),
+        "{err}"
+    );
 }
 
 #[test]
 fn unknown_strategy() {
     let err = shared()
-        .ptc(["render", example("tool-actions.json").to_str().unwrap(), "--strategy", "nope"])
+        .ptc([
+            "render",
+            example("tool-actions.json").to_str().unwrap(),
+            "--strategy",
+            "nope",
+        ])
         .bad_input();
-    assert!(err.contains("unknown strategy `nope`: the loaded strategies are single-user-coalesced, turn-count"), "{err}");
+    assert!(
+        err.contains(
+            "unknown strategy `nope`: the loaded strategies are single-user-coalesced, turn-count"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
 fn missing_recording_file() {
     let err = shared().ptc(["render", "does-not-exist.json"]).bad_input();
-    assert!(err.contains("cannot read recording does-not-exist.json"), "{err}");
+    assert!(
+        err.contains("cannot read recording does-not-exist.json"),
+        "{err}"
+    );
 }
 
 #[test]
 fn placeholder_without_data() {
     let err = render_error("placeholder.json", br#"{"mission": "Find {{who}}"}"#, &[]);
-    assert!(err.contains("at `mission`: placeholder {{who}} has no data/who"), "{err}");
+    assert!(
+        err.contains("at `mission`: placeholder {{who}} has no data/who"),
+        "{err}"
+    );
 }

@@ -5,7 +5,10 @@ use crate::support::{example, messages, Scratch};
 fn output_lines(scratch: &Scratch, extra: &[&str]) -> usize {
     let render = scratch.render_json(&example("tool-actions.json"), 4, extra);
     let user = &messages(&render)[1].1;
-    let output = user.split(";; Output:\n").nth(1).expect("an output section");
+    let output = user
+        .split(";; Output:\n")
+        .nth(1)
+        .expect("an output section");
     output.split("\n\n").next().unwrap().lines().count()
 }
 
@@ -21,14 +24,20 @@ fn working_directory_file_then_config_flag_then_set() {
     assert_eq!(output_lines(&scratch, &[]), 2);
     assert_eq!(output_lines(&scratch, &["--set", "println_limit=1"]), 1);
     assert_eq!(
-        output_lines(&scratch, &["--set", "strategies.single-user-coalesced.println_limit=1"]),
+        output_lines(
+            &scratch,
+            &["--set", "strategies.single-user-coalesced.println_limit=1"]
+        ),
         1
     );
     let other = scratch.write(
         "other/custom.toml",
         "[plugins]\ndirectories = [\"../plugins\"]\nnext_to_executable = false\n[strategies.single-user-coalesced]\nprintln_limit = 1\n",
     );
-    assert_eq!(output_lines(&scratch, &["--config", other.to_str().unwrap()]), 1);
+    assert_eq!(
+        output_lines(&scratch, &["--config", other.to_str().unwrap()]),
+        1
+    );
 }
 
 #[test]
@@ -36,30 +45,69 @@ fn unknown_keys_and_bad_values_name_the_key_and_the_file() {
     let scratch = Scratch::new();
     let recording = example("tool-actions.json");
     let recording = recording.to_str().unwrap();
-    let err = scratch.ptc(["render", recording, "--set", "println_limt=3"]).bad_input();
-    assert!(err.contains("unknown key `println_limt` in --set println_limt=3"), "{err}");
-    let err = scratch.ptc(["render", recording, "--set", "compression.println_limit=-1"]).bad_input();
+    let err = scratch
+        .ptc(["render", recording, "--set", "println_limt=3"])
+        .bad_input();
+    assert!(
+        err.contains("unknown key `println_limt` in --set println_limt=3"),
+        "{err}"
+    );
+    let err = scratch
+        .ptc(["render", recording, "--set", "compression.println_limit=-1"])
+        .bad_input();
     assert!(err.contains("bad value for `compression.println_limit` in --set compression.println_limit=-1: expected a non-negative integer, found the integer -1"), "{err}");
     scratch.write("bad.toml", "[compression]\nstrategy = 3\n");
-    let err = scratch.ptc(["render", recording, "--config", "bad.toml"]).bad_input();
-    assert!(err.contains("bad value for `compression.strategy` in bad.toml"), "{err}");
-    scratch.write("typo.toml", "[strategies.single-user-coalesced]\nprintln_limti = 3\n");
-    let err = scratch.ptc(["render", recording, "--config", "typo.toml"]).bad_input();
-    assert!(err.contains("unknown key `strategies.single-user-coalesced.println_limti` in typo.toml"), "{err}");
+    let err = scratch
+        .ptc(["render", recording, "--config", "bad.toml"])
+        .bad_input();
+    assert!(
+        err.contains("bad value for `compression.strategy` in bad.toml"),
+        "{err}"
+    );
+    scratch.write(
+        "typo.toml",
+        "[strategies.single-user-coalesced]\nprintln_limti = 3\n",
+    );
+    let err = scratch
+        .ptc(["render", recording, "--config", "typo.toml"])
+        .bad_input();
+    assert!(
+        err.contains("unknown key `strategies.single-user-coalesced.println_limti` in typo.toml"),
+        "{err}"
+    );
     scratch.write("broken.toml", "[compression\n");
-    let err = scratch.ptc(["render", recording, "--config", "broken.toml"]).bad_input();
-    assert!(err.contains("invalid configuration broken.toml:1:"), "{err}");
-    let err = scratch.ptc(["render", recording, "--config", "missing.toml"]).bad_input();
-    assert!(err.contains("cannot read configuration missing.toml"), "{err}");
+    let err = scratch
+        .ptc(["render", recording, "--config", "broken.toml"])
+        .bad_input();
+    assert!(
+        err.contains("invalid configuration broken.toml:1:"),
+        "{err}"
+    );
+    let err = scratch
+        .ptc(["render", recording, "--config", "missing.toml"])
+        .bad_input();
+    assert!(
+        err.contains("cannot read configuration missing.toml"),
+        "{err}"
+    );
 }
 
 #[test]
 fn the_strategy_is_chosen_in_the_configuration() {
     let scratch = Scratch::new();
-    let render = scratch.render_json(&example("tool-actions.json"), 1, &["--set", "strategy=turn-count"]);
+    let render = scratch.render_json(
+        &example("tool-actions.json"),
+        1,
+        &["--set", "strategy=turn-count"],
+    );
     assert_eq!(render["strategy"], "turn-count");
     let err = scratch
-        .ptc(["render", example("tool-actions.json").to_str().unwrap(), "--set", "enabled=false"])
+        .ptc([
+            "render",
+            example("tool-actions.json").to_str().unwrap(),
+            "--set",
+            "enabled=false",
+        ])
         .bad_input();
     assert!(err.contains("unknown strategy `full-history`"), "{err}");
 }

@@ -16,7 +16,10 @@ fn snapshot_all(file: &str) {
         for (role, content) in messages(&render).into_iter().skip(1) {
             text.push_str(&format!("=== {role} ===\n{content}\n\n"));
         }
-        text.push_str(&format!("=== stats ===\n{}\n", serde_json::to_string_pretty(&render["stats"]).unwrap()));
+        text.push_str(&format!(
+            "=== stats ===\n{}\n",
+            serde_json::to_string_pretty(&render["stats"]).unwrap()
+        ));
         insta::assert_snapshot!(format!("{stem}__turn_{k}"), text);
     }
 }
@@ -57,28 +60,51 @@ fn default_system_prompt() {
 #[test]
 fn text_output_shows_each_message_under_its_role() {
     let text = shared()
-        .ptc(["render", example("single-shot.json").to_str().unwrap(), "--turns", "0"])
+        .ptc([
+            "render",
+            example("single-shot.json").to_str().unwrap(),
+            "--turns",
+            "0",
+        ])
         .ok();
     let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("=== ")).collect();
-    assert_eq!(headers, ["=== SYSTEM ===", "=== USER ===", "=== STATS (single-user-coalesced, 0 turn(s)) ==="]);
+    assert_eq!(
+        headers,
+        [
+            "=== SYSTEM ===",
+            "=== USER ===",
+            "=== STATS (single-user-coalesced, 0 turn(s)) ==="
+        ]
+    );
 }
 
 #[test]
 fn json_output_has_exactly_the_documented_keys_in_order() {
     let raw = shared()
-        .ptc(["render", example("tool-actions.json").to_str().unwrap(), "--format", "json"])
+        .ptc([
+            "render",
+            example("tool-actions.json").to_str().unwrap(),
+            "--format",
+            "json",
+        ])
         .ok();
     let top: Vec<&str> = raw
         .lines()
-        .filter(|l| l.starts_with("  \"") )
+        .filter(|l| l.starts_with("  \""))
         .map(|l| l.trim().split('"').nth(1).unwrap())
         .collect();
     assert_eq!(top, ["strategy", "turns", "messages", "stats"]);
     let json: serde_json::Value = serde_json::from_str(&raw).unwrap();
     let stats: Vec<&String> = json["stats"].as_object().unwrap().keys().collect();
     let mut expected = vec![
-        "error_turns_collapsed", "printlns_dropped", "printlns_shown", "printlns_total",
-        "tool_calls_dropped", "tool_calls_shown", "tool_calls_total", "turns_compressed",
+        "error_turns_collapsed",
+        "printlns_dropped",
+        "printlns_shown",
+        "printlns_total",
+        "tool_calls_dropped",
+        "tool_calls_shown",
+        "tool_calls_total",
+        "turns_compressed",
     ];
     expected.sort();
     assert_eq!(stats, expected);

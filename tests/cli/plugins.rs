@@ -7,13 +7,26 @@ use crate::support::{built_plugin, example, Scratch, SUC, TURN_COUNT};
 fn strategies_lists_every_loaded_plugin_with_its_options() {
     let scratch = Scratch::new();
     let list = scratch.ptc(["strategies", "--format", "json"]).json();
-    let names: Vec<&str> = list.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["single-user-coalesced", "turn-count"]);
     let suc = &list[0];
     assert_eq!(suc["version"], env!("CARGO_PKG_VERSION"));
     let file = std::path::PathBuf::from(suc["file"].as_str().unwrap());
-    assert!(file.is_absolute() && file.starts_with(scratch.path().canonicalize().unwrap()), "{file:?}");
-    let option = suc["options"].as_array().unwrap().iter().find(|o| o["name"] == "println_limit").unwrap();
+    assert!(
+        file.is_absolute() && file.starts_with(scratch.path().canonicalize().unwrap()),
+        "{file:?}"
+    );
+    let option = suc["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "println_limit")
+        .unwrap();
     assert_eq!(option["default"], 15);
     assert!(option["doc"].as_str().unwrap().contains("println"));
     let mut keys: Vec<&String> = suc.as_object().unwrap().keys().collect();
@@ -25,13 +38,20 @@ fn strategies_lists_every_loaded_plugin_with_its_options() {
 fn two_plugins_render_side_by_side_in_one_process() {
     let scratch = Scratch::new();
     let path = example("tool-actions.json");
-    let count = scratch.render_json(&path, 2, &["--strategy", "turn-count", "--set", "label=Done"]);
+    let count = scratch.render_json(
+        &path,
+        2,
+        &["--strategy", "turn-count", "--set", "label=Done"],
+    );
     let content = count["messages"][0]["content"].as_str().unwrap();
     assert!(content.ends_with("\nDone: 2"), "{content}");
     assert_eq!(count["strategy"], "turn-count");
     let suc = scratch.render_json(&path, 2, &[]);
     assert_eq!(suc["strategy"], "single-user-coalesced");
-    assert!(suc["messages"][1]["content"].as_str().unwrap().contains(";; Tool calls made:"));
+    assert!(suc["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .contains(";; Tool calls made:"));
 }
 
 #[test]
@@ -42,7 +62,12 @@ fn removing_the_file_removes_the_strategy() {
     let err = scratch
         .ptc(["render", example("tool-actions.json").to_str().unwrap()])
         .bad_input();
-    assert!(err.contains("unknown strategy `single-user-coalesced`: the loaded strategies are turn-count"), "{err}");
+    assert!(
+        err.contains(
+            "unknown strategy `single-user-coalesced`: the loaded strategies are turn-count"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -50,22 +75,40 @@ fn junk_in_the_plugin_directory_is_reported_and_skipped() {
     let scratch = Scratch::new();
     scratch.write("plugins/empty.so", "");
     scratch.write("plugins/text.so", "not a library\n");
-    scratch.write("plugins/random.so", (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect::<Vec<_>>());
+    scratch.write(
+        "plugins/random.so",
+        (0..4096u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect::<Vec<_>>(),
+    );
     let real = std::fs::read(built_plugin(SUC)).unwrap();
     scratch.write("plugins/truncated.so", &real[..real.len() / 2]);
     scratch.write("plugins/notes.txt", "ignored");
     scratch.write("plugins/some-crate/src/lib.rs", "ignored");
-    let run = scratch.ptc(["render", example("single-shot.json").to_str().unwrap(), "--format", "json"]);
+    let run = scratch.ptc([
+        "render",
+        example("single-shot.json").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     let stderr = run.stderr.clone();
     assert_eq!(run.code, 0, "{stderr}");
     for file in ["empty.so", "text.so", "random.so", "truncated.so"] {
         assert!(
-            stderr.lines().any(|l| l.starts_with("warning: skipping plugin ") && l.contains(file)),
+            stderr
+                .lines()
+                .any(|l| l.starts_with("warning: skipping plugin ") && l.contains(file)),
             "no warning for {file}:\n{stderr}"
         );
     }
-    assert!(stderr.contains("truncated.so: truncated or corrupt"), "{stderr}");
-    assert!(!stderr.contains("notes.txt") && !stderr.contains("some-crate"), "{stderr}");
+    assert!(
+        stderr.contains("truncated.so: truncated or corrupt"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("notes.txt") && !stderr.contains("some-crate"),
+        "{stderr}"
+    );
     assert!(!stderr.contains('\0'));
 }
 
@@ -75,7 +118,12 @@ fn a_second_plugin_with_the_same_name_is_skipped() {
     std::fs::copy(built_plugin(SUC), scratch.plugins().join("libzz_copy.so")).unwrap();
     let run = scratch.ptc(["strategies"]);
     assert_eq!(run.code, 0);
-    assert!(run.stderr.contains("libzz_copy.so: strategy `single-user-coalesced` is already loaded from"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("libzz_copy.so: strategy `single-user-coalesced` is already loaded from"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -83,11 +131,27 @@ fn a_strategy_error_names_the_strategy_and_exits_2() {
     let scratch = Scratch::new();
     let path = example("tool-actions.json");
     let err = scratch
-        .ptc(["render", path.to_str().unwrap(), "--strategy", "turn-count", "--set", "fail_after=0"])
+        .ptc([
+            "render",
+            path.to_str().unwrap(),
+            "--strategy",
+            "turn-count",
+            "--set",
+            "fail_after=0",
+        ])
         .bad_input();
-    assert!(err.contains("strategy `turn-count` (") && err.contains("failed: too many turns for turn-count"), "{err}");
+    assert!(
+        err.contains("strategy `turn-count` (")
+            && err.contains("failed: too many turns for turn-count"),
+        "{err}"
+    );
     let err = scratch
-        .ptc(["render", path.to_str().unwrap(), "--set", "tool_call_results=sometimes"])
+        .ptc([
+            "render",
+            path.to_str().unwrap(),
+            "--set",
+            "tool_call_results=sometimes",
+        ])
         .bad_input();
     assert!(err.contains("option `tool_call_results`: expected one of never, when_no_println, found \"sometimes\""), "{err}");
 }

@@ -116,7 +116,7 @@ mod types {
     fn every_type_has_its_label() {
         let memory = json!({
             "a-empty-list": [], "b-list": [1, 2, 3], "c-empty-map": {}, "d-map": {":a": 1},
-            "e-set": {"$set": [1, 2, 3]}, "f-string": "s", "g-int": 42, "h-float": 3.14,
+            "e-set": {"$set": [1, 2, 3]}, "f-string": "s", "g-int": 42, "h-float": 2.75,
             "i-bool": false, "j-kw": {"$kw": "active"}, "k-nil": null, "l-float": {"$float": 2}
         });
         let text = user(&recording(json!([ok_turn(1, json!({"memory": memory}))])));
@@ -131,7 +131,7 @@ mod types {
                 "e-set                         ; = set[3], sample: #{1 2 3}",
                 "f-string                      ; = string, sample: \"s\"",
                 "g-int                         ; = integer, sample: 42",
-                "h-float                       ; = float, sample: 3.14",
+                "h-float                       ; = float, sample: 2.75",
                 "i-bool                        ; = boolean, sample: false",
                 "j-kw                          ; = keyword, sample: :active",
                 "k-nil                         ; = nil, sample: nil",
@@ -150,7 +150,13 @@ mod truncation {
         let memory = json!({"items": [1, 2, 3, 4, 5], "text": long, "nested": [[1, 2, 3, 4], {":a": 1, ":b": 2, ":c": 3, ":d": 4}]});
         let text = user(&recording(json!([ok_turn(1, json!({"memory": memory}))])));
         assert!(text.contains("items                         ; = list[5], sample: [1 2 3 ...] (5 items, showing first 3)\n"), "{text}");
-        assert!(text.contains(&format!("text                          ; = string, sample: \"{}...\"\n", "x".repeat(80))), "{text}");
+        assert!(
+            text.contains(&format!(
+                "text                          ; = string, sample: \"{}...\"\n",
+                "x".repeat(80)
+            )),
+            "{text}"
+        );
         assert!(text.contains("nested                        ; = list[2], sample: [[1 2 3 ...] (4 items, showing first 3) {:a 1 :b 2 :c 3 ...} (4 items, showing first 3)]\n"), "{text}");
     }
 
@@ -160,7 +166,10 @@ mod truncation {
         let calls = json!([
             {"name": "create-ticket", "args": {":title": "t", ":body": body, ":priority": {"$kw": "high"}, ":tags": ["a"]}, "result": null}
         ]);
-        let text = user(&recording(json!([ok_turn(1, json!({"tool_calls": calls}))])));
+        let text = user(&recording(json!([ok_turn(
+            1,
+            json!({"tool_calls": calls})
+        )])));
         assert!(text.contains(&format!(
             ";; Tool calls made:\n;   create-ticket({{:body \"{}...\" :priority :high :tags [\"a\"] ...}} (4 items, showing first 3))\n",
             "é".repeat(60)
@@ -174,14 +183,23 @@ mod truncation {
             ok_turn(2, json!({"prints": ["p3", "multi\nline"]})),
         ]);
         let text = shared().user_message(&recording(turns), &["--set", "println_limit=3"]);
-        assert!(text.contains(";; Output:\np2\np3\nmulti\nline\n\nTurns left: 3"), "{text}");
+        assert!(
+            text.contains(";; Output:\np2\np3\nmulti\nline\n\nTurns left: 3"),
+            "{text}"
+        );
     }
 
     #[test]
     fn each_println_is_capped_at_println_char_limit() {
         let long: String = "y".repeat(2005);
         let text = user(&recording(json!([ok_turn(1, json!({"prints": [long]}))])));
-        assert!(text.contains(&format!(";; Output:\n{}...\n\nTurns left", "y".repeat(2000))), "{text}");
+        assert!(
+            text.contains(&format!(
+                ";; Output:\n{}...\n\nTurns left",
+                "y".repeat(2000)
+            )),
+            "{text}"
+        );
     }
 }
 
@@ -192,7 +210,10 @@ mod samples_vs_output {
     fn any_println_hides_every_sample_but_data_keeps_its_own() {
         let mut r = recording(json!([
             ok_turn(1, json!({"memory": {"a": [1]}})),
-            ok_turn(2, json!({"memory": {"a": [1], "b": "x"}, "prints": ["hello"]})),
+            ok_turn(
+                2,
+                json!({"memory": {"a": [1], "b": "x"}, "prints": ["hello"]})
+            ),
         ]));
         r["data"] = json!({"d": 1});
         let expected = format!(
@@ -209,12 +230,22 @@ mod samples_vs_output {
     fn prints_of_failed_turns_do_not_count() {
         let r = recording(json!([
             ok_turn(1, json!({"memory": {"a": 1}})),
-            failed_turn(2, Some("boom"), json!({"prints": ["from the failed turn"], "memory": {"a": 1}})),
+            failed_turn(
+                2,
+                Some("boom"),
+                json!({"prints": ["from the failed turn"], "memory": {"a": 1}})
+            ),
             ok_turn(3, json!({"memory": {"a": 1}})),
         ]));
         let text = user(&r);
-        assert!(text.contains("a                             ; = integer, sample: 1"), "{text}");
-        assert!(!text.contains("Output") && !text.contains("from the failed turn"), "{text}");
+        assert!(
+            text.contains("a                             ; = integer, sample: 1"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("Output") && !text.contains("from the failed turn"),
+            "{text}"
+        );
     }
 }
 
@@ -235,7 +266,11 @@ mod definitions {
 
     #[test]
     fn no_successful_turn_means_no_prelude() {
-        let r = recording(json!([failed_turn(1, Some("nope"), json!({"memory": {"x": 1}}))]));
+        let r = recording(json!([failed_turn(
+            1,
+            Some("nope"),
+            json!({"memory": {"x": 1}})
+        )]));
         assert!(!user(&r).contains("user/"));
     }
 }
@@ -254,19 +289,29 @@ mod tool_calls {
             ok_turn(2, json!({"tool_calls": [call("c", 3)]})),
         ]));
         let text = shared().user_message(&r, &["--set", "tool_call_limit=2"]);
-        assert!(text.contains(";; Tool calls made:\n;   b({:n 2})\n;   c({:n 3})\n\nTurns left: 3"), "{text}");
+        assert!(
+            text.contains(";; Tool calls made:\n;   b({:n 2})\n;   c({:n 3})\n\nTurns left: 3"),
+            "{text}"
+        );
     }
 
     #[test]
     fn calls_of_failed_turns_are_left_out_unless_asked() {
         let r = recording(json!([
             ok_turn(1, json!({"tool_calls": [call("a", 1)]})),
-            failed_turn(2, Some("x"), json!({"tool_calls": [call("side-effect", 2)]})),
+            failed_turn(
+                2,
+                Some("x"),
+                json!({"tool_calls": [call("side-effect", 2)]})
+            ),
             ok_turn(3, json!({})),
         ]));
         assert!(user(&r).contains(";; Tool calls made:\n;   a({:n 1})\n\n"));
         let with = shared().user_message(&r, &["--set", "failed_turn_tool_calls=true"]);
-        assert!(with.contains(";; Tool calls made:\n;   a({:n 1})\n;   side-effect({:n 2})\n\n"), "{with}");
+        assert!(
+            with.contains(";; Tool calls made:\n;   a({:n 1})\n;   side-effect({:n 2})\n\n"),
+            "{with}"
+        );
     }
 
     #[test]
@@ -274,14 +319,20 @@ mod tool_calls {
         let r = recording(json!([ok_turn(1, json!({"tool_calls": [call("a", 1)]}))]));
         let text = shared().user_message(&r, &["--set", "tool_call_results=when_no_println"]);
         assert!(text.contains(";   a({:n 1}) -> [1]\n"), "{text}");
-        let printed = recording(json!([ok_turn(1, json!({"tool_calls": [call("a", 1)], "prints": ["p"]}))]));
+        let printed = recording(json!([ok_turn(
+            1,
+            json!({"tool_calls": [call("a", 1)], "prints": ["p"]})
+        )]));
         let text = shared().user_message(&printed, &["--set", "tool_call_results=when_no_println"]);
         assert!(text.contains(";   a({:n 1})\n"), "{text}");
     }
 
     #[test]
     fn calls_without_arguments_keep_their_parens() {
-        let r = recording(json!([ok_turn(1, json!({"tool_calls": [{"name": "ping", "args": null, "result": null}]}))]));
+        let r = recording(json!([ok_turn(
+            1,
+            json!({"tool_calls": [{"name": "ping", "args": null, "result": null}]})
+        )]));
         assert!(user(&r).contains(";   ping()\n"));
     }
 }
@@ -296,7 +347,12 @@ mod messages {
         let path = shared().write("five.json", serde_json::to_vec(&r).unwrap());
         let last_line = |k: usize| {
             let render = shared().render_json(&path, k, &[]);
-            crate::support::messages(&render)[1].1.lines().last().unwrap().to_owned()
+            crate::support::messages(&render)[1]
+                .1
+                .lines()
+                .last()
+                .unwrap()
+                .to_owned()
         };
         assert_eq!(last_line(0), "Turns left: 5");
         assert_eq!(last_line(3), "Turns left: 2");
@@ -335,8 +391,14 @@ mod errors {
 
     #[test]
     fn after_recovery_every_error_is_collapsed() {
-        let r = recording(json!([failed_turn(1, Some("e"), json!({})), ok_turn(2, json!({}))]));
-        assert_eq!(user(&r), "Mission.\n\n;; No tool calls made\n\nTurns left: 3");
+        let r = recording(json!([
+            failed_turn(1, Some("e"), json!({})),
+            ok_turn(2, json!({}))
+        ]));
+        assert_eq!(
+            user(&r),
+            "Mission.\n\n;; No tool calls made\n\nTurns left: 3"
+        );
     }
 
     #[test]
@@ -345,7 +407,10 @@ mod errors {
         turn["program"] = Json::Null;
         turn["error"]["reason"] = json!("timeout");
         let text = user(&recording(json!([turn])));
-        assert!(text.contains("```clojure\n(unknown program)\n```\n\nError: timeout\n---"), "{text}");
+        assert!(
+            text.contains("```clojure\n(unknown program)\n```\n\nError: timeout\n---"),
+            "{text}"
+        );
     }
 }
 
@@ -354,7 +419,10 @@ mod single_shot {
 
     #[test]
     fn max_turns_one_is_not_compressed() {
-        let mut r = recording(json!([ok_turn(1, json!({"prints": ["done"], "tool_calls": [{"name": "a", "args": null, "result": null}]}))]));
+        let mut r = recording(json!([ok_turn(
+            1,
+            json!({"prints": ["done"], "tool_calls": [{"name": "a", "args": null, "result": null}]})
+        )]));
         r["max_turns"] = json!(1);
         let path = shared().write("single.json", serde_json::to_vec(&r).unwrap());
         let first = shared().render_json(&path, 0, &[]);
@@ -363,7 +431,10 @@ mod single_shot {
             "Mission.\n\nFINAL TURN - you must call (return result) or (fail reason) now."
         );
         let after = shared().render_json(&path, 1, &[]);
-        let roles: Vec<String> = crate::support::messages(&after).into_iter().map(|m| m.0).collect();
+        let roles: Vec<String> = crate::support::messages(&after)
+            .into_iter()
+            .map(|m| m.0)
+            .collect();
         assert_eq!(roles, ["system", "user", "assistant", "user"]);
         assert_eq!(crate::support::messages(&after)[3].1, "done\nTurn 2 of 1");
         assert_eq!(after["stats"]["turns_compressed"], 0);
@@ -377,12 +448,23 @@ mod statistics {
     fn stats_count_successful_turns_and_collapsed_errors() {
         let call = json!({"name": "a", "args": null, "result": null});
         let r = recording(json!([
-            ok_turn(1, json!({"tool_calls": [call, call, call], "prints": ["1", "2"]})),
-            failed_turn(2, Some("x"), json!({"tool_calls": [call], "prints": ["no"]})),
+            ok_turn(
+                1,
+                json!({"tool_calls": [call, call, call], "prints": ["1", "2"]})
+            ),
+            failed_turn(
+                2,
+                Some("x"),
+                json!({"tool_calls": [call], "prints": ["no"]})
+            ),
             failed_turn(3, Some("y"), json!({})),
         ]));
         let path = shared().write("stats.json", serde_json::to_vec(&r).unwrap());
-        let render = shared().render_json(&path, 3, &["--set", "tool_call_limit=2", "--set", "println_limit=1"]);
+        let render = shared().render_json(
+            &path,
+            3,
+            &["--set", "tool_call_limit=2", "--set", "println_limit=1"],
+        );
         assert_eq!(
             render["stats"],
             json!({"turns_compressed": 3, "tool_calls_total": 3, "tool_calls_shown": 2, "tool_calls_dropped": 1,

@@ -21,7 +21,11 @@ pub fn built_plugin(crate_name: &str) -> PathBuf {
         std::env::consts::DLL_SUFFIX
     );
     let path = deps.join(&file);
-    assert!(path.is_file(), "{} was not built next to the tests", path.display());
+    assert!(
+        path.is_file(),
+        "{} was not built next to the tests",
+        path.display()
+    );
     path
 }
 
@@ -30,7 +34,10 @@ pub const TURN_COUNT: &str = "ptc-strategy-turn-count";
 
 /// The repository root.
 pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
 }
 
 /// A bundled example recording.
@@ -56,10 +63,18 @@ impl Run {
     /// The run failed with exit code 2 and wrote nothing to stdout; its error line (warnings
     /// may come before it).
     pub fn bad_input(self) -> String {
-        assert_eq!(self.code, 2, "expected exit 2, got {}:\n{}\n{}", self.code, self.stdout, self.stderr);
+        assert_eq!(
+            self.code, 2,
+            "expected exit 2, got {}:\n{}\n{}",
+            self.code, self.stdout, self.stderr
+        );
         assert_eq!(self.stdout, "", "nothing may be written on error");
         assert!(!self.stderr.contains("panicked"), "{}", self.stderr);
-        let errors: Vec<&str> = self.stderr.lines().filter(|l| !l.starts_with("warning: ")).collect();
+        let errors: Vec<&str> = self
+            .stderr
+            .lines()
+            .filter(|l| !l.starts_with("warning: "))
+            .collect();
         assert_eq!(errors.len(), 1, "one error line:\n{}", self.stderr);
         assert!(errors[0].starts_with("error: "), "{}", self.stderr);
         errors[0].to_owned()

@@ -24,21 +24,54 @@ export_strategy!(SingleUserCoalesced);
 
 /// The default templates, compiled in from `templates/single-user-coalesced/`.
 pub const TEMPLATES: &[(&str, &str)] = &[
-    ("system", include_str!("../../../templates/single-user-coalesced/system.tera")),
-    ("mission", include_str!("../../../templates/single-user-coalesced/mission.tera")),
-    ("tools", include_str!("../../../templates/single-user-coalesced/tools.tera")),
-    ("data", include_str!("../../../templates/single-user-coalesced/data.tera")),
-    ("user", include_str!("../../../templates/single-user-coalesced/user.tera")),
+    (
+        "system",
+        include_str!("../../../templates/single-user-coalesced/system.tera"),
+    ),
+    (
+        "mission",
+        include_str!("../../../templates/single-user-coalesced/mission.tera"),
+    ),
+    (
+        "tools",
+        include_str!("../../../templates/single-user-coalesced/tools.tera"),
+    ),
+    (
+        "data",
+        include_str!("../../../templates/single-user-coalesced/data.tera"),
+    ),
+    (
+        "user",
+        include_str!("../../../templates/single-user-coalesced/user.tera"),
+    ),
     (
         "expected_output",
         include_str!("../../../templates/single-user-coalesced/expected_output.tera"),
     ),
-    ("tool_calls", include_str!("../../../templates/single-user-coalesced/tool_calls.tera")),
-    ("output", include_str!("../../../templates/single-user-coalesced/output.tera")),
-    ("error", include_str!("../../../templates/single-user-coalesced/error.tera")),
-    ("turns_left", include_str!("../../../templates/single-user-coalesced/turns_left.tera")),
-    ("assistant", include_str!("../../../templates/single-user-coalesced/assistant.tera")),
-    ("feedback", include_str!("../../../templates/single-user-coalesced/feedback.tera")),
+    (
+        "tool_calls",
+        include_str!("../../../templates/single-user-coalesced/tool_calls.tera"),
+    ),
+    (
+        "output",
+        include_str!("../../../templates/single-user-coalesced/output.tera"),
+    ),
+    (
+        "error",
+        include_str!("../../../templates/single-user-coalesced/error.tera"),
+    ),
+    (
+        "turns_left",
+        include_str!("../../../templates/single-user-coalesced/turns_left.tera"),
+    ),
+    (
+        "assistant",
+        include_str!("../../../templates/single-user-coalesced/assistant.tera"),
+    ),
+    (
+        "feedback",
+        include_str!("../../../templates/single-user-coalesced/feedback.tera"),
+    ),
 ];
 
 impl Strategy for SingleUserCoalesced {
@@ -142,7 +175,8 @@ pub fn tools_section(run: &Run) -> Section {
     let tools: Vec<Field> = tools
         .into_iter()
         .map(|tool| {
-            let signature = parse_tool_signature(tool.signature.as_ref().map(|s| s.as_str()).into());
+            let signature =
+                parse_tool_signature(tool.signature.as_ref().map(|s| s.as_str()).into());
             let mut record = Record::new()
                 .with("name", tool.name.as_str())
                 .with("params", signature.params)
@@ -242,8 +276,10 @@ impl<'a> History<'a> {
         let prints: Vec<&str> = successful()
             .flat_map(|t| t.prints.iter().map(|p| p.as_str()))
             .collect();
-        let memory = successful()
-            .last()
+        let memory = turns
+            .iter()
+            .rev()
+            .find(|t| t.success)
             .map(|t| t.memory.iter().map(|e| (e.0.as_str(), &e.1)).collect())
             .unwrap_or_default();
         let failed = turns.iter().filter(|t| !t.success).count();
@@ -274,7 +310,11 @@ impl<'a> History<'a> {
     pub fn sections(&self, run: &Run, settings: &Settings) -> Vec<Section> {
         let mut sections = Vec::new();
         if !self.memory.is_empty() {
-            sections.push(user_section(&self.memory, self.has_println, settings.sample));
+            sections.push(user_section(
+                &self.memory,
+                self.has_println,
+                settings.sample,
+            ));
         }
         if let Some(signature) = run.signature.as_ref().into_option() {
             sections.push(Section::new("expected_output").with("signature", signature.as_str()));
@@ -361,7 +401,11 @@ pub fn uncompressed(run: &Run, turns: &[Turn], settings: &Settings) -> Output {
 /// number of the turn about to run.
 pub fn feedback_section(run: &Run, turn: &Turn) -> Section {
     let prints: Vec<Field> = turn.prints.iter().map(|p| p.as_str().into()).collect();
-    let error = turn.error.as_ref().into_option().map_or("error", |e| e.text());
+    let error = turn
+        .error
+        .as_ref()
+        .into_option()
+        .map_or("error", |e| e.text());
     Section::new("feedback")
         .with("failed", !turn.success)
         .with("prints", prints)
