@@ -48,6 +48,7 @@
 //!
 //! `ABI.md` next to this crate says what the ABI version promises.
 
+pub mod coalesce;
 mod format;
 mod module;
 mod options;

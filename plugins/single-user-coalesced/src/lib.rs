@@ -8,13 +8,12 @@
 //! sample. A run with `max_turns = 1` is not compressed (SS-001).
 //!
 //! This crate decides what is shown; the templates in `templates/single-user-coalesced/` decide
-//! how it looks. The section builders are public so that strategies which coalesce part of
-//! their history (rolling windows, ...) render it exactly the same way.
+//! how it looks. The sections themselves are built by `ptc_plugin_api::coalesce`, which every
+//! strategy that coalesces part of its history shares, so they all render it the same way.
 
+use ptc_plugin_api::coalesce::{self, Settings};
 use ptc_plugin_api::{
-    cap_chars, export_strategy, parse_tool_signature, sanitize_doc, shared_limit_options,
-    to_clojure, type_label, Field, Limits, Message, OptionSpec, OptionValue, Options, Output,
-    Record, RenderError, Role, Run, Section, Stats, Strategy, Turn, Value,
+    export_strategy, OptionSpec, Options, Output, RenderError, Run, Strategy, Turn,
 };
 
 /// The strategy.
@@ -22,394 +21,28 @@ pub struct SingleUserCoalesced;
 
 export_strategy!(SingleUserCoalesced);
 
-/// The default templates, compiled in from `templates/single-user-coalesced/`.
-pub const TEMPLATES: &[(&str, &str)] = &[
-    (
-        "system",
-        include_str!("../../../templates/single-user-coalesced/system.tera"),
-    ),
-    (
-        "mission",
-        include_str!("../../../templates/single-user-coalesced/mission.tera"),
-    ),
-    (
-        "tools",
-        include_str!("../../../templates/single-user-coalesced/tools.tera"),
-    ),
-    (
-        "data",
-        include_str!("../../../templates/single-user-coalesced/data.tera"),
-    ),
-    (
-        "user",
-        include_str!("../../../templates/single-user-coalesced/user.tera"),
-    ),
-    (
-        "expected_output",
-        include_str!("../../../templates/single-user-coalesced/expected_output.tera"),
-    ),
-    (
-        "tool_calls",
-        include_str!("../../../templates/single-user-coalesced/tool_calls.tera"),
-    ),
-    (
-        "output",
-        include_str!("../../../templates/single-user-coalesced/output.tera"),
-    ),
-    (
-        "error",
-        include_str!("../../../templates/single-user-coalesced/error.tera"),
-    ),
-    (
-        "turns_left",
-        include_str!("../../../templates/single-user-coalesced/turns_left.tera"),
-    ),
-    (
-        "assistant",
-        include_str!("../../../templates/single-user-coalesced/assistant.tera"),
-    ),
-    (
-        "feedback",
-        include_str!("../../../templates/single-user-coalesced/feedback.tera"),
-    ),
-];
-
 impl Strategy for SingleUserCoalesced {
     const NAME: &'static str = "single-user-coalesced";
     const DESCRIPTION: &'static str =
         "All history coalesced into one user message: namespaces, tool calls, output, latest error.";
 
     fn options() -> Vec<OptionSpec> {
-        let mut options = shared_limit_options();
-        options.push(OptionSpec::new(
-            "failed_turn_tool_calls",
-            OptionValue::Boolean(false),
-            "also list the tool calls made by failed turns (their side effects happened)",
-        ));
-        options.push(OptionSpec::new(
-            "tool_call_results",
-            OptionValue::String("never".into()),
-            "\"never\", or \"when_no_println\": show `-> sample` of each tool result when nothing was printed",
-        ));
-        options
+        coalesce::options()
     }
 
     fn templates() -> Vec<(&'static str, &'static str)> {
-        TEMPLATES.to_vec()
+        coalesce::TEMPLATES.to_vec()
     }
 
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = Settings::read(options)?;
         if run.max_turns == 1 && !turns.is_empty() {
-            return Ok(uncompressed(run, turns, &settings));
+            return Ok(coalesce::uncompressed(run, turns, &settings));
         }
-        let history = History::of(turns, &settings);
-        let mut sections = first_prompt_head(run, &settings);
-        sections.extend(history.sections(run, &settings));
-        sections.push(turns_left_section(run, turns.len()));
+        let (user, stats) = coalesce::user_message(run, turns, &settings);
         Ok(Output {
-            messages: vec![system_message(run), Message::new(Role::User, sections)].into(),
-            stats: history.stats,
-        })
-    }
-}
-
-/// The options this strategy reads, checked.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    pub println_limit: usize,
-    pub tool_call_limit: usize,
-    pub sample: Limits,
-    pub tool_args: Limits,
-    pub println_char_limit: usize,
-    pub failed_turn_tool_calls: bool,
-    pub tool_call_results_when_no_println: bool,
-}
-
-impl Settings {
-    pub fn read(options: &Options) -> Result<Settings, RenderError> {
-        Ok(Settings {
-            println_limit: options.count("println_limit")?,
-            tool_call_limit: options.count("tool_call_limit")?,
-            sample: Limits::new(
-                options.count("sample_limit")?,
-                options.count("sample_printable_limit")?,
-            ),
-            tool_args: Limits::new(
-                options.count("tool_args_limit")?,
-                options.count("tool_args_printable_limit")?,
-            ),
-            println_char_limit: options.count("println_char_limit")?,
-            failed_turn_tool_calls: options.boolean("failed_turn_tool_calls")?,
-            tool_call_results_when_no_println: options
-                .choice("tool_call_results", &["never", "when_no_println"])?
-                == "when_no_println",
-        })
-    }
-}
-
-/// `[system]`: the run's system prompt.
-pub fn system_message(run: &Run) -> Message {
-    Message::new(
-        Role::System,
-        vec![Section::new("system").with("system_prompt", run.system_prompt.as_str())],
-    )
-}
-
-/// The sections every prompt starts with: mission, `tool/`, `data/` (each omitted when empty).
-pub fn first_prompt_head(run: &Run, settings: &Settings) -> Vec<Section> {
-    let mut sections = vec![Section::new("mission").with("mission", run.mission.as_str())];
-    if !run.tools.is_empty() {
-        sections.push(tools_section(run));
-    }
-    if !run.data.is_empty() {
-        sections.push(data_section(run, settings.sample));
-    }
-    sections
-}
-
-/// `tool/`: every tool with its parameter names and return type, sorted by name.
-pub fn tools_section(run: &Run) -> Section {
-    let mut tools: Vec<_> = run.tools.iter().collect();
-    tools.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
-    let tools: Vec<Field> = tools
-        .into_iter()
-        .map(|tool| {
-            let signature =
-                parse_tool_signature(tool.signature.as_ref().map(|s| s.as_str()).into());
-            let mut record = Record::new()
-                .with("name", tool.name.as_str())
-                .with("params", signature.params)
-                .with("returns", signature.returns);
-            if let Some(description) = tool.description.as_ref().into_option() {
-                record = record.with("description", description.as_str());
-            }
-            record.into()
-        })
-        .collect();
-    Section::new("tools").with("tools", tools)
-}
-
-/// `data/`: every input with its type and a sample, sorted by name.
-pub fn data_section(run: &Run, sample: Limits) -> Section {
-    let mut data: Vec<_> = run.data.iter().collect();
-    data.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
-    let entries: Vec<Field> = data
-        .into_iter()
-        .map(|entry| {
-            Record::new()
-                .with("name", entry.0.as_str())
-                .with("type", type_label(&entry.1))
-                .with("sample", to_clojure(&entry.1, sample))
-                .into()
-        })
-        .collect();
-    Section::new("data").with("entries", entries)
-}
-
-/// `user/`: functions, then values, each group sorted by name; values show a sample unless
-/// anything was printed.
-pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits) -> Section {
-    let mut functions = Vec::new();
-    let mut values = Vec::new();
-    for &(name, value) in memory {
-        if let Value::Function(f) = value {
-            let mut record = Record::new().with("name", name).with(
-                "params",
-                f.params.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
-            );
-            if let Some(doc) = f.doc.as_ref().into_option() {
-                record = record.with("doc", sanitize_doc(doc));
-            }
-            if let Some(returns) = f.return_type.as_ref().into_option() {
-                record = record.with("returns", returns.as_str());
-            }
-            functions.push((name, record));
-        } else {
-            let mut record = Record::new()
-                .with("name", name)
-                .with("type", type_label(value));
-            if !has_println {
-                record = record.with("sample", to_clojure(value, sample));
-            }
-            values.push((name, record));
-        }
-    }
-    let sorted = |mut group: Vec<(&str, Record)>| -> Vec<Field> {
-        group.sort_by(|a, b| a.0.cmp(b.0));
-        group.into_iter().map(|(_, r)| r.into()).collect()
-    };
-    Section::new("user")
-        .with("functions", sorted(functions))
-        .with("values", sorted(values))
-}
-
-/// `Turns left: N`, or the final-turn warning when N <= 1.
-pub fn turns_left_section(run: &Run, turns_so_far: usize) -> Section {
-    let turns_left = run.turns_left(turns_so_far);
-    Section::new("turns_left")
-        .with("turns_left", turns_left)
-        .with("final_turn", turns_left <= 1)
-}
-
-/// What the turns so far add to the prompt, gathered once.
-pub struct History<'a> {
-    turns: &'a [Turn],
-    /// Tool calls eligible for the list (successful turns, plus failed ones when asked).
-    tool_calls: Vec<&'a ptc_plugin_api::ToolCall>,
-    /// Prints of successful turns.
-    prints: Vec<&'a str>,
-    /// The memory of the last successful turn.
-    memory: Vec<(&'a str, &'a Value)>,
-    pub has_println: bool,
-    pub stats: Stats,
-}
-
-impl<'a> History<'a> {
-    pub fn of(turns: &'a [Turn], settings: &Settings) -> History<'a> {
-        let successful = || turns.iter().filter(|t| t.success);
-        let tool_calls: Vec<_> = turns
-            .iter()
-            .filter(|t| t.success || settings.failed_turn_tool_calls)
-            .flat_map(|t| t.tool_calls.iter())
-            .collect();
-        let prints: Vec<&str> = successful()
-            .flat_map(|t| t.prints.iter().map(|p| p.as_str()))
-            .collect();
-        let memory = turns
-            .iter()
-            .rev()
-            .find(|t| t.success)
-            .map(|t| t.memory.iter().map(|e| (e.0.as_str(), &e.1)).collect())
-            .unwrap_or_default();
-        let failed = turns.iter().filter(|t| !t.success).count();
-        let last_failed = turns.last().is_some_and(|t| !t.success);
-        let calls_shown = tool_calls.len().min(settings.tool_call_limit);
-        let prints_shown = prints.len().min(settings.println_limit);
-        let stats = Stats {
-            turns_compressed: turns.len() as u64,
-            tool_calls_total: tool_calls.len() as u64,
-            tool_calls_shown: calls_shown as u64,
-            tool_calls_dropped: (tool_calls.len() - calls_shown) as u64,
-            printlns_total: prints.len() as u64,
-            printlns_shown: prints_shown as u64,
-            printlns_dropped: (prints.len() - prints_shown) as u64,
-            error_turns_collapsed: (failed - usize::from(last_failed)) as u64,
-        };
-        History {
-            turns,
-            has_println: !prints.is_empty(),
-            tool_calls,
-            prints,
-            memory,
+            messages: vec![coalesce::system_message(run), user].into(),
             stats,
-        }
+        })
     }
-
-    /// `user/`, expected output, tool calls, output and the latest error, as each applies.
-    pub fn sections(&self, run: &Run, settings: &Settings) -> Vec<Section> {
-        let mut sections = Vec::new();
-        if !self.memory.is_empty() {
-            sections.push(user_section(
-                &self.memory,
-                self.has_println,
-                settings.sample,
-            ));
-        }
-        if let Some(signature) = run.signature.as_ref().into_option() {
-            sections.push(Section::new("expected_output").with("signature", signature.as_str()));
-        }
-        if !self.turns.is_empty() {
-            sections.push(self.tool_calls_section(settings));
-        }
-        if self.has_println {
-            sections.push(self.output_section(settings));
-        }
-        if let Some(last) = self.turns.last().filter(|t| !t.success) {
-            sections.push(error_section(last));
-        }
-        sections
-    }
-
-    fn tool_calls_section(&self, settings: &Settings) -> Section {
-        let skip = self.tool_calls.len() - (self.stats.tool_calls_shown as usize);
-        let with_results = settings.tool_call_results_when_no_println && !self.has_println;
-        let calls: Vec<Field> = self.tool_calls[skip..]
-            .iter()
-            .map(|call| {
-                let args = match &call.args {
-                    Value::Nil => String::new(),
-                    args => to_clojure(args, settings.tool_args),
-                };
-                let mut record = Record::new()
-                    .with("name", call.name.as_str())
-                    .with("args", args);
-                if with_results {
-                    record = record.with("result", to_clojure(&call.result, settings.sample));
-                }
-                record.into()
-            })
-            .collect();
-        Section::new("tool_calls")
-            .with("total", self.tool_calls.len())
-            .with("calls", calls)
-    }
-
-    fn output_section(&self, settings: &Settings) -> Section {
-        let skip = self.prints.len() - (self.stats.printlns_shown as usize);
-        let prints: Vec<Field> = self.prints[skip..]
-            .iter()
-            .map(|p| cap_chars(p, settings.println_char_limit).into())
-            .collect();
-        Section::new("output").with("prints", prints)
-    }
-}
-
-/// The failed turn's program and error (ERR-004).
-pub fn error_section(turn: &Turn) -> Section {
-    let mut section = Section::new("error");
-    if let Some(program) = turn.program.as_ref().into_option() {
-        section = section.with("program", program.as_str());
-    }
-    let (reason, message) = match turn.error.as_ref().into_option() {
-        Some(error) => (error.reason.as_str(), error.text()),
-        None => ("error", "error"),
-    };
-    section.with("reason", reason).with("message", message)
-}
-
-/// The prompt without compression: system, the first user message, then per turn the
-/// assistant's response and the user feedback (DECISIONS 21).
-pub fn uncompressed(run: &Run, turns: &[Turn], settings: &Settings) -> Output {
-    let mut first = first_prompt_head(run, settings);
-    first.push(turns_left_section(run, 0));
-    let mut messages = vec![system_message(run), Message::new(Role::User, first)];
-    for turn in turns {
-        messages.push(Message::new(
-            Role::Assistant,
-            vec![Section::new("assistant").with("raw_response", turn.raw_response.as_str())],
-        ));
-        messages.push(Message::new(Role::User, vec![feedback_section(run, turn)]));
-    }
-    Output {
-        messages: messages.into(),
-        stats: Stats::default(),
-    }
-}
-
-/// What the user says after a turn without compression: its prints, or its error, and the
-/// number of the turn about to run.
-pub fn feedback_section(run: &Run, turn: &Turn) -> Section {
-    let prints: Vec<Field> = turn.prints.iter().map(|p| p.as_str().into()).collect();
-    let error = turn
-        .error
-        .as_ref()
-        .into_option()
-        .map_or("error", |e| e.text());
-    Section::new("feedback")
-        .with("failed", !turn.success)
-        .with("prints", prints)
-        .with("error", error)
-        .with("next_turn", turn.number + 1)
-        .with("max_turns", run.max_turns)
 }
