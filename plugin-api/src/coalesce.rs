@@ -5,7 +5,8 @@
 //! way; strategies choose which of these sections to send and in which messages.
 //!
 //! The sections name these templates, whose defaults are in `templates/single-user-coalesced/`:
-//! `system`, `mission`, `tools`, `data`, `user`, `expected_output`, `tool_calls`, `output`,
+//! `system`, `mission`, `tools`, `data`, `user` (which includes `user_lines`), `expected_output`,
+//! `tool_calls`, `output`,
 //! `error`, `turns_left`, `assistant`, `feedback`.
 
 use crate::{
@@ -35,6 +36,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     (
         "user",
         include_str!("../../templates/single-user-coalesced/user.tera"),
+    ),
+    (
+        "user_lines",
+        include_str!("../../templates/single-user-coalesced/user_lines.tera"),
     ),
     (
         "expected_output",
@@ -298,49 +303,54 @@ impl<'a> History<'a> {
             sections.push(Section::new("expected_output").with("signature", signature.as_str()));
         }
         if !self.turns.is_empty() {
-            sections.push(self.tool_calls_section(settings));
+            let with_results = settings.tool_call_results_when_no_println && !self.has_println;
+            sections.push(tool_calls_section(&self.tool_calls, settings, with_results));
         }
         if self.has_println {
-            sections.push(self.output_section(settings));
+            sections.push(output_section(&self.prints, settings));
         }
         if let Some(last) = self.turns.last().filter(|t| !t.success) {
             sections.push(error_section(last));
         }
         sections
     }
+}
 
-    fn tool_calls_section(&self, settings: &Settings) -> Section {
-        let skip = self.tool_calls.len() - (self.stats.tool_calls_shown as usize);
-        let with_results = settings.tool_call_results_when_no_println && !self.has_println;
-        let calls: Vec<Field> = self.tool_calls[skip..]
-            .iter()
-            .map(|call| {
-                let args = match &call.args {
-                    Value::Nil => String::new(),
-                    args => to_clojure(args, settings.tool_args),
-                };
-                let mut record = Record::new()
-                    .with("name", call.name.as_str())
-                    .with("args", args);
-                if with_results {
-                    record = record.with("result", to_clojure(&call.result, settings.sample));
-                }
-                record.into()
-            })
-            .collect();
-        Section::new("tool_calls")
-            .with("total", self.tool_calls.len())
-            .with("calls", calls)
-    }
+/// `;; Tool calls made:` with the most recent `tool_call_limit` of `calls`, or
+/// `;; No tool calls made` when there are none. With `with_results`, each call also shows a
+/// sample of its result.
+pub fn tool_calls_section(calls: &[&ToolCall], settings: &Settings, with_results: bool) -> Section {
+    let skip = calls.len().saturating_sub(settings.tool_call_limit);
+    let shown: Vec<Field> = calls[skip..]
+        .iter()
+        .map(|call| {
+            let args = match &call.args {
+                Value::Nil => String::new(),
+                args => to_clojure(args, settings.tool_args),
+            };
+            let mut record = Record::new()
+                .with("name", call.name.as_str())
+                .with("args", args);
+            if with_results {
+                record = record.with("result", to_clojure(&call.result, settings.sample));
+            }
+            record.into()
+        })
+        .collect();
+    Section::new("tool_calls")
+        .with("total", calls.len())
+        .with("calls", shown)
+}
 
-    fn output_section(&self, settings: &Settings) -> Section {
-        let skip = self.prints.len() - (self.stats.printlns_shown as usize);
-        let prints: Vec<Field> = self.prints[skip..]
-            .iter()
-            .map(|p| cap_chars(p, settings.println_char_limit).into())
-            .collect();
-        Section::new("output").with("prints", prints)
-    }
+/// `;; Output:` with the most recent `println_limit` of `prints`, each cut to
+/// `println_char_limit` characters.
+pub fn output_section(prints: &[&str], settings: &Settings) -> Section {
+    let skip = prints.len().saturating_sub(settings.println_limit);
+    let shown: Vec<Field> = prints[skip..]
+        .iter()
+        .map(|p| cap_chars(p, settings.println_char_limit).into())
+        .collect();
+    Section::new("output").with("prints", shown)
 }
 
 /// The failed turn's program and error (ERR-004).
@@ -368,6 +378,33 @@ pub fn uncompressed(run: &Run, turns: &[Turn], settings: &Settings) -> Output {
         messages: messages.into(),
         stats: Stats::default(),
     }
+}
+
+/// Statistics of turns shown whole: nothing compressed, every tool call and print of a
+/// successful turn counted as shown.
+pub fn shown_whole(turns: &[Turn]) -> Stats {
+    let successful = turns.iter().filter(|t| t.success);
+    let calls: u64 = successful.clone().map(|t| t.tool_calls.len() as u64).sum();
+    let prints: u64 = successful.map(|t| t.prints.len() as u64).sum();
+    Stats {
+        tool_calls_total: calls,
+        tool_calls_shown: calls,
+        printlns_total: prints,
+        printlns_shown: prints,
+        ..Stats::default()
+    }
+}
+
+/// Adds `more` to `stats`, field by field.
+pub fn add_stats(stats: &mut Stats, more: &Stats) {
+    stats.turns_compressed += more.turns_compressed;
+    stats.tool_calls_total += more.tool_calls_total;
+    stats.tool_calls_shown += more.tool_calls_shown;
+    stats.tool_calls_dropped += more.tool_calls_dropped;
+    stats.printlns_total += more.printlns_total;
+    stats.printlns_shown += more.printlns_shown;
+    stats.printlns_dropped += more.printlns_dropped;
+    stats.error_turns_collapsed += more.error_turns_collapsed;
 }
 
 /// A turn as the conversation without compression shows it: the assistant's whole response,
