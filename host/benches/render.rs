@@ -326,12 +326,12 @@ fn strategy_dylib() -> PathBuf {
             let name = name.to_string_lossy();
             name.starts_with(&prefix) && name.ends_with(suffix)
         })
-        .filter_map(|e| {
+        .map(|e| {
             let modified = e
                 .metadata()
                 .and_then(|m| m.modified())
                 .unwrap_or(SystemTime::UNIX_EPOCH);
-            Some((modified, e.path()))
+            (modified, e.path())
         })
         .max_by_key(|(modified, _)| *modified);
     match newest {
@@ -343,10 +343,9 @@ fn strategy_dylib() -> PathBuf {
     }
 }
 
-/// The configuration every benchmark uses: built-in defaults (plugins are given to the host, not
-/// discovered), and a
-/// template directory that does not exist so the compiled-in templates are used whatever the
-/// working directory holds.
+/// The configuration every benchmark uses: the built-in defaults (plugins are handed to the
+/// host, not discovered), with a template directory that does not exist so that the compiled-in
+/// templates are used whatever the working directory holds.
 fn config() -> Config {
     let mut config = Config::defaults();
     for set in [
@@ -387,8 +386,8 @@ fn render_direct(renderer: &Renderer, recording: &Recording, k: usize) -> Vec<Re
     renderer.messages(&output).expect("the templates render")
 }
 
-/// Checks once, outside any timing, that the three paths produce the same text, and prints the
-/// size of the last prompt.
+/// Checks once, outside any timing, that the three paths produce the same text for every prefix,
+/// and prints the size of the last prompt.
 fn check_paths_agree(dylib: &Renderer, linked: &Renderer, recording: &Recording) {
     for k in 1..=W1_TURNS {
         let via_dylib = dylib.render(recording, k).expect("dylib render").messages;
@@ -406,6 +405,12 @@ fn check_paths_agree(dylib: &Renderer, linked: &Renderer, recording: &Recording)
         "[bench] W1 prompt at k = {W1_TURNS}: {} messages, {chars} bytes",
         last.messages.len()
     );
+    // PTC_BENCH_SHOW=1 prints that prompt, to see what is being measured.
+    if std::env::var_os("PTC_BENCH_SHOW").is_some() {
+        for message in &last.messages {
+            eprintln!("[{}]\n{}\n", message.role.as_str(), message.content);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,127 @@
+//! `aggressive`: minimal summaries for token-constrained runs. One user message with the
+//! mission, the tool names with their parameter names, the `user/` names with their type only,
+//! the latest error if the last turn failed, and the turns left. No data samples, no tool-call
+//! list, no output.
+
+use ptc_plugin_api::{
+    export_strategy, parse_tool_signature, type_label, Field, Message, OptionSpec, Options, Output,
+    Record, RenderError, Role, Run, Section, Stats, Strategy, Turn,
+};
+
+pub struct Aggressive;
+
+export_strategy!(Aggressive);
+
+const OWN_TEMPLATES: &[(&str, &str)] = &[
+    (
+        "system",
+        include_str!("../../../templates/single-user-coalesced/system.tera"),
+    ),
+    (
+        "mission",
+        include_str!("../../../templates/single-user-coalesced/mission.tera"),
+    ),
+    (
+        "turns_left",
+        include_str!("../../../templates/single-user-coalesced/turns_left.tera"),
+    ),
+    (
+        "tool_names",
+        include_str!("../../../templates/aggressive/tool_names.tera"),
+    ),
+    (
+        "names",
+        include_str!("../../../templates/aggressive/names.tera"),
+    ),
+    (
+        "last_error",
+        include_str!("../../../templates/aggressive/last_error.tera"),
+    ),
+];
+
+impl Strategy for Aggressive {
+    const NAME: &'static str = "aggressive";
+    const DESCRIPTION: &'static str =
+        "Minimal: mission, tool and user/ names with types, the latest error, turns left.";
+
+    fn options() -> Vec<OptionSpec> {
+        Vec::new()
+    }
+
+    fn templates() -> Vec<(&'static str, &'static str)> {
+        OWN_TEMPLATES.to_vec()
+    }
+
+    fn render(run: &Run, turns: &[Turn], _options: &Options) -> Result<Output, RenderError> {
+        let mut sections = vec![Section::new("mission").with("mission", run.mission.as_str())];
+        if !run.tools.is_empty() {
+            let mut tools: Vec<_> = run.tools.iter().collect();
+            tools.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
+            let tools: Vec<Field> = tools
+                .into_iter()
+                .map(|tool| {
+                    let sig =
+                        parse_tool_signature(tool.signature.as_ref().map(|s| s.as_str()).into());
+                    Record::new()
+                        .with("name", tool.name.as_str())
+                        .with("params", sig.params)
+                        .into()
+                })
+                .collect();
+            sections.push(Section::new("tool_names").with("tools", tools));
+        }
+        let memory = turns.iter().rev().find(|t| t.success).map(|t| &t.memory);
+        if let Some(memory) = memory.filter(|m| !m.is_empty()) {
+            let mut names: Vec<_> = memory.iter().collect();
+            names.sort_by(|a, b| {
+                (!a.1.is_function(), a.0.as_str()).cmp(&(!b.1.is_function(), b.0.as_str()))
+            });
+            let names: Vec<Field> = names
+                .into_iter()
+                .map(|e| {
+                    Record::new()
+                        .with("name", e.0.as_str())
+                        .with("type", type_label(&e.1))
+                        .into()
+                })
+                .collect();
+            sections.push(Section::new("names").with("names", names));
+        }
+        let last_failed = turns.last().filter(|t| !t.success);
+        if let Some(turn) = last_failed {
+            let message = turn
+                .error
+                .as_ref()
+                .into_option()
+                .map_or("error", |e| e.text());
+            sections.push(Section::new("last_error").with("message", message));
+        }
+        let turns_left = run.turns_left(turns.len());
+        sections.push(
+            Section::new("turns_left")
+                .with("turns_left", turns_left)
+                .with("final_turn", turns_left <= 1),
+        );
+        let successful = turns.iter().filter(|t| t.success);
+        let calls: u64 = successful.clone().map(|t| t.tool_calls.len() as u64).sum();
+        let prints: u64 = successful.map(|t| t.prints.len() as u64).sum();
+        let failed = turns.iter().filter(|t| !t.success).count() as u64;
+        let system = Section::new("system").with("system_prompt", run.system_prompt.as_str());
+        Ok(Output {
+            messages: vec![
+                Message::new(Role::System, vec![system]),
+                Message::new(Role::User, sections),
+            ]
+            .into(),
+            stats: Stats {
+                turns_compressed: turns.len() as u64,
+                tool_calls_total: calls,
+                tool_calls_dropped: calls,
+                printlns_total: prints,
+                printlns_dropped: prints,
+                error_turns_collapsed: failed - u64::from(last_failed.is_some()),
+                ..Stats::default()
+            },
+        })
+    }
+}

@@ -1,0 +1,36 @@
+//! `full-history`, the baseline: the conversation without compression (DECISIONS 21). The system
+//! prompt, the first user message (the same as every strategy's first prompt), then for each turn
+//! the assistant's whole response and a user message with the turn's prints (or its error) and
+//! the number of the turn about to run. Append-only: the prompt for turn k + 1 extends the prompt
+//! for turn k, so a provider's prompt cache keeps all of it.
+
+use ptc_plugin_api::coalesce::{self, Settings};
+use ptc_plugin_api::{
+    export_strategy, OptionSpec, Options, Output, RenderError, Run, Strategy, Turn,
+};
+
+pub struct FullHistory;
+
+export_strategy!(FullHistory);
+
+impl Strategy for FullHistory {
+    const NAME: &'static str = "full-history";
+    const DESCRIPTION: &'static str =
+        "No compression: every response and its feedback, append-only (the baseline).";
+
+    /// The options of the coalesced view: they shape the first user message (samples in `data/`).
+    fn options() -> Vec<OptionSpec> {
+        coalesce::options()
+    }
+
+    fn templates() -> Vec<(&'static str, &'static str)> {
+        coalesce::TEMPLATES.to_vec()
+    }
+
+    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+        let settings = Settings::read(options)?;
+        let mut output = coalesce::uncompressed(run, turns, &settings);
+        output.stats = coalesce::shown_whole(turns);
+        Ok(output)
+    }
+}

@@ -1,0 +1,107 @@
+//! `observation-masking`: the full history, except that the feedback of turns older than
+//! `window` is replaced by one line saying what was hidden (the strategy that halved cost at
+//! equal solve rate in "The Complexity Trap", 2025). Assistant messages are kept.
+//!
+//! When an earlier message changes: the feedback of turn t is shown whole while fewer than
+//! `window` turns follow it, and is masked from the prompt rendered after turn t + `window` on.
+//! So between two consecutive prompts exactly one earlier message changes (none while the run
+//! has no more than `window` turns); that is where a provider's prompt cache breaks.
+
+use ptc_plugin_api::coalesce::{self, Settings};
+use ptc_plugin_api::{
+    export_strategy, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section, Stats,
+    Strategy, Turn,
+};
+
+pub struct ObservationMasking;
+
+export_strategy!(ObservationMasking);
+
+impl Strategy for ObservationMasking {
+    const NAME: &'static str = "observation-masking";
+    const DESCRIPTION: &'static str =
+        "Full history; the feedback of turns older than `window` becomes one line saying what was hidden.";
+
+    fn options() -> Vec<OptionSpec> {
+        let mut options = vec![OptionSpec::count(
+            "window",
+            3,
+            "most recent turns whose feedback is shown whole",
+        )];
+        options.extend(coalesce::options());
+        options
+    }
+
+    fn templates() -> Vec<(&'static str, &'static str)> {
+        let mut templates = coalesce::TEMPLATES.to_vec();
+        templates.push((
+            "masked",
+            include_str!("../../../templates/observation-masking/masked.tera"),
+        ));
+        templates
+    }
+
+    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+        let settings = Settings::read(options)?;
+        let window = options.count("window")?;
+        let masked = turns.len().saturating_sub(window);
+        let (first, _) = coalesce::user_message(run, &[], &settings);
+        let mut messages = vec![coalesce::system_message(run), first];
+        let mut stats = coalesce::shown_whole(turns);
+        let mut memory_before: &[_] = &[];
+        for (i, turn) in turns.iter().enumerate() {
+            if i < masked {
+                messages.push(Message::new(
+                    Role::Assistant,
+                    vec![Section::new("assistant").with("raw_response", turn.raw_response.as_str())],
+                ));
+                messages.push(Message::new(
+                    Role::User,
+                    vec![masked_section(run, turn, memory_before, &mut stats)],
+                ));
+            } else {
+                messages.extend(coalesce::exchange(run, turn));
+            }
+            if turn.success {
+                memory_before = turn.memory.as_slice();
+            }
+        }
+        Ok(Output {
+            messages: messages.into(),
+            stats,
+        })
+    }
+}
+
+type Memory = [ptc_plugin_api::abi_stable::std_types::Tuple2<
+    ptc_plugin_api::abi_stable::std_types::RString,
+    ptc_plugin_api::Value,
+>];
+
+/// The line that replaces a turn's feedback, and what it hid in `stats`.
+fn masked_section(run: &Run, turn: &Turn, memory_before: &Memory, stats: &mut Stats) -> Section {
+    stats.turns_compressed += 1;
+    let (printed_lines, defined) = if turn.success {
+        stats.printlns_shown -= turn.prints.len() as u64;
+        stats.printlns_dropped += turn.prints.len() as u64;
+        let lines: usize = turn.prints.iter().map(|p| p.lines().count().max(1)).sum();
+        let defined: Vec<String> = turn
+            .memory
+            .iter()
+            .filter(|e| !memory_before.iter().any(|b| b.0 == e.0 && b.1 == e.1))
+            .map(|e| e.0.to_string())
+            .collect();
+        (lines, defined)
+    } else {
+        stats.error_turns_collapsed += 1;
+        (0, Vec::new())
+    };
+    Section::new("masked")
+        .with("turn", turn.number)
+        .with("failed", !turn.success)
+        .with("printed_lines", printed_lines)
+        .with("tool_calls", turn.tool_calls.len())
+        .with("defined", defined)
+        .with("next_turn", turn.number + 1)
+        .with("max_turns", run.max_turns)
+}

@@ -1,0 +1,141 @@
+//! `per-turn-summary`: each turn compressed on its own, keeping USER/ASSISTANT pairs. After the
+//! first prompt, every turn is an assistant message holding only its program (the reasoning
+//! dropped) and a user message summarising that turn alone: the symbols it defined or
+//! redefined, its tool calls, its output, its error if it failed, and the turns left.
+//! Nothing already sent ever changes, so a provider's prompt cache keeps every earlier turn.
+
+use ptc_plugin_api::coalesce::{self, Settings};
+use ptc_plugin_api::{
+    export_strategy, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section, Stats,
+    Strategy, Turn, Value,
+};
+
+pub struct PerTurnSummary;
+
+export_strategy!(PerTurnSummary);
+
+/// This strategy's own templates; the rest are the coalesced view's.
+const OWN_TEMPLATES: &[(&str, &str)] = &[
+    (
+        "program",
+        include_str!("../../../templates/per-turn-summary/program.tera"),
+    ),
+    (
+        "defined",
+        include_str!("../../../templates/per-turn-summary/defined.tera"),
+    ),
+    (
+        "turn_error",
+        include_str!("../../../templates/per-turn-summary/turn_error.tera"),
+    ),
+];
+
+impl Strategy for PerTurnSummary {
+    const NAME: &'static str = "per-turn-summary";
+    const DESCRIPTION: &'static str =
+        "Each turn's program, then a summary of that turn alone; append-only, cache-friendly.";
+
+    /// The coalesced view's options; the limits apply to each turn's summary.
+    fn options() -> Vec<OptionSpec> {
+        coalesce::options()
+    }
+
+    fn templates() -> Vec<(&'static str, &'static str)> {
+        let mut templates = coalesce::TEMPLATES.to_vec();
+        templates.extend_from_slice(OWN_TEMPLATES);
+        templates
+    }
+
+    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+        let settings = Settings::read(options)?;
+        if run.max_turns == 1 && !turns.is_empty() {
+            return Ok(coalesce::uncompressed(run, turns, &settings));
+        }
+        let (first, _) = coalesce::user_message(run, &[], &settings);
+        let mut messages = vec![coalesce::system_message(run), first];
+        let mut stats = Stats {
+            turns_compressed: turns.len() as u64,
+            ..Stats::default()
+        };
+        let mut memory_before: &[_] = &[];
+        for turn in turns {
+            let mut program = Section::new("program");
+            if let Some(text) = turn.program.as_ref().into_option() {
+                program = program.with("program", text.as_str());
+            }
+            messages.push(Message::new(Role::Assistant, vec![program]));
+            messages.push(Message::new(
+                Role::User,
+                summary(run, turn, memory_before, &settings, &mut stats),
+            ));
+            if turn.success {
+                memory_before = turn.memory.as_slice();
+            }
+        }
+        Ok(Output {
+            messages: messages.into(),
+            stats,
+        })
+    }
+}
+
+/// What one turn did: new or changed definitions, tool calls, output, error, turns left.
+fn summary(
+    run: &Run,
+    turn: &Turn,
+    memory_before: &[ptc_plugin_api::abi_stable::std_types::Tuple2<
+        ptc_plugin_api::abi_stable::std_types::RString,
+        Value,
+    >],
+    settings: &Settings,
+    stats: &mut Stats,
+) -> Vec<Section> {
+    let mut sections = Vec::new();
+    let printed = turn.success && !turn.prints.is_empty();
+    if turn.success {
+        let changed: Vec<(&str, &Value)> = turn
+            .memory
+            .iter()
+            .filter(|entry| {
+                !memory_before
+                    .iter()
+                    .any(|before| before.0 == entry.0 && before.1 == entry.1)
+            })
+            .map(|entry| (entry.0.as_str(), &entry.1))
+            .collect();
+        if !changed.is_empty() {
+            let mut defined = coalesce::user_section(&changed, printed, settings.sample);
+            defined.template = "defined".into();
+            sections.push(defined);
+        }
+    }
+    if turn.success || settings.failed_turn_tool_calls {
+        let calls: Vec<_> = turn.tool_calls.iter().collect();
+        if !calls.is_empty() {
+            let with_results = settings.tool_call_results_when_no_println && !printed;
+            sections.push(coalesce::tool_calls_section(&calls, settings, with_results));
+            let shown = calls.len().min(settings.tool_call_limit) as u64;
+            stats.tool_calls_total += calls.len() as u64;
+            stats.tool_calls_shown += shown;
+            stats.tool_calls_dropped += calls.len() as u64 - shown;
+        }
+    }
+    if printed {
+        let prints: Vec<&str> = turn.prints.iter().map(|p| p.as_str()).collect();
+        sections.push(coalesce::output_section(&prints, settings));
+        let shown = prints.len().min(settings.println_limit) as u64;
+        stats.printlns_total += prints.len() as u64;
+        stats.printlns_shown += shown;
+        stats.printlns_dropped += prints.len() as u64 - shown;
+    }
+    if !turn.success {
+        let message = turn
+            .error
+            .as_ref()
+            .into_option()
+            .map_or("error", |e| e.text());
+        sections.push(Section::new("turn_error").with("message", message));
+    }
+    sections.push(coalesce::turns_left_section(run, turn.number as usize));
+    sections
+}

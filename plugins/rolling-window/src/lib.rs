@@ -1,0 +1,52 @@
+//! `rolling-window`: the last `window` turns as the conversation without compression shows them
+//! (the assistant's response, the user's feedback), everything before them coalesced into the
+//! first user message exactly as `single-user-coalesced` renders it. `window = 0` is
+//! single-user-coalesced; `window >= turns` is full-history.
+
+use ptc_plugin_api::coalesce::{self, Settings};
+use ptc_plugin_api::{
+    export_strategy, OptionSpec, Options, Output, RenderError, Run, Strategy, Turn,
+};
+
+pub struct RollingWindow;
+
+export_strategy!(RollingWindow);
+
+impl Strategy for RollingWindow {
+    const NAME: &'static str = "rolling-window";
+    const DESCRIPTION: &'static str =
+        "The last `window` turns in full; older turns coalesced as single-user-coalesced does.";
+
+    fn options() -> Vec<OptionSpec> {
+        let mut options = vec![OptionSpec::count(
+            "window",
+            2,
+            "turns kept in full at the end; older ones are coalesced into the first user message",
+        )];
+        options.extend(coalesce::options());
+        options
+    }
+
+    fn templates() -> Vec<(&'static str, &'static str)> {
+        coalesce::TEMPLATES.to_vec()
+    }
+
+    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+        let settings = Settings::read(options)?;
+        let window = options.count("window")?;
+        if run.max_turns == 1 && !turns.is_empty() {
+            return Ok(coalesce::uncompressed(run, turns, &settings));
+        }
+        let (older, recent) = turns.split_at(turns.len().saturating_sub(window));
+        let (first, mut stats) = coalesce::user_message(run, older, &settings);
+        let mut messages = vec![coalesce::system_message(run), first];
+        for turn in recent {
+            messages.extend(coalesce::exchange(run, turn));
+        }
+        coalesce::add_stats(&mut stats, &coalesce::shown_whole(recent));
+        Ok(Output {
+            messages: messages.into(),
+            stats,
+        })
+    }
+}
