@@ -235,7 +235,7 @@ fn prompt_json(prompt: &Prompt) -> String {
 }
 
 fn prompt_text(host: &Host, prompt: &Prompt) -> Result<String, Error> {
-    let context = tera::Context::from_serialize(PromptJson {
+    let context = tera::Context::from_serialize(&PromptJson {
         strategy: &prompt.strategy,
         turns: prompt.turns,
         messages: prompt

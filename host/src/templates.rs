@@ -3,18 +3,17 @@
 //! layout) into the host. A file `<templates dir>/<strategy>/<name>.tera` (or
 //! `<templates dir>/<name>.tera` for the host's) replaces a default at run time.
 //!
-//! Templates render plain text: no escaping. The host registers one filter, `pad`:
+//! Templates are tera 2 templates rendering plain text: no escaping. The host registers one filter, `pad`:
 //! `{{ name | pad(width=30, min=1) }}` appends spaces up to `width` characters, and at least
 //! `min` (default 0). A rendered section loses one trailing newline (the one that ends the
 //! template file's last line); a section that renders to nothing is left out of its message.
 
 use std::collections::HashMap;
-use std::error::Error as _;
 use std::path::{Path, PathBuf};
 
-use ptc_plugin_api::{Field, Section};
-use serde_json::{Map, Value as Json};
-use tera::{Context, Tera};
+use ptc_plugin_api::abi_stable::std_types::Tuple2;
+use ptc_plugin_api::{Field, FieldName, Section};
+use tera::{Context, ErrorKind, Kwargs, State, Tera, TeraResult, Value};
 
 /// The host's default system prompt (ARC-008: language reference and output format only).
 pub const SYSTEM_PROMPT: &str = include_str!("../../templates/system_prompt.tera");
@@ -52,7 +51,6 @@ pub struct Templates {
     tera: Tera,
     /// Template name -> where its text came from (file path or `compiled in`).
     origins: HashMap<String, String>,
-    sources: HashMap<String, String>,
     owner: String,
 }
 
@@ -64,15 +62,11 @@ impl Templates {
         defaults: &[(String, String)],
         dir: &Path,
     ) -> Result<Templates, TemplateError> {
-        let mut tera = Tera::default();
-        tera.autoescape_on(vec![]);
+        let mut tera = Tera::new();
+        tera.autoescape_on(Vec::<&str>::new());
         tera.register_filter("pad", pad);
-        let mut templates = Templates {
-            tera,
-            origins: HashMap::new(),
-            sources: HashMap::new(),
-            owner: owner.to_owned(),
-        };
+        let mut origins = HashMap::new();
+        let mut sources = Vec::with_capacity(defaults.len());
         for (name, default) in defaults {
             let file = dir.join(format!("{name}.tera"));
             let (source, origin) = if file.is_file() {
@@ -85,14 +79,14 @@ impl Templates {
             } else {
                 (default.clone(), "compiled in".to_owned())
             };
-            templates.origins.insert(name.clone(), origin);
-            templates.sources.insert(name.clone(), source);
+            origins.insert(name.clone(), origin);
+            sources.push((name.clone(), source));
         }
-        let sources: Vec<(&str, &str)> = templates
-            .sources
-            .iter()
-            .map(|(n, s)| (n.as_str(), s.as_str()))
-            .collect();
+        let mut templates = Templates {
+            tera,
+            origins,
+            owner: owner.to_owned(),
+        };
         if let Err(err) = templates.tera.add_raw_templates(sources) {
             return Err(templates.broken(&err));
         }
@@ -101,8 +95,8 @@ impl Templates {
 
     /// Renders template `name` with `context`.
     pub fn render(&self, name: &str, context: &Context) -> Result<String, TemplateError> {
-        if !self.sources.contains_key(name) {
-            let mut known: Vec<&str> = self.sources.keys().map(String::as_str).collect();
+        if !self.origins.contains_key(name) {
+            let mut known: Vec<&str> = self.origins.keys().map(String::as_str).collect();
             known.sort_unstable();
             return Err(TemplateError::Missing {
                 strategy: self.owner.clone(),
@@ -117,8 +111,10 @@ impl Templates {
 
     /// Renders one section of a strategy's output, without the final newline.
     pub fn render_section(&self, section: &Section) -> Result<String, TemplateError> {
-        let context = Context::from_value(Json::Object(fields_json(&section.fields)))
-            .expect("an object is a valid context");
+        let mut context = Context::new();
+        for Tuple2(name, field) in section.fields.iter() {
+            context.insert_value(name.as_str(), field_value(field));
+        }
         let mut text = self.render(section.template.as_str(), &context)?;
         if text.ends_with('\n') {
             text.pop();
@@ -126,44 +122,36 @@ impl Templates {
         Ok(text)
     }
 
-    /// A tera error as the user should see it: template, file, line when known, root cause.
+    /// A tera error as the user should see it: template, file, line when known, cause.
     fn broken(&self, err: &tera::Error) -> TemplateError {
-        let mut messages = vec![err.to_string()];
-        let mut source = err.source();
-        while let Some(cause) = source {
-            messages.push(cause.to_string());
-            source = cause.source();
-        }
-        let name = messages
-            .iter()
-            .flat_map(|m| m.split('\'').skip(1).step_by(2))
-            .find(|n| self.sources.contains_key(*n))
-            .unwrap_or("?")
-            .to_owned();
-        let last = messages.last().cloned().unwrap_or_default();
-        // A parse error draws the place (`--> 3:5`, the line, a caret) and ends with `= cause`.
-        let cause = match last.rsplit_once("= ") {
-            Some((_, cause)) if last.contains("--> ") => cause.trim().to_owned(),
-            _ => last.clone(),
+        let (name, line, cause) = match err.kind() {
+            ErrorKind::SyntaxError(report) | ErrorKind::RenderingError(report) => (
+                report.filename().to_owned(),
+                Some(report.span().start_line),
+                report.message().to_owned(),
+            ),
+            _ => {
+                let text = err.to_string();
+                let name = text
+                    .split('\'')
+                    .skip(1)
+                    .step_by(2)
+                    .find(|n| self.origins.contains_key(*n))
+                    .unwrap_or("?")
+                    .to_owned();
+                (name, None, text)
+            }
         };
-        let line = parse_error_line(&last).or_else(|| {
-            let needle = quoted_after(&cause, "`")?;
-            let source = self.sources.get(&name)?;
-            source
-                .lines()
-                .position(|l| l.contains(&needle))
-                .map(|i| i + 1)
-        });
         TemplateError::Broken {
             origin: self
                 .origins
                 .get(&name)
                 .cloned()
                 .unwrap_or_else(|| "unknown".into()),
-            name: if name == "?" {
-                name
-            } else {
+            name: if self.origins.contains_key(&name) {
                 format!("{}/{name}", self.owner)
+            } else {
+                name
             },
             place: line.map(|l| format!(", line {l}")).unwrap_or_default(),
             cause,
@@ -171,70 +159,35 @@ impl Templates {
     }
 }
 
-/// The text after `open` up to the matching quote (`'` or a backtick).
-fn quoted_after(text: &str, open: &str) -> Option<String> {
-    let start = text.find(open)? + open.len();
-    let close = open.chars().last()?;
-    let len = text[start..].find(close)?;
-    Some(text[start..start + len].to_owned())
-}
-
-/// The line of a tera parse error (`--> 3:5`).
-fn parse_error_line(cause: &str) -> Option<usize> {
-    let at = cause.find("--> ")? + 4;
-    let digits: String = cause[at..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    digits.parse().ok()
-}
-
-/// A strategy's fields as a JSON object for tera.
-pub fn fields_json(
-    fields: &[ptc_plugin_api::abi_stable::std_types::Tuple2<
-        ptc_plugin_api::abi_stable::std_types::RString,
-        Field,
-    >],
-) -> Map<String, Json> {
-    fields
-        .iter()
-        .map(|f| (f.0.as_str().to_owned(), field_json(&f.1)))
-        .collect()
-}
-
-fn field_json(field: &Field) -> Json {
+/// A strategy's field as a tera value. Field names are static strings, so records borrow them.
+fn field_value(field: &Field) -> Value {
     match field {
-        Field::Text(s) => Json::String(s.as_str().to_owned()),
-        Field::Integer(i) => Json::from(*i),
-        Field::Boolean(b) => Json::Bool(*b),
-        Field::List(items) => Json::Array(items.iter().map(field_json).collect()),
-        Field::Record(fields) => Json::Object(fields_json(fields)),
+        Field::Text(s) => Value::from(s.as_str()),
+        Field::Integer(i) => Value::from(*i),
+        Field::Boolean(b) => Value::from(*b),
+        Field::List(items) => Value::from(items.iter().map(field_value).collect::<Vec<Value>>()),
+        Field::Record(fields) => Value::from(record(fields)),
     }
 }
 
+fn record(fields: &[Tuple2<FieldName, Field>]) -> tera::Map {
+    let mut map = tera::Map::default();
+    map.reserve(fields.len());
+    for Tuple2(name, field) in fields {
+        map.insert(tera::value::Key::Str(name.as_str()), field_value(field));
+    }
+    map
+}
+
 /// `pad(width=N, min=M)`: spaces appended up to `width` characters, at least `min` of them.
-fn pad(value: &Json, args: &HashMap<String, Json>) -> tera::Result<Json> {
-    let text = match value {
-        Json::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    let number = |name: &str, default: Option<u64>| -> tera::Result<usize> {
-        match args.get(name) {
-            Some(v) => v.as_u64().map(|n| n as usize).ok_or_else(|| {
-                tera::Error::msg(format!("pad: `{name}` must be a non-negative integer"))
-            }),
-            None => default
-                .map(|d| d as usize)
-                .ok_or_else(|| tera::Error::msg(format!("pad: missing `{name}`"))),
-        }
-    };
-    let width = number("width", None)?;
-    let min = number("min", Some(0))?;
-    let len = text.chars().count();
-    let spaces = width.saturating_sub(len).max(min);
-    let mut out = text;
+fn pad(text: &str, kwargs: Kwargs, _: &State) -> TeraResult<String> {
+    let width: usize = kwargs.must_get("width")?;
+    let min: usize = kwargs.get("min")?.unwrap_or(0);
+    let spaces = width.saturating_sub(text.chars().count()).max(min);
+    let mut out = String::with_capacity(text.len() + spaces);
+    out.push_str(text);
     out.extend(std::iter::repeat_n(' ', spaces));
-    Ok(Json::String(out))
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -270,7 +223,7 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(
-            err.starts_with("template `s/t` (compiled in), line 2: expected"),
+            err.starts_with("template `s/t` (compiled in), line 2: Found `%}`"),
             "{err}"
         );
     }

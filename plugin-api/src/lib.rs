@@ -64,7 +64,9 @@ pub use format::{
 };
 pub use module::{guard, module_for, Strategy, StrategyMod, StrategyModRef, ABI_VERSION};
 pub use options::{shared_limit_options, OptionSpec, OptionValue, Options};
-pub use output::{ErrorKind, Field, Message, Output, Record, RenderError, Role, Section, Stats};
+pub use output::{
+    ErrorKind, Field, FieldName, Message, Output, Record, RenderError, Role, Section, Stats,
+};
 pub use run::{Run, Tool, ToolCall, Turn, TurnError};
 pub use signature::{parse_tool_signature, ToolSignature};
 pub use value::{canonical_cmp, Function, Value};

@@ -3,7 +3,7 @@
 //! template that decides how it looks. The host renders the sections through its templates and
 //! joins the non-empty ones of a message with one blank line.
 
-use abi_stable::std_types::{RString, RVec, Tuple2};
+use abi_stable::std_types::{RStr, RString, RVec, Tuple2};
 use abi_stable::StableAbi;
 
 /// Who a message is from.
@@ -26,6 +26,10 @@ impl Role {
     }
 }
 
+/// The name of a field as templates see it. Field names are the plugin's static strings: they
+/// live as long as the plugin, which is never unloaded.
+pub type FieldName = RStr<'static>;
+
 /// A value handed to a template: text and numbers the strategy computed, never whole data.
 #[repr(u8)]
 #[derive(StableAbi, Clone, Debug, PartialEq)]
@@ -34,7 +38,7 @@ pub enum Field {
     Integer(i64),
     Boolean(bool),
     List(RVec<Field>),
-    Record(RVec<Tuple2<RString, Field>>),
+    Record(RVec<Tuple2<FieldName, Field>>),
 }
 
 impl From<&str> for Field {
@@ -99,7 +103,7 @@ impl From<Record> for Field {
 
 /// Builds a [`Field::Record`]: named fields, in order.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Record(pub RVec<Tuple2<RString, Field>>);
+pub struct Record(pub RVec<Tuple2<FieldName, Field>>);
 
 impl Record {
     pub fn new() -> Record {
@@ -107,8 +111,8 @@ impl Record {
     }
 
     /// Adds a field.
-    pub fn with(mut self, name: &str, value: impl Into<Field>) -> Record {
-        self.0.push(Tuple2(name.into(), value.into()));
+    pub fn with(mut self, name: &'static str, value: impl Into<Field>) -> Record {
+        self.0.push(Tuple2(RStr::from_str(name), value.into()));
         self
     }
 }
@@ -117,22 +121,22 @@ impl Record {
 #[repr(C)]
 #[derive(StableAbi, Clone, Debug, PartialEq)]
 pub struct Section {
-    /// A template of the strategy (`tool_calls`), looked up as `<strategy>/<template>`.
-    pub template: RString,
-    pub fields: RVec<Tuple2<RString, Field>>,
+    /// One of the strategy's templates (`tool_calls`).
+    pub template: RStr<'static>,
+    pub fields: RVec<Tuple2<FieldName, Field>>,
 }
 
 impl Section {
-    pub fn new(template: &str) -> Section {
+    pub fn new(template: &'static str) -> Section {
         Section {
-            template: template.into(),
+            template: RStr::from_str(template),
             fields: RVec::new(),
         }
     }
 
     /// Adds a field for the template.
-    pub fn with(mut self, name: &str, value: impl Into<Field>) -> Section {
-        self.fields.push(Tuple2(name.into(), value.into()));
+    pub fn with(mut self, name: &'static str, value: impl Into<Field>) -> Section {
+        self.fields.push(Tuple2(RStr::from_str(name), value.into()));
         self
     }
 }
