@@ -367,7 +367,8 @@ pub fn error_section(turn: &Turn) -> Section {
 }
 
 /// The prompt without compression: system, the first user message, then per turn the
-/// assistant's response and the user feedback (DECISIONS 21).
+/// assistant's response and the user feedback (DECISIONS 21). Nothing is compressed: every tool
+/// call and print of a successful turn counts as shown.
 pub fn uncompressed(run: &Run, turns: &[Turn], settings: &Settings) -> Output {
     let (first, _) = user_message(run, &[], settings);
     let mut messages = vec![system_message(run), first];
@@ -376,7 +377,7 @@ pub fn uncompressed(run: &Run, turns: &[Turn], settings: &Settings) -> Output {
     }
     Output {
         messages: messages.into(),
-        stats: Stats::default(),
+        stats: shown_whole(turns),
     }
 }
 

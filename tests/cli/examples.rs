@@ -2,7 +2,7 @@
 //! holds the messages after the system prompt and the statistics; the system prompt has its
 //! own snapshot.
 
-use crate::support::{example, messages, shared};
+use crate::support::{conversation, example, messages, shared};
 
 fn snapshot_all(file: &str) {
     let path = example(file);
@@ -12,15 +12,7 @@ fn snapshot_all(file: &str) {
     let stem = file.trim_end_matches(".json");
     for k in 0..=turns {
         let render = shared().render_json(&path, k, &[]);
-        let mut text = String::new();
-        for (role, content) in messages(&render).into_iter().skip(1) {
-            text.push_str(&format!("=== {role} ===\n{content}\n\n"));
-        }
-        text.push_str(&format!(
-            "=== stats ===\n{}\n",
-            serde_json::to_string_pretty(&render["stats"]).unwrap()
-        ));
-        insta::assert_snapshot!(format!("{stem}__turn_{k}"), text);
+        insta::assert_snapshot!(format!("{stem}__turn_{k}"), conversation(&render));
     }
 }
 

@@ -4,6 +4,8 @@ mod bad_input;
 mod config;
 mod examples;
 mod plugins;
+mod properties;
 mod rules;
+mod strategies;
 mod support;
 mod templates;

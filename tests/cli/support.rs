@@ -32,6 +32,25 @@ pub fn built_plugin(crate_name: &str) -> PathBuf {
 pub const SUC: &str = "ptc-strategy-single-user-coalesced";
 pub const TURN_COUNT: &str = "ptc-strategy-turn-count";
 
+/// Every bundled strategy: (name, crate).
+pub const STRATEGIES: &[(&str, &str)] = &[
+    ("single-user-coalesced", SUC),
+    ("full-history", "ptc-strategy-full-history"),
+    ("rolling-window", "ptc-strategy-rolling-window"),
+    ("per-turn-summary", "ptc-strategy-per-turn-summary"),
+    ("observation-masking", "ptc-strategy-observation-masking"),
+    ("aggressive", "ptc-strategy-aggressive"),
+];
+
+/// The bundled example recordings, by file name.
+pub const EXAMPLES: &[&str] = &[
+    "data-exploration.json",
+    "tool-actions.json",
+    "failure-recovery.json",
+    "final-turn.json",
+    "single-shot.json",
+];
+
 /// The repository root.
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -204,8 +223,32 @@ pub fn messages(render: &Json) -> Vec<(String, String)> {
         .collect()
 }
 
-/// One scratch directory shared by the tests that only read from it.
+/// One scratch directory shared by the tests that only read from it (the default strategy and
+/// the test strategy installed).
 pub fn shared() -> &'static Scratch {
     static SHARED: OnceLock<Scratch> = OnceLock::new();
     SHARED.get_or_init(Scratch::new)
+}
+
+/// A shared scratch directory with every bundled strategy installed.
+pub fn all_strategies() -> &'static Scratch {
+    static ALL: OnceLock<Scratch> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let crates: Vec<&str> = STRATEGIES.iter().map(|(_, c)| *c).collect();
+        Scratch::with_plugins(&crates)
+    })
+}
+
+/// The messages after the system prompt, each under `=== role ===`, then the statistics: the
+/// form of the snapshots and of the README examples.
+pub fn conversation(render: &Json) -> String {
+    let mut text = String::new();
+    for (role, content) in messages(render).into_iter().skip(1) {
+        text.push_str(&format!("=== {role} ===\n{content}\n\n"));
+    }
+    text.push_str(&format!(
+        "=== stats ===\n{}\n",
+        serde_json::to_string_pretty(&render["stats"]).unwrap()
+    ));
+    text
 }

@@ -29,8 +29,6 @@ impl Strategy for FullHistory {
 
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = Settings::read(options)?;
-        let mut output = coalesce::uncompressed(run, turns, &settings);
-        output.stats = coalesce::shown_whole(turns);
-        Ok(output)
+        Ok(coalesce::uncompressed(run, turns, &settings))
     }
 }

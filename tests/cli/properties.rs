@@ -1,0 +1,228 @@
+//! Properties of the strategy family over generated recordings, checked in process with the
+//! real dylibs: every strategy keeps the mission and the turns indicator and is a pure function;
+//! full-history and per-turn-summary are append-only; observation-masking changes at most one
+//! earlier message between consecutive prompts; rolling-window's limits equal the strategies
+//! they should.
+
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use ptc::{Config, Host, LoadedStrategy, Recording, RecordingDefaults, RenderedMessage};
+use serde_json::{json, Value as Json};
+
+use crate::support::{built_plugin, STRATEGIES};
+
+/// A host with every bundled strategy loaded from its dylib and the given `--set` flags.
+fn host(sets: &[&str]) -> Host {
+    let mut config = Config::defaults();
+    config
+        .layer_set("templates.directory=\"/nonexistent/ptc-templates\"")
+        .unwrap();
+    for set in sets {
+        config.layer_set(set).unwrap();
+    }
+    let strategies = STRATEGIES
+        .iter()
+        .map(|(_, krate)| LoadedStrategy::load(&built_plugin(krate)).unwrap())
+        .collect();
+    Host::with_strategies(config, strategies)
+}
+
+fn default_host() -> &'static Host {
+    static HOST: OnceLock<Host> = OnceLock::new();
+    HOST.get_or_init(|| host(&[]))
+}
+
+fn window_host(window: usize) -> &'static Host {
+    static ZERO: OnceLock<Host> = OnceLock::new();
+    static WIDE: OnceLock<Host> = OnceLock::new();
+    let (cell, set) = if window == 0 {
+        (&ZERO, "strategies.rolling-window.window=0")
+    } else {
+        (&WIDE, "strategies.rolling-window.window=99")
+    };
+    cell.get_or_init(|| host(&[set]))
+}
+
+#[derive(Clone, Debug)]
+struct TurnSpec {
+    success: bool,
+    program: bool,
+    prints: Vec<String>,
+    calls: Vec<(usize, i64)>,
+    defs: Vec<(usize, usize)>,
+}
+
+fn turn_spec() -> impl Strategy<Value = TurnSpec> {
+    (
+        prop::bool::weighted(0.75),
+        prop::bool::weighted(0.9),
+        prop::collection::vec("[a-z ]{0,12}(\n[a-z]{1,5})?", 0..3),
+        prop::collection::vec((0usize..3, -5i64..50), 0..4),
+        prop::collection::vec((0usize..5, 0usize..4), 0..3),
+    )
+        .prop_map(|(success, program, prints, calls, defs)| TurnSpec {
+            success,
+            program,
+            prints,
+            calls,
+            defs,
+        })
+}
+
+const NAMES: [&str; 5] = ["orders", "total", "helper", "ids", "note"];
+const TOOLS: [&str; 3] = ["search", "send-email", "lookup"];
+
+fn value(kind: usize, seed: usize) -> Json {
+    match kind {
+        0 => json!(seed as i64 * 7),
+        1 => json!(format!("text {seed} ").repeat(seed % 4 + 1)),
+        2 => json!((0..seed % 6)
+            .map(|i| json!({":id": i, ":ok": i % 2 == 0}))
+            .collect::<Vec<_>>()),
+        _ => {
+            json!({"$fn": {"params": ["x"], "doc": if seed % 2 == 0 { json!("Helps; a lot") } else { Json::Null }, "return_type": null}})
+        }
+    }
+}
+
+/// A valid recording from the generated choices.
+fn recording_json(
+    max_turns: u32,
+    tools: usize,
+    data: bool,
+    signature: bool,
+    specs: &[TurnSpec],
+) -> Json {
+    let mut memory = serde_json::Map::new();
+    let mut turns = Vec::new();
+    for (i, spec) in specs.iter().take(max_turns as usize).enumerate() {
+        let number = i + 1;
+        let mut turn = json!({
+            "number": number,
+            "raw_response": format!("Thinking about turn {number}.\n```clojure\n(step {number})\n```"),
+            "program": if spec.program { json!(format!("(step {number})")) } else { Json::Null },
+            "success": spec.success,
+            "prints": spec.prints,
+            "tool_calls": spec.calls.iter().map(|(t, n)| json!({"name": TOOLS[*t], "args": {":n": n}, "result": [n]})).collect::<Vec<_>>(),
+        });
+        if spec.success {
+            for (name, kind) in &spec.defs {
+                memory.insert(NAMES[*name].into(), value(*kind, number + name));
+            }
+        } else {
+            turn["error"] = json!({"reason": "eval_error", "message": if number % 3 == 0 { Json::Null } else { json!(format!("boom {number}")) }});
+        }
+        turn["memory"] = Json::Object(memory.clone());
+        turns.push(turn);
+    }
+    let mut recording = json!({
+        "mission": "Mission: do the generated thing.",
+        "system_prompt": "System.",
+        "max_turns": max_turns,
+        "tools": TOOLS.iter().take(tools).map(|t| json!({"name": t, "signature": "(n :int) -> [:int]"})).collect::<Vec<_>>(),
+        "turns": turns,
+    });
+    if data {
+        recording["data"] = json!({"limit": 10, "regions": ["Zürich", "Genève"]});
+    }
+    if signature {
+        recording["signature"] = json!("{done :bool}");
+    }
+    recording
+}
+
+fn recordings() -> impl Strategy<Value = Recording> {
+    (
+        1u32..=6,
+        0usize..=3,
+        any::<bool>(),
+        any::<bool>(),
+        prop::collection::vec(turn_spec(), 0..=6),
+    )
+        .prop_map(|(max_turns, tools, data, signature, specs)| {
+            let json = recording_json(max_turns, tools, data, signature, &specs);
+            let defaults = RecordingDefaults {
+                max_turns: 5,
+                system_prompt: "System.".into(),
+            };
+            Recording::parse(
+                &serde_json::to_vec(&json).unwrap(),
+                "generated.json".as_ref(),
+                &defaults,
+            )
+            .expect("generated recordings are valid")
+        })
+}
+
+fn render(host: &Host, strategy: &str, recording: &Recording, k: usize) -> Vec<RenderedMessage> {
+    let renderer = host.renderer(Some(strategy)).unwrap();
+    let prompt = renderer.render(recording, k).unwrap();
+    prompt.messages
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 48,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn every_prompt_keeps_the_mission_and_the_turns_indicator_and_is_pure(recording in recordings()) {
+        for (strategy, _) in STRATEGIES {
+            for k in 0..=recording.turns.len() {
+                let messages = render(default_host(), strategy, &recording, k);
+                prop_assert_eq!(&messages[0].content, "System.");
+                prop_assert!(messages[1].content.starts_with("Mission: do the generated thing."), "{} {}", strategy, k);
+                let last = &messages.last().unwrap().content;
+                prop_assert!(
+                    last.contains("Turns left: ") || last.contains("FINAL TURN") || last.contains(" of "),
+                    "{} {}: {}", strategy, k, last
+                );
+                prop_assert_eq!(&messages, &render(default_host(), strategy, &recording, k));
+            }
+        }
+    }
+
+    #[test]
+    fn full_history_and_per_turn_summary_are_append_only(recording in recordings()) {
+        for strategy in ["full-history", "per-turn-summary"] {
+            for k in 0..recording.turns.len() {
+                let before = render(default_host(), strategy, &recording, k);
+                let after = render(default_host(), strategy, &recording, k + 1);
+                prop_assert!(after.len() > before.len());
+                prop_assert_eq!(&after[..before.len()], &before[..], "{} {}", strategy, k);
+            }
+        }
+    }
+
+    #[test]
+    fn observation_masking_changes_at_most_one_earlier_message(recording in recordings()) {
+        for k in 0..recording.turns.len() {
+            let before = render(default_host(), "observation-masking", &recording, k);
+            let after = render(default_host(), "observation-masking", &recording, k + 1);
+            prop_assert!(after.len() > before.len());
+            let changed = before.iter().zip(&after).filter(|(a, b)| a != b).count();
+            prop_assert!(changed <= 1, "{} earlier messages changed at turn {}", changed, k);
+        }
+    }
+
+    #[test]
+    fn rolling_window_limits(recording in recordings()) {
+        for k in 0..=recording.turns.len() {
+            let zero = window_host(0).renderer(Some("rolling-window")).unwrap().render(&recording, k).unwrap();
+            let suc = default_host().renderer(Some("single-user-coalesced")).unwrap().render(&recording, k).unwrap();
+            prop_assert_eq!(&zero.messages, &suc.messages);
+            prop_assert_eq!(zero.stats, suc.stats);
+            let wide = window_host(99).renderer(Some("rolling-window")).unwrap().render(&recording, k).unwrap();
+            let full = default_host().renderer(Some("full-history")).unwrap().render(&recording, k).unwrap();
+            prop_assert_eq!(&wide.messages, &full.messages);
+            prop_assert_eq!(wide.stats, full.stats);
+        }
+    }
+}

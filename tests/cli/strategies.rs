@@ -1,0 +1,148 @@
+//! The strategy family over the bundled examples: every strategy renders every example at every
+//! turn, the last prompt of each example is a snapshot, rolling-window's limits equal the
+//! strategies they should, and each strategy's README example is what `ptc render` prints.
+
+use std::path::Path;
+
+use crate::support::{all_strategies, conversation, example, messages, repo, EXAMPLES, STRATEGIES};
+
+fn turns_in(path: &Path) -> usize {
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    json["turns"].as_array().map_or(0, Vec::len)
+}
+
+#[test]
+fn strategies_lists_all_six_loaded_from_dylibs() {
+    let list = all_strategies()
+        .ptc(["strategies", "--format", "json"])
+        .json();
+    let mut names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    let mut expected: Vec<&str> = STRATEGIES.iter().map(|(n, _)| *n).collect();
+    expected.sort_unstable();
+    assert_eq!(names, expected);
+    for s in list.as_array().unwrap() {
+        assert!(s["file"]
+            .as_str()
+            .unwrap()
+            .ends_with(std::env::consts::DLL_SUFFIX));
+    }
+}
+
+#[test]
+fn every_strategy_renders_every_example_at_every_turn_with_mission_and_turns() {
+    for (strategy, _) in STRATEGIES {
+        for file in EXAMPLES {
+            let path = example(file);
+            let mission_start: String = {
+                let render = all_strategies().render_json(&path, 0, &["--strategy", strategy]);
+                messages(&render)[1].1.lines().next().unwrap().to_owned()
+            };
+            for k in 0..=turns_in(&path) {
+                let render = all_strategies().render_json(&path, k, &["--strategy", strategy]);
+                assert_eq!(render["strategy"], *strategy);
+                let messages = messages(&render);
+                assert_eq!(messages[0].0, "system", "{strategy} {file} {k}");
+                assert!(
+                    messages[1].1.starts_with(&mission_start),
+                    "{strategy} {file} {k}: mission kept"
+                );
+                let last = &messages.last().unwrap().1;
+                assert!(
+                    last.contains("Turns left: ")
+                        || last.contains("FINAL TURN")
+                        || last.contains(" of "),
+                    "{strategy} {file} {k}: no turns indicator in {last}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn last_prompt_of_every_example_per_strategy() {
+    for (strategy, _) in STRATEGIES
+        .iter()
+        .filter(|(s, _)| *s != "single-user-coalesced")
+    {
+        for file in EXAMPLES {
+            let path = example(file);
+            let render =
+                all_strategies().render_json(&path, turns_in(&path), &["--strategy", strategy]);
+            let name = format!("{strategy}__{}", file.trim_end_matches(".json"));
+            insta::assert_snapshot!(name, conversation(&render));
+        }
+    }
+}
+
+#[test]
+fn rolling_window_limits_equal_single_user_coalesced_and_full_history() {
+    for file in EXAMPLES {
+        let path = example(file);
+        for k in 0..=turns_in(&path) {
+            let render = |args: &[&str]| all_strategies().render_json(&path, k, args);
+            let zero = render(&["--strategy", "rolling-window", "--set", "window=0"]);
+            let suc = render(&["--strategy", "single-user-coalesced"]);
+            assert_eq!(zero["messages"], suc["messages"], "{file} {k}: window 0");
+            assert_eq!(zero["stats"], suc["stats"], "{file} {k}: window 0");
+            let all = render(&["--strategy", "rolling-window", "--set", "window=99"]);
+            let full = render(&["--strategy", "full-history"]);
+            assert_eq!(all["messages"], full["messages"], "{file} {k}: window 99");
+            assert_eq!(all["stats"], full["stats"], "{file} {k}: window 99");
+        }
+    }
+}
+
+/// Each plugin README holds an example:
+/// `<!-- example: ptc render examples/recordings/X.json --turns K --strategy S -->` followed by
+/// a ````text block with what that command renders after the system prompt. Set
+/// `PTC_UPDATE_READMES=1` to rewrite the blocks after an intended change.
+#[test]
+fn readme_examples_are_current() {
+    const MARK: &str = "<!-- example: ptc ";
+    for (strategy, _) in STRATEGIES {
+        let readme_path = repo().join("plugins").join(strategy).join("README.md");
+        let readme = std::fs::read_to_string(&readme_path).unwrap();
+        let start = readme
+            .find(MARK)
+            .unwrap_or_else(|| panic!("{strategy}: README has no example"));
+        let args_end = readme[start..].find(" -->").unwrap() + start;
+        let args: Vec<String> = readme[start + MARK.len()..args_end]
+            .split_whitespace()
+            .map(|a| match a.strip_prefix("examples/") {
+                Some(rest) => repo().join("examples").join(rest).display().to_string(),
+                None => a.to_owned(),
+            })
+            .chain(["--format".into(), "json".into()])
+            .collect();
+        let render = all_strategies().ptc(&args).json();
+        let expected = conversation(&render);
+        // A four-backtick fence: the example itself holds ```clojure fences.
+        let fence_start =
+            readme[args_end..].find("````text\n").unwrap() + args_end + "````text\n".len();
+        let fence_end = if readme[fence_start..].starts_with("````\n") {
+            fence_start
+        } else {
+            readme[fence_start..].find("\n````\n").unwrap() + fence_start + 1
+        };
+        let shown = &readme[fence_start..fence_end];
+        if shown != expected {
+            if std::env::var_os("PTC_UPDATE_READMES").is_some() {
+                let updated = format!(
+                    "{}{}{}",
+                    &readme[..fence_start],
+                    expected,
+                    &readme[fence_end..]
+                );
+                std::fs::write(&readme_path, updated).unwrap();
+            } else {
+                panic!("{strategy}: README example is stale (PTC_UPDATE_READMES=1 cargo test rewrites it)");
+            }
+        }
+    }
+}
