@@ -1,6 +1,6 @@
 //! The `ptc` command line.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -8,9 +8,13 @@ use ptc_plugin_api::{OptionValue, Stats};
 use serde::Serialize;
 use serde_json::json;
 
+use crate::ab::{run as run_ab, AbPlan, Variant};
 use crate::config::Config;
 use crate::host::Host;
+use crate::recording::Recording;
 use crate::render::Prompt;
+use crate::report;
+use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
 
 /// Compress the message history of PTC-Lisp code agents with pluggable strategies.
@@ -48,6 +52,46 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Compare strategies on recorded runs: tokens, prompt-cache cost, retention, render time
+    ///
+    /// Renders the prompt sent before every turn of every recording through every strategy and
+    /// measures it. Without RECORDINGS it runs on the bundled example recordings; a directory
+    /// stands for every .json file in it. Strategies come from --strategies, else `[ab]
+    /// strategies`, else every loaded strategy; `name@option=value` is a variant with other
+    /// options.
+    Ab {
+        /// Recording files or directories [default: the bundled examples]
+        recordings: Vec<PathBuf>,
+        /// Comma-separated strategies or variants, e.g.
+        /// `full-history,single-user-coalesced,single-user-coalesced@println_limit=5`
+        #[arg(long, value_name = "LIST")]
+        strategies: Option<String>,
+        /// BPE encoding: o200k_base or cl100k_base [default: `[ab] tokenizer`]
+        #[arg(long, value_name = "NAME")]
+        tokenizer: Option<String>,
+        /// Pricing profile of the cost column [default: `[ab] pricing`]
+        #[arg(long, value_name = "NAME")]
+        pricing: Option<String>,
+        #[arg(long, value_enum, default_value_t = AbFormat::Table)]
+        format: AbFormat,
+        /// Also write a self-contained HTML report with charts
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
+        /// Report render times as 0, so that the output is byte-for-byte reproducible
+        #[arg(long)]
+        no_timing: bool,
+    },
+    /// A unified diff of the prompts two strategies send before a turn
+    Diff {
+        /// A recording: a JSON file
+        recording: PathBuf,
+        /// Number of recorded turns to render from [default: all]
+        #[arg(long, value_name = "K")]
+        turns: Option<usize>,
+        /// The two strategies, `A,B` (variants allowed)
+        #[arg(long, value_name = "A,B")]
+        strategies: String,
+    },
     /// Render the prompt a recorded run sends before a turn
     ///
     /// The prompt for turn K+1 is rendered from the first K recorded turns (default: all of
@@ -64,6 +108,19 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+}
+
+/// Output format of `ptc ab`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AbFormat {
+    /// Aligned columns, for a terminal
+    Table,
+    /// Everything, per-turn series included
+    Json,
+    /// Markdown tables
+    Markdown,
+    /// One row per prompt
+    Csv,
 }
 
 /// Output format.
@@ -93,18 +150,213 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             strategy,
             format,
         } => {
-            let renderer = host.renderer(strategy.as_deref())?;
+            let prompter = host.prompter(strategy.as_deref())?;
             let recording = host.load_recording(&recording)?;
             let turns = turns.unwrap_or(recording.turns.len());
-            let prompt = renderer.render(&recording, turns)?;
+            let tokenizer = tokenizer(&host, None)?;
+            let (prompt, _) = prompter.render(&recording, turns, &mut Counter::new(tokenizer))?;
             match format {
                 Format::Json => prompt_json(&prompt),
                 Format::Text => prompt_text(&host, &prompt)?,
             }
         }
+        Command::Ab {
+            recordings,
+            strategies,
+            tokenizer,
+            pricing,
+            format,
+            report,
+            no_timing,
+        } => ab(
+            &host,
+            &recordings,
+            strategies.as_deref(),
+            tokenizer.as_deref(),
+            pricing.as_deref(),
+            format,
+            report.as_deref(),
+            no_timing,
+        )?,
+        Command::Diff {
+            recording,
+            turns,
+            strategies,
+        } => diff(&host, &recording, turns, &strategies)?,
     };
     out.write_all(text.as_bytes()).map_err(Error::Output)?;
     out.flush().map_err(Error::Output)
+}
+
+fn tokenizer(host: &Host, name: Option<&str>) -> Result<Tokenizer, Error> {
+    let name = name.unwrap_or(host.config().ab_tokenizer());
+    Tokenizer::from_name(name).ok_or_else(|| Error::UnknownName {
+        what: "tokenizer",
+        name: name.into(),
+        known: "o200k_base, cl100k_base".into(),
+    })
+}
+
+/// The recordings named on the command line (a directory: its .json files, sorted), or the
+/// bundled examples.
+fn load_recordings(host: &Host, paths: &[PathBuf]) -> Result<Vec<Recording>, Error> {
+    let defaults = host.recording_defaults()?;
+    if paths.is_empty() {
+        return crate::examples::EXAMPLES
+            .iter()
+            .map(|(name, json)| {
+                let path = PathBuf::from(format!("examples/recordings/{name}"));
+                Ok(Recording::parse(json.as_bytes(), &path, &defaults)?)
+            })
+            .collect();
+    }
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let entries = std::fs::read_dir(path).map_err(|source| Error::Input {
+                path: path.clone(),
+                source,
+            })?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    files
+        .iter()
+        .map(|f| Ok(Recording::load(f, &defaults)?))
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn ab(
+    host: &Host,
+    paths: &[PathBuf],
+    strategies: Option<&str>,
+    tokenizer: Option<&str>,
+    pricing: Option<&str>,
+    format: AbFormat,
+    report_file: Option<&std::path::Path>,
+    no_timing: bool,
+) -> Result<String, Error> {
+    let plan = AbPlan::new(host, strategies, tokenizer, pricing)?;
+    let recordings = load_recordings(host, paths)?;
+    let bar = if std::io::stderr().is_terminal() && recordings.len() > 1 {
+        indicatif::ProgressBar::new(recordings.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let mut result = run_ab(host, plan, &recordings, &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    if no_timing {
+        for run in &mut result.runs {
+            for p in &mut run.prompts {
+                p.render_ns = 0;
+            }
+        }
+    }
+    for (variant, summary) in result.variants.iter().zip(result.summaries()) {
+        if let Some(err) = summary.first_error {
+            eprintln!(
+                "warning: strategy {} failed on {} recording(s); first: {err}",
+                variant.label, summary.failed
+            );
+        }
+    }
+    if let Some(file) = report_file {
+        write_atomically(file, report::html(&result).as_bytes())?;
+    }
+    Ok(match format {
+        AbFormat::Table => report::table(&result),
+        AbFormat::Markdown => report::markdown_tables(&result),
+        AbFormat::Csv => report::csv(&result),
+        AbFormat::Json => pretty(&report::json(&result)),
+    })
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory, so that a failed
+/// run never leaves half a file.
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
+    let fail = |source| Error::WriteFile {
+        path: path.to_owned(),
+        source,
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, bytes).map_err(fail)?;
+    std::fs::rename(&temporary, path).map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        fail(e)
+    })
+}
+
+fn diff(
+    host: &Host,
+    path: &std::path::Path,
+    turns: Option<usize>,
+    strategies: &str,
+) -> Result<String, Error> {
+    let specs: Vec<&str> = strategies.split(',').map(str::trim).collect();
+    let [a, b] = specs.as_slice() else {
+        return Err(Error::BadVariant {
+            spec: strategies.into(),
+            reason: "--strategies takes exactly two, A,B".into(),
+        });
+    };
+    let plan = AbPlan::new(host, Some(strategies), None, None)?;
+    let recording = host.load_recording(path)?;
+    let turns = turns.unwrap_or(recording.turns.len());
+    let mut counter = Counter::new(plan.tokenizer);
+    let mut texts = Vec::new();
+    for spec in [a, b] {
+        let variant = Variant::parse(spec)?;
+        let prompter = crate::ab::prompter_for(host, &variant)?;
+        let (prompt, _) = prompter.render(&recording, turns, &mut counter)?;
+        let mut text = String::new();
+        for m in &prompt.messages {
+            text.push_str(&format!(
+                "=== {} ===\n{}\n\n",
+                m.role.as_str().to_uppercase(),
+                m.content
+            ));
+        }
+        texts.push(text);
+    }
+    let diff = similar::TextDiff::from_lines(&texts[0], &texts[1]);
+    let unified = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(a, b)
+        .to_string();
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    if !colour {
+        return Ok(unified);
+    }
+    Ok(unified
+        .lines()
+        .map(|line| {
+            let code = match line.as_bytes().first() {
+                Some(b'+') => "32",
+                Some(b'-') => "31",
+                Some(b'@') => "36",
+                _ => return format!("{line}\n"),
+            };
+            format!("\x1b[{code}m{line}\x1b[0m\n")
+        })
+        .collect())
 }
 
 fn strategies(host: &Host, format: Format) -> Result<String, Error> {

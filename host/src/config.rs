@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use ptc_plugin_api::{shared_limit_options, OptionSpec, OptionValue, Options};
 
+use crate::pricing::Pricing;
+
 /// The default configuration, compiled in. It is also the commented reference.
 pub const DEFAULT_CONFIG: &str = include_str!("../../ptc.toml");
 
@@ -80,7 +82,16 @@ pub struct Config {
 }
 
 /// The `[compression]` keys besides the shared limits.
-const COMPRESSION_KEYS: &[&str] = &["strategy", "enabled", "max_turns"];
+const COMPRESSION_KEYS: &[&str] = &["strategy", "enabled", "max_turns", "compress_above_tokens"];
+
+/// The keys of a `[pricing.<name>]` table.
+const PRICING_KEYS: &[&str] = &[
+    "input_per_mtok",
+    "cache_read_per_mtok",
+    "cache_write_per_mtok",
+    "min_cacheable_tokens",
+    "cache_step_tokens",
+];
 
 impl Config {
     /// The built-in defaults alone.
@@ -261,6 +272,86 @@ impl Config {
         dirs
     }
 
+    /// `[compression] compress_above_tokens`: send the full history while the prompt stays at or
+    /// under this many tokens. `None` when off (absent or 0).
+    pub fn compress_above_tokens(&self) -> Option<usize> {
+        self.integer("compression.compress_above_tokens")
+            .filter(|&n| n > 0)
+            .map(|n| n as usize)
+    }
+
+    /// `[ab] strategies`: the strategies `ptc ab` compares (empty: every loaded strategy).
+    pub fn ab_strategies(&self) -> Vec<String> {
+        match self.settings.get("ab.strategies").map(|s| &s.value) {
+            Some(toml::Value::Array(items)) => items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_owned))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// `[ab] baseline`: what costs are compared against.
+    pub fn ab_baseline(&self) -> &str {
+        self.str("ab.baseline").unwrap_or("full-history")
+    }
+
+    /// `[ab] pricing`: the pricing profile of the cost column.
+    pub fn ab_pricing(&self) -> &str {
+        self.str("ab.pricing").unwrap_or("anthropic")
+    }
+
+    /// `[ab] tokenizer`.
+    pub fn ab_tokenizer(&self) -> &str {
+        self.str("ab.tokenizer").unwrap_or("o200k_base")
+    }
+
+    /// Every `[pricing.<name>]` profile, in name order; each must set every key.
+    pub fn pricing_profiles(&self) -> Result<Vec<Pricing>, ConfigError> {
+        let mut names: Vec<&str> = self
+            .settings
+            .keys()
+            .filter_map(|k| k.strip_prefix("pricing."))
+            .filter_map(|rest| rest.split('.').next())
+            .collect();
+        names.dedup();
+        names
+            .into_iter()
+            .map(|name| {
+                let number = |key: &str| -> Result<f64, ConfigError> {
+                    let full = format!("pricing.{name}.{key}");
+                    let setting =
+                        self.settings
+                            .get(&full)
+                            .ok_or_else(|| ConfigError::BadValue {
+                                key: full.clone(),
+                                origin: self
+                                    .settings
+                                    .range(format!("pricing.{name}.")..)
+                                    .next()
+                                    .map(|(_, s)| s.origin.name.clone())
+                                    .unwrap_or_default(),
+                                expected: "a value (every [pricing.<name>] key is required)".into(),
+                                found: "nothing".into(),
+                            })?;
+                    Ok(setting
+                        .value
+                        .as_float()
+                        .or_else(|| setting.value.as_integer().map(|i| i as f64))
+                        .unwrap_or(0.0))
+                };
+                Ok(Pricing {
+                    name: name.to_owned(),
+                    input_per_mtok: number("input_per_mtok")?,
+                    cache_read_per_mtok: number("cache_read_per_mtok")?,
+                    cache_write_per_mtok: number("cache_write_per_mtok")?,
+                    min_cacheable_tokens: number("min_cacheable_tokens")? as usize,
+                    cache_step_tokens: number("cache_step_tokens")? as usize,
+                })
+            })
+            .collect()
+    }
+
     /// The directory whose files replace default templates.
     pub fn templates_directory(&self) -> PathBuf {
         PathBuf::from(self.str("templates.directory").unwrap_or("templates"))
@@ -430,7 +521,7 @@ fn check(key: &str, value: &toml::Value, origin: &Origin) -> Result<(), ConfigEr
     // Only `strategies.<name>.<option>` has three parts.
     let name = match parts.len() {
         2 => Some(parts[1]),
-        3 if section == "strategies" => Some(parts[1]),
+        3 if section == "strategies" || section == "pricing" => Some(parts[1]),
         _ => None,
     };
     match (section, name) {
@@ -445,6 +536,10 @@ fn check(key: &str, value: &toml::Value, origin: &Origin) -> Result<(), ConfigEr
         ("compression", Some("max_turns")) => match value.as_integer() {
             Some(i) if i >= 1 && i <= i64::from(u32::MAX) => Ok(()),
             _ => Err(bad("an integer of at least 1")),
+        },
+        ("compression", Some("compress_above_tokens")) => match value.as_integer() {
+            Some(i) if i >= 0 => Ok(()),
+            _ => Err(bad("a non-negative number of tokens (0 = off)")),
         },
         ("compression", Some(limit)) if is_shared_limit(limit) => match value.as_integer() {
             Some(i) if i >= 0 => Ok(()),
@@ -475,6 +570,31 @@ fn check(key: &str, value: &toml::Value, origin: &Origin) -> Result<(), ConfigEr
             .map(drop)
             .ok_or_else(|| bad("a directory path")),
         ("templates", _) => Err(unknown(" (the [templates] key is directory)")),
+        ("ab", Some("strategies")) => match value {
+            toml::Value::Array(items) if items.iter().all(toml::Value::is_str) => Ok(()),
+            _ => Err(bad(
+                "an array of strategy names (or name@option=value variants)",
+            )),
+        },
+        ("ab", Some("baseline" | "pricing" | "tokenizer")) => {
+            value.as_str().map(drop).ok_or_else(|| bad("a name"))
+        }
+        ("ab", _) => Err(unknown(
+            " (the [ab] keys are strategies, baseline, pricing, tokenizer)",
+        )),
+        ("pricing", Some(_)) if parts.len() == 3 && PRICING_KEYS.contains(&parts[2]) => {
+            let number = value
+                .as_float()
+                .or_else(|| value.as_integer().map(|i| i as f64));
+            match number {
+                Some(n) if n >= 0.0 => Ok(()),
+                _ => Err(bad("a non-negative number")),
+            }
+        }
+        ("pricing", _) => Err(unknown(&format!(
+            " (a [pricing.<name>] table has the keys {})",
+            PRICING_KEYS.join(", ")
+        ))),
         ("strategies", Some(_)) if parts.len() == 3 => Ok(()),
         ("strategies", _) => Err(bad("a table of options: [strategies.<name>]")),
         _ => Err(unknown(
@@ -493,7 +613,11 @@ fn flatten(table: &toml::Table, prefix: &str, out: &mut Vec<(String, toml::Value
         };
         let depth = full.matches('.').count();
         let descend = match value {
-            toml::Value::Table(_) => depth == 0 || (depth == 1 && full.starts_with("strategies.")),
+            toml::Value::Table(_) => {
+                depth == 0
+                    || (depth == 1
+                        && (full.starts_with("strategies.") || full.starts_with("pricing.")))
+            }
             _ => false,
         };
         match value {

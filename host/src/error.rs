@@ -34,6 +34,26 @@ pub enum Error {
         #[source]
         source: ptc_plugin_api::RenderError,
     },
+    #[error("bad strategy variant `{spec}`: {reason} (write name@option=value)")]
+    BadVariant { spec: String, reason: String },
+    #[error("unknown {what} `{name}` (known: {known})")]
+    UnknownName {
+        what: &'static str,
+        name: String,
+        known: String,
+    },
+    #[error("cannot read {path}: {source}")]
+    Input {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {path}: {source}")]
+    WriteFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("cannot write output: {0}")]
     Output(#[source] std::io::Error),
 }
@@ -43,7 +63,7 @@ impl Error {
     /// be written.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Output(_) => 1,
+            Error::Output(_) | Error::WriteFile { .. } => 1,
             _ => 2,
         }
     }

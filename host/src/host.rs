@@ -10,6 +10,7 @@ use crate::plugins::{LoadedStrategy, PluginError, PluginSet};
 use crate::recording::{Recording, RecordingDefaults};
 use crate::render::Renderer;
 use crate::templates::{Templates, SYSTEM_PROMPT, TEXT_OUTPUT};
+use crate::trigger::Prompter;
 use crate::Error;
 
 /// The strategy used when `[compression] enabled = false`.
@@ -111,13 +112,49 @@ impl Host {
     /// A renderer for the strategy [`Host::strategy`] picks, with its options resolved from the
     /// configuration and its templates loaded.
     pub fn renderer(&self, name: Option<&str>) -> Result<Renderer<'_>, Error> {
+        self.renderer_with(name, &self.config)
+    }
+
+    /// [`Host::renderer`] with another configuration (a variant's options), the same plugins.
+    pub fn renderer_with(
+        &self,
+        name: Option<&str>,
+        config: &Config,
+    ) -> Result<Renderer<'_>, Error> {
         let strategy = self.strategy(name)?;
-        let mut config = self.config.clone();
+        let mut config = config.clone();
         config.resolve_bare_keys(&strategy.name, &strategy.options)?;
         let options = config.strategy_options(&strategy.name, &strategy.options)?;
-        let dir = self.config.templates_directory().join(&strategy.name);
+        let dir = config.templates_directory().join(&strategy.name);
         let templates = Templates::load(&strategy.name, &strategy.templates, &dir)?;
         Ok(Renderer::new(strategy, options, templates))
+    }
+
+    /// A prompter for the selected strategy: with `[compression] compress_above_tokens` set, it
+    /// sends the full history while that prompt stays under the threshold.
+    pub fn prompter(&self, name: Option<&str>) -> Result<Prompter<'_>, Error> {
+        self.prompter_with(name, &self.config, self.config.compress_above_tokens())
+    }
+
+    /// [`Host::prompter`] with another configuration and threshold.
+    pub fn prompter_with(
+        &self,
+        name: Option<&str>,
+        config: &Config,
+        threshold: Option<usize>,
+    ) -> Result<Prompter<'_>, Error> {
+        let strategy = self.renderer_with(name, config)?;
+        let threshold = match threshold {
+            Some(limit) => Some((
+                self.renderer_with(Some(UNCOMPRESSED_STRATEGY), config)?,
+                limit,
+            )),
+            None => None,
+        };
+        Ok(Prompter {
+            strategy,
+            threshold,
+        })
     }
 
     /// The options `strategy` declares.

@@ -5,26 +5,42 @@
 //! [`Renderer`] renders the prompt for the next turn of a [`Recording`] through a strategy and
 //! its templates. The `ptc` binary is a thin command line over this library.
 
+mod ab;
 mod config;
 mod elf;
 mod error;
 mod host;
 mod mission;
 mod plugins;
+mod pricing;
 mod recording;
 mod render;
+mod report;
+mod retention;
 mod templates;
+mod tokens;
+mod trigger;
 mod value_json;
 
 pub mod cli;
 
+pub use ab::{run as run_ab, Ab, AbPlan, PromptMeasure, RunMeasure, Summary, Variant};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
+pub use pricing::{Pricing, PromptCost};
 pub use recording::{Recording, RecordingDefaults, RecordingError};
 pub use render::{Prompt, RenderedMessage, Renderer};
+pub use retention::{retention, Retention, Share};
 pub use templates::{TemplateError, Templates};
+pub use tokens::{Counter, Tokenizer};
+pub use trigger::Prompter;
+
+/// The bundled example recordings, compiled in: (file name, JSON).
+pub mod examples {
+    include!(concat!(env!("OUT_DIR"), "/examples.rs"));
+}
 pub use value_json::MAX_DEPTH;
 
 /// Installs the stderr log subscriber: `-v` debug, `-vv` trace, else `RUST_LOG` or warnings.

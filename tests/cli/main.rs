@@ -1,5 +1,6 @@
 //! ptc's integration tests: they run the built `ptc` binary with the real strategy dylibs.
 
+mod ab;
 mod bad_input;
 mod config;
 mod examples;

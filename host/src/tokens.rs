@@ -1,0 +1,178 @@
+//! Token counting: messages serialized the way chat APIs bill them, counted with a real BPE
+//! tokenizer (`o200k_base` by default, `cl100k_base` selectable).
+//!
+//! Billing overhead, after OpenAI's published accounting for chat models: every message costs
+//! [`MESSAGE_OVERHEAD`] tokens (its `<|start|>`, separator and `<|end|>`) plus its role and its
+//! content; every request costs [`REPLY_PRIMING`] more for the assistant's reply header. Other
+//! providers differ by a few tokens per message, which changes no comparison between
+//! strategies.
+
+use std::collections::HashMap;
+
+use crate::render::RenderedMessage;
+
+/// Tokens every message costs besides its role and content.
+pub const MESSAGE_OVERHEAD: usize = 3;
+/// Tokens every request costs for the reply header.
+pub const REPLY_PRIMING: usize = 3;
+
+/// A BPE encoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tokenizer {
+    O200kBase,
+    Cl100kBase,
+}
+
+impl Tokenizer {
+    /// `o200k_base` or `cl100k_base`.
+    pub fn from_name(name: &str) -> Option<Tokenizer> {
+        match name {
+            "o200k_base" => Some(Tokenizer::O200kBase),
+            "cl100k_base" => Some(Tokenizer::Cl100kBase),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tokenizer::O200kBase => "o200k_base",
+            Tokenizer::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    /// Tokens of `text`.
+    pub fn count(self, text: &str) -> usize {
+        match self {
+            Tokenizer::O200kBase => bpe_openai::o200k_base().count(text),
+            Tokenizer::Cl100kBase => bpe_openai::cl100k_base().count(text),
+        }
+    }
+}
+
+/// Counts messages, each distinct text once.
+pub struct Counter {
+    tokenizer: Tokenizer,
+    seen: HashMap<String, usize>,
+}
+
+impl Counter {
+    pub fn new(tokenizer: Tokenizer) -> Counter {
+        Counter {
+            tokenizer,
+            seen: HashMap::new(),
+        }
+    }
+
+    /// Tokens of `text`, counted once per distinct text.
+    pub fn text(&mut self, text: &str) -> usize {
+        if let Some(&n) = self.seen.get(text) {
+            return n;
+        }
+        let n = self.tokenizer.count(text);
+        self.seen.insert(text.to_owned(), n);
+        n
+    }
+
+    /// Tokens one message is billed: overhead, role, content.
+    pub fn message(&mut self, message: &RenderedMessage) -> usize {
+        MESSAGE_OVERHEAD + self.text(message.role.as_str()) + self.text(&message.content)
+    }
+
+    /// Tokens a request made of `messages` is billed.
+    pub fn prompt(&mut self, messages: &[RenderedMessage]) -> usize {
+        REPLY_PRIMING + messages.iter().map(|m| self.message(m)).sum::<usize>()
+    }
+
+    /// Tokens of the longest prefix `messages` shares with `previous`, as a provider's prompt
+    /// cache sees it: whole equal messages, then the equal start of the first differing one.
+    pub fn shared_prefix(
+        &mut self,
+        previous: &[RenderedMessage],
+        messages: &[RenderedMessage],
+    ) -> usize {
+        let mut shared = 0;
+        for (a, b) in previous.iter().zip(messages) {
+            if a == b {
+                shared += self.message(a);
+                continue;
+            }
+            if a.role == b.role {
+                let common = common_prefix(&a.content, &b.content);
+                if !common.is_empty() {
+                    shared += MESSAGE_OVERHEAD + self.text(a.role.as_str());
+                    // The partial content is rarely seen twice: count it without remembering it.
+                    shared += self.tokenizer.count(common).saturating_sub(1);
+                }
+            }
+            break;
+        }
+        shared
+    }
+}
+
+/// The longest common prefix of two strings, on a character boundary.
+fn common_prefix<'a>(a: &'a str, b: &str) -> &'a str {
+    let mut end = 0;
+    for ((i, ca), cb) in a.char_indices().zip(b.chars()) {
+        if ca != cb {
+            break;
+        }
+        end = i + ca.len_utf8();
+    }
+    &a[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptc_plugin_api::Role;
+
+    fn msg(role: Role, content: &str) -> RenderedMessage {
+        RenderedMessage {
+            role,
+            content: content.into(),
+        }
+    }
+
+    #[test]
+    fn counts_known_texts() {
+        assert_eq!(Tokenizer::O200kBase.count("Hello, world!"), 4);
+        assert_eq!(Tokenizer::Cl100kBase.count("Hello, world!"), 4);
+        assert_eq!(Tokenizer::O200kBase.count(""), 0);
+    }
+
+    #[test]
+    fn prompts_add_the_billing_overhead() {
+        let mut counter = Counter::new(Tokenizer::O200kBase);
+        let messages = [
+            msg(Role::System, "Hello, world!"),
+            msg(Role::User, "Hello, world!"),
+        ];
+        let role_tokens = counter.text("system") + counter.text("user");
+        assert_eq!(
+            counter.prompt(&messages),
+            REPLY_PRIMING + 2 * MESSAGE_OVERHEAD + role_tokens + 8
+        );
+    }
+
+    #[test]
+    fn shared_prefix_counts_equal_messages_and_the_common_start() {
+        let mut counter = Counter::new(Tokenizer::O200kBase);
+        let a = [
+            msg(Role::System, "S"),
+            msg(Role::User, "one two three four"),
+        ];
+        let b = [
+            msg(Role::System, "S"),
+            msg(Role::User, "one two three five"),
+        ];
+        let system = counter.message(&a[0]);
+        let shared = counter.shared_prefix(&a, &b);
+        assert!(shared > system && shared < counter.prompt(&b), "{shared}");
+        assert_eq!(
+            counter.shared_prefix(&a, &a),
+            counter.message(&a[0]) + counter.message(&a[1])
+        );
+        assert_eq!(common_prefix("héllo", "hélp"), "hél");
+    }
+}

@@ -1,0 +1,263 @@
+//! `ptc ab`, `ptc diff` and the token-threshold trigger.
+
+use serde_json::Value as Json;
+
+use crate::support::{all_strategies, example, Scratch, STRATEGIES, TURN_COUNT};
+
+fn ab_json(scratch: &Scratch, args: &[&str]) -> Json {
+    let mut all = vec!["ab", "--format", "json", "--no-timing"];
+    all.extend_from_slice(args);
+    scratch.ptc(all).json()
+}
+
+#[test]
+fn without_arguments_every_strategy_runs_on_the_bundled_examples() {
+    let table = all_strategies().ptc(["ab"]).ok();
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("5 recording(s), 18 prompt(s) through 6 strategies; tokens: o200k_base; cost: anthropic pricing, baseline full-history"), "{table}");
+    assert!(lines[2].starts_with("strategy "), "{table}");
+    assert!(
+        lines[3].starts_with("full-history "),
+        "the baseline comes first: {table}"
+    );
+    for (name, _) in STRATEGIES {
+        assert!(
+            lines.iter().any(|l| l.starts_with(name)),
+            "{name} missing: {table}"
+        );
+    }
+}
+
+#[test]
+fn figures_are_consistent() {
+    let json = ab_json(all_strategies(), &[]);
+    let strategies = json["strategies"].as_array().unwrap();
+    let base = &strategies[0];
+    assert_eq!(base["label"], "full-history");
+    for profile in ["anthropic", "openai", "gemini", "none"] {
+        assert_eq!(base["cost_vs_baseline"][profile], 1.0);
+    }
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 5 * strategies.len());
+    for run in runs {
+        let mut previous: Option<&Json> = None;
+        for p in run["prompts"].as_array().unwrap() {
+            let tokens = p["tokens"].as_u64().unwrap();
+            assert!(tokens > 0);
+            // No caching: every token at $3 per million.
+            let none = p["cost"]["none"]["cost"].as_f64().unwrap();
+            assert!((none - tokens as f64 * 3e-6).abs() < 1e-12, "{p}");
+            // Anthropic: below 1,024 tokens nothing is cached.
+            let anthropic = &p["cost"]["anthropic"];
+            if tokens < 1024 {
+                assert_eq!(anthropic["cached"], 0);
+                assert_eq!(anthropic["uncached"], tokens);
+            } else {
+                let split =
+                    anthropic["cached"].as_u64().unwrap() + anthropic["written"].as_u64().unwrap();
+                assert_eq!(split, tokens);
+            }
+            // full-history is append-only: each prompt shares all of the previous one but the
+            // reply header.
+            if run["strategy"] == "full-history" {
+                if let Some(prev) = previous {
+                    assert!(
+                        p["shared"].as_u64().unwrap() + 3 >= prev["tokens"].as_u64().unwrap(),
+                        "{p}"
+                    );
+                }
+            }
+            previous = Some(p);
+        }
+    }
+}
+
+#[test]
+fn output_is_identical_whatever_the_thread_count() {
+    let run = |threads: &str| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_ptc"))
+            .args(["ab", "--format", "csv", "--no-timing"])
+            .current_dir(all_strategies().path())
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        output.stdout
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"));
+    assert_eq!(one, run("4"));
+    let text = String::from_utf8(one).unwrap();
+    assert!(
+        text.starts_with("recording,strategy,turns,tokens,shared,cached_anthropic,cost_anthropic,"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 1 + 18 * STRATEGIES.len());
+}
+
+#[test]
+fn variants_compare_settings_of_one_strategy() {
+    let json = ab_json(
+        all_strategies(),
+        &[
+            "--strategies",
+            "single-user-coalesced,single-user-coalesced@println_limit=1@tool_call_limit=1",
+        ],
+    );
+    let labels: Vec<&str> = json["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "full-history",
+            "single-user-coalesced",
+            "single-user-coalesced@println_limit=1@tool_call_limit=1"
+        ]
+    );
+    let tokens = |i: usize| json["strategies"][i]["tokens"].as_u64().unwrap();
+    assert!(tokens(2) < tokens(1), "tighter limits send fewer tokens");
+}
+
+#[test]
+fn the_token_threshold_sends_the_full_history_until_it_is_exceeded() {
+    let scratch = all_strategies();
+    let path = example("tool-actions.json");
+    let full = scratch.render_json(&path, 2, &["--strategy", "full-history"]);
+    let suc = scratch.render_json(&path, 2, &[]);
+    let high = scratch.render_json(&path, 2, &["--set", "compress_above_tokens=1000000"]);
+    assert_eq!(high["messages"], full["messages"]);
+    assert_eq!(high["strategy"], "full-history");
+    let low = scratch.render_json(&path, 2, &["--set", "compress_above_tokens=1"]);
+    assert_eq!(low["messages"], suc["messages"]);
+    assert_eq!(low["strategy"], "single-user-coalesced");
+
+    let json = ab_json(scratch, &["--strategies", "single-user-coalesced@compress_above_tokens=1000000,single-user-coalesced@compress_above_tokens=1"]);
+    let s = json["strategies"].as_array().unwrap();
+    assert_eq!(
+        s[1]["tokens"], s[0]["tokens"],
+        "a threshold above every prompt is the full history"
+    );
+    let plain = ab_json(scratch, &["--strategies", "single-user-coalesced"]);
+    assert_eq!(
+        s[2]["tokens"], plain["strategies"][1]["tokens"],
+        "a threshold of 1 is the strategy"
+    );
+}
+
+#[test]
+fn a_failing_strategy_is_reported_and_the_others_complete() {
+    let scratch = Scratch::with_plugins(&["ptc-strategy-full-history", TURN_COUNT]);
+    let run = scratch.ptc(["ab", "--strategies", "turn-count@fail_after=0"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("warning: strategy turn-count@fail_after=0 failed on"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("turn-count@fail_after=0 (failed on"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.starts_with("full-history ") && l.contains(" 18 ")),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn the_html_report_is_self_contained() {
+    let scratch = all_strategies();
+    let out = scratch.path().join("report.html");
+    scratch.ptc(["ab", "--report", out.to_str().unwrap()]).ok();
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert_eq!(
+        html.matches("<svg").count(),
+        3,
+        "tokens, cumulative cost, retention"
+    );
+    for (name, _) in STRATEGIES {
+        assert!(
+            html.contains(&format!("<title>{name}")),
+            "{name} has a series"
+        );
+    }
+    assert!(
+        !html.contains("src=") && !html.contains("href=") && !html.contains("<script"),
+        "no network, no script"
+    );
+}
+
+#[test]
+fn bad_arguments_are_errors() {
+    let scratch = all_strategies();
+    let err = scratch.ptc(["ab", "--strategies", "nope"]).bad_input();
+    assert!(err.contains("unknown strategy `nope`"), "{err}");
+    let err = scratch.ptc(["ab", "--pricing", "cheap"]).bad_input();
+    assert!(
+        err.contains("unknown pricing profile `cheap` (known: anthropic, gemini, none, openai)"),
+        "{err}"
+    );
+    let err = scratch.ptc(["ab", "--tokenizer", "gpt2"]).bad_input();
+    assert!(err.contains("unknown tokenizer `gpt2`"), "{err}");
+    let err = scratch
+        .ptc(["ab", "--strategies", "single-user-coalesced@window"])
+        .bad_input();
+    assert!(
+        err.contains("bad strategy variant `single-user-coalesced@window`"),
+        "{err}"
+    );
+    let err = scratch
+        .ptc(["ab", "--strategies", "single-user-coalesced@windw=2"])
+        .bad_input();
+    assert!(
+        err.contains("strategies.single-user-coalesced.windw"),
+        "{err}"
+    );
+}
+
+#[test]
+fn diff_shows_what_two_strategies_send_differently() {
+    let text = all_strategies()
+        .ptc([
+            "diff",
+            example("failure-recovery.json").to_str().unwrap(),
+            "--turns",
+            "2",
+            "--strategies",
+            "single-user-coalesced,aggressive",
+        ])
+        .ok();
+    assert!(
+        text.starts_with("--- single-user-coalesced\n+++ aggressive\n@@ "),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l == "-;; === tool/ ==="), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("+;; tool/: fetch-orders(status, month)")),
+        "{text}"
+    );
+    assert!(
+        !text.contains('\x1b'),
+        "no colour when stdout is not a terminal"
+    );
+    let same = all_strategies()
+        .ptc([
+            "diff",
+            example("failure-recovery.json").to_str().unwrap(),
+            "--strategies",
+            "full-history,full-history",
+        ])
+        .ok();
+    assert_eq!(same, "");
+}
