@@ -404,7 +404,9 @@ fn line_chart(title: &str, y_label: &str, labels: &[String], series: &[Vec<f64>]
 }
 
 fn short_number(v: f64) -> String {
-    if v >= 1000.0 {
+    if v == 0.0 {
+        "0".into()
+    } else if v >= 1000.0 {
         format!("{:.1}k", v / 1000.0)
     } else if v >= 1.0 {
         format!("{v:.0}")
