@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::host::Host;
 use crate::pricing::{Pricing, PromptCost};
-use crate::recording::Recording;
+use crate::recording::{Recording, RecordingDefaults};
 use crate::retention::{retention, Retention};
 use crate::tokens::{Counter, Tokenizer};
 use crate::trigger::Prompter;
@@ -74,9 +74,36 @@ pub struct PromptMeasure {
 pub struct RunMeasure {
     pub recording: PathBuf,
     pub variant: usize,
+    /// Every prompt's measures, kept only when the output needs them (JSON, CSV).
     pub prompts: Vec<PromptMeasure>,
+    /// The run's figures, always kept.
+    pub totals: Summary,
+    /// Per turn index: (tokens, cost under the primary profile).
+    pub by_turn: Vec<(usize, f64)>,
     /// Why the variant could not render this recording.
     pub error: Option<String>,
+}
+
+/// Where a recording comes from: a file, or the bundled examples.
+#[derive(Clone, Debug)]
+pub enum Source {
+    File(PathBuf),
+    Embedded {
+        name: &'static str,
+        json: &'static str,
+    },
+}
+
+impl Source {
+    fn load(&self, defaults: &RecordingDefaults) -> Result<Recording, Error> {
+        Ok(match self {
+            Source::File(path) => Recording::load(path, defaults)?,
+            Source::Embedded { name, json } => {
+                let path = PathBuf::from(format!("examples/recordings/{name}"));
+                Recording::parse(json.as_bytes(), &path, defaults)?
+            }
+        })
+    }
 }
 
 /// An A/B run: the variants, the pricing profiles, and every measure.
@@ -165,12 +192,15 @@ impl AbPlan {
     }
 }
 
-/// Renders and measures every recording through every variant of `plan`. `progress` is called
-/// once per recording done.
+/// Renders and measures every recording through every variant of `plan`. Recordings are read
+/// one at a time per thread and dropped once measured, so memory stays bounded by the largest
+/// recording; per-prompt measures are kept only with `detail`. `progress` is called once per
+/// recording done. A recording that cannot be read is an error (the first, in order).
 pub fn run(
     host: &Host,
     plan: AbPlan,
-    recordings: &[Recording],
+    sources: &[Source],
+    detail: bool,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Ab, Error> {
     let prompters: Vec<Prompter<'_>> = plan
@@ -178,28 +208,44 @@ pub fn run(
         .iter()
         .map(|v| prompter_for(host, v))
         .collect::<Result<_, _>>()?;
-    let per_recording: Vec<Vec<RunMeasure>> = recordings
-        .par_iter()
-        .map(|recording| {
-            let mut counter = Counter::new(plan.tokenizer);
-            let runs = prompters
-                .iter()
-                .enumerate()
-                .map(|(i, p)| measure(p, i, recording, &plan.pricing, &mut counter))
-                .collect();
-            progress();
-            runs
-        })
-        .collect();
-    let baseline = plan
-        .variants
-        .iter()
-        .position(|v| v.label == plan.baseline)
-        .unwrap_or(0);
+    let defaults = host.recording_defaults()?;
     let primary_pricing = plan
         .pricing
         .iter()
         .position(|p| p.name == plan.primary_pricing)
+        .unwrap_or(0);
+    let per_recording: Vec<Result<Vec<RunMeasure>, Error>> = sources
+        .par_iter()
+        .map(|source| {
+            let recording = source.load(&defaults)?;
+            let mut counter = Counter::new(plan.tokenizer);
+            let runs = prompters
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    measure(
+                        p,
+                        i,
+                        &recording,
+                        &plan.pricing,
+                        primary_pricing,
+                        detail,
+                        &mut counter,
+                    )
+                })
+                .collect();
+            progress();
+            Ok(runs)
+        })
+        .collect();
+    let mut runs = Vec::with_capacity(sources.len() * plan.variants.len());
+    for result in per_recording {
+        runs.extend(result?);
+    }
+    let baseline = plan
+        .variants
+        .iter()
+        .position(|v| v.label == plan.baseline)
         .unwrap_or(0);
     Ok(Ab {
         variants: plan.variants,
@@ -207,7 +253,7 @@ pub fn run(
         pricing: plan.pricing,
         primary_pricing,
         tokenizer: plan.tokenizer,
-        runs: per_recording.into_iter().flatten().collect(),
+        runs,
     })
 }
 
@@ -239,20 +285,30 @@ fn measure(
     variant: usize,
     recording: &Recording,
     pricing: &[Pricing],
+    primary: usize,
+    detail: bool,
     counter: &mut Counter,
 ) -> RunMeasure {
-    let mut prompts = Vec::with_capacity(recording.turns.len());
+    let mut run = RunMeasure {
+        recording: recording.path.clone(),
+        variant,
+        prompts: Vec::new(),
+        totals: Summary {
+            costs: vec![0.0; pricing.len()],
+            ..Summary::default()
+        },
+        by_turn: Vec::with_capacity(recording.turns.len()),
+        error: None,
+    };
     let mut previous = Vec::new();
     for turns in 0..recording.turns.len() {
         let (prompt, render_ns) = match prompter.render(recording, turns, counter) {
             Ok(done) => done,
             Err(err) => {
-                return RunMeasure {
-                    recording: recording.path.clone(),
-                    variant,
-                    prompts,
-                    error: Some(err.to_string()),
-                }
+                run.totals.failed = 1;
+                run.totals.first_error = Some(format!("{}: {err}", recording.path.display()));
+                run.error = Some(err.to_string());
+                return run;
             }
         };
         let tokens = counter.prompt(&prompt.messages);
@@ -268,22 +324,22 @@ fn measure(
             .map(|m| m.content.as_str())
             .collect::<Vec<_>>()
             .join("\n");
-        prompts.push(PromptMeasure {
+        let measure = PromptMeasure {
             turns,
             tokens,
             shared,
             costs: pricing.iter().map(|p| p.cost(tokens, shared)).collect(),
             retention: retention(&recording.turns[..turns], &text),
             render_ns,
-        });
+        };
+        run.totals.add_prompt(&measure, primary);
+        run.by_turn.push((tokens, measure.costs[primary].cost));
+        if detail {
+            run.prompts.push(measure);
+        }
         previous = prompt.messages;
     }
-    RunMeasure {
-        recording: recording.path.clone(),
-        variant,
-        prompts,
-        error: None,
-    }
+    run
 }
 
 /// The figures of one variant over every recording.
@@ -304,6 +360,34 @@ pub struct Summary {
 }
 
 impl Summary {
+    fn add_prompt(&mut self, p: &PromptMeasure, primary: usize) {
+        self.prompts += 1;
+        self.tokens += p.tokens;
+        self.max_tokens = self.max_tokens.max(p.tokens);
+        self.cached_tokens += p.costs[primary].cached;
+        for (total, cost) in self.costs.iter_mut().zip(&p.costs) {
+            *total += cost.cost;
+        }
+        self.retention.add(&p.retention);
+        self.render_ns += p.render_ns;
+    }
+
+    fn merge(&mut self, other: &Summary) {
+        self.prompts += other.prompts;
+        self.tokens += other.tokens;
+        self.max_tokens = self.max_tokens.max(other.max_tokens);
+        self.cached_tokens += other.cached_tokens;
+        for (total, cost) in self.costs.iter_mut().zip(&other.costs) {
+            *total += cost;
+        }
+        self.retention.add(&other.retention);
+        self.render_ns += other.render_ns;
+        self.failed += other.failed;
+        if self.first_error.is_none() {
+            self.first_error.clone_from(&other.first_error);
+        }
+    }
+
     pub fn mean_tokens(&self) -> f64 {
         if self.prompts == 0 {
             0.0
@@ -340,23 +424,7 @@ impl Ab {
             self.variants.len()
         ];
         for run in &self.runs {
-            let s = &mut sums[run.variant];
-            if let Some(err) = &run.error {
-                s.failed += 1;
-                s.first_error
-                    .get_or_insert_with(|| format!("{}: {err}", run.recording.display()));
-            }
-            for p in &run.prompts {
-                s.prompts += 1;
-                s.tokens += p.tokens;
-                s.max_tokens = s.max_tokens.max(p.tokens);
-                s.cached_tokens += p.costs[self.primary_pricing].cached;
-                for (total, cost) in s.costs.iter_mut().zip(&p.costs) {
-                    *total += cost.cost;
-                }
-                s.retention.add(&p.retention);
-                s.render_ns += p.render_ns;
-            }
+            sums[run.variant].merge(&run.totals);
         }
         sums
     }
@@ -364,21 +432,21 @@ impl Ab {
     /// Per turn index k (the prompt before turn k + 1): (mean tokens, summed cost under the
     /// primary profile) over the recordings that reach it, per variant.
     pub fn by_turn(&self) -> Vec<Vec<(f64, f64)>> {
-        let max_turns = self.runs.iter().map(|r| r.prompts.len()).max().unwrap_or(0);
-        (0..self.variants.len())
-            .map(|v| {
-                (0..max_turns)
-                    .map(|k| {
-                        let mut tokens = 0usize;
-                        let mut cost = 0.0;
-                        let mut n = 0usize;
-                        for run in self.runs.iter().filter(|r| r.variant == v) {
-                            if let Some(p) = run.prompts.get(k) {
-                                tokens += p.tokens;
-                                cost += p.costs[self.primary_pricing].cost;
-                                n += 1;
-                            }
-                        }
+        let max_turns = self.runs.iter().map(|r| r.by_turn.len()).max().unwrap_or(0);
+        let mut sums = vec![vec![(0usize, 0.0f64, 0usize); max_turns]; self.variants.len()];
+        for run in &self.runs {
+            for (k, (tokens, cost)) in run.by_turn.iter().enumerate() {
+                let cell = &mut sums[run.variant][k];
+                cell.0 += tokens;
+                cell.1 += cost;
+                cell.2 += 1;
+            }
+        }
+        sums.into_iter()
+            .map(|series| {
+                series
+                    .into_iter()
+                    .map(|(tokens, cost, n)| {
                         (
                             if n == 0 {
                                 0.0

@@ -8,10 +8,9 @@ use ptc_plugin_api::{OptionValue, Stats};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::ab::{run as run_ab, AbPlan, Variant};
+use crate::ab::{run as run_ab, AbPlan, Source, Variant};
 use crate::config::Config;
 use crate::host::Host;
-use crate::recording::Recording;
 use crate::render::Prompt;
 use crate::report;
 use crate::tokens::{Counter, Tokenizer};
@@ -198,17 +197,13 @@ fn tokenizer(host: &Host, name: Option<&str>) -> Result<Tokenizer, Error> {
 }
 
 /// The recordings named on the command line (a directory: its .json files, sorted), or the
-/// bundled examples.
-fn load_recordings(host: &Host, paths: &[PathBuf]) -> Result<Vec<Recording>, Error> {
-    let defaults = host.recording_defaults()?;
+/// bundled examples. They are read later, one at a time.
+fn sources(paths: &[PathBuf]) -> Result<Vec<Source>, Error> {
     if paths.is_empty() {
-        return crate::examples::EXAMPLES
+        return Ok(crate::examples::EXAMPLES
             .iter()
-            .map(|(name, json)| {
-                let path = PathBuf::from(format!("examples/recordings/{name}"));
-                Ok(Recording::parse(json.as_bytes(), &path, &defaults)?)
-            })
-            .collect();
+            .map(|(name, json)| Source::Embedded { name, json })
+            .collect());
     }
     let mut files = Vec::new();
     for path in paths {
@@ -223,15 +218,12 @@ fn load_recordings(host: &Host, paths: &[PathBuf]) -> Result<Vec<Recording>, Err
                 .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
                 .collect();
             found.sort();
-            files.extend(found);
+            files.extend(found.into_iter().map(Source::File));
         } else {
-            files.push(path.clone());
+            files.push(Source::File(path.clone()));
         }
     }
-    files
-        .iter()
-        .map(|f| Ok(Recording::load(f, &defaults)?))
-        .collect()
+    Ok(files)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -246,16 +238,18 @@ fn ab(
     no_timing: bool,
 ) -> Result<String, Error> {
     let plan = AbPlan::new(host, strategies, tokenizer, pricing)?;
-    let recordings = load_recordings(host, paths)?;
-    let bar = if std::io::stderr().is_terminal() && recordings.len() > 1 {
-        indicatif::ProgressBar::new(recordings.len() as u64)
+    let sources = sources(paths)?;
+    let bar = if std::io::stderr().is_terminal() && sources.len() > 1 {
+        indicatif::ProgressBar::new(sources.len() as u64)
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let mut result = run_ab(host, plan, &recordings, &|| bar.inc(1))?;
+    let detail = matches!(format, AbFormat::Json | AbFormat::Csv);
+    let mut result = run_ab(host, plan, &sources, detail, &|| bar.inc(1))?;
     bar.finish_and_clear();
     if no_timing {
         for run in &mut result.runs {
+            run.totals.render_ns = 0;
             for p in &mut run.prompts {
                 p.render_ns = 0;
             }

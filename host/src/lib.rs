@@ -24,7 +24,7 @@ mod value_json;
 
 pub mod cli;
 
-pub use ab::{run as run_ab, Ab, AbPlan, PromptMeasure, RunMeasure, Summary, Variant};
+pub use ab::{run as run_ab, Ab, AbPlan, PromptMeasure, RunMeasure, Source, Summary, Variant};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};

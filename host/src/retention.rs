@@ -14,6 +14,7 @@
 //! - **error**: the message (or reason) of the latest failed turn, by its first line, up to 80
 //!   characters.
 
+use memchr::memmem;
 use ptc_plugin_api::{to_clojure_full, Turn, Value};
 
 /// Visible / total facts of one category.
@@ -73,7 +74,8 @@ pub fn retention(turns: &[Turn], text: &str) -> Retention {
         }
         for print in turn.prints.iter() {
             for line in print.lines().map(str::trim).filter(|l| !l.is_empty()) {
-                r.printed_lines.count(text.contains(prefix_chars(line, 60)));
+                r.printed_lines
+                    .count(contains(text, prefix_chars(line, 60)));
             }
         }
     }
@@ -81,10 +83,15 @@ pub fn retention(turns: &[Turn], text: &str) -> Retention {
         let message = failed.error.as_ref().into_option().map_or("", |e| e.text());
         let first = message.lines().next().unwrap_or("").trim();
         if !first.is_empty() {
-            r.error.count(text.contains(prefix_chars(first, 80)));
+            r.error.count(contains(text, prefix_chars(first, 80)));
         }
     }
     r
+}
+
+/// Substring search (SIMD, much faster than `str::contains` on prompt-sized texts).
+fn contains(text: &str, needle: &str) -> bool {
+    memmem::find(text.as_bytes(), needle.as_bytes()).is_some()
 }
 
 fn prefix_chars(text: &str, n: usize) -> &str {
@@ -99,7 +106,7 @@ fn contains_word(text: &str, word: &str) -> bool {
     if word.is_empty() {
         return false;
     }
-    text.match_indices(word).any(|(i, _)| {
+    memmem::find_iter(text.as_bytes(), word.as_bytes()).any(|i| {
         let before = text[..i].chars().next_back();
         let after = text[i + word.len()..].chars().next();
         !before.is_some_and(is_symbol_char) && !after.is_some_and(is_symbol_char)
@@ -108,13 +115,13 @@ fn contains_word(text: &str, word: &str) -> bool {
 
 fn call_visible(text: &str, name: &str, args: &Value) -> bool {
     let needles = arg_needles(args);
-    text.match_indices(name).any(|(i, _)| {
+    memmem::find_iter(text.as_bytes(), name.as_bytes()).any(|i| {
         let window_end = text[i..]
             .char_indices()
             .nth(400)
             .map_or(text.len(), |(j, _)| i + j);
         let window = &text[i..window_end];
-        needles.iter().all(|n| window.contains(n.as_str()))
+        needles.iter().all(|n| contains(window, n))
     })
 }
 

@@ -7,7 +7,7 @@
 //! providers differ by a few tokens per message, which changes no comparison between
 //! strategies.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::render::RenderedMessage;
 
@@ -40,26 +40,37 @@ impl Tokenizer {
         }
     }
 
+    fn bpe(self) -> &'static bpe_openai::Tokenizer {
+        match self {
+            Tokenizer::O200kBase => bpe_openai::o200k_base(),
+            Tokenizer::Cl100kBase => bpe_openai::cl100k_base(),
+        }
+    }
+
     /// Tokens of `text`.
     pub fn count(self, text: &str) -> usize {
-        match self {
-            Tokenizer::O200kBase => bpe_openai::o200k_base().count(text),
-            Tokenizer::Cl100kBase => bpe_openai::cl100k_base().count(text),
-        }
+        self.bpe().count(text)
     }
 }
 
 /// Counts messages, each distinct text once.
+///
+/// A BPE tokenizer splits text into pieces (words, runs of spaces, punctuation) and encodes each
+/// piece on its own, so the count of a text is the sum of its pieces' counts. The prompts of one
+/// run repeat most of their pieces, so each distinct piece is encoded once and its count reused:
+/// the result is exactly the tokenizer's count.
 pub struct Counter {
     tokenizer: Tokenizer,
-    seen: HashMap<String, usize>,
+    seen: FxHashMap<String, usize>,
+    pieces: FxHashMap<Box<str>, u32>,
 }
 
 impl Counter {
     pub fn new(tokenizer: Tokenizer) -> Counter {
         Counter {
             tokenizer,
-            seen: HashMap::new(),
+            seen: FxHashMap::default(),
+            pieces: FxHashMap::default(),
         }
     }
 
@@ -68,9 +79,26 @@ impl Counter {
         if let Some(&n) = self.seen.get(text) {
             return n;
         }
-        let n = self.tokenizer.count(text);
+        let n = self.count(text);
         self.seen.insert(text.to_owned(), n);
         n
+    }
+
+    /// Tokens of `text`, piece by piece.
+    fn count(&mut self, text: &str) -> usize {
+        let bpe = self.tokenizer.bpe();
+        let mut total = 0usize;
+        for piece in bpe.split(text) {
+            total += match self.pieces.get(piece) {
+                Some(&n) => n as usize,
+                None => {
+                    let n = bpe.bpe.count(piece.as_bytes());
+                    self.pieces.insert(piece.into(), n as u32);
+                    n
+                }
+            };
+        }
+        total
     }
 
     /// Tokens one message is billed: overhead, role, content.
@@ -101,7 +129,8 @@ impl Counter {
                 if !common.is_empty() {
                     shared += MESSAGE_OVERHEAD + self.text(a.role.as_str());
                     // The partial content is rarely seen twice: count it without remembering it.
-                    shared += self.tokenizer.count(common).saturating_sub(1);
+                    // Its last token may be cut where the texts part: it is not shared.
+                    shared += self.count(common).saturating_sub(1);
                 }
             }
             break;
@@ -139,6 +168,19 @@ mod tests {
         assert_eq!(Tokenizer::O200kBase.count("Hello, world!"), 4);
         assert_eq!(Tokenizer::Cl100kBase.count("Hello, world!"), 4);
         assert_eq!(Tokenizer::O200kBase.count(""), 0);
+    }
+
+    #[test]
+    fn piecewise_counts_equal_the_tokenizer() {
+        let mut counter = Counter::new(Tokenizer::O200kBase);
+        for text in [
+            "Hello, world!",
+            ";; === user/ (your prelude) ===\norders                        ; = list[7]\n\nTurns left: 4",
+            "  indented\n\n\nZürich   café)\n\n(tool/send {:to \"a@b.ch\"})",
+        ] {
+            assert_eq!(counter.count(text), Tokenizer::O200kBase.count(text), "{text:?}");
+            assert_eq!(counter.count(text), Tokenizer::O200kBase.count(text), "cached: {text:?}");
+        }
     }
 
     #[test]
