@@ -446,7 +446,8 @@ fn recording(rng: &mut Rng, index: usize, family: usize, turns: usize) -> Json {
         let last = t == turns;
         if !last && fails(rng, t) {
             let (reason, message) = rng.pick(ERRORS);
-            let program = "(def totals (reduce + (map :amount totl)))\n(println totals)".to_string();
+            let program =
+                "(def totals (reduce + (map :amount totl)))\n(println totals)".to_string();
             out.push(json!({
                 "number": t,
                 "raw_response": format!("Let me compute the totals.\n\n```clojure\n{program}\n```"),

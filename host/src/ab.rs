@@ -11,9 +11,9 @@ use crate::config::Config;
 use crate::host::Host;
 use crate::pricing::{Pricing, PromptCost};
 use crate::recording::{Recording, RecordingDefaults};
-use crate::retention::{retention, Retention};
+use crate::retention::{Facts, Retention};
 use crate::tokens::{Counter, Tokenizer};
-use crate::trigger::Prompter;
+use crate::trigger::{Prompter, RunCache};
 use crate::Error;
 
 /// A strategy with options: `name` or `name@option=value@option=value`.
@@ -301,22 +301,20 @@ fn measure(
         error: None,
     };
     let mut previous = Vec::new();
+    let mut cache = RunCache::default();
+    let facts = Facts::of(&recording.turns);
     for turns in 0..recording.turns.len() {
-        let (prompt, render_ns) = match prompter.render(recording, turns, counter) {
-            Ok(done) => done,
-            Err(err) => {
-                run.totals.failed = 1;
-                run.totals.first_error = Some(format!("{}: {err}", recording.path.display()));
-                run.error = Some(err.to_string());
-                return run;
-            }
-        };
-        let tokens = counter.prompt(&prompt.messages);
-        let shared = if turns == 0 {
-            0
-        } else {
-            counter.shared_prefix(&previous, &prompt.messages)
-        };
+        let (prompt, render_ns) =
+            match prompter.render_cached(recording, turns, counter, &mut cache) {
+                Ok(done) => done,
+                Err(err) => {
+                    run.totals.failed = 1;
+                    run.totals.first_error = Some(format!("{}: {err}", recording.path.display()));
+                    run.error = Some(err.to_string());
+                    return run;
+                }
+            };
+        let (tokens, shared) = counter.measure(&previous, &prompt.messages);
         let text: String = prompt
             .messages
             .iter()
@@ -329,7 +327,7 @@ fn measure(
             tokens,
             shared,
             costs: pricing.iter().map(|p| p.cost(tokens, shared)).collect(),
-            retention: retention(&recording.turns[..turns], &text),
+            retention: facts.retention(turns, &text),
             render_ns,
         };
         run.totals.add_prompt(&measure, primary);

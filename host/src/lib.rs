@@ -31,11 +31,11 @@ pub use host::{Host, UNCOMPRESSED_STRATEGY};
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
 pub use pricing::{Pricing, PromptCost};
 pub use recording::{Recording, RecordingDefaults, RecordingError};
-pub use render::{Prompt, RenderedMessage, Renderer};
+pub use render::{Prompt, RenderedMessage, Renderer, SectionCache};
 pub use retention::{retention, Retention, Share};
 pub use templates::{TemplateError, Templates};
 pub use tokens::{Counter, Tokenizer};
-pub use trigger::Prompter;
+pub use trigger::{Prompter, RunCache};
 
 /// The bundled example recordings, compiled in: (file name, JSON).
 pub mod examples {

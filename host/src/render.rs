@@ -1,7 +1,8 @@
 //! Rendering a prompt: a strategy's output (messages of sections) turned into chat messages by
 //! the strategy's templates.
 
-use ptc_plugin_api::{Options, Output, Role, Stats};
+use ptc_plugin_api::{Options, Output, Role, Section, Stats};
+use rustc_hash::FxHashMap;
 
 use crate::plugins::LoadedStrategy;
 use crate::recording::Recording;
@@ -24,6 +25,11 @@ pub struct Prompt {
     pub messages: Vec<RenderedMessage>,
     pub stats: Stats,
 }
+
+/// Sections already rendered by one renderer, with their text. The prompts of one run repeat
+/// most of their sections (the head of every prompt, every earlier turn of a full history), so
+/// a caller rendering many prompts of a run keeps one of these per renderer.
+pub type SectionCache = FxHashMap<Section, String>;
 
 /// A strategy with its resolved options and its templates: renders prompts.
 pub struct Renderer<'a> {
@@ -85,26 +91,46 @@ impl<'a> Renderer<'a> {
     /// The messages of `output`: each one's sections rendered, the empty ones left out, the
     /// others joined by one blank line.
     pub fn messages(&self, output: &Output) -> Result<Vec<RenderedMessage>, Error> {
-        output
-            .messages
-            .iter()
-            .map(|message| {
-                let mut content = String::new();
-                for section in message.sections.iter() {
-                    let text = self.templates.render_section(section)?;
-                    if text.is_empty() {
-                        continue;
+        self.messages_cached(output, None)
+    }
+
+    /// [`Renderer::messages`], reusing the text of sections rendered before from `cache`.
+    pub fn messages_cached(
+        &self,
+        output: &Output,
+        mut cache: Option<&mut SectionCache>,
+    ) -> Result<Vec<RenderedMessage>, Error> {
+        let mut messages = Vec::with_capacity(output.messages.len());
+        for message in output.messages.iter() {
+            let mut content = String::new();
+            for section in message.sections.iter() {
+                let rendered;
+                let text: &str = match cache.as_deref_mut() {
+                    Some(cache) => {
+                        if !cache.contains_key(section) {
+                            let text = self.templates.render_section(section)?;
+                            cache.insert(section.clone(), text);
+                        }
+                        &cache[section]
                     }
-                    if !content.is_empty() {
-                        content.push_str("\n\n");
+                    None => {
+                        rendered = self.templates.render_section(section)?;
+                        &rendered
                     }
-                    content.push_str(&text);
+                };
+                if text.is_empty() {
+                    continue;
                 }
-                Ok(RenderedMessage {
-                    role: message.role,
-                    content,
-                })
-            })
-            .collect()
+                if !content.is_empty() {
+                    content.push_str("\n\n");
+                }
+                content.push_str(text);
+            }
+            messages.push(RenderedMessage {
+                role: message.role,
+                content,
+            });
+        }
+        Ok(messages)
     }
 }

@@ -14,7 +14,7 @@
 //! - **error**: the message (or reason) of the latest failed turn, by its first line, up to 80
 //!   characters.
 
-use memchr::memmem;
+use memchr::memmem::Finder;
 use ptc_plugin_api::{to_clojure_full, Turn, Value};
 
 /// Visible / total facts of one category.
@@ -59,39 +59,95 @@ impl Retention {
     }
 }
 
-/// What of the first `turns` is visible in `text`.
-pub fn retention(turns: &[Turn], text: &str) -> Retention {
-    let mut r = Retention::default();
-    if let Some(last) = turns.iter().rev().find(|t| t.success) {
-        for entry in last.memory.iter() {
-            r.symbols.count(contains_word(text, &entry.0));
-        }
-    }
-    for turn in turns {
-        for call in turn.tool_calls.iter() {
-            r.tool_calls
-                .count(call_visible(text, &call.name, &call.args));
-        }
-        for print in turn.prints.iter() {
-            for line in print.lines().map(str::trim).filter(|l| !l.is_empty()) {
-                r.printed_lines
-                    .count(contains(text, prefix_chars(line, 60)));
-            }
-        }
-    }
-    if let Some(failed) = turns.iter().rev().find(|t| !t.success) {
-        let message = failed.error.as_ref().into_option().map_or("", |e| e.text());
-        let first = message.lines().next().unwrap_or("").trim();
-        if !first.is_empty() {
-            r.error.count(contains(text, prefix_chars(first, 80)));
-        }
-    }
-    r
+/// The facts of a recording, prepared once and checked against many prompts.
+pub struct Facts {
+    /// Per turn: the names of its memory when it succeeded.
+    memories: Vec<Option<Vec<Finder<'static>>>>,
+    /// (turn index, call) in order.
+    calls: Vec<(usize, CallFact)>,
+    /// (turn index, printed line) in order.
+    lines: Vec<(usize, Finder<'static>)>,
+    /// Per turn: its error's first line when it failed.
+    errors: Vec<Option<Finder<'static>>>,
 }
 
-/// Substring search (SIMD, much faster than `str::contains` on prompt-sized texts).
-fn contains(text: &str, needle: &str) -> bool {
-    memmem::find(text.as_bytes(), needle.as_bytes()).is_some()
+struct CallFact {
+    name: Finder<'static>,
+    needles: Vec<Finder<'static>>,
+}
+
+fn finder(needle: &str) -> Finder<'static> {
+    Finder::new(needle.as_bytes()).into_owned()
+}
+
+impl Facts {
+    pub fn of(turns: &[Turn]) -> Facts {
+        let mut facts = Facts {
+            memories: Vec::with_capacity(turns.len()),
+            calls: Vec::new(),
+            lines: Vec::new(),
+            errors: Vec::with_capacity(turns.len()),
+        };
+        for (i, turn) in turns.iter().enumerate() {
+            facts.memories.push(turn.success.then(|| {
+                turn.memory
+                    .iter()
+                    .filter(|e| !e.0.is_empty())
+                    .map(|e| finder(&e.0))
+                    .collect()
+            }));
+            for call in turn.tool_calls.iter() {
+                let fact = CallFact {
+                    name: finder(&call.name),
+                    needles: arg_needles(&call.args).iter().map(|n| finder(n)).collect(),
+                };
+                facts.calls.push((i, fact));
+            }
+            for print in turn.prints.iter() {
+                for line in print.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                    facts.lines.push((i, finder(prefix_chars(line, 60))));
+                }
+            }
+            let error = (!turn.success)
+                .then(|| turn.error.as_ref().into_option().map_or("", |e| e.text()))
+                .map(|m| m.lines().next().unwrap_or("").trim())
+                .filter(|first| !first.is_empty())
+                .map(|first| finder(prefix_chars(first, 80)));
+            facts.errors.push(error);
+        }
+        facts
+    }
+
+    /// What of the first `turns` turns is visible in `text`.
+    pub fn retention(&self, turns: usize, text: &str) -> Retention {
+        let mut r = Retention::default();
+        let bytes = text.as_bytes();
+        if let Some(Some(names)) = self.memories[..turns].iter().rev().find(|m| m.is_some()) {
+            for name in names {
+                r.symbols.count(contains_word(text, name));
+            }
+        }
+        for (_, call) in self.calls.iter().take_while(|(t, _)| *t < turns) {
+            r.tool_calls.count(call_visible(text, call));
+        }
+        for (_, line) in self.lines.iter().take_while(|(t, _)| *t < turns) {
+            r.printed_lines.count(line.find(bytes).is_some());
+        }
+        if let Some(failed) = self.errors[..turns].iter().rev().position(Option::is_some) {
+            let error = self.errors[turns - 1 - failed]
+                .as_ref()
+                .expect("a failed turn");
+            r.error.count(error.find(bytes).is_some());
+        }
+        // A failed turn whose error has no text still counts as a fact nobody can see.
+        r
+    }
+}
+
+/// What of the first `turns` is visible in `text` (for one prompt; [`Facts`] prepares a
+/// recording's facts once for many).
+pub fn retention(turns: &[Turn], text: &str) -> Retention {
+    Facts::of(turns).retention(turns.len(), text)
 }
 
 fn prefix_chars(text: &str, n: usize) -> &str {
@@ -102,26 +158,23 @@ fn is_symbol_char(c: char) -> bool {
     c.is_alphanumeric() || "-_?!*<>=/.+'".contains(c)
 }
 
-fn contains_word(text: &str, word: &str) -> bool {
-    if word.is_empty() {
-        return false;
-    }
-    memmem::find_iter(text.as_bytes(), word.as_bytes()).any(|i| {
+fn contains_word(text: &str, word: &Finder<'_>) -> bool {
+    let len = word.needle().len();
+    word.find_iter(text.as_bytes()).any(|i| {
         let before = text[..i].chars().next_back();
-        let after = text[i + word.len()..].chars().next();
+        let after = text[i + len..].chars().next();
         !before.is_some_and(is_symbol_char) && !after.is_some_and(is_symbol_char)
     })
 }
 
-fn call_visible(text: &str, name: &str, args: &Value) -> bool {
-    let needles = arg_needles(args);
-    memmem::find_iter(text.as_bytes(), name.as_bytes()).any(|i| {
+fn call_visible(text: &str, call: &CallFact) -> bool {
+    call.name.find_iter(text.as_bytes()).any(|i| {
         let window_end = text[i..]
             .char_indices()
             .nth(400)
             .map_or(text.len(), |(j, _)| i + j);
-        let window = &text[i..window_end];
-        needles.iter().all(|n| contains(window, n))
+        let window = &text.as_bytes()[i..window_end];
+        call.needles.iter().all(|n| n.find(window).is_some())
     })
 }
 
@@ -155,9 +208,10 @@ mod tests {
 
     #[test]
     fn words_match_whole_symbols_only() {
-        assert!(contains_word("orders ; = list[3]", "orders"));
-        assert!(!contains_word("big-orders ; = list[3]", "orders"));
-        assert!(!contains_word("orders2", "orders"));
+        let orders = finder("orders");
+        assert!(contains_word("orders ; = list[3]", &orders));
+        assert!(!contains_word("big-orders ; = list[3]", &orders));
+        assert!(!contains_word("orders2", &orders));
     }
 
     #[test]
@@ -167,16 +221,18 @@ mod tests {
             (Value::keyword("n"), Value::Integer(5)),
         ])
         .unwrap();
+        let call = CallFact {
+            name: finder("send"),
+            needles: arg_needles(&args).iter().map(|n| finder(n)).collect(),
+        };
         assert!(call_visible(
             ";   send({:n 5 :to \"ada@example.com\"})",
-            "send",
-            &args
+            &call
         ));
         assert!(call_visible(
             "(tool/send {:to \"ada@example.com\"\n :n 5})",
-            "send",
-            &args
+            &call
         ));
-        assert!(!call_visible(";   send({:n 5})", "send", &args));
+        assert!(!call_visible(";   send({:n 5})", &call));
     }
 }

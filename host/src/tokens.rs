@@ -118,24 +118,63 @@ impl Counter {
         previous: &[RenderedMessage],
         messages: &[RenderedMessage],
     ) -> usize {
+        self.measure(previous, messages).1
+    }
+
+    /// (tokens of `messages` as billed, tokens shared as an exact prefix with `previous`), with
+    /// one tokenizer pass over each new text.
+    pub fn measure(
+        &mut self,
+        previous: &[RenderedMessage],
+        messages: &[RenderedMessage],
+    ) -> (usize, usize) {
+        let mut total = REPLY_PRIMING;
         let mut shared = 0;
-        for (a, b) in previous.iter().zip(messages) {
-            if a == b {
-                shared += self.message(a);
+        let mut sharing = !previous.is_empty();
+        for (i, message) in messages.iter().enumerate() {
+            let tokens = self.message(message);
+            total += tokens;
+            if !sharing {
                 continue;
             }
-            if a.role == b.role {
-                let common = common_prefix(&a.content, &b.content);
-                if !common.is_empty() {
-                    shared += MESSAGE_OVERHEAD + self.text(a.role.as_str());
-                    // The partial content is rarely seen twice: count it without remembering it.
-                    // Its last token may be cut where the texts part: it is not shared.
-                    shared += self.count(common).saturating_sub(1);
+            match previous.get(i) {
+                Some(before) if before == message => shared += tokens,
+                Some(before) if before.role == message.role => {
+                    let common = common_prefix(&before.content, &message.content).len();
+                    if common > 0 {
+                        shared += MESSAGE_OVERHEAD
+                            + self.text(message.role.as_str())
+                            + self.count_before(&message.content, common);
+                    }
+                    sharing = false;
                 }
+                _ => sharing = false,
             }
-            break;
         }
-        shared
+        (total, shared)
+    }
+
+    /// Tokens of the pieces of `text` that end within its first `limit` bytes: the piece cut at
+    /// `limit` is not shared.
+    fn count_before(&mut self, text: &str, limit: usize) -> usize {
+        let bpe = self.tokenizer.bpe();
+        let mut total = 0usize;
+        let start = text.as_ptr() as usize;
+        for piece in bpe.split(text) {
+            let end = piece.as_ptr() as usize - start + piece.len();
+            if end > limit {
+                break;
+            }
+            total += match self.pieces.get(piece) {
+                Some(&n) => n as usize,
+                None => {
+                    let n = bpe.bpe.count(piece.as_bytes());
+                    self.pieces.insert(piece.into(), n as u32);
+                    n
+                }
+            };
+        }
+        total
     }
 }
 

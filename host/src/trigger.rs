@@ -3,7 +3,7 @@
 //! exceed it.
 
 use crate::recording::Recording;
-use crate::render::{Prompt, Renderer};
+use crate::render::{Prompt, Renderer, SectionCache};
 use crate::tokens::Counter;
 use crate::Error;
 
@@ -12,6 +12,13 @@ pub struct Prompter<'a> {
     pub strategy: Renderer<'a>,
     /// The full-history renderer and the threshold, when the trigger is on.
     pub threshold: Option<(Renderer<'a>, usize)>,
+}
+
+/// The section caches of one run: one per renderer of a [`Prompter`].
+#[derive(Default)]
+pub struct RunCache {
+    strategy: SectionCache,
+    full_history: SectionCache,
 }
 
 impl<'a> Prompter<'a> {
@@ -23,13 +30,25 @@ impl<'a> Prompter<'a> {
         turns: usize,
         counter: &mut Counter,
     ) -> Result<(Prompt, u64), Error> {
+        self.render_cached(recording, turns, counter, &mut RunCache::default())
+    }
+
+    /// [`Prompter::render`] for one of many prompts of a run, reusing the sections rendered
+    /// for its earlier prompts.
+    pub fn render_cached(
+        &self,
+        recording: &Recording,
+        turns: usize,
+        counter: &mut Counter,
+        cache: &mut RunCache,
+    ) -> Result<(Prompt, u64), Error> {
         if let Some((full, limit)) = &self.threshold {
-            let (prompt, nanos) = timed(full, recording, turns)?;
+            let (prompt, nanos) = timed(full, recording, turns, &mut cache.full_history)?;
             if counter.prompt(&prompt.messages) <= *limit {
                 return Ok((prompt, nanos));
             }
         }
-        timed(&self.strategy, recording, turns)
+        timed(&self.strategy, recording, turns, &mut cache.strategy)
     }
 }
 
@@ -37,11 +56,12 @@ fn timed(
     renderer: &Renderer<'_>,
     recording: &Recording,
     turns: usize,
+    cache: &mut SectionCache,
 ) -> Result<(Prompt, u64), Error> {
     let start = std::time::Instant::now();
     let output = renderer.output(recording, turns)?;
     let nanos = start.elapsed().as_nanos() as u64;
-    let messages = renderer.messages(&output)?;
+    let messages = renderer.messages_cached(&output, Some(cache))?;
     Ok((
         Prompt {
             strategy: renderer.strategy().name.clone(),

@@ -67,6 +67,6 @@ pub use options::{shared_limit_options, OptionSpec, OptionValue, Options};
 pub use output::{
     ErrorKind, Field, FieldName, Message, Output, Record, RenderError, Role, Section, Stats,
 };
-pub use run::{Run, Tool, ToolCall, Turn, TurnError};
+pub use run::{defined_since, Memory, Run, Tool, ToolCall, Turn, TurnError};
 pub use signature::{parse_tool_signature, ToolSignature};
 pub use value::{canonical_cmp, Function, Value};

@@ -8,7 +8,7 @@ use abi_stable::StableAbi;
 
 /// Who a message is from.
 #[repr(u8)]
-#[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
     System,
     User,
@@ -32,7 +32,7 @@ pub type FieldName = RStr<'static>;
 
 /// A value handed to a template: text and numbers the strategy computed, never whole data.
 #[repr(u8)]
-#[derive(StableAbi, Clone, Debug, PartialEq)]
+#[derive(StableAbi, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Field {
     Text(RString),
     Integer(i64),
@@ -119,7 +119,7 @@ impl Record {
 
 /// One part of a message, rendered by the template it names.
 #[repr(C)]
-#[derive(StableAbi, Clone, Debug, PartialEq)]
+#[derive(StableAbi, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Section {
     /// One of the strategy's templates (`tool_calls`).
     pub template: RStr<'static>,

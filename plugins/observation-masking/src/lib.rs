@@ -9,8 +9,8 @@
 
 use ptc_plugin_api::coalesce::{self, Settings};
 use ptc_plugin_api::{
-    export_strategy, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section, Stats,
-    Strategy, Turn,
+    defined_since, export_strategy, Memory, Message, OptionSpec, Options, Output, RenderError,
+    Role, Run, Section, Stats, Strategy, Turn,
 };
 
 pub struct ObservationMasking;
@@ -73,11 +73,6 @@ impl Strategy for ObservationMasking {
     }
 }
 
-type Memory = [ptc_plugin_api::abi_stable::std_types::Tuple2<
-    ptc_plugin_api::abi_stable::std_types::RString,
-    ptc_plugin_api::Value,
->];
-
 /// The line that replaces a turn's feedback, and what it hid in `stats`.
 fn masked_section(run: &Run, turn: &Turn, memory_before: &Memory, stats: &mut Stats) -> Section {
     stats.turns_compressed += 1;
@@ -85,11 +80,9 @@ fn masked_section(run: &Run, turn: &Turn, memory_before: &Memory, stats: &mut St
         stats.printlns_shown -= turn.prints.len() as u64;
         stats.printlns_dropped += turn.prints.len() as u64;
         let lines: usize = turn.prints.iter().map(|p| p.lines().count().max(1)).sum();
-        let defined: Vec<String> = turn
-            .memory
-            .iter()
-            .filter(|e| !memory_before.iter().any(|b| b.0 == e.0 && b.1 == e.1))
-            .map(|e| e.0.to_string())
+        let defined: Vec<String> = defined_since(memory_before, &turn.memory)
+            .into_iter()
+            .map(|(name, _)| name.to_owned())
             .collect();
         (lines, defined)
     } else {

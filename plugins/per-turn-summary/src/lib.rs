@@ -6,8 +6,8 @@
 
 use ptc_plugin_api::coalesce::{self, Settings};
 use ptc_plugin_api::{
-    export_strategy, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section, Stats,
-    Strategy, Turn, Value,
+    defined_since, export_strategy, Memory, Message, OptionSpec, Options, Output, RenderError,
+    Role, Run, Section, Stats, Strategy, Turn,
 };
 
 pub struct PerTurnSummary;
@@ -83,26 +83,14 @@ impl Strategy for PerTurnSummary {
 fn summary(
     run: &Run,
     turn: &Turn,
-    memory_before: &[ptc_plugin_api::abi_stable::std_types::Tuple2<
-        ptc_plugin_api::abi_stable::std_types::RString,
-        Value,
-    >],
+    memory_before: &Memory,
     settings: &Settings,
     stats: &mut Stats,
 ) -> Vec<Section> {
     let mut sections = Vec::new();
     let printed = turn.success && !turn.prints.is_empty();
     if turn.success {
-        let changed: Vec<(&str, &Value)> = turn
-            .memory
-            .iter()
-            .filter(|entry| {
-                !memory_before
-                    .iter()
-                    .any(|before| before.0 == entry.0 && before.1 == entry.1)
-            })
-            .map(|entry| (entry.0.as_str(), &entry.1))
-            .collect();
+        let changed = defined_since(memory_before, &turn.memory);
         if !changed.is_empty() {
             let mut defined = coalesce::user_section(&changed, printed, settings.sample);
             defined.template = "defined".into();
