@@ -56,13 +56,45 @@ impl Tokenizer {
 /// Counts messages, each distinct text once.
 ///
 /// A BPE tokenizer splits text into pieces (words, runs of spaces, punctuation) and encodes each
-/// piece on its own, so the count of a text is the sum of its pieces' counts. The prompts of one
-/// run repeat most of their pieces, so each distinct piece is encoded once and its count reused:
-/// the result is exactly the tokenizer's count.
+/// piece on its own, so the count of a text is the sum of its pieces' counts. In the
+/// pretokenization patterns of `o200k_base` and `cl100k_base` a piece that holds a line break
+/// ends with it, unless more whitespace follows; so a text cut after every line break that is
+/// followed by a non-whitespace character is cut between pieces, and its count is the sum of
+/// its lines' counts. The prompts of one run repeat most of their lines: each distinct line is
+/// counted once (and each distinct piece of a new line encoded once). The result is exactly the
+/// tokenizer's count (tested).
 pub struct Counter {
     tokenizer: Tokenizer,
     seen: FxHashMap<String, usize>,
+    lines: FxHashMap<Box<str>, u32>,
     pieces: FxHashMap<Box<str>, u32>,
+}
+
+/// `text` cut after every line break followed by a character that is not whitespace.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let at = i;
+            i += 1;
+            if bytes[at] == b'\n'
+                && i < bytes.len()
+                && !(bytes[i] as char).is_ascii_whitespace()
+                && bytes[i] < 0x80
+            {
+                let line = &text[start..i];
+                start = i;
+                return Some(line);
+            }
+        }
+        (start < bytes.len()).then(|| {
+            let line = &text[start..];
+            start = bytes.len();
+            line
+        })
+    })
 }
 
 impl Counter {
@@ -70,6 +102,7 @@ impl Counter {
         Counter {
             tokenizer,
             seen: FxHashMap::default(),
+            lines: FxHashMap::default(),
             pieces: FxHashMap::default(),
         }
     }
@@ -84,8 +117,24 @@ impl Counter {
         n
     }
 
-    /// Tokens of `text`, piece by piece.
+    /// Tokens of `text`, line by line.
     fn count(&mut self, text: &str) -> usize {
+        let mut total = 0usize;
+        for line in lines(text) {
+            total += match self.lines.get(line) {
+                Some(&n) => n as usize,
+                None => {
+                    let n = self.count_pieces(line);
+                    self.lines.insert(line.into(), n as u32);
+                    n
+                }
+            };
+        }
+        total
+    }
+
+    /// Tokens of `text`, piece by piece.
+    fn count_pieces(&mut self, text: &str) -> usize {
         let bpe = self.tokenizer.bpe();
         let mut total = 0usize;
         for piece in bpe.split(text) {
@@ -157,6 +206,21 @@ impl Counter {
     /// Tokens of the pieces of `text` that end within its first `limit` bytes: the piece cut at
     /// `limit` is not shared.
     fn count_before(&mut self, text: &str, limit: usize) -> usize {
+        let mut total = 0usize;
+        let mut offset = 0usize;
+        for line in lines(text) {
+            if offset + line.len() <= limit {
+                total += self.count(line);
+                offset += line.len();
+                continue;
+            }
+            return total + self.count_pieces_before(line, limit - offset);
+        }
+        total
+    }
+
+    /// Tokens of the pieces of `text` that end within its first `limit` bytes.
+    fn count_pieces_before(&mut self, text: &str, limit: usize) -> usize {
         let bpe = self.tokenizer.bpe();
         let mut total = 0usize;
         let start = text.as_ptr() as usize;
@@ -210,15 +274,26 @@ mod tests {
     }
 
     #[test]
-    fn piecewise_counts_equal_the_tokenizer() {
-        let mut counter = Counter::new(Tokenizer::O200kBase);
-        for text in [
+    fn line_by_line_counts_equal_the_tokenizer() {
+        let texts = [
             "Hello, world!",
             ";; === user/ (your prelude) ===\norders                        ; = list[7]\n\nTurns left: 4",
             "  indented\n\n\nZürich   café)\n\n(tool/send {:to \"a@b.ch\"})",
-        ] {
-            assert_eq!(counter.count(text), Tokenizer::O200kBase.count(text), "{text:?}");
-            assert_eq!(counter.count(text), Tokenizer::O200kBase.count(text), "cached: {text:?}");
+            "a)\n;b\n  c\n\td\n\r\ne\n\n\n12345\n'quoted'\n\u{a0}nbsp\n你好\n```clojure\n(def x 1)\n```\n",
+            "trailing spaces   \nnext\n   \n  \nend  ",
+        ];
+        for tokenizer in [Tokenizer::O200kBase, Tokenizer::Cl100kBase] {
+            let mut counter = Counter::new(tokenizer);
+            for text in texts {
+                assert_eq!(counter.count(text), tokenizer.count(text), "{text:?}");
+                assert_eq!(
+                    counter.count(text),
+                    tokenizer.count(text),
+                    "cached: {text:?}"
+                );
+                let joined: String = lines(text).collect();
+                assert_eq!(joined, text);
+            }
         }
     }
 

@@ -226,3 +226,38 @@ proptest! {
         }
     }
 }
+
+/// ptc counts tokens line by line with caches; every count must equal the tokenizer's. Checked
+/// on every message of every prompt of the bundled examples through every strategy (and of the
+/// recordings in `PTC_TOKEN_CHECK_DIR`, when set).
+#[test]
+fn cached_token_counts_equal_the_tokenizer() {
+    let host = default_host();
+    let defaults = host.recording_defaults().unwrap();
+    let mut recordings: Vec<Recording> = ptc::examples::EXAMPLES
+        .iter()
+        .map(|(name, json)| Recording::parse(json.as_bytes(), name.as_ref(), &defaults).unwrap())
+        .collect();
+    if let Some(dir) = std::env::var_os("PTC_TOKEN_CHECK_DIR") {
+        for entry in std::fs::read_dir(dir).unwrap().take(200) {
+            recordings.push(Recording::load(&entry.unwrap().path(), &defaults).unwrap());
+        }
+    }
+    for tokenizer in [ptc::Tokenizer::O200kBase, ptc::Tokenizer::Cl100kBase] {
+        for recording in &recordings {
+            let mut counter = ptc::Counter::new(tokenizer);
+            for (strategy, _) in STRATEGIES {
+                let renderer = host.renderer(Some(strategy)).unwrap();
+                for k in 0..=recording.turns.len() {
+                    for m in renderer.render(recording, k).unwrap().messages {
+                        assert_eq!(
+                            counter.text(&m.content),
+                            tokenizer.count(&m.content),
+                            "{strategy} {k}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
