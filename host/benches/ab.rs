@@ -1,0 +1,66 @@
+//! `ptc ab` per recording: every prompt of a run rendered through five strategies, tokens
+//! counted, caching priced, retention measured (workload W3 of the benchmark plan, one
+//! recording at a time; the whole 10,000-recording run is measured with the binary, see the
+//! README). Recordings come from the corpus generator's shape: 20 turns.
+//!
+//! Run: `cargo bench -p ptc-host --bench ab`.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use ptc::{AbPlan, Config, Host, LoadedStrategy, Source};
+
+fn host() -> Host {
+    let deps = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_owned();
+    let strategies: Vec<LoadedStrategy> = std::fs::read_dir(&deps)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with("libptc_strategy_")
+                && name.ends_with(std::env::consts::DLL_SUFFIX)
+                && !name.contains("turn_count")
+        })
+        .filter_map(|p| LoadedStrategy::load(&p).ok())
+        .collect();
+    assert!(
+        strategies.len() >= 5,
+        "build with `cargo bench -p ptc-host`"
+    );
+    let mut config = Config::defaults();
+    config
+        .layer_set("templates.directory=\"/nonexistent/ptc-templates\"")
+        .unwrap();
+    Host::with_strategies(config, strategies)
+}
+
+fn ab(c: &mut Criterion) {
+    let host = host();
+    let sources: Vec<Source> = ptc::examples::EXAMPLES
+        .iter()
+        .map(|(name, json)| Source::Embedded { name, json })
+        .collect();
+    let strategies = "single-user-coalesced,rolling-window,per-turn-summary,observation-masking";
+    let prompts: usize = {
+        let plan = AbPlan::new(&host, Some(strategies), None, None).unwrap();
+        let result = ptc::run_ab(&host, plan, &sources, false, &|| {}).unwrap();
+        result.summaries().iter().map(|s| s.prompts).sum()
+    };
+    let mut group = c.benchmark_group("ab_examples");
+    group.sample_size(20);
+    group.bench_function(format!("{prompts}_prompts_5_strategies"), |b| {
+        b.iter(|| {
+            let plan = AbPlan::new(&host, Some(strategies), None, None).unwrap();
+            black_box(ptc::run_ab(&host, plan, black_box(&sources), false, &|| {}).unwrap())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, ab);
+criterion_main!(benches);
