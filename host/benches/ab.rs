@@ -8,30 +8,12 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use ptc::{AbPlan, Config, Host, LoadedStrategy, Source};
+use ptc::{AbPlan, Config, Host, Source};
+
+mod support;
 
 fn host() -> Host {
-    let deps = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_owned();
-    let strategies: Vec<LoadedStrategy> = std::fs::read_dir(&deps)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.starts_with("libptc_strategy_")
-                && name.ends_with(std::env::consts::DLL_SUFFIX)
-                && !name.contains("turn_count")
-        })
-        .filter_map(|p| LoadedStrategy::load(&p).ok())
-        .collect();
-    assert!(
-        strategies.len() >= 5,
-        "build with `cargo bench -p ptc-host`"
-    );
+    let strategies = support::strategies();
     let mut config = Config::defaults();
     config
         .layer_set("templates.directory=\"/nonexistent/ptc-templates\"")

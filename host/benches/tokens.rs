@@ -7,32 +7,14 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ptc::{Config, Host, LoadedStrategy, Recording};
+use ptc::{Config, Host, Recording};
+
+mod support;
 
 /// Every message text of every prompt of the bundled examples, through every strategy found
 /// next to this benchmark.
 fn corpus() -> Vec<String> {
-    let deps = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_owned();
-    let strategies: Vec<LoadedStrategy> = std::fs::read_dir(&deps)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.starts_with("libptc_strategy_")
-                && name.ends_with(std::env::consts::DLL_SUFFIX)
-                && !name.contains("turn_count")
-        })
-        .filter_map(|p| LoadedStrategy::load(&p).ok())
-        .collect();
-    assert!(
-        !strategies.is_empty(),
-        "build with `cargo bench -p ptc-host`"
-    );
+    let strategies = support::strategies();
     let names: Vec<String> = strategies.iter().map(|s| s.name.clone()).collect();
     let host = Host::with_strategies(Config::defaults(), strategies);
     let defaults = host.recording_defaults().unwrap();

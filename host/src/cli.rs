@@ -464,37 +464,31 @@ impl From<Stats> for StatsJson {
     }
 }
 
+impl<'a> From<&'a Prompt> for PromptJson<'a> {
+    fn from(prompt: &'a Prompt) -> PromptJson<'a> {
+        PromptJson {
+            strategy: &prompt.strategy,
+            turns: prompt.turns,
+            messages: prompt
+                .messages
+                .iter()
+                .map(|m| MessageJson {
+                    role: m.role.as_str(),
+                    content: &m.content,
+                })
+                .collect(),
+            stats: prompt.stats.into(),
+        }
+    }
+}
+
 fn prompt_json(prompt: &Prompt) -> String {
-    pretty(&PromptJson {
-        strategy: &prompt.strategy,
-        turns: prompt.turns,
-        messages: prompt
-            .messages
-            .iter()
-            .map(|m| MessageJson {
-                role: m.role.as_str(),
-                content: &m.content,
-            })
-            .collect(),
-        stats: prompt.stats.into(),
-    })
+    pretty(&PromptJson::from(prompt))
 }
 
 fn prompt_text(host: &Host, prompt: &Prompt) -> Result<String, Error> {
-    let context = tera::Context::from_serialize(&PromptJson {
-        strategy: &prompt.strategy,
-        turns: prompt.turns,
-        messages: prompt
-            .messages
-            .iter()
-            .map(|m| MessageJson {
-                role: m.role.as_str(),
-                content: &m.content,
-            })
-            .collect(),
-        stats: prompt.stats.into(),
-    })
-    .expect("a struct serializes to a context");
+    let context = tera::Context::from_serialize(&PromptJson::from(prompt))
+        .expect("a struct serializes to a context");
     Ok(host.host_templates()?.render("text_output", &context)?)
 }
 

@@ -135,19 +135,17 @@ impl Counter {
 
     /// Tokens of `text`, piece by piece.
     fn count_pieces(&mut self, text: &str) -> usize {
-        let bpe = self.tokenizer.bpe();
-        let mut total = 0usize;
-        for piece in bpe.split(text) {
-            total += match self.pieces.get(piece) {
-                Some(&n) => n as usize,
-                None => {
-                    let n = bpe.bpe.count(piece.as_bytes());
-                    self.pieces.insert(piece.into(), n as u32);
-                    n
-                }
-            };
+        self.count_pieces_before(text, text.len())
+    }
+
+    /// Tokens of one piece, encoded once.
+    fn piece(&mut self, piece: &str) -> usize {
+        if let Some(&n) = self.pieces.get(piece) {
+            return n as usize;
         }
-        total
+        let n = self.tokenizer.bpe().bpe.count(piece.as_bytes());
+        self.pieces.insert(piece.into(), n as u32);
+        n
     }
 
     /// Tokens one message is billed: overhead, role, content.
@@ -229,14 +227,7 @@ impl Counter {
             if end > limit {
                 break;
             }
-            total += match self.pieces.get(piece) {
-                Some(&n) => n as usize,
-                None => {
-                    let n = bpe.bpe.count(piece.as_bytes());
-                    self.pieces.insert(piece.into(), n as u32);
-                    n
-                }
-            };
+            total += self.piece(piece);
         }
         total
     }

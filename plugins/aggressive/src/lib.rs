@@ -3,9 +3,10 @@
 //! the latest error if the last turn failed, and the turns left. No data samples, no tool-call
 //! list, no output.
 
+use ptc_plugin_api::coalesce;
 use ptc_plugin_api::{
-    export_strategy, parse_tool_signature, type_label, Field, Message, OptionSpec, Options, Output,
-    Record, RenderError, Role, Run, Section, Stats, Strategy, Turn,
+    export_strategy, type_label, Field, Message, OptionSpec, Options, Output, Record, RenderError,
+    Role, Run, Section, Stats, Strategy, Turn,
 };
 
 pub struct Aggressive;
@@ -55,20 +56,10 @@ impl Strategy for Aggressive {
     fn render(run: &Run, turns: &[Turn], _options: &Options) -> Result<Output, RenderError> {
         let mut sections = vec![Section::new("mission").with("mission", run.mission.as_str())];
         if !run.tools.is_empty() {
-            let mut tools: Vec<_> = run.tools.iter().collect();
-            tools.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
-            let tools: Vec<Field> = tools
-                .into_iter()
-                .map(|tool| {
-                    let sig =
-                        parse_tool_signature(tool.signature.as_ref().map(|s| s.as_str()).into());
-                    Record::new()
-                        .with("name", tool.name.as_str())
-                        .with("params", sig.params)
-                        .into()
-                })
-                .collect();
-            sections.push(Section::new("tool_names").with("tools", tools));
+            // The `tool/` section's fields, shown by a template of names and parameters.
+            let mut tools = coalesce::tools_section(run);
+            tools.template = "tool_names".into();
+            sections.push(tools);
         }
         let memory = turns.iter().rev().find(|t| t.success).map(|t| &t.memory);
         if let Some(memory) = memory.filter(|m| !m.is_empty()) {
@@ -96,20 +87,14 @@ impl Strategy for Aggressive {
                 .map_or("error", |e| e.text());
             sections.push(Section::new("last_error").with("message", message));
         }
-        let turns_left = run.turns_left(turns.len());
-        sections.push(
-            Section::new("turns_left")
-                .with("turns_left", turns_left)
-                .with("final_turn", turns_left <= 1),
-        );
+        sections.push(coalesce::turns_left_section(run, turns.len()));
         let successful = turns.iter().filter(|t| t.success);
         let calls: u64 = successful.clone().map(|t| t.tool_calls.len() as u64).sum();
         let prints: u64 = successful.map(|t| t.prints.len() as u64).sum();
         let failed = turns.iter().filter(|t| !t.success).count() as u64;
-        let system = Section::new("system").with("system_prompt", run.system_prompt.as_str());
         Ok(Output {
             messages: vec![
-                Message::new(Role::System, vec![system]),
+                coalesce::system_message(run),
                 Message::new(Role::User, sections),
             ]
             .into(),
