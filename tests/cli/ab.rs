@@ -14,7 +14,7 @@ fn ab_json(scratch: &Scratch, args: &[&str]) -> Json {
 fn without_arguments_every_strategy_runs_on_the_bundled_examples() {
     let table = all_strategies().ptc(["ab"]).ok();
     let lines: Vec<&str> = table.lines().collect();
-    assert!(lines[0].starts_with("5 recording(s), 18 prompt(s) through 6 strategies; tokens: o200k_base; cost: anthropic pricing, baseline full-history"), "{table}");
+    assert!(lines[0].starts_with("5 recording(s), 18 prompt(s) through 7 strategies; tokens: o200k_base; cost: anthropic pricing, baseline full-history"), "{table}");
     assert!(lines[2].starts_with("strategy "), "{table}");
     assert!(
         lines[3].starts_with("full-history "),

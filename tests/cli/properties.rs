@@ -202,6 +202,24 @@ proptest! {
     }
 
     #[test]
+    fn delta_log_appends_between_recoalescing_points(recording in recordings()) {
+        // With the default budget no generated run reaches a re-coalescing point: every prompt
+        // is the previous one without its final turns-left line, plus one delta.
+        if recording.run.max_turns == 1 {
+            // A single-shot run is not compressed.
+            return Ok(());
+        }
+        for k in 0..recording.turns.len() {
+            let before = render(default_host(), "delta-log", &recording, k);
+            let after = render(default_host(), "delta-log", &recording, k + 1);
+            prop_assert_eq!(before.len(), after.len());
+            prop_assert_eq!(&before[0], &after[0]);
+            let head = before[1].content.rsplit_once("\n\n").unwrap().0;
+            prop_assert!(after[1].content.starts_with(&format!("{head}\n\n;; --- turn {}", k + 1)), "{} {}", k, after[1].content);
+        }
+    }
+
+    #[test]
     fn observation_masking_changes_at_most_one_earlier_message(recording in recordings()) {
         for k in 0..recording.turns.len() {
             let before = render(default_host(), "observation-masking", &recording, k);

@@ -12,7 +12,7 @@ fn turns_in(path: &Path) -> usize {
 }
 
 #[test]
-fn strategies_lists_all_six_loaded_from_dylibs() {
+fn strategies_lists_every_bundled_strategy_loaded_from_dylibs() {
     let list = all_strategies()
         .ptc(["strategies", "--format", "json"])
         .json();

@@ -40,6 +40,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ("per-turn-summary", "ptc-strategy-per-turn-summary"),
     ("observation-masking", "ptc-strategy-observation-masking"),
     ("aggressive", "ptc-strategy-aggressive"),
+    ("delta-log", "ptc-strategy-delta-log"),
 ];
 
 /// The bundled example recordings, by file name.

@@ -1,0 +1,197 @@
+//! `delta-log`: prompts that stay append-only, so a provider's prompt cache keeps hitting,
+//! while the history is still compressed.
+//!
+//! One user message after the system prompt: a head coalesced as `single-user-coalesced`
+//! renders it (mission, `tool/`, `data/`, and the history up to the last re-coalescing point),
+//! then one delta per later turn in the same vocabulary (the symbols it defined or redefined,
+//! its tool calls, its output, its error and program if it failed), then the turns left. From
+//! one prompt to the next only the final turns-left line is replaced and one delta appended.
+//! When the deltas since the last re-coalescing point pass `recoalesce_chars` characters, the
+//! head is re-coalesced up to that turn: the one prompt where the cache is rewritten, paid
+//! rarely and on purpose. Where the points fall depends only on the turns, so every prompt of
+//! a run agrees on them.
+
+use ptc_plugin_api::coalesce::{self, Settings};
+use ptc_plugin_api::{
+    cap_chars, defined_since, export_strategy, to_clojure, Field, Memory, Message, OptionSpec,
+    Options, Output, Record, RenderError, Role, Run, Section, Stats, Strategy, Turn, Value,
+};
+
+pub struct DeltaLog;
+
+export_strategy!(DeltaLog);
+
+impl Strategy for DeltaLog {
+    const NAME: &'static str = "delta-log";
+    const DESCRIPTION: &'static str =
+        "A coalesced head, then an append-only log of per-turn deltas: compressed and cache-friendly.";
+
+    fn options() -> Vec<OptionSpec> {
+        let mut options = vec![OptionSpec::count(
+            "recoalesce_chars",
+            12000,
+            "re-coalesce the head once the deltas since the last point pass this many characters (0: every turn)",
+        )];
+        options.extend(coalesce::options());
+        options
+    }
+
+    fn templates() -> Vec<(&'static str, &'static str)> {
+        let mut templates = coalesce::TEMPLATES.to_vec();
+        templates.push((
+            "delta",
+            include_str!("../../../templates/delta-log/delta.tera"),
+        ));
+        templates
+    }
+
+    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+        let settings = Settings::read(options)?;
+        let budget = options.count("recoalesce_chars")?;
+        if run.max_turns == 1 && !turns.is_empty() {
+            return Ok(coalesce::uncompressed(run, turns, &settings));
+        }
+        let point = recoalescing_point(turns, budget, &settings);
+        let (head, mut stats) = coalesce::user_message(run, &turns[..point], &settings);
+        let mut sections: Vec<Section> = head.sections.into_vec();
+        // The head's own turns-left line would change every prompt: the log ends with one.
+        sections.pop();
+        let mut memory_before: &Memory = turns[..point]
+            .iter()
+            .rev()
+            .find(|t| t.success)
+            .map_or(&[], |t| t.memory.as_slice());
+        for turn in &turns[point..] {
+            sections.push(delta(turn, memory_before, &settings, &mut stats));
+            if turn.success {
+                memory_before = turn.memory.as_slice();
+            }
+        }
+        sections.push(coalesce::turns_left_section(run, turns.len()));
+        Ok(Output {
+            messages: vec![
+                coalesce::system_message(run),
+                Message::new(Role::User, sections),
+            ]
+            .into(),
+            stats,
+        })
+    }
+}
+
+/// The last re-coalescing point at or before `turns.len()`: walking the turns, a new point is
+/// set after the turn whose delta takes the deltas since the previous point past `budget`.
+fn recoalescing_point(turns: &[Turn], budget: usize, settings: &Settings) -> usize {
+    let mut point = 0;
+    let mut size = 0usize;
+    let mut memory_before: &Memory = &[];
+    for (i, turn) in turns.iter().enumerate() {
+        size += delta_size(turn, memory_before, settings);
+        if turn.success {
+            memory_before = turn.memory.as_slice();
+        }
+        if size > budget {
+            point = i + 1;
+            size = 0;
+        }
+    }
+    point
+}
+
+/// A cheap measure of a delta's length: what it shows, without rendering it.
+fn delta_size(turn: &Turn, memory_before: &Memory, settings: &Settings) -> usize {
+    let mut size = 32;
+    if turn.success {
+        for (name, value) in defined_since(memory_before, &turn.memory) {
+            size += name.len() + 40 + settings.sample.printable_limit.min(sample_len(value));
+        }
+        size += turn
+            .prints
+            .iter()
+            .map(|p| p.len().min(settings.println_char_limit))
+            .sum::<usize>();
+    } else {
+        size += turn.program.as_ref().map_or(0, |p| p.len()) + 80;
+    }
+    size += turn.tool_calls.len() * (24 + settings.tool_args.printable_limit);
+    size
+}
+
+fn sample_len(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len(),
+        Value::List(items) | Value::Set(items) => items.len() * 16,
+        Value::Map(entries) => entries.len() * 24,
+        _ => 16,
+    }
+}
+
+/// One turn's delta, counted into `stats`.
+fn delta(turn: &Turn, memory_before: &Memory, settings: &Settings, stats: &mut Stats) -> Section {
+    let printed = turn.success && !turn.prints.is_empty();
+    let mut section = if turn.success {
+        let changed = defined_since(memory_before, &turn.memory);
+        let defined = coalesce::user_section(&changed, printed, settings.sample);
+        Section {
+            template: "delta".into(),
+            fields: defined.fields,
+        }
+    } else {
+        Section::new("delta")
+            .with("functions", Vec::<Field>::new())
+            .with("values", Vec::<Field>::new())
+    };
+    let calls: Vec<Field> = if turn.success || settings.failed_turn_tool_calls {
+        let skip = turn
+            .tool_calls
+            .len()
+            .saturating_sub(settings.tool_call_limit);
+        stats.tool_calls_total += turn.tool_calls.len() as u64;
+        stats.tool_calls_shown += (turn.tool_calls.len() - skip) as u64;
+        stats.tool_calls_dropped += skip as u64;
+        turn.tool_calls[skip..]
+            .iter()
+            .map(|call| {
+                let args = match &call.args {
+                    Value::Nil => String::new(),
+                    args => to_clojure(args, settings.tool_args),
+                };
+                Record::new()
+                    .with("name", call.name.as_str())
+                    .with("args", args)
+                    .into()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let prints: Vec<Field> = if turn.success {
+        let skip = turn.prints.len().saturating_sub(settings.println_limit);
+        stats.printlns_total += turn.prints.len() as u64;
+        stats.printlns_shown += (turn.prints.len() - skip) as u64;
+        stats.printlns_dropped += skip as u64;
+        turn.prints[skip..]
+            .iter()
+            .map(|p| cap_chars(p, settings.println_char_limit).into())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    section = section
+        .with("turn", turn.number)
+        .with("failed", !turn.success)
+        .with("calls", calls)
+        .with("prints", prints);
+    if !turn.success {
+        if let Some(program) = turn.program.as_ref().into_option() {
+            section = section.with("program", program.as_str());
+        }
+        let message = turn
+            .error
+            .as_ref()
+            .into_option()
+            .map_or("error", |e| e.text());
+        section = section.with("message", message);
+    }
+    section
+}
