@@ -8,9 +8,10 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use crate::config::Config;
+use crate::corpus::Source;
 use crate::host::Host;
 use crate::pricing::{Pricing, PromptCost};
-use crate::recording::{Recording, RecordingDefaults};
+use crate::recording::Recording;
 use crate::retention::{Facts, Retention};
 use crate::tokens::{Counter, Tokenizer};
 use crate::trigger::{Prompter, RunCache};
@@ -82,28 +83,6 @@ pub struct RunMeasure {
     pub by_turn: Vec<(usize, f64)>,
     /// Why the variant could not render this recording.
     pub error: Option<String>,
-}
-
-/// Where a recording comes from: a file, or the bundled examples.
-#[derive(Clone, Debug)]
-pub enum Source {
-    File(PathBuf),
-    Embedded {
-        name: &'static str,
-        json: &'static str,
-    },
-}
-
-impl Source {
-    fn load(&self, defaults: &RecordingDefaults) -> Result<Recording, Error> {
-        Ok(match self {
-            Source::File(path) => Recording::load(path, defaults)?,
-            Source::Embedded { name, json } => {
-                let path = PathBuf::from(format!("examples/recordings/{name}"));
-                Recording::parse(json.as_bytes(), &path, defaults)?
-            }
-        })
-    }
 }
 
 /// An A/B run: the variants, the pricing profiles, and every measure.

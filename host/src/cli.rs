@@ -8,9 +8,11 @@ use ptc_plugin_api::{OptionValue, Stats};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::ab::{run as run_ab, AbPlan, Source, Variant};
+use crate::ab::{run as run_ab, AbPlan, Variant};
 use crate::config::Config;
+use crate::corpus::{self, Source};
 use crate::host::Host;
+use crate::recording::{Recording, Severity};
 use crate::render::Prompt;
 use crate::report;
 use crate::tokens::{Counter, Tokenizer};
@@ -80,6 +82,19 @@ pub enum Command {
         #[arg(long)]
         no_timing: bool,
     },
+    /// Check recordings: syntax, types and rules, every problem reported
+    ///
+    /// Rules: consecutive turn numbers from 1, an `error` on failed turns, no more turns than
+    /// `max_turns`, valid names, mission placeholders that have data; tool calls naming tools
+    /// the recording does not declare are warnings. Exit 0 when there is no error, 2 otherwise.
+    Validate {
+        /// Recording files, JSONL files or directories [default: the bundled examples]
+        paths: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Print the JSON Schema of the recording format
+    Schema,
     /// A unified diff of the prompts two strategies send before a turn
     Diff {
         /// A recording: a JSON file
@@ -150,7 +165,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             format,
         } => {
             let prompter = host.prompter(strategy.as_deref())?;
-            let recording = host.load_recording(&recording)?;
+            let recording = corpus::single(&recording)?.load(&host.recording_defaults()?)?;
             let turns = turns.unwrap_or(recording.turns.len());
             let tokenizer = tokenizer(&host, None)?;
             let (prompt, _) = prompter.render(&recording, turns, &mut Counter::new(tokenizer))?;
@@ -182,6 +197,16 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             turns,
             strategies,
         } => diff(&host, &recording, turns, &strategies)?,
+        Command::Schema => pretty(&crate::recording::schema()),
+        Command::Validate { paths, format } => {
+            let (text, errors, recordings) = validate(&host, &paths, format)?;
+            out.write_all(text.as_bytes()).map_err(Error::Output)?;
+            out.flush().map_err(Error::Output)?;
+            if errors > 0 {
+                return Err(Error::Invalid { errors, recordings });
+            }
+            return Ok(());
+        }
     };
     out.write_all(text.as_bytes()).map_err(Error::Output)?;
     out.flush().map_err(Error::Output)
@@ -196,36 +221,6 @@ fn tokenizer(host: &Host, name: Option<&str>) -> Result<Tokenizer, Error> {
     })
 }
 
-/// The recordings named on the command line (a directory: its .json files, sorted), or the
-/// bundled examples. They are read later, one at a time.
-fn sources(paths: &[PathBuf]) -> Result<Vec<Source>, Error> {
-    if paths.is_empty() {
-        return Ok(crate::examples::EXAMPLES
-            .iter()
-            .map(|(name, json)| Source::Embedded { name, json })
-            .collect());
-    }
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let entries = std::fs::read_dir(path).map_err(|source| Error::Input {
-                path: path.clone(),
-                source,
-            })?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
-                .collect();
-            found.sort();
-            files.extend(found.into_iter().map(Source::File));
-        } else {
-            files.push(Source::File(path.clone()));
-        }
-    }
-    Ok(files)
-}
-
 #[allow(clippy::too_many_arguments)]
 fn ab(
     host: &Host,
@@ -238,7 +233,7 @@ fn ab(
     no_timing: bool,
 ) -> Result<String, Error> {
     let plan = AbPlan::new(host, strategies, tokenizer, pricing)?;
-    let sources = sources(paths)?;
+    let sources = corpus::sources(paths)?;
     let bar = if std::io::stderr().is_terminal() && sources.len() > 1 {
         indicatif::ProgressBar::new(sources.len() as u64)
     } else {
@@ -271,6 +266,71 @@ fn ab(
         AbFormat::Markdown => report::markdown_tables(&result),
         AbFormat::Csv => report::csv(&result),
         AbFormat::Json => pretty(&report::json(&result)),
+    })
+}
+
+/// Every problem of every recording: (report, errors, recordings read).
+fn validate(
+    host: &Host,
+    paths: &[PathBuf],
+    format: Format,
+) -> Result<(String, usize, usize), Error> {
+    let defaults = host.recording_defaults()?;
+    let sources = corpus::sources(paths)?;
+    let mut errors = 0;
+    let mut text = String::new();
+    let mut json = Vec::new();
+    for source in &sources {
+        let (file, first_line) = match source {
+            Source::Line { path, line, .. } => (path.clone(), *line),
+            other => (other.label(), 1),
+        };
+        let problems = match source.bytes() {
+            Ok(bytes) => Recording::check(&bytes, &file, first_line, &defaults),
+            Err(err) => vec![crate::recording::Problem {
+                severity: Severity::Error,
+                line: None,
+                column: None,
+                json_path: ".".into(),
+                message: err.to_string(),
+            }],
+        };
+        for p in &problems {
+            if p.severity == Severity::Error {
+                errors += 1;
+            }
+            let place = match (p.line, p.column) {
+                (Some(line), Some(column)) => format!("{}:{line}:{column}", file.display()),
+                _ => source.label().display().to_string(),
+            };
+            text.push_str(&format!(
+                "{place}: {}: at `{}`: {}\n",
+                p.severity.as_str(),
+                p.json_path,
+                p.message
+            ));
+            json.push(json!({
+                "file": file.display().to_string(),
+                "line": p.line.or((first_line > 1).then_some(first_line)),
+                "column": p.column,
+                "severity": p.severity.as_str(),
+                "json_path": p.json_path,
+                "message": p.message,
+            }));
+        }
+    }
+    let summary = format!(
+        "{} recording(s), {errors} error(s), {} warning(s)\n",
+        sources.len(),
+        json.len() - errors
+    );
+    Ok(match format {
+        Format::Text => (text + &summary, errors, sources.len()),
+        Format::Json => (
+            pretty(&json!({"recordings": sources.len(), "errors": errors, "problems": json})),
+            errors,
+            sources.len(),
+        ),
     })
 }
 
@@ -311,7 +371,7 @@ fn diff(
         });
     };
     let plan = AbPlan::new(host, Some(strategies), None, None)?;
-    let recording = host.load_recording(path)?;
+    let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
     let turns = turns.unwrap_or(recording.turns.len());
     let mut counter = Counter::new(plan.tokenizer);
     let mut texts = Vec::new();

@@ -54,6 +54,12 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    #[error("no recording in {what}")]
+    NoRecording { what: String },
+    #[error("{path} holds {count} recordings; name one, e.g. {path}:LINE for a JSONL file")]
+    TooManyRecordings { path: PathBuf, count: usize },
+    #[error("{errors} error(s) in {recordings} recording(s)")]
+    Invalid { errors: usize, recordings: usize },
     #[error("cannot write output: {0}")]
     Output(#[source] std::io::Error),
 }

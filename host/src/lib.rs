@@ -7,6 +7,7 @@
 
 mod ab;
 mod config;
+mod corpus;
 mod elf;
 mod error;
 mod host;
@@ -24,13 +25,14 @@ mod value_json;
 
 pub mod cli;
 
-pub use ab::{run as run_ab, Ab, AbPlan, PromptMeasure, RunMeasure, Source, Summary, Variant};
+pub use ab::{run as run_ab, Ab, AbPlan, PromptMeasure, RunMeasure, Summary, Variant};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
+pub use corpus::{single as single_source, sources, Source};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
 pub use pricing::{Pricing, PromptCost};
-pub use recording::{Recording, RecordingDefaults, RecordingError};
+pub use recording::{Problem, Recording, RecordingDefaults, RecordingError, Severity};
 pub use render::{Prompt, RenderedMessage, Renderer, SectionCache};
 pub use retention::{retention, Retention, Share};
 pub use templates::{TemplateError, Templates};

@@ -36,3 +36,20 @@ pub fn expand(mission: &str, data: &[(String, Value)]) -> Result<String, String>
     out.push_str(rest);
     Ok(out)
 }
+
+/// One message per placeholder of `mission` that has no data (every one, in order).
+pub fn missing(mission: &str, data: &[(String, Value)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut rest = mission;
+    while let Some(start) = rest.find("{{") {
+        let Some(len) = rest[start + 2..].find("}}") else {
+            break;
+        };
+        let name = rest[start + 2..start + 2 + len].trim();
+        if !data.iter().any(|(n, _)| n == name) {
+            problems.push(format!("placeholder {{{{{name}}}}} has no data/{name}"));
+        }
+        rest = &rest[start + 2 + len + 2..];
+    }
+    problems
+}

@@ -35,6 +35,33 @@ impl<'de> Deserialize<'de> for TopValue {
     }
 }
 
+impl schemars::JsonSchema for TopValue {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Value".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A PTC-Lisp value. Strings, integers, floats (written with a fraction or exponent), booleans, null and arrays are themselves; an object is a map with string keys, a key written \":name\" being the keyword :name. An object with a single key starting with `$` is a tag: {\"$kw\": \"name\"} a keyword, {\"$set\": [...]} a set, {\"$map\": [[key, value], ...]} a map with any keys, {\"$float\": 2} a float, {\"$fn\": {\"params\": [...], \"doc\": ..., \"return_type\": ...}} a function. At most 128 levels deep."
+        })
+    }
+}
+
+impl schemars::JsonSchema for NamedValues {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NamedValues".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let value = generator.subschema_for::<TopValue>();
+        schemars::json_schema!({
+            "type": "object",
+            "description": "name -> value",
+            "additionalProperties": value
+        })
+    }
+}
+
 /// `{name: value, ...}` in the order written (`data`, `memory`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NamedValues(pub Vec<(String, Value)>);

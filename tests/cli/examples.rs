@@ -101,3 +101,23 @@ fn json_output_has_exactly_the_documented_keys_in_order() {
     expected.sort();
     assert_eq!(stats, expected);
 }
+
+/// `ptc schema` is derived from the types that read recordings; the copy in the repository
+/// must follow it (`PTC_UPDATE_SCHEMA=1 cargo test` rewrites it).
+#[test]
+fn the_schema_copy_is_current() {
+    let schema = shared().ptc(["schema"]).ok();
+    let path = crate::support::repo().join("examples/recording.schema.json");
+    let copy = std::fs::read_to_string(&path).unwrap_or_default();
+    if schema != copy {
+        if std::env::var_os("PTC_UPDATE_SCHEMA").is_some() {
+            std::fs::write(&path, &schema).unwrap();
+        } else {
+            panic!("examples/recording.schema.json is stale: PTC_UPDATE_SCHEMA=1 cargo test rewrites it");
+        }
+    }
+    let json: serde_json::Value = serde_json::from_str(&schema).unwrap();
+    assert_eq!(json["title"], "ptc recording");
+    assert_eq!(json["required"], serde_json::json!(["mission"]));
+    assert_eq!(json["additionalProperties"], false);
+}
