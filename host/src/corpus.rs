@@ -7,7 +7,7 @@
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use crate::recording::{Recording, RecordingDefaults};
+use crate::recording::{Recording, RecordingDefaults, RecordingError};
 use crate::Error;
 
 /// One recording's place.
@@ -50,9 +50,11 @@ impl Source {
 
     /// The recording's JSON.
     pub fn bytes(&self) -> Result<Vec<u8>, Error> {
-        let io = |path: &Path, source| Error::Input {
-            path: path.to_owned(),
-            source,
+        let io = |path: &Path, source| {
+            Error::Recording(RecordingError::Io {
+                path: path.to_owned(),
+                source,
+            })
         };
         match self {
             Source::File(path) => std::fs::read(path).map_err(|e| io(path, e)),
