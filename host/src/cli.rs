@@ -95,6 +95,27 @@ pub enum Command {
     },
     /// Print the JSON Schema of the recording format
     Schema,
+    /// Show a recorded run: its turns, or what a strategy sends for the next turn
+    Trace {
+        /// A recording: a JSON file, or FILE.jsonl:LINE
+        recording: PathBuf,
+        /// `turns`: each turn's program, tool calls, output and result or error;
+        /// `compressed`: the messages the strategy sends for the next turn
+        #[arg(long, value_enum, default_value_t = TraceView::Turns)]
+        view: TraceView,
+        /// Include each turn's raw response (the LLM's reasoning)
+        #[arg(long)]
+        raw: bool,
+        /// Add sizes (characters and tokens per message) and the compression statistics
+        #[arg(long)]
+        usage: bool,
+        /// The strategy of the compressed view and the statistics
+        #[arg(long, value_name = "NAME")]
+        strategy: Option<String>,
+        /// Number of recorded turns to show [default: all]
+        #[arg(long, value_name = "K")]
+        turns: Option<usize>,
+    },
     /// A unified diff of the prompts two strategies send before a turn
     Diff {
         /// A recording: a JSON file
@@ -122,6 +143,15 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+}
+
+/// What `ptc trace` shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TraceView {
+    /// Every turn in full
+    Turns,
+    /// The messages the strategy sends for the next turn
+    Compressed,
 }
 
 /// Output format of `ptc ab`.
@@ -198,6 +228,22 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             strategies,
         } => diff(&host, &recording, turns, &strategies)?,
         Command::Schema => pretty(&crate::recording::schema()),
+        Command::Trace {
+            recording,
+            view,
+            raw,
+            usage,
+            strategy,
+            turns,
+        } => trace(
+            &host,
+            &recording,
+            view,
+            raw,
+            usage,
+            strategy.as_deref(),
+            turns,
+        )?,
         Command::Validate { paths, format } => {
             let (text, errors, recordings) = validate(&host, &paths, format)?;
             out.write_all(text.as_bytes()).map_err(Error::Output)?;
@@ -267,6 +313,123 @@ fn ab(
         AbFormat::Csv => report::csv(&result),
         AbFormat::Json => pretty(&report::json(&result)),
     })
+}
+
+/// `ptc trace`: the turns view or the compressed view, and the usage figures.
+fn trace(
+    host: &Host,
+    path: &std::path::Path,
+    view: TraceView,
+    raw: bool,
+    usage: bool,
+    strategy: Option<&str>,
+    turns: Option<usize>,
+) -> Result<String, Error> {
+    let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
+    let k = turns.unwrap_or(recording.turns.len());
+    if k > recording.turns.len() {
+        return Err(Error::TurnsOutOfRange {
+            path: recording.path.clone(),
+            asked: k,
+            recorded: recording.turns.len(),
+        });
+    }
+    let templates = host.host_templates()?;
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let (bold, red, reset) = if colour {
+        ("\x1b[1m", "\x1b[31m", "\x1b[0m")
+    } else {
+        ("", "", "")
+    };
+    let mut text = String::new();
+    let needs_prompt = view == TraceView::Compressed || usage;
+    let prompt = if needs_prompt {
+        let prompter = host.prompter(strategy)?;
+        Some(
+            prompter
+                .render(&recording, k, &mut Counter::new(tokenizer(host, None)?))?
+                .0,
+        )
+    } else {
+        None
+    };
+    match view {
+        TraceView::Turns => {
+            let shown = |v: &ptc_plugin_api::Value| {
+                ptc_plugin_api::to_clojure(v, ptc_plugin_api::Limits::new(10, 400))
+            };
+            let turns: Vec<serde_json::Value> = recording.turns[..k]
+                .iter()
+                .map(|t| {
+                    let mut turn = json!({
+                        "number": t.number,
+                        "success": t.success,
+                        "tool_calls": t.tool_calls.iter().map(|c| json!({
+                            "name": c.name.as_str(),
+                            "args": shown(&c.args),
+                            "result": shown(&c.result),
+                        })).collect::<Vec<_>>(),
+                        "prints": t.prints.iter().map(|p| p.as_str()).collect::<Vec<_>>(),
+                        "result": shown(&t.result),
+                    });
+                    if let Some(program) = t.program.as_ref().into_option() {
+                        turn["program"] = json!(program.as_str());
+                    }
+                    if raw {
+                        turn["raw_response"] = json!(t.raw_response.as_str());
+                    }
+                    if let Some(error) = t.error.as_ref().into_option() {
+                        turn["reason"] = json!(error.reason.as_str());
+                        turn["message"] = json!(error.text());
+                    }
+                    turn
+                })
+                .collect();
+            let context = tera::Context::from_serialize(&json!({
+                "turns": turns,
+                "max_turns": recording.run.max_turns,
+                "bold": bold, "red": red, "reset": reset,
+            }))
+            .expect("an object is a context");
+            text.push_str(&templates.render("trace_turns", &context)?);
+        }
+        TraceView::Compressed => {
+            let prompt = prompt.as_ref().expect("rendered above");
+            text.push_str(&prompt_text(host, prompt)?);
+        }
+    }
+    if let Some(prompt) = prompt.filter(|_| usage) {
+        let tokenizer = tokenizer(host, None)?;
+        let mut counter = Counter::new(tokenizer);
+        let messages: Vec<serde_json::Value> = prompt
+            .messages
+            .iter()
+            .map(|m| json!({"role": m.role.as_str(), "chars": m.content.chars().count(), "tokens": counter.message(m)}))
+            .collect();
+        let chars: usize = prompt
+            .messages
+            .iter()
+            .map(|m| m.content.chars().count())
+            .sum();
+        let context = tera::Context::from_serialize(&json!({
+            "tokenizer": tokenizer.name(),
+            "messages": messages,
+            "chars": chars,
+            "tokens": counter.prompt(&prompt.messages),
+            "bold": bold, "red": red, "reset": reset,
+        }))
+        .expect("an object is a context");
+        text.push('\n');
+        text.push_str(&templates.render("usage", &context)?);
+        let context = tera::Context::from_serialize(&json!({
+            "strategy": prompt.strategy,
+            "stats": StatsJson::from(prompt.stats),
+        }))
+        .expect("an object is a context");
+        text.push('\n');
+        text.push_str(&templates.render("compression_box", &context)?);
+    }
+    Ok(text)
 }
 
 /// Every problem of every recording: (report, errors, recordings read).

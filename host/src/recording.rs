@@ -179,7 +179,7 @@ impl Recording {
         let json = parse_json(bytes, path, first_line)?;
         // A JSONL line is named `file:line`.
         let located = || {
-            if first_line > 1 {
+            if first_line > 1 || path.extension().is_some_and(|e| e == "jsonl") {
                 PathBuf::from(format!("{}:{first_line}", path.display()))
             } else {
                 path.to_owned()

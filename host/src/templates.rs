@@ -19,6 +19,11 @@ use tera::{Context, ErrorKind, Kwargs, State, Tera, TeraResult, Value};
 pub const SYSTEM_PROMPT: &str = include_str!("../../templates/system_prompt.tera");
 /// The layout of `ptc render --format text`.
 pub const TEXT_OUTPUT: &str = include_str!("../../templates/text_output.tera");
+/// `ptc trace`'s turns view.
+pub const TRACE_TURNS: &str = include_str!("../../templates/trace_turns.tera");
+/// `ptc trace --usage`: the compression box of the guide, and the size figures.
+pub const COMPRESSION_BOX: &str = include_str!("../../templates/compression_box.tera");
+pub const USAGE: &str = include_str!("../../templates/usage.tera");
 
 /// A template that cannot be parsed or rendered.
 #[derive(Debug, thiserror::Error)]
@@ -180,7 +185,16 @@ fn record(fields: &[Tuple2<FieldName, Field>]) -> tera::Map {
 }
 
 /// `pad(width=N, min=M)`: spaces appended up to `width` characters, at least `min` of them.
-fn pad(text: &str, kwargs: Kwargs, _: &State) -> TeraResult<String> {
+/// Numbers are padded as printed.
+fn pad(value: Value, kwargs: Kwargs, _: &State) -> TeraResult<String> {
+    let printed;
+    let text = match value.as_str() {
+        Some(text) => text,
+        None => {
+            printed = value.to_string();
+            &printed
+        }
+    };
     let width: usize = kwargs.must_get("width")?;
     let min: usize = kwargs.get("min")?.unwrap_or(0);
     let spaces = width.saturating_sub(text.chars().count()).max(min);

@@ -6,6 +6,7 @@ mod config;
 mod examples;
 mod plugins;
 mod properties;
+mod recordings;
 mod rules;
 mod strategies;
 mod support;

@@ -1,0 +1,95 @@
+//! Recordings as users handle them: corpora (JSONL files, directories), `ptc validate`,
+//! `ptc trace`.
+
+use crate::support::{example, repo, shared};
+
+const BAD: &str = concat!(
+    r#"{"mission": "Find {{who}} and {{x}}", "max_turns": 1, "tools": [{"name": "bad name"}], "#,
+    r#""turns": [{"number": 2, "success": false, "tool_calls": [{"name": "ghost"}]}, {"number": 3, "success": true}]}"#,
+    "\n\n",
+    r#"{"mission": 5}"#,
+    "\n",
+    r#"{"mission": "fine", "tools": [{"name": "t"}], "turns": [{"number": 1, "success": true, "tool_calls": [{"name": "t"}]}]}"#,
+    "\n"
+);
+
+#[test]
+fn validate_reports_every_problem_with_file_line_and_path() {
+    let path = shared().write("bad.jsonl", BAD);
+    let run = shared().ptc(["validate", path.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let report = run.stdout.replace(&path.display().to_string(), "bad.jsonl");
+    insta::assert_snapshot!("validate_bad_jsonl", report);
+    assert!(
+        run.stderr
+            .ends_with("error: 8 error(s) in 3 recording(s)\n"),
+        "{}",
+        run.stderr
+    );
+    let json = shared().ptc(["validate", path.to_str().unwrap(), "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(json["errors"], 8);
+    assert_eq!(json["problems"].as_array().unwrap().len(), 9);
+    assert_eq!(json["problems"][8]["line"], 3);
+    assert_eq!(json["problems"][8]["column"], 13);
+}
+
+#[test]
+fn the_bundled_examples_are_valid() {
+    let out = shared().ptc(["validate"]).ok();
+    assert_eq!(out, "5 recording(s), 0 error(s), 0 warning(s)\n");
+    let dir = repo().join("examples/recordings");
+    let out = shared().ptc(["validate", dir.to_str().unwrap()]).ok();
+    assert_eq!(out, "5 recording(s), 0 error(s), 0 warning(s)\n");
+}
+
+#[test]
+fn a_jsonl_line_is_a_recording_wherever_one_is_accepted() {
+    let path = shared().write("corpus.jsonl", BAD);
+    let line = format!("{}:4", path.display());
+    let render = shared().render_json(line.as_ref(), 1, &[]);
+    assert_eq!(render["turns"], 1);
+    let err = shared().ptc(["render", path.to_str().unwrap()]).bad_input();
+    assert!(err.contains("holds 3 recordings; name one"), "{err}");
+    let err = shared()
+        .ptc(["render", &format!("{}:3", path.display())])
+        .bad_input();
+    assert!(err.contains("corpus.jsonl:3:13: at `mission`"), "{err}");
+    let err = crate::support::all_strategies()
+        .ptc(["ab", path.to_str().unwrap()])
+        .bad_input();
+    assert!(
+        err.contains("corpus.jsonl:1: at `mission`: placeholder {{who}}"),
+        "{err}"
+    );
+}
+
+#[test]
+fn trace_shows_turns_raw_responses_and_the_compressed_view() {
+    let path = example("failure-recovery.json");
+    let turns = shared()
+        .ptc(["trace", path.to_str().unwrap(), "--turns", "2"])
+        .ok();
+    insta::assert_snapshot!("trace_turns", turns);
+    let raw = shared()
+        .ptc(["trace", path.to_str().unwrap(), "--turns", "1", "--raw"])
+        .ok();
+    assert!(raw.contains("--- raw response ---\nLet me fetch"), "{raw}");
+    let usage = shared()
+        .ptc([
+            "trace",
+            path.to_str().unwrap(),
+            "--turns",
+            "3",
+            "--view",
+            "compressed",
+            "--usage",
+        ])
+        .ok();
+    let tail = usage.split("=== Usage").nth(1).expect("usage section");
+    insta::assert_snapshot!("trace_usage", tail);
+    assert!(
+        !usage.contains('\x1b'),
+        "no colour when stdout is not a terminal"
+    );
+}
