@@ -5,6 +5,9 @@
 //! cargo run --release -p ptc-host --example generate_corpus -- --count 10000 --turns 20 --seed 7 --out /tmp/corpus
 //! ```
 //!
+//! The `gen-*.json` recordings in `examples/recordings/` were made with
+//! `--count 30 --seed 2026 --pretty`.
+//!
 //! Six task families: data exploration and filtering, action tools returning nil
 //! (notifications), search then summarise, multi-step aggregation, errors and recovery, long
 //! runs that reach their final turn. Each turn's program is built from the steps it takes, so
@@ -541,6 +544,7 @@ fn main() {
     let mut count = 100usize;
     let mut turns = 0usize;
     let mut seed = 1u64;
+    let mut pretty = false;
     let mut out = PathBuf::from("corpus");
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -550,7 +554,10 @@ fn main() {
             "--turns" => turns = value().parse().expect("--turns N"),
             "--seed" => seed = value().parse().expect("--seed N"),
             "--out" => out = PathBuf::from(value()),
-            other => panic!("unknown argument {other} (--count N --turns N --seed N --out DIR)"),
+            "--pretty" => pretty = true,
+            other => {
+                panic!("unknown argument {other} (--count N --turns N --seed N --out DIR --pretty)")
+            }
         }
     }
     std::fs::create_dir_all(&out).expect("output directory");
@@ -559,8 +566,21 @@ fn main() {
         let family = i % 6;
         let n = if turns > 0 { turns } else { 4 + rng.below(14) };
         let json = recording(&mut rng, i, family, n);
-        let path = out.join(format!("run-{i:05}.json"));
-        std::fs::write(&path, serde_json::to_vec(&json).unwrap()).expect("write recording");
+        let family_name = [
+            "explore",
+            "notify",
+            "search",
+            "aggregate",
+            "recover",
+            "final-turn",
+        ][family];
+        let path = out.join(format!("gen-{i:03}-{family_name}.json"));
+        let bytes = if pretty {
+            serde_json::to_vec_pretty(&json).unwrap()
+        } else {
+            serde_json::to_vec(&json).unwrap()
+        };
+        std::fs::write(&path, bytes).expect("write recording");
     }
     eprintln!("wrote {count} recordings to {}", out.display());
 }

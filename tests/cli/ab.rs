@@ -2,7 +2,7 @@
 
 use serde_json::Value as Json;
 
-use crate::support::{all_strategies, example, Scratch, STRATEGIES, TURN_COUNT};
+use crate::support::{all_strategies, bundled, example, Scratch, STRATEGIES, TURN_COUNT};
 
 fn ab_json(scratch: &Scratch, args: &[&str]) -> Json {
     let mut all = vec!["ab", "--format", "json", "--no-timing"];
@@ -14,7 +14,12 @@ fn ab_json(scratch: &Scratch, args: &[&str]) -> Json {
 fn without_arguments_every_strategy_runs_on_the_bundled_examples() {
     let table = all_strategies().ptc(["ab"]).ok();
     let lines: Vec<&str> = table.lines().collect();
-    assert!(lines[0].starts_with("5 recording(s), 18 prompt(s) through 7 strategies; tokens: o200k_base; cost: anthropic pricing, baseline full-history"), "{table}");
+    let (recordings, prompts) = bundled();
+    let intro = format!(
+        "{recordings} recording(s), {prompts} prompt(s) through {} strategies; tokens: o200k_base; cost: anthropic pricing, baseline full-history",
+        STRATEGIES.len()
+    );
+    assert_eq!(lines[0], intro, "{table}");
     assert!(lines[2].starts_with("strategy "), "{table}");
     assert!(
         lines[3].starts_with("full-history "),
@@ -38,7 +43,7 @@ fn figures_are_consistent() {
         assert_eq!(base["cost_vs_baseline"][profile], 1.0);
     }
     let runs = json["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 5 * strategies.len());
+    assert_eq!(runs.len(), bundled().0 * strategies.len());
     for run in runs {
         let mut previous: Option<&Json> = None;
         for p in run["prompts"].as_array().unwrap() {
@@ -92,7 +97,7 @@ fn output_is_identical_whatever_the_thread_count() {
         text.starts_with("recording,strategy,turns,tokens,shared,cached_anthropic,cost_anthropic,"),
         "{text}"
     );
-    assert_eq!(text.lines().count(), 1 + 18 * STRATEGIES.len());
+    assert_eq!(text.lines().count(), 1 + bundled().1 * STRATEGIES.len());
 }
 
 #[test]
@@ -164,10 +169,11 @@ fn a_failing_strategy_is_reported_and_the_others_complete() {
         "{}",
         run.stdout
     );
+    let prompts = format!(" {} ", bundled().1);
     assert!(
         run.stdout
             .lines()
-            .any(|l| l.starts_with("full-history ") && l.contains(" 18 ")),
+            .any(|l| l.starts_with("full-history ") && l.contains(&prompts)),
         "{}",
         run.stdout
     );

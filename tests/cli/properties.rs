@@ -246,15 +246,15 @@ proptest! {
 }
 
 /// ptc counts tokens line by line with caches; every count must equal the tokenizer's. Checked
-/// on every message of every prompt of the bundled examples through every strategy (and of the
+/// on every message of every prompt of the hand-written examples through every strategy (and of the
 /// recordings in `PTC_TOKEN_CHECK_DIR`, when set).
 #[test]
 fn cached_token_counts_equal_the_tokenizer() {
     let host = default_host();
     let defaults = host.recording_defaults().unwrap();
-    let mut recordings: Vec<Recording> = ptc::examples::EXAMPLES
+    let mut recordings: Vec<Recording> = crate::support::EXAMPLES
         .iter()
-        .map(|(name, json)| Recording::parse(json.as_bytes(), name.as_ref(), &defaults).unwrap())
+        .map(|name| Recording::load(&crate::support::example(name), &defaults).unwrap())
         .collect();
     if let Some(dir) = std::env::var_os("PTC_TOKEN_CHECK_DIR") {
         for entry in std::fs::read_dir(dir).unwrap().take(200) {

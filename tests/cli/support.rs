@@ -253,3 +253,16 @@ pub fn conversation(render: &Json) -> String {
     ));
     text
 }
+
+/// (recordings, prompts) of the bundled corpus `ptc ab` runs on without arguments: one prompt
+/// per recorded turn.
+pub fn bundled() -> (usize, usize) {
+    let prompts = ptc::examples::EXAMPLES
+        .iter()
+        .map(|(_, json)| {
+            let json: Json = serde_json::from_str(json).unwrap();
+            json["turns"].as_array().map_or(0, Vec::len)
+        })
+        .sum();
+    (ptc::examples::EXAMPLES.len(), prompts)
+}
