@@ -95,6 +95,11 @@ pub enum Command {
     },
     /// Print the JSON Schema of the recording format
     Schema,
+    /// Make a recording from another runtime's log
+    Import {
+        #[command(subcommand)]
+        from: ImportFrom,
+    },
     /// Show a recorded run: its turns, or what a strategy sends for the next turn
     Trace {
         /// A recording: a JSON file, or FILE.jsonl:LINE
@@ -142,6 +147,20 @@ pub enum Command {
         strategy: Option<String>,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+    },
+}
+
+/// Where `ptc import` reads from.
+#[derive(Debug, Subcommand)]
+pub enum ImportFrom {
+    /// A ptc_runner JSONL trace log: the root run becomes a recording; what the trace lost is
+    /// summarized on stderr
+    PtcRunner {
+        /// The trace log (JSONL)
+        trace: PathBuf,
+        /// Write the recording here instead of stdout
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
     },
 }
 
@@ -228,6 +247,25 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             strategies,
         } => diff(&host, &recording, turns, &strategies)?,
         Command::Schema => pretty(&crate::recording::schema()),
+        Command::Import {
+            from: ImportFrom::PtcRunner { trace, output },
+        } => {
+            let imported = crate::import::ptc_runner(&trace, &host.recording_defaults()?)?;
+            eprintln!(
+                "imported 1 run ({} turns) from {}: {}",
+                imported.turns,
+                trace.display(),
+                imported.losses
+            );
+            let text = pretty(&imported.json);
+            match output {
+                Some(path) => {
+                    write_atomically(&path, text.as_bytes())?;
+                    String::new()
+                }
+                None => text,
+            }
+        }
         Command::Trace {
             recording,
             view,

@@ -54,6 +54,12 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot import {path}{place}: {message}")]
+    Import {
+        path: PathBuf,
+        place: String,
+        message: String,
+    },
     #[error("no recording in {what}")]
     NoRecording { what: String },
     #[error("{path} holds {count} recordings; name one, e.g. {path}:LINE for a JSONL file")]

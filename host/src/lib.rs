@@ -11,6 +11,7 @@ mod corpus;
 mod elf;
 mod error;
 mod host;
+pub mod import;
 mod mission;
 mod plugins;
 mod pricing;

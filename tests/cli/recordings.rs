@@ -101,3 +101,66 @@ fn trace_shows_turns_raw_responses_and_the_compressed_view() {
         "no colour when stdout is not a terminal"
     );
 }
+
+#[test]
+fn import_turns_a_ptc_runner_trace_into_a_recording() {
+    let trace = repo().join("tests/cli/traces/ptc-runner.jsonl");
+    let out = shared().path().join("imported.json");
+    let run = shared().ptc([
+        "import",
+        "ptc-runner",
+        trace.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("imported 1 run (3 turns) from"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("1 string(s) truncated by the trace"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("2 set(s) and 1 function(s) restored, 1 nested run(s) skipped"),
+        "{}",
+        run.stderr
+    );
+    insta::assert_snapshot!("imported_recording", std::fs::read_to_string(&out).unwrap());
+    assert_eq!(
+        shared().ptc(["validate", out.to_str().unwrap()]).ok(),
+        "1 recording(s), 0 error(s), 0 warning(s)\n"
+    );
+    let render = shared().render_json(&out, 3, &[]);
+    let user = render["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        user.contains("(mail [c & more])             ; \"Mails a customer\" -> nil"),
+        "{user}"
+    );
+    assert!(
+        user.contains(";   send-email({:body \"Your order is late\" :to \"ada@example.com\"})"),
+        "{user}"
+    );
+}
+
+#[test]
+fn a_broken_trace_names_its_line() {
+    let trace = repo().join("tests/cli/traces/broken.jsonl");
+    let err = shared()
+        .ptc(["import", "ptc-runner", trace.to_str().unwrap()])
+        .bad_input();
+    assert!(
+        err.contains("broken.jsonl:2: column 2: key must be a string"),
+        "{err}"
+    );
+    let empty = shared().write("no-run.jsonl", "{\"event\": \"trace.start\"}\n");
+    let err = shared()
+        .ptc(["import", "ptc-runner", empty.to_str().unwrap()])
+        .bad_input();
+    assert!(err.contains("no root `run.start` event"), "{err}");
+}

@@ -1,0 +1,308 @@
+//! `ptc import ptc-runner`: a recording from a ptc_runner JSONL trace log.
+//!
+//! What the trace holds, as far as we know it: events with `event`, `trace_id`, `timestamp`,
+//! usually `metadata` and `measurements`, optional `span_id` / `parent_span_id`. The root run is
+//! the `run.start` event without a parent span; its `metadata.agent` has the mission (`prompt`),
+//! the tools (a map keyed by name, or a list), `max_turns` and `signature`, and
+//! `metadata.context` the data. The `run.stop` event of the same span has `metadata.step` with
+//! the turns (`number`, `raw_response`, `program`, `result`, `prints`, `tool_calls`, `memory`,
+//! `success?`) and `step.tools` (name, signature, description). Events and fields we do not
+//! need are ignored; missing ones take their defaults.
+//!
+//! The trace's encoding of values is lossy: keywords arrive as strings, tuples as lists, a set
+//! as `{"map": {"<elem>": [], ...}}`, a closure as `["closure", params, body, env, history,
+//! {"docstring": ..., "return_type": ...}]`, a list over 100 items as `"List(N items)"`, a
+//! string over 8192 bytes cut to a preview ending in `[String truncated — N bytes total]`.
+//! Closures become functions and sets sets again; map keys that read as symbols become
+//! keywords (PTC-Lisp maps almost always use keyword keys); what cannot be recovered is kept as
+//! the trace wrote it and counted in the summary.
+
+use std::fmt;
+use std::io::BufRead;
+use std::path::Path;
+
+use serde_json::{json, Map, Value as Json};
+
+use crate::recording::{Recording, RecordingDefaults};
+use crate::Error;
+
+/// What the import could not bring back as it was.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Losses {
+    pub truncated_strings: usize,
+    pub summarized_lists: usize,
+    pub keys_read_as_keywords: usize,
+    pub sets: usize,
+    pub functions: usize,
+    pub nested_runs_skipped: usize,
+}
+
+impl fmt::Display for Losses {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} string(s) truncated by the trace (kept as its preview), {} list(s) summarized as \"List(N items)\" (kept as that text), {} map key(s) read as keywords, {} set(s) and {} function(s) restored, {} nested run(s) skipped",
+            self.truncated_strings,
+            self.summarized_lists,
+            self.keys_read_as_keywords,
+            self.sets,
+            self.functions,
+            self.nested_runs_skipped
+        )
+    }
+}
+
+/// An imported recording: its JSON (the recording format) and what was lost.
+pub struct Imported {
+    pub json: Json,
+    pub turns: usize,
+    pub losses: Losses,
+}
+
+fn bad(path: &Path, line: Option<usize>, message: impl Into<String>) -> Error {
+    Error::Import {
+        path: path.to_owned(),
+        place: line.map(|l| format!(":{l}")).unwrap_or_default(),
+        message: message.into(),
+    }
+}
+
+/// Reads a ptc_runner trace log and builds the root run's recording; checks it as ptc reads
+/// recordings.
+pub fn ptc_runner(path: &Path, defaults: &RecordingDefaults) -> Result<Imported, Error> {
+    let file = std::fs::File::open(path).map_err(|source| Error::Input {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut starts = Vec::new();
+    let mut stops = Vec::new();
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|source| Error::Input {
+            path: path.to_owned(),
+            source,
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let event: Json = serde_json::from_str(&line).map_err(|e| {
+            let text = e.to_string();
+            let cause = text.split(" at line ").next().unwrap_or(&text).to_owned();
+            bad(path, Some(i + 1), format!("column {}: {cause}", e.column()))
+        })?;
+        match event.get("event").and_then(Json::as_str) {
+            Some("run.start") => starts.push((i + 1, event)),
+            Some("run.stop") => stops.push((i + 1, event)),
+            _ => {}
+        }
+    }
+    let is_root = |e: &Json| e.get("parent_span_id").is_none_or(Json::is_null);
+    let (start_line, start) = starts.iter().find(|(_, e)| is_root(e)).ok_or_else(|| {
+        bad(
+            path,
+            None,
+            "no root `run.start` event (one without a parent_span_id)",
+        )
+    })?;
+    let span = start.get("span_id").cloned().unwrap_or(Json::Null);
+    let stop = stops
+        .iter()
+        .find(|(_, e)| e.get("span_id").cloned().unwrap_or(Json::Null) == span && is_root(e))
+        .map(|(_, e)| e);
+    let mut losses = Losses {
+        nested_runs_skipped: starts.len() - 1,
+        ..Losses::default()
+    };
+    let meta = |e: &Json, key: &str| e.get("metadata").and_then(|m| m.get(key)).cloned();
+    let agent = meta(start, "agent").unwrap_or(Json::Null);
+    let step = stop.and_then(|s| meta(s, "step")).unwrap_or(Json::Null);
+    let mission = agent
+        .get("prompt")
+        .or_else(|| step.get("prompt"))
+        .and_then(Json::as_str)
+        .ok_or_else(|| {
+            bad(
+                path,
+                Some(*start_line),
+                "the root run has no mission (`metadata.agent.prompt`)",
+            )
+        })?;
+    let mut recording = json!({ "mission": mission });
+    if let Some(n) = agent.get("max_turns").and_then(Json::as_u64) {
+        recording["max_turns"] = json!(n);
+    }
+    if let Some(sig) = agent.get("signature").and_then(Json::as_str) {
+        recording["signature"] = json!(sig);
+    }
+    recording["tools"] = Json::Array(tools(step.get("tools").or_else(|| agent.get("tools"))));
+    if let Some(Json::Object(context)) = meta(start, "context") {
+        recording["data"] = named(&context, &mut losses);
+    }
+    let turns: Vec<Json> = step
+        .get("turns")
+        .and_then(Json::as_array)
+        .map(|turns| turns.iter().map(|t| turn(t, &mut losses)).collect())
+        .unwrap_or_default();
+    let count = turns.len();
+    recording["turns"] = Json::Array(turns);
+    // The recording must read back as ptc reads recordings.
+    let bytes = serde_json::to_vec(&recording).expect("JSON serializes");
+    Recording::parse(&bytes, path, defaults)?;
+    Ok(Imported {
+        json: recording,
+        turns: count,
+        losses,
+    })
+}
+
+/// Tools as a list of `{name, signature, description}`, from a list or a map keyed by name.
+fn tools(tools: Option<&Json>) -> Vec<Json> {
+    let one = |name: &str, t: &Json| {
+        json!({
+            "name": name,
+            "signature": t.get("signature").and_then(Json::as_str),
+            "description": t.get("description").and_then(Json::as_str),
+        })
+    };
+    match tools {
+        Some(Json::Array(list)) => list
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Json::as_str).map(|n| one(n, t)))
+            .collect(),
+        Some(Json::Object(map)) => map.iter().map(|(name, t)| one(name, t)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn turn(t: &Json, losses: &mut Losses) -> Json {
+    let success = t
+        .get("success?")
+        .or_else(|| t.get("success"))
+        .and_then(Json::as_bool)
+        .unwrap_or(true);
+    let mut out = json!({
+        "number": t.get("number").and_then(Json::as_u64).unwrap_or(0),
+        "raw_response": t.get("raw_response").and_then(Json::as_str).unwrap_or(""),
+        "program": t.get("program").and_then(Json::as_str),
+        "success": success,
+        "prints": t.get("prints").and_then(Json::as_array).map(|p| p.iter().map(|x| match x {
+            Json::String(s) => json!(s),
+            other => json!(other.to_string()),
+        }).collect::<Vec<_>>()).unwrap_or_default(),
+        "tool_calls": t.get("tool_calls").and_then(Json::as_array).map(|calls| calls.iter().map(|c| json!({
+            "name": c.get("name").and_then(Json::as_str).unwrap_or("?"),
+            "args": value(c.get("args").unwrap_or(&Json::Null), losses),
+            "result": value(c.get("result").unwrap_or(&Json::Null), losses),
+        })).collect::<Vec<_>>()).unwrap_or_default(),
+    });
+    if let Some(Json::Object(memory)) = t.get("memory") {
+        out["memory"] = named(memory, losses);
+    }
+    let result = t.get("result").unwrap_or(&Json::Null);
+    if success {
+        out["result"] = value(result, losses);
+    } else {
+        out["error"] = json!({
+            "reason": result.get("reason").and_then(Json::as_str).unwrap_or("error"),
+            "message": result.get("message").and_then(Json::as_str),
+        });
+    }
+    out
+}
+
+/// `{name: value}` of the data or a memory, names kept as they are.
+fn named(map: &Map<String, Json>, losses: &mut Losses) -> Json {
+    Json::Object(
+        map.iter()
+            .map(|(k, v)| (k.clone(), value(v, losses)))
+            .collect(),
+    )
+}
+
+/// A symbol-like key: what a PTC-Lisp keyword looks like once its colon is gone.
+fn symbol_like(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && key
+            .chars()
+            .all(|c| c.is_alphanumeric() || "-_?!*".contains(c))
+}
+
+/// A trace value in the recording format.
+fn value(v: &Json, losses: &mut Losses) -> Json {
+    match v {
+        Json::String(s) => {
+            if s.contains("[String truncated") {
+                losses.truncated_strings += 1;
+            } else if s.starts_with("List(") && s.ends_with(" items)") {
+                losses.summarized_lists += 1;
+            }
+            json!(s)
+        }
+        Json::Array(items) => {
+            if items.first().and_then(Json::as_str) == Some("closure") && items.len() >= 2 {
+                losses.functions += 1;
+                return closure(items);
+            }
+            Json::Array(items.iter().map(|i| value(i, losses)).collect())
+        }
+        Json::Object(map) if map.keys().any(|k| k.starts_with('$') || k.starts_with(':')) => {
+            // Such keys would read as a tag or a keyword: keep them strings through `$map`.
+            json!({"$map": map.iter().map(|(k, v)| json!([k, value(v, losses)])).collect::<Vec<_>>()})
+        }
+        Json::Object(map) => {
+            if map.len() == 1 {
+                if let Some(Json::Object(elements)) = map.get("map") {
+                    if elements
+                        .values()
+                        .all(|e| e.as_array().is_some_and(Vec::is_empty))
+                    {
+                        losses.sets += 1;
+                        return json!({"$set": elements.keys().collect::<Vec<_>>()});
+                    }
+                }
+            }
+            let mut out = Map::new();
+            for (k, val) in map {
+                let key = if symbol_like(k) {
+                    losses.keys_read_as_keywords += 1;
+                    format!(":{k}")
+                } else {
+                    k.clone()
+                };
+                out.insert(key, value(val, losses));
+            }
+            Json::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+/// `["closure", params, body, env, history, {"docstring": ..., "return_type": ...}]`.
+fn closure(items: &[Json]) -> Json {
+    let mut params = Vec::new();
+    let var = |p: &Json| -> Option<String> {
+        match p {
+            Json::Array(v) if v.first().and_then(Json::as_str) == Some("var") => {
+                v.get(1).and_then(Json::as_str).map(str::to_owned)
+            }
+            Json::String(s) => Some(s.clone()),
+            _ => None,
+        }
+    };
+    match items.get(1) {
+        Some(Json::Array(list)) if list.first().and_then(Json::as_str) == Some("variadic") => {
+            if let Some(Json::Array(fixed)) = list.get(1) {
+                params.extend(fixed.iter().filter_map(var));
+            }
+            if let Some(rest) = list.get(2).and_then(var) {
+                params.push("&".into());
+                params.push(rest);
+            }
+        }
+        Some(Json::Array(list)) => params.extend(list.iter().filter_map(var)),
+        _ => {}
+    }
+    let meta = items.last().filter(|m| m.is_object());
+    let field = |k: &str| meta.and_then(|m| m.get(k)).and_then(Json::as_str);
+    json!({"$fn": {"params": params, "doc": field("docstring"), "return_type": field("return_type")}})
+}
