@@ -95,6 +95,24 @@ pub enum Command {
     },
     /// Print the JSON Schema of the recording format
     Schema,
+    /// Answer render requests from another program: JSON lines on stdin and stdout
+    ///
+    /// Request: {"id", "recording", "turns"?, "strategy"?, "options"?}; response: {"id",
+    /// "strategy", "turns", "messages", "stats"} or {"id", "error": {"code", "message"}}. See
+    /// the README.
+    Serve {
+        /// Serve on stdin/stdout (the only transport)
+        #[arg(long, required = true)]
+        stdio: bool,
+    },
+    /// Write the default ptc.toml and every default template into DIR, to start editing them
+    Init {
+        /// Where to write [default: the working directory]
+        dir: Option<PathBuf>,
+        /// Overwrite files that exist
+        #[arg(long)]
+        force: bool,
+    },
     /// Make a recording from another runtime's log
     Import {
         #[command(subcommand)]
@@ -247,6 +265,16 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             strategies,
         } => diff(&host, &recording, turns, &strategies)?,
         Command::Schema => pretty(&crate::recording::schema()),
+        Command::Serve { .. } => {
+            let stdin = std::io::stdin();
+            crate::serve::serve(&host, stdin.lock(), &mut *out)?;
+            return Ok(());
+        }
+        Command::Init { dir, force } => init(
+            &host,
+            dir.as_deref().unwrap_or(std::path::Path::new(".")),
+            force,
+        )?,
         Command::Import {
             from: ImportFrom::PtcRunner { trace, output },
         } => {
@@ -468,6 +496,47 @@ fn trace(
         text.push_str(&templates.render("compression_box", &context)?);
     }
     Ok(text)
+}
+
+/// `ptc init`: the default configuration and templates, written where users edit them.
+fn init(host: &Host, dir: &std::path::Path, force: bool) -> Result<String, Error> {
+    let mut files: Vec<(PathBuf, String)> = vec![(
+        dir.join(crate::CONFIG_FILE_NAME),
+        crate::DEFAULT_CONFIG.to_owned(),
+    )];
+    let templates = dir.join("templates");
+    for (name, text) in crate::templates::host_defaults() {
+        files.push((templates.join(format!("{name}.tera")), text.to_owned()));
+    }
+    for strategy in host.plugins().strategies() {
+        for (name, text) in &strategy.templates {
+            files.push((
+                templates.join(&strategy.name).join(format!("{name}.tera")),
+                text.clone(),
+            ));
+        }
+    }
+    if !force {
+        if let Some((existing, _)) = files.iter().find(|(path, _)| path.exists()) {
+            return Err(Error::Exists {
+                path: existing.clone(),
+            });
+        }
+    }
+    for (path, text) in &files {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| Error::WriteFile {
+                path: parent.to_owned(),
+                source,
+            })?;
+        }
+        write_atomically(path, text.as_bytes())?;
+    }
+    Ok(format!(
+        "wrote {} files into {}\n",
+        files.len(),
+        dir.display()
+    ))
 }
 
 /// Every problem of every recording: (report, errors, recordings read).

@@ -60,6 +60,8 @@ pub enum Error {
         place: String,
         message: String,
     },
+    #[error("{path} exists (--force overwrites it)")]
+    Exists { path: PathBuf },
     #[error("no recording in {what}")]
     NoRecording { what: String },
     #[error("{path} holds {count} recordings; name one, e.g. {path}:LINE for a JSONL file")]

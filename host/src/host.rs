@@ -9,9 +9,7 @@ use crate::config::Config;
 use crate::plugins::{LoadedStrategy, PluginError, PluginSet};
 use crate::recording::{Recording, RecordingDefaults};
 use crate::render::Renderer;
-use crate::templates::{
-    Templates, COMPRESSION_BOX, SYSTEM_PROMPT, TEXT_OUTPUT, TRACE_TURNS, USAGE,
-};
+use crate::templates::Templates;
 use crate::trigger::Prompter;
 use crate::Error;
 
@@ -167,13 +165,10 @@ impl Host {
     /// The host's own templates: `system_prompt`, `text_output`, `trace_turns`,
     /// `compression_box` and `usage`.
     pub fn host_templates(&self) -> Result<Templates, Error> {
-        let defaults = [
-            ("system_prompt".to_owned(), SYSTEM_PROMPT.to_owned()),
-            ("text_output".to_owned(), TEXT_OUTPUT.to_owned()),
-            ("trace_turns".to_owned(), TRACE_TURNS.to_owned()),
-            ("compression_box".to_owned(), COMPRESSION_BOX.to_owned()),
-            ("usage".to_owned(), USAGE.to_owned()),
-        ];
+        let defaults: Vec<(String, String)> = crate::templates::host_defaults()
+            .iter()
+            .map(|(name, text)| ((*name).to_owned(), (*text).to_owned()))
+            .collect();
         Ok(Templates::load(
             "ptc",
             &defaults,

@@ -19,6 +19,7 @@ mod recording;
 mod render;
 mod report;
 mod retention;
+mod serve;
 mod templates;
 mod tokens;
 mod trigger;

@@ -25,6 +25,17 @@ pub const TRACE_TURNS: &str = include_str!("../../templates/trace_turns.tera");
 pub const COMPRESSION_BOX: &str = include_str!("../../templates/compression_box.tera");
 pub const USAGE: &str = include_str!("../../templates/usage.tera");
 
+/// The host's own templates: name -> default text.
+pub fn host_defaults() -> [(&'static str, &'static str); 5] {
+    [
+        ("system_prompt", SYSTEM_PROMPT),
+        ("text_output", TEXT_OUTPUT),
+        ("trace_turns", TRACE_TURNS),
+        ("compression_box", COMPRESSION_BOX),
+        ("usage", USAGE),
+    ]
+}
+
 /// A template that cannot be parsed or rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum TemplateError {

@@ -164,3 +164,48 @@ fn a_broken_trace_names_its_line() {
         .bad_input();
     assert!(err.contains("no root `run.start` event"), "{err}");
 }
+
+#[test]
+fn serve_answers_a_python_client_and_survives_bad_requests() {
+    let scratch = crate::support::all_strategies();
+    let output = std::process::Command::new("python3")
+        .arg(repo().join("tests/cli/serve_client.py"))
+        .arg(env!("CARGO_BIN_EXE_ptc"))
+        .arg(example("failure-recovery.json"))
+        .current_dir(scratch.path())
+        .output()
+        .expect("python3 runs");
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "ok\n");
+}
+
+#[test]
+fn init_writes_the_defaults_to_edit_and_never_overwrites() {
+    let scratch = crate::support::all_strategies();
+    let dir = scratch.path().join("init-here");
+    let out = scratch.ptc(["init", dir.to_str().unwrap()]).ok();
+    assert!(out.starts_with("wrote "), "{out}");
+    let config = std::fs::read_to_string(dir.join("ptc.toml")).unwrap();
+    assert_eq!(
+        config,
+        std::fs::read_to_string(repo().join("ptc.toml")).unwrap()
+    );
+    let tools =
+        std::fs::read_to_string(dir.join("templates/single-user-coalesced/tools.tera")).unwrap();
+    assert_eq!(
+        tools,
+        std::fs::read_to_string(repo().join("templates/single-user-coalesced/tools.tera")).unwrap()
+    );
+    assert!(dir.join("templates/system_prompt.tera").is_file());
+    let err = scratch.ptc(["init", dir.to_str().unwrap()]).bad_input();
+    assert!(
+        err.contains("ptc.toml exists (--force overwrites it)"),
+        "{err}"
+    );
+    scratch.ptc(["init", dir.to_str().unwrap(), "--force"]).ok();
+}
