@@ -105,6 +105,18 @@ pub enum Command {
         #[arg(long, required = true)]
         stdio: bool,
     },
+    /// Start a strategy of your own: a crate with a small real strategy, its templates, a README
+    /// and a test, depending on this checkout's ptc-plugin-api
+    NewPlugin {
+        /// The strategy's name (kebab-case); the crate is ptc-strategy-NAME
+        name: String,
+        /// Where to create it [default: ./NAME]
+        #[arg(long, value_name = "DIR")]
+        path: Option<PathBuf>,
+        /// The ptc-plugin-api to depend on [default: the one of the checkout ptc was built from]
+        #[arg(long, value_name = "DIR")]
+        api_path: Option<PathBuf>,
+    },
     /// Write the default ptc.toml and every default template into DIR, to start editing them
     Init {
         /// Where to write [default: the working directory]
@@ -269,6 +281,27 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             let stdin = std::io::stdin();
             crate::serve::serve(&host, stdin.lock(), &mut *out)?;
             return Ok(());
+        }
+        Command::NewPlugin {
+            name,
+            path,
+            api_path,
+        } => {
+            let dir = path.unwrap_or_else(|| PathBuf::from(&name));
+            let api = match api_path.or_else(crate::new_plugin::default_api_path) {
+                Some(api) => api,
+                None => return Err(Error::Usage(
+                    "the ptc-plugin-api checkout ptc was built from is gone; pass --api-path DIR"
+                        .into(),
+                )),
+            };
+            let files = crate::new_plugin::scaffold(&name, &dir, &api)?;
+            format!(
+                "created {} ({} files); build it with `cargo build --release --manifest-path {}/Cargo.toml`\n",
+                dir.display(),
+                files.len(),
+                dir.display()
+            )
         }
         Command::Init { dir, force } => init(
             &host,

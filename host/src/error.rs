@@ -62,6 +62,8 @@ pub enum Error {
     },
     #[error("{path} exists (--force overwrites it)")]
     Exists { path: PathBuf },
+    #[error("{0}")]
+    Usage(String),
     #[error("no recording in {what}")]
     NoRecording { what: String },
     #[error("{path} holds {count} recordings; name one, e.g. {path}:LINE for a JSONL file")]

@@ -13,6 +13,7 @@ mod error;
 mod host;
 pub mod import;
 mod mission;
+mod new_plugin;
 mod plugins;
 mod pricing;
 mod recording;

@@ -4,6 +4,7 @@ mod ab;
 mod bad_input;
 mod config;
 mod examples;
+mod new_plugin;
 mod plugins;
 mod properties;
 mod recordings;
