@@ -18,46 +18,45 @@ const RESPONSES: &[&str] = &[
     "Done.\n```clojure\n(return (:id oldest))\n```",
 ];
 
-/// What the scripted runtime does with a program: (success, prints, tool calls, new
-/// definitions, error message).
-fn execute(
-    program: &str,
-) -> (
-    bool,
-    Vec<&'static str>,
-    Vec<Json>,
-    Vec<(&'static str, Json)>,
-    Option<&'static str>,
-) {
+/// What running a program did.
+struct Effect {
+    success: bool,
+    prints: Vec<&'static str>,
+    calls: Vec<Json>,
+    defs: Vec<(&'static str, Json)>,
+    error: Option<&'static str>,
+}
+
+/// What the scripted runtime does with a program.
+fn execute(program: &str) -> Effect {
     let tickets = json!([{":id": "T-1", ":age": 3}, {":id": "T-2", ":age": 9}]);
+    let ok = |prints, calls, defs| Effect {
+        success: true,
+        prints,
+        calls,
+        defs,
+        error: None,
+    };
     if program.contains("list-tickets") {
         let call = json!({"name": "list-tickets", "args": {":status": {"$kw": "open"}}, "result": tickets});
-        (
-            true,
-            vec!["open: 2"],
-            vec![call],
-            vec![("open", tickets)],
-            None,
-        )
+        ok(vec!["open: 2"], vec![call], vec![("open", tickets)])
     } else if program.contains("opne") {
-        (
-            false,
-            vec![],
-            vec![],
-            vec![],
-            Some("undefined symbol: opne"),
-        )
+        Effect {
+            success: false,
+            prints: vec![],
+            calls: vec![],
+            defs: vec![],
+            error: Some("undefined symbol: opne"),
+        }
     } else if program.contains("notify") {
         let call = json!({"name": "notify", "args": {":channel": "support", ":message": "Oldest: T-2"}, "result": null});
-        (
-            true,
+        ok(
             vec![],
             vec![call],
             vec![("oldest", json!({":id": "T-2", ":age": 9}))],
-            None,
         )
     } else {
-        (true, vec![], vec![], vec![], None)
+        ok(vec![], vec![], vec![])
     }
 }
 
@@ -119,7 +118,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .sum::<usize>()
         );
         let program = program(response);
-        let (success, prints, calls, defs, error) = execute(program.unwrap_or(""));
+        let Effect {
+            success,
+            prints,
+            calls,
+            defs,
+            error,
+        } = execute(program.unwrap_or(""));
         if success {
             for (name, value) in defs {
                 memory.insert(name.into(), value);
