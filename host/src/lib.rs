@@ -20,7 +20,7 @@ mod recording;
 mod render;
 mod report;
 mod retention;
-mod serve;
+pub mod serve;
 mod templates;
 mod tokens;
 mod trigger;
