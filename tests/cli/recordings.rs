@@ -100,6 +100,19 @@ fn trace_shows_turns_raw_responses_and_the_compressed_view() {
         !usage.contains('\x1b'),
         "no colour when stdout is not a terminal"
     );
+    let other = shared()
+        .ptc([
+            "trace",
+            path.to_str().unwrap(),
+            "--view",
+            "compressed",
+            "--strategy",
+            "turn-count",
+            "--turns",
+            "2",
+        ])
+        .ok();
+    assert!(other.contains("\nTurns so far: 2\n"), "{other}");
 }
 
 #[test]
