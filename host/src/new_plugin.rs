@@ -36,10 +36,9 @@ pub fn scaffold(name: &str, dir: &Path, api_path: &Path) -> Result<Vec<PathBuf>,
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
     if !kebab {
-        return Err(Error::BadVariant {
-            spec: name.into(),
-            reason: "a strategy name is kebab-case: lowercase letters, digits and `-`, starting with a letter".into(),
-        });
+        return Err(Error::Usage(format!(
+            "bad strategy name `{name}`: a strategy name is kebab-case (lowercase letters, digits and `-`, starting with a letter)"
+        )));
     }
     if dir.exists()
         && std::fs::read_dir(dir)

@@ -133,10 +133,9 @@ fn prompter<'h>(host: &'h Host, strategy: &str, options: &Json) -> Result<Prompt
             config.layer_set(&format!("strategies.{strategy}.{name}={literal}"))?;
         }
     } else if !options.is_null() {
-        return Err(Error::BadVariant {
-            spec: options.to_string(),
-            reason: "\"options\" must be an object".into(),
-        });
+        return Err(Error::Usage(format!(
+            "\"options\" must be an object, not {options}"
+        )));
     }
     let threshold = config.compress_above_tokens();
     host.prompter_with(Some(strategy), &config, threshold)
