@@ -143,11 +143,7 @@ impl AbPlan {
         };
         variants.insert(0, base);
         let tokenizer_name = tokenizer.unwrap_or(config.ab_tokenizer());
-        let tokenizer = Tokenizer::from_name(tokenizer_name).ok_or_else(|| Error::UnknownName {
-            what: "tokenizer",
-            name: tokenizer_name.into(),
-            known: "o200k_base, cl100k_base".into(),
-        })?;
+        let tokenizer = Tokenizer::named(tokenizer_name)?;
         let profiles = config.pricing_profiles()?;
         let primary = pricing.unwrap_or(config.ab_pricing()).to_owned();
         if !profiles.iter().any(|p| p.name == primary) {

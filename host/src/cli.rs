@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ptc_plugin_api::{OptionValue, Stats};
+use ptc_plugin_api::OptionValue;
 use serde::Serialize;
 use serde_json::json;
 
@@ -13,7 +13,7 @@ use crate::config::Config;
 use crate::corpus::{self, Source};
 use crate::host::Host;
 use crate::recording::{Recording, Severity};
-use crate::render::Prompt;
+use crate::render::{Prompt, PromptView, StatsView};
 use crate::report;
 use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
@@ -358,12 +358,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
 }
 
 fn tokenizer(host: &Host, name: Option<&str>) -> Result<Tokenizer, Error> {
-    let name = name.unwrap_or(host.config().ab_tokenizer());
-    Tokenizer::from_name(name).ok_or_else(|| Error::UnknownName {
-        what: "tokenizer",
-        name: name.into(),
-        known: "o200k_base, cl100k_base".into(),
-    })
+    Tokenizer::named(name.unwrap_or(host.config().ab_tokenizer()))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -522,7 +517,7 @@ fn trace(
         text.push_str(&templates.render("usage", &context)?);
         let context = tera::Context::from_serialize(&json!({
             "strategy": prompt.strategy,
-            "stats": StatsJson::from(prompt.stats),
+            "stats": StatsView::from(prompt.stats),
         }))
         .expect("an object is a context");
         text.push('\n');
@@ -785,72 +780,12 @@ fn option_json(value: &OptionValue) -> serde_json::Value {
     }
 }
 
-/// `ptc render --format json`: exactly `strategy`, `turns`, `messages`, `stats`.
-#[derive(Serialize)]
-struct PromptJson<'a> {
-    strategy: &'a str,
-    turns: usize,
-    messages: Vec<MessageJson<'a>>,
-    stats: StatsJson,
-}
-
-#[derive(Serialize)]
-struct MessageJson<'a> {
-    role: &'static str,
-    content: &'a str,
-}
-
-#[derive(Serialize)]
-struct StatsJson {
-    turns_compressed: u64,
-    tool_calls_total: u64,
-    tool_calls_shown: u64,
-    tool_calls_dropped: u64,
-    printlns_total: u64,
-    printlns_shown: u64,
-    printlns_dropped: u64,
-    error_turns_collapsed: u64,
-}
-
-impl From<Stats> for StatsJson {
-    fn from(s: Stats) -> StatsJson {
-        StatsJson {
-            turns_compressed: s.turns_compressed,
-            tool_calls_total: s.tool_calls_total,
-            tool_calls_shown: s.tool_calls_shown,
-            tool_calls_dropped: s.tool_calls_dropped,
-            printlns_total: s.printlns_total,
-            printlns_shown: s.printlns_shown,
-            printlns_dropped: s.printlns_dropped,
-            error_turns_collapsed: s.error_turns_collapsed,
-        }
-    }
-}
-
-impl<'a> From<&'a Prompt> for PromptJson<'a> {
-    fn from(prompt: &'a Prompt) -> PromptJson<'a> {
-        PromptJson {
-            strategy: &prompt.strategy,
-            turns: prompt.turns,
-            messages: prompt
-                .messages
-                .iter()
-                .map(|m| MessageJson {
-                    role: m.role.as_str(),
-                    content: &m.content,
-                })
-                .collect(),
-            stats: prompt.stats.into(),
-        }
-    }
-}
-
 fn prompt_json(prompt: &Prompt) -> String {
-    pretty(&PromptJson::from(prompt))
+    pretty(&PromptView::from(prompt))
 }
 
 fn prompt_text(host: &Host, prompt: &Prompt) -> Result<String, Error> {
-    let context = tera::Context::from_serialize(&PromptJson::from(prompt))
+    let context = tera::Context::from_serialize(&PromptView::from(prompt))
         .expect("a struct serializes to a context");
     Ok(host.host_templates()?.render("text_output", &context)?)
 }

@@ -37,7 +37,7 @@ pub use plugins::{LoadedStrategy, PluginError, PluginSet};
 pub use pricing::{Pricing, PromptCost};
 pub use recording::{Problem, Recording, RecordingDefaults, RecordingError, Severity};
 pub use render::{Prompt, RenderedMessage, Renderer, SectionCache};
-pub use retention::{retention, Retention, Share};
+pub use retention::{Facts, Retention, Share};
 pub use templates::{TemplateError, Templates};
 pub use tokens::{Counter, Tokenizer};
 pub use trigger::{Prompter, RunCache};

@@ -3,6 +3,7 @@
 
 use ptc_plugin_api::{Options, Output, Role, Section, Stats};
 use rustc_hash::FxHashMap;
+use serde::Serialize;
 
 use crate::plugins::LoadedStrategy;
 use crate::recording::Recording;
@@ -132,5 +133,67 @@ impl<'a> Renderer<'a> {
             });
         }
         Ok(messages)
+    }
+}
+
+/// A prompt as programs read it (`ptc render --format json`, `ptc serve`): exactly `strategy`,
+/// `turns`, `messages`, `stats`, in that order.
+#[derive(Serialize)]
+pub struct PromptView<'a> {
+    pub strategy: &'a str,
+    pub turns: usize,
+    pub messages: Vec<MessageView<'a>>,
+    pub stats: StatsView,
+}
+
+#[derive(Serialize)]
+pub struct MessageView<'a> {
+    pub role: &'static str,
+    pub content: &'a str,
+}
+
+/// The statistics under their JSON names.
+#[derive(Serialize)]
+pub struct StatsView {
+    turns_compressed: u64,
+    tool_calls_total: u64,
+    tool_calls_shown: u64,
+    tool_calls_dropped: u64,
+    printlns_total: u64,
+    printlns_shown: u64,
+    printlns_dropped: u64,
+    error_turns_collapsed: u64,
+}
+
+impl From<Stats> for StatsView {
+    fn from(s: Stats) -> StatsView {
+        StatsView {
+            turns_compressed: s.turns_compressed,
+            tool_calls_total: s.tool_calls_total,
+            tool_calls_shown: s.tool_calls_shown,
+            tool_calls_dropped: s.tool_calls_dropped,
+            printlns_total: s.printlns_total,
+            printlns_shown: s.printlns_shown,
+            printlns_dropped: s.printlns_dropped,
+            error_turns_collapsed: s.error_turns_collapsed,
+        }
+    }
+}
+
+impl<'a> From<&'a Prompt> for PromptView<'a> {
+    fn from(prompt: &'a Prompt) -> PromptView<'a> {
+        PromptView {
+            strategy: &prompt.strategy,
+            turns: prompt.turns,
+            messages: prompt
+                .messages
+                .iter()
+                .map(|m| MessageView {
+                    role: m.role.as_str(),
+                    content: &m.content,
+                })
+                .collect(),
+            stats: prompt.stats.into(),
+        }
     }
 }

@@ -139,15 +139,8 @@ impl Facts {
                 .expect("a failed turn");
             r.error.count(error.find(bytes).is_some());
         }
-        // A failed turn whose error has no text still counts as a fact nobody can see.
         r
     }
-}
-
-/// What of the first `turns` is visible in `text` (for one prompt; [`Facts`] prepares a
-/// recording's facts once for many).
-pub fn retention(turns: &[Turn], text: &str) -> Retention {
-    Facts::of(turns).retention(turns.len(), text)
 }
 
 fn prefix_chars(text: &str, n: usize) -> &str {

@@ -17,6 +17,7 @@ use serde_json::{json, Value as Json};
 use crate::config::Config;
 use crate::host::Host;
 use crate::recording::Recording;
+use crate::render::PromptView;
 use crate::tokens::{Counter, Tokenizer};
 use crate::trigger::Prompter;
 use crate::Error;
@@ -98,23 +99,9 @@ fn answer<'h>(
     let mut counter = Counter::new(tokenizer);
     match prompters[&key].render(&recording, turns, &mut counter) {
         Ok((prompt, _)) => {
-            let s = prompt.stats;
-            json!({
-                "id": id,
-                "strategy": prompt.strategy,
-                "turns": prompt.turns,
-                "messages": prompt.messages.iter().map(|m| json!({"role": m.role.as_str(), "content": m.content})).collect::<Vec<_>>(),
-                "stats": {
-                    "turns_compressed": s.turns_compressed,
-                    "tool_calls_total": s.tool_calls_total,
-                    "tool_calls_shown": s.tool_calls_shown,
-                    "tool_calls_dropped": s.tool_calls_dropped,
-                    "printlns_total": s.printlns_total,
-                    "printlns_shown": s.printlns_shown,
-                    "printlns_dropped": s.printlns_dropped,
-                    "error_turns_collapsed": s.error_turns_collapsed,
-                },
-            })
+            let mut response = serde_json::to_value(PromptView::from(&prompt)).expect("JSON");
+            response["id"] = id;
+            response
         }
         Err(e @ Error::TurnsOutOfRange { .. }) => failure(&id, "bad_request", e),
         Err(e) => failure(&id, "render_failed", e),

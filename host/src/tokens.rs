@@ -33,6 +33,15 @@ impl Tokenizer {
         }
     }
 
+    /// [`Tokenizer::from_name`], or an error naming the ones there are.
+    pub fn named(name: &str) -> Result<Tokenizer, crate::Error> {
+        Tokenizer::from_name(name).ok_or_else(|| crate::Error::UnknownName {
+            what: "tokenizer",
+            name: name.into(),
+            known: "o200k_base, cl100k_base".into(),
+        })
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Tokenizer::O200kBase => "o200k_base",

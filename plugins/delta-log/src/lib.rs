@@ -13,8 +13,8 @@
 
 use ptc_plugin_api::coalesce::{self, Settings};
 use ptc_plugin_api::{
-    cap_chars, defined_since, export_strategy, to_clojure, Field, Memory, Message, OptionSpec,
-    Options, Output, Record, RenderError, Role, Run, Section, Stats, Strategy, Turn, Value,
+    defined_since, export_strategy, Field, Memory, Message, OptionSpec, Options, Output,
+    RenderError, Role, Run, Section, Stats, Strategy, Turn, Value,
 };
 
 pub struct DeltaLog;
@@ -141,47 +141,34 @@ fn delta(turn: &Turn, memory_before: &Memory, settings: &Settings, stats: &mut S
             .with("functions", Vec::<Field>::new())
             .with("values", Vec::<Field>::new())
     };
-    let calls: Vec<Field> = if turn.success || settings.failed_turn_tool_calls {
-        let skip = turn
-            .tool_calls
-            .len()
-            .saturating_sub(settings.tool_call_limit);
-        stats.tool_calls_total += turn.tool_calls.len() as u64;
-        stats.tool_calls_shown += (turn.tool_calls.len() - skip) as u64;
-        stats.tool_calls_dropped += skip as u64;
-        turn.tool_calls[skip..]
-            .iter()
-            .map(|call| {
-                let args = match &call.args {
-                    Value::Nil => String::new(),
-                    args => to_clojure(args, settings.tool_args),
-                };
-                Record::new()
-                    .with("name", call.name.as_str())
-                    .with("args", args)
-                    .into()
-            })
-            .collect()
+    // Calls and prints are shown as the coalesced view shows them, limits included.
+    let calls: Vec<_> = if turn.success || settings.failed_turn_tool_calls {
+        turn.tool_calls.iter().collect()
     } else {
         Vec::new()
     };
-    let prints: Vec<Field> = if turn.success {
-        let skip = turn.prints.len().saturating_sub(settings.println_limit);
-        stats.printlns_total += turn.prints.len() as u64;
-        stats.printlns_shown += (turn.prints.len() - skip) as u64;
-        stats.printlns_dropped += skip as u64;
-        turn.prints[skip..]
-            .iter()
-            .map(|p| cap_chars(p, settings.println_char_limit).into())
-            .collect()
+    let shown = calls.len().min(settings.tool_call_limit) as u64;
+    stats.tool_calls_total += calls.len() as u64;
+    stats.tool_calls_shown += shown;
+    stats.tool_calls_dropped += calls.len() as u64 - shown;
+    let prints: Vec<&str> = if turn.success {
+        turn.prints.iter().map(|p| p.as_str()).collect()
     } else {
         Vec::new()
     };
+    let shown = prints.len().min(settings.println_limit) as u64;
+    stats.printlns_total += prints.len() as u64;
+    stats.printlns_shown += shown;
+    stats.printlns_dropped += prints.len() as u64 - shown;
+    section
+        .fields
+        .extend(coalesce::tool_calls_section(&calls, settings, false).fields);
+    section
+        .fields
+        .extend(coalesce::output_section(&prints, settings).fields);
     section = section
         .with("turn", turn.number)
-        .with("failed", !turn.success)
-        .with("calls", calls)
-        .with("prints", prints);
+        .with("failed", !turn.success);
     if !turn.success {
         if let Some(program) = turn.program.as_ref().into_option() {
             section = section.with("program", program.as_str());
