@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
-# Runs the recording-parser fuzz target for SECONDS (default 600) on the committed seeds.
+# Fuzzes ptc: `fuzz/run.sh [TARGET...] [-- SECONDS]`, each target for SECONDS (default 600) on
+# its committed seeds in fuzz/corpus/TARGET. Targets (all when none is named):
+#   recording  the recording parser on arbitrary bytes
+#   formatter  the Clojure formatter on arbitrary values and limits
+#   render     every built-in strategy's render over every prefix of any valid recording
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); on a stable toolchain RUSTC_BOOTSTRAP lets it
-# use the sanitizer flags.
+# use the sanitizer flags. A crash leaves its input in fuzz/artifacts/TARGET and stops the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SECONDS_TO_RUN="${1:-600}"
-# New inputs go to a scratch directory (the first corpus); the committed seeds are only read.
-WORK="$(mktemp -d)"
-RUSTC_BOOTSTRAP=1 cargo fuzz run recording "$WORK" fuzz/corpus/recording -- \
-    -max_total_time="$SECONDS_TO_RUN" -max_len=65536
-echo "fuzzed for $SECONDS_TO_RUN s; corpus grown in $WORK"
+TARGETS=()
+SECONDS_TO_RUN=600
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --) SECONDS_TO_RUN="${2:?seconds after --}"; shift 2 ;;
+        *) TARGETS+=("$1"); shift ;;
+    esac
+done
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(recording formatter render)
+for target in "${TARGETS[@]}"; do
+    # New inputs go to a scratch directory (the first corpus); the committed seeds are only read.
+    WORK="$(mktemp -d)"
+    RUSTC_BOOTSTRAP=1 cargo fuzz run "$target" "$WORK" "fuzz/corpus/$target" -- \
+        -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -rss_limit_mb=4096
+    echo "fuzzed $target for $SECONDS_TO_RUN s; corpus grown in $WORK"
+done

@@ -1,0 +1,94 @@
+//! Every built-in strategy's render, through the host's templates, over every prefix of any
+//! recording the parser accepts, with arbitrary limits. A valid recording must render: no panic,
+//! no error, and the same bytes twice.
+//!
+//! The first bytes of the input choose the shared limits; the rest is the recording's JSON (the
+//! seeds are the bundled recordings).
+#![no_main]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use ptc::{Config, Host, LoadedStrategy, Recording, RecordingDefaults};
+use ptc_plugin_api::StrategyModRef;
+
+/// The built-in strategies, linked in: the same code the dylibs hold.
+fn modules() -> Vec<StrategyModRef> {
+    vec![
+        ptc_strategy_single_user_coalesced::ptc_strategy_root_module(),
+        ptc_strategy_full_history::ptc_strategy_root_module(),
+        ptc_strategy_rolling_window::ptc_strategy_root_module(),
+        ptc_strategy_per_turn_summary::ptc_strategy_root_module(),
+        ptc_strategy_observation_masking::ptc_strategy_root_module(),
+        ptc_strategy_aggressive::ptc_strategy_root_module(),
+        ptc_strategy_delta_log::ptc_strategy_root_module(),
+    ]
+}
+
+fn strategies() -> &'static [(String, PathBuf)] {
+    static NAMES: OnceLock<Vec<(String, PathBuf)>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        modules()
+            .into_iter()
+            .map(|module| {
+                let name = module.name().to_string();
+                (name.clone(), PathBuf::from(format!("linked:{name}")))
+            })
+            .collect()
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 4 {
+        return;
+    }
+    let (knobs, json) = data.split_at(4);
+    let defaults = RecordingDefaults {
+        max_turns: 5,
+        system_prompt: "System.".into(),
+    };
+    let Ok(recording) = Recording::parse(json, Path::new("fuzz.json"), &defaults) else {
+        return;
+    };
+    if recording.turns.len() > 40 {
+        return;
+    }
+
+    let mut config = Config::defaults();
+    let sets = [
+        "plugins.next_to_executable=false".to_string(),
+        "templates.directory=/nonexistent/ptc-fuzz-templates".to_string(),
+    ];
+    for set in sets {
+        config.layer_set(&set).expect("a valid --set");
+    }
+    let loaded: Vec<LoadedStrategy> = modules()
+        .into_iter()
+        .zip(strategies())
+        .map(|(module, (_, file))| LoadedStrategy::from_module(module, file.clone()).unwrap())
+        .collect();
+    for (name, _) in strategies() {
+        for (key, knob) in [
+            ("sample_limit", knobs[0] % 8),
+            ("sample_printable_limit", knobs[1] % 120),
+            ("println_char_limit", knobs[2]),
+            ("tool_args_limit", knobs[3] % 8),
+        ] {
+            config
+                .layer_set(&format!("strategies.{name}.{key}={knob}"))
+                .expect("a valid --set");
+        }
+    }
+    let host = Host::with_strategies(config, loaded);
+    for (name, _) in strategies() {
+        let renderer = host.renderer(Some(name)).expect("a renderer");
+        for k in 0..=recording.turns.len() {
+            let first = renderer
+                .render(&recording, k)
+                .unwrap_or_else(|e| panic!("{name} at k = {k}: {e}"));
+            let again = renderer.render(&recording, k).expect("the second render");
+            assert_eq!(first, again, "{name} at k = {k} is not deterministic");
+        }
+    }
+});
