@@ -13,8 +13,8 @@
 
 use ptc_plugin_api::coalesce::{self, Settings};
 use ptc_plugin_api::{
-    defined_since, export_strategy, Field, Memory, Message, OptionSpec, Options, Output,
-    RenderError, Role, Run, Section, Stats, Strategy, Turn, Value,
+    defined_since, export_strategy, Field, Limits, Memory, Message, OptionSpec, OptionValue,
+    Options, Output, RenderError, Role, Run, Section, Stats, Strategy, Turn, Value,
 };
 
 pub struct DeltaLog;
@@ -27,11 +27,23 @@ impl Strategy for DeltaLog {
         "A coalesced head, then an append-only log of per-turn deltas: compressed and cache-friendly.";
 
     fn options() -> Vec<OptionSpec> {
-        let mut options = vec![OptionSpec::count(
-            "recoalesce_chars",
-            12000,
-            "re-coalesce the head once the deltas since the last point pass this many characters (0: every turn)",
-        )];
+        let mut options = vec![
+            OptionSpec::count(
+                "recoalesce_chars",
+                12000,
+                "re-coalesce the head once the deltas since the last point pass this many characters (0: every turn)",
+            ),
+            OptionSpec::count(
+                "latest_sample_limit",
+                1,
+                "elements of a collection shown, at every depth, in the samples of the latest turn's values",
+            ),
+            OptionSpec::new(
+                "log_samples",
+                OptionValue::Boolean(false),
+                "keep value samples in the log; by default the log has name and type, and the samples of the latest turn's values are shown after it",
+            ),
+        ];
         options.extend(coalesce::options());
         options
     }
@@ -42,12 +54,21 @@ impl Strategy for DeltaLog {
             "delta",
             include_str!("../../../templates/delta-log/delta.tera"),
         ));
+        templates.push((
+            "samples",
+            include_str!("../../../templates/delta-log/samples.tera"),
+        ));
         templates
     }
 
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = Settings::read(options)?;
         let budget = options.count("recoalesce_chars")?;
+        let log_samples = options.boolean("log_samples")?;
+        let latest_sample = Limits {
+            limit: options.count("latest_sample_limit")?,
+            ..settings.sample
+        };
         if run.max_turns == 1 && !turns.is_empty() {
             return Ok(coalesce::uncompressed(run, turns, &settings));
         }
@@ -61,12 +82,29 @@ impl Strategy for DeltaLog {
             .rev()
             .find(|t| t.success)
             .map_or(&[], |t| t.memory.as_slice());
+        let mut latest_samples = None;
         for turn in &turns[point..] {
-            sections.push(delta(turn, memory_before, &settings, &mut stats));
+            sections.push(delta(
+                turn,
+                memory_before,
+                log_samples,
+                &settings,
+                &mut stats,
+            ));
+            latest_samples = (!log_samples && turn.success && turn.prints.is_empty())
+                .then(|| samples(turn, memory_before, latest_sample));
             if turn.success {
                 memory_before = turn.memory.as_slice();
             }
         }
+        // The tail, replaced by the next prompt: what is worth reading only while it is the
+        // latest. A failed program while its error is the latest (the log keeps the error
+        // line), the samples of the values the latest turn defined (the log keeps name and
+        // type). Each is written to the cache once instead of being read for the rest of the run.
+        if let Some(last) = turns[point..].last().filter(|t| !t.success) {
+            sections.push(coalesce::error_section(last));
+        }
+        sections.extend(latest_samples.flatten());
         sections.push(coalesce::turns_left_section(run, turns.len()));
         Ok(Output {
             messages: vec![
@@ -111,7 +149,12 @@ fn delta_size(turn: &Turn, memory_before: &Memory, settings: &Settings) -> usize
             .map(|p| p.len().min(settings.println_char_limit))
             .sum::<usize>();
     } else {
-        size += turn.program.as_ref().map_or(0, |p| p.len()) + 80;
+        size += 16
+            + turn
+                .error
+                .as_ref()
+                .into_option()
+                .map_or(5, |e| e.text().len());
     }
     size += turn.tool_calls.len() * (24 + settings.tool_args.printable_limit);
     size
@@ -126,12 +169,34 @@ fn sample_len(value: &Value) -> usize {
     }
 }
 
+/// The samples of the values `turn` defined or redefined, if it defined any.
+fn samples(turn: &Turn, memory_before: &Memory, limits: Limits) -> Option<Section> {
+    let changed = defined_since(memory_before, &turn.memory);
+    let values = coalesce::user_section(&changed, false, limits)
+        .fields
+        .into_iter()
+        .find(|field| field.0 == "values")?
+        .1;
+    let has_values = matches!(&values, Field::List(list) if !list.is_empty());
+    has_values.then(|| {
+        Section::new("samples")
+            .with("turn", turn.number)
+            .with("values", values)
+    })
+}
+
 /// One turn's delta, counted into `stats`.
-fn delta(turn: &Turn, memory_before: &Memory, settings: &Settings, stats: &mut Stats) -> Section {
+fn delta(
+    turn: &Turn,
+    memory_before: &Memory,
+    log_samples: bool,
+    settings: &Settings,
+    stats: &mut Stats,
+) -> Section {
     let printed = turn.success && !turn.prints.is_empty();
     let mut section = if turn.success {
         let changed = defined_since(memory_before, &turn.memory);
-        let defined = coalesce::user_section(&changed, printed, settings.sample);
+        let defined = coalesce::user_section(&changed, printed || !log_samples, settings.sample);
         Section {
             template: "delta".into(),
             fields: defined.fields,
@@ -170,9 +235,6 @@ fn delta(turn: &Turn, memory_before: &Memory, settings: &Settings, stats: &mut S
         .with("turn", turn.number)
         .with("failed", !turn.success);
     if !turn.success {
-        if let Some(program) = turn.program.as_ref().into_option() {
-            section = section.with("program", program.as_str());
-        }
         let message = turn
             .error
             .as_ref()
