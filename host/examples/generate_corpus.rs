@@ -8,6 +8,13 @@
 //! The `gen-*.json` recordings in `examples/recordings/` were made with
 //! `--count 30 --seed 2026 --pretty`.
 //!
+//! `--style lean` (the default) writes one fixed line of reasoning and the bare program of each
+//! step. `--style realistic` writes what a model writes: a plan of two or three sentences about
+//! the step, a comment, multi-line pipelines and a guard that checks the result. It is
+//! calibrated on the hand-written recordings in `examples/recordings/` (a response of ~540
+//! characters, a program of ~380, against ~225 and ~160 for `lean`); the effects of a turn
+//! (definitions, calls, prints) are the same in both styles for the same seed.
+//!
 //! Six task families: data exploration and filtering, action tools returning nil
 //! (notifications), search then summarise, multi-step aggregation, errors and recovery, long
 //! runs that reach their final turn. Each turn's program is built from the steps it takes, so
@@ -431,8 +438,90 @@ fn program(steps: &[Step]) -> String {
     text.trim_end().to_owned()
 }
 
+/// How the text of a turn is written; the turn's effects do not depend on it.
+#[derive(Clone, Copy, PartialEq)]
+enum Style {
+    Lean,
+    Realistic,
+}
+
+/// What a model says before its program: two or three sentences about the step.
+fn plan(rng: &mut Rng, family: usize, turn: usize, steps: &[Step]) -> String {
+    let first = steps.iter().find_map(|s| match s {
+        Step::Def { name, .. } => Some(name.as_str()),
+        Step::Call { bind: Some(b), .. } => Some(b.as_str()),
+        _ => None,
+    });
+    let subject = first.unwrap_or("the results so far");
+    let opening = match family {
+        0 => format!("The products still need narrowing down: I'll keep the ones in stock and bind them to {subject} so later turns can reuse them instead of filtering again."),
+        1 => format!("Turn {turn}: the next customers to notify are the ones affected in this batch; I'll send each one message and keep track of who was already contacted so nobody gets a second email."),
+        2 => format!("The earlier searches did not cover everything the customer asked, so I'll run another search, bind the hits to {subject} and look at the titles before deciding which articles to summarise."),
+        3 => format!("Next I need the orders for another customer. I'll fetch them into {subject}, group them by category and total the amounts, so the per-category totals can be converted at the end."),
+        4 => format!("I'll look up the next customer, bind the record to {subject} and print the name to check that the id matches before computing anything from it."),
+        _ => format!("Turn {turn} of the digest: I'll gather the next part of the tickets and keep the intermediate values defined so that the summary can be assembled in one go at the end."),
+    };
+    let middle = [
+        "Printing only a count and a few fields keeps the output short.",
+        "The definitions from the earlier turns are still loaded, so I won't recompute them.",
+        "If the result comes back empty I'll print a note instead of failing, and adjust in the next turn.",
+        "Tool calls that already happened are not repeated.",
+    ];
+    let closing = [
+        "After that only the final answer remains.",
+        "Once this is in place I can check the totals against the expected output.",
+        "Then I'll compare with what the mission asks for.",
+    ];
+    let mut text = opening;
+    if rng.chance(60) {
+        text.push(' ');
+        text.push_str(rng.pick(&middle));
+    }
+    if rng.chance(50) {
+        text.push(' ');
+        text.push_str(rng.pick(&closing));
+    }
+    text
+}
+
+/// The program a model writes for `steps`: a comment, each definition as a multi-line
+/// pipeline, and a guard that prints only when the first result is empty (it never is).
+fn realistic_program(steps: &[Step], lean: &str) -> String {
+    let mut text = String::from(";; continue from the definitions already loaded\n");
+    for line in lean.lines() {
+        match line
+            .strip_prefix("(def ")
+            .and_then(|rest| rest.split_once(' '))
+        {
+            Some((name, expr))
+                if ["(filter ", "(map ", "(sort-by "]
+                    .iter()
+                    .any(|f| expr.starts_with(f)) =>
+            {
+                let expr = expr.strip_suffix(')').unwrap_or(expr);
+                let _ = writeln!(text, "(def {name}\n  (->> {expr}\n       (remove nil?)))");
+            }
+            _ => {
+                let _ = writeln!(text, "{line}");
+            }
+        }
+    }
+    let first = steps.iter().find_map(|s| match s {
+        Step::Def { name, .. } => Some(name.as_str()),
+        Step::Call { bind: Some(b), .. } => Some(b.as_str()),
+        _ => None,
+    });
+    if let Some(name) = first {
+        let _ = writeln!(
+            text,
+            "(let [n (if (coll? {name}) (count {name}) 1)]\n  (when (zero? n)\n    (println \"nothing found for {name}, trying again next turn\")))"
+        );
+    }
+    text.trim_end().to_owned()
+}
+
 /// One recording of `family` with `turns` turns.
-fn recording(rng: &mut Rng, index: usize, family: usize, turns: usize) -> Json {
+fn recording(rng: &mut Rng, index: usize, family: usize, turns: usize, style: Style) -> Json {
     let final_turn = family == 5;
     let max_turns = if final_turn {
         turns
@@ -449,11 +538,19 @@ fn recording(rng: &mut Rng, index: usize, family: usize, turns: usize) -> Json {
         let last = t == turns;
         if !last && fails(rng, t) {
             let (reason, message) = rng.pick(ERRORS);
-            let program =
-                "(def totals (reduce + (map :amount totl)))\n(println totals)".to_string();
+            let (plan, program) = match style {
+                Style::Lean => (
+                    "Let me compute the totals.".to_string(),
+                    "(def totals (reduce + (map :amount totl)))\n(println totals)".to_string(),
+                ),
+                Style::Realistic => (
+                    "Let me compute the totals over everything fetched so far and print them, so the next turn can check them against the expected output before answering.".to_string(),
+                    ";; totals over all fetched orders\n(def totals\n  (->> totl\n       (map :amount)\n       (remove nil?)\n       (reduce +)))\n(println \"totals:\" totals)".to_string(),
+                ),
+            };
             out.push(json!({
                 "number": t,
-                "raw_response": format!("Let me compute the totals.\n\n```clojure\n{program}\n```"),
+                "raw_response": format!("{plan}\n\n```clojure\n{program}\n```"),
                 "program": program,
                 "success": false,
                 "result": null,
@@ -504,11 +601,24 @@ fn recording(rng: &mut Rng, index: usize, family: usize, turns: usize) -> Json {
         let program = if last {
             "(return {:done true :turns-used ".to_string() + &t.to_string() + "})"
         } else {
-            program(&steps)
+            match style {
+                Style::Lean => program(&steps),
+                Style::Realistic => realistic_program(&steps, &program(&steps)),
+            }
+        };
+        let plan = match (style, last) {
+            (Style::Lean, true) => format!("Step {t}: everything is in place, returning the result."),
+            (Style::Lean, false) => format!("Step {t}: continuing with the next part of the mission."),
+            (Style::Realistic, true) => "Everything the mission asks for is defined now and matches the expected output, so I return the result.".to_string(),
+            (Style::Realistic, false) => {
+                // Its own generator, so that both styles make the same turns from a seed.
+                let mut words = Rng(((index as u64) << 32) ^ t as u64 ^ 0x9e37_79b9);
+                plan(&mut words, family, t, &steps)
+            }
         };
         out.push(json!({
             "number": t,
-            "raw_response": format!("Step {t}: {}.\n\n```clojure\n{program}\n```", if last { "everything is in place, returning the result" } else { "continuing with the next part of the mission" }),
+            "raw_response": format!("{plan}\n\n```clojure\n{program}\n```"),
             "program": program,
             "success": true,
             "result": if last { json!({":done": true}) } else { Json::Null },
@@ -545,6 +655,7 @@ fn main() {
     let mut turns = 0usize;
     let mut seed = 1u64;
     let mut pretty = false;
+    let mut style = Style::Lean;
     let mut out = PathBuf::from("corpus");
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -555,8 +666,15 @@ fn main() {
             "--seed" => seed = value().parse().expect("--seed N"),
             "--out" => out = PathBuf::from(value()),
             "--pretty" => pretty = true,
+            "--style" => {
+                style = match value().as_str() {
+                    "lean" => Style::Lean,
+                    "realistic" => Style::Realistic,
+                    other => panic!("--style lean|realistic, not {other}"),
+                }
+            }
             other => {
-                panic!("unknown argument {other} (--count N --turns N --seed N --out DIR --pretty)")
+                panic!("unknown argument {other} (--count N --turns N --seed N --out DIR --pretty --style lean|realistic)")
             }
         }
     }
@@ -565,7 +683,7 @@ fn main() {
     for i in 0..count {
         let family = i % 6;
         let n = if turns > 0 { turns } else { 4 + rng.below(14) };
-        let json = recording(&mut rng, i, family, n);
+        let json = recording(&mut rng, i, family, n, style);
         let family_name = [
             "explore",
             "notify",

@@ -24,7 +24,7 @@ export_strategy!(DeltaLog);
 impl Strategy for DeltaLog {
     const NAME: &'static str = "delta-log";
     const DESCRIPTION: &'static str =
-        "A coalesced head, then an append-only log of per-turn deltas: compressed and cache-friendly.";
+        "A coalesced head, an append-only log of compact per-turn deltas, a short tail: cheaper than full history once prompt caching is priced.";
 
     fn options() -> Vec<OptionSpec> {
         let mut options = vec![
@@ -37,6 +37,11 @@ impl Strategy for DeltaLog {
                 "latest_sample_limit",
                 1,
                 "elements of a collection shown, at every depth, in the samples of the latest turn's values",
+            ),
+            OptionSpec::count(
+                "cache_min_tokens",
+                1024,
+                "the provider's minimum cached prefix; until the log is this long (about 4 characters a token), deltas keep their samples and failed programs instead of a tail",
             ),
             OptionSpec::new(
                 "log_samples",
@@ -82,36 +87,42 @@ impl Strategy for DeltaLog {
             .rev()
             .find(|t| t.success)
             .map_or(&[], |t| t.memory.as_slice());
-        let mut latest_samples = None;
+        // A tail pays only when the log before it is long enough to be cached: until then a
+        // delta keeps its samples and its failed program, and the log grows into the cache.
+        let cache_min_chars = options.count("cache_min_tokens")?.saturating_mul(4);
+        let system = coalesce::system_message(run);
+        let mut log_chars = if point > 0 {
+            usize::MAX
+        } else {
+            fields_chars(&system.sections) + fields_chars(&sections)
+        };
+        let mut tail = Vec::new();
         for turn in &turns[point..] {
-            sections.push(delta(
-                turn,
-                memory_before,
-                log_samples,
-                &settings,
-                &mut stats,
-            ));
-            latest_samples = (!log_samples && turn.success && turn.prints.is_empty())
-                .then(|| samples(turn, memory_before, latest_sample));
+            let inline = log_samples || log_chars < cache_min_chars;
+            let section = delta(turn, memory_before, inline, &settings, &mut stats);
+            log_chars = log_chars.saturating_add(fields_chars(std::slice::from_ref(&section)));
+            sections.push(section);
+            // The tail, replaced by the next prompt: what is worth reading only while it is
+            // the latest. A failed program while its error is the latest (the log keeps the
+            // error line), the samples of the values the latest turn defined (the log keeps
+            // name and type). Each is written to the cache once instead of being read for the
+            // rest of the run.
+            tail.clear();
+            if !inline {
+                if !turn.success {
+                    tail.push(coalesce::error_section(turn));
+                } else if turn.prints.is_empty() {
+                    tail.extend(samples(turn, memory_before, latest_sample));
+                }
+            }
             if turn.success {
                 memory_before = turn.memory.as_slice();
             }
         }
-        // The tail, replaced by the next prompt: what is worth reading only while it is the
-        // latest. A failed program while its error is the latest (the log keeps the error
-        // line), the samples of the values the latest turn defined (the log keeps name and
-        // type). Each is written to the cache once instead of being read for the rest of the run.
-        if let Some(last) = turns[point..].last().filter(|t| !t.success) {
-            sections.push(coalesce::error_section(last));
-        }
-        sections.extend(latest_samples.flatten());
+        sections.extend(tail);
         sections.push(coalesce::turns_left_section(run, turns.len()));
         Ok(Output {
-            messages: vec![
-                coalesce::system_message(run),
-                Message::new(Role::User, sections),
-            ]
-            .into(),
+            messages: vec![system, Message::new(Role::User, sections)].into(),
             stats,
         })
     }
@@ -189,14 +200,14 @@ fn samples(turn: &Turn, memory_before: &Memory, limits: Limits) -> Option<Sectio
 fn delta(
     turn: &Turn,
     memory_before: &Memory,
-    log_samples: bool,
+    inline: bool,
     settings: &Settings,
     stats: &mut Stats,
 ) -> Section {
     let printed = turn.success && !turn.prints.is_empty();
     let mut section = if turn.success {
         let changed = defined_since(memory_before, &turn.memory);
-        let defined = coalesce::user_section(&changed, printed || !log_samples, settings.sample);
+        let defined = coalesce::user_section(&changed, printed || !inline, settings.sample);
         Section {
             template: "delta".into(),
             fields: defined.fields,
@@ -235,6 +246,9 @@ fn delta(
         .with("turn", turn.number)
         .with("failed", !turn.success);
     if !turn.success {
+        if let Some(program) = turn.program.as_ref().into_option().filter(|_| inline) {
+            section = section.with("program", program.as_str());
+        }
         let message = turn
             .error
             .as_ref()
@@ -243,4 +257,21 @@ fn delta(
         section = section.with("message", message);
     }
     section
+}
+
+/// The characters of text `sections` hold: a measure of their rendered length that does not
+/// depend on the templates.
+fn fields_chars(sections: &[Section]) -> usize {
+    fn field(f: &Field) -> usize {
+        match f {
+            Field::Text(s) => s.len() + 1,
+            Field::List(items) => items.iter().map(field).sum(),
+            Field::Record(fields) => fields.iter().map(|f| field(&f.1)).sum(),
+            _ => 4,
+        }
+    }
+    sections
+        .iter()
+        .map(|s| s.fields.iter().map(|f| field(&f.1)).sum::<usize>())
+        .sum()
 }
