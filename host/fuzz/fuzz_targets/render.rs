@@ -13,8 +13,14 @@ use libfuzzer_sys::fuzz_target;
 use ptc::{Config, Host, LoadedStrategy, Recording, RecordingDefaults};
 use ptc_plugin_api::StrategyModRef;
 
-/// The built-in strategies, linked in: the same code the dylibs hold.
+/// The built-in strategies, linked in: the same code the dylibs hold. A root module is made
+/// (and leaked, as a loaded library's is) once per process.
 fn modules() -> Vec<StrategyModRef> {
+    static MODULES: OnceLock<Vec<StrategyModRef>> = OnceLock::new();
+    MODULES.get_or_init(linked_modules).clone()
+}
+
+fn linked_modules() -> Vec<StrategyModRef> {
     vec![
         ptc_strategy_single_user_coalesced::ptc_strategy_root_module(),
         ptc_strategy_full_history::ptc_strategy_root_module(),
@@ -29,13 +35,18 @@ fn modules() -> Vec<StrategyModRef> {
 fn strategies() -> &'static [(String, PathBuf)] {
     static NAMES: OnceLock<Vec<(String, PathBuf)>> = OnceLock::new();
     NAMES.get_or_init(|| {
-        modules()
+        let names: Vec<(String, PathBuf)> = modules()
             .into_iter()
             .map(|module| {
                 let name = module.name().to_string();
                 (name.clone(), PathBuf::from(format!("linked:{name}")))
             })
-            .collect()
+            .collect();
+        let mut distinct: Vec<&String> = names.iter().map(|(name, _)| name).collect();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 7, "every strategy crate gives its own module");
+        names
     })
 }
 
@@ -68,13 +79,17 @@ fuzz_target!(|data: &[u8]| {
         .zip(strategies())
         .map(|(module, (_, file))| LoadedStrategy::from_module(module, file.clone()).unwrap())
         .collect();
-    for (name, _) in strategies() {
+    for strategy in &loaded {
+        let name = &strategy.name;
         for (key, knob) in [
             ("sample_limit", knobs[0] % 8),
             ("sample_printable_limit", knobs[1] % 120),
             ("println_char_limit", knobs[2]),
             ("tool_args_limit", knobs[3] % 8),
         ] {
+            if !strategy.options.iter().any(|o| o.name.as_str() == key) {
+                continue;
+            }
             config
                 .layer_set(&format!("strategies.{name}.{key}={knob}"))
                 .expect("a valid --set");
