@@ -390,6 +390,9 @@ fn ab(
             }
         }
     }
+    if let Some(failures) = result.all_asked_failed() {
+        return Err(Error::AbAllFailed { failures });
+    }
     for (variant, summary) in result.variants.iter().zip(result.summaries()) {
         if let Some(err) = summary.first_error {
             eprintln!(

@@ -85,6 +85,13 @@ impl Host {
             None => UNCOMPRESSED_STRATEGY,
         };
         self.plugins.get(name).ok_or_else(|| {
+            let warnings = self.plugin_warnings();
+            if let Some(warning) = warnings.iter().find(|w| w.may_hold(name)) {
+                return Error::StrategyNotLoaded {
+                    name: name.to_owned(),
+                    reason: warning.to_string(),
+                };
+            }
             let loaded: Vec<&str> = self
                 .plugins
                 .strategies()
@@ -105,6 +112,12 @@ impl Host {
                     .map(|d| d.display().to_string())
                     .collect::<Vec<_>>()
                     .join(", "),
+                skipped: match warnings.len() {
+                    0 => String::new(),
+                    n => format!(
+                        "; {n} plugin file(s) or directories were not loaded (see the warnings)"
+                    ),
+                },
             }
         })
     }

@@ -2,6 +2,7 @@
 
 mod ab;
 mod bad_input;
+mod bad_plugins;
 mod config;
 mod examples;
 mod new_plugin;
