@@ -146,6 +146,10 @@ impl Templates {
                 Some(report.span().start_line),
                 report.message().to_owned(),
             ),
+            _ if report(&err.to_string()).is_some() => {
+                let (name, line, cause) = report(&err.to_string()).expect("checked");
+                (name, Some(line), cause)
+            }
             _ => {
                 let text = err.to_string();
                 let name = text
@@ -173,6 +177,18 @@ impl Templates {
             cause,
         }
     }
+}
+
+/// The first error of a report tera builds when templates are added (an unknown template
+/// included, ...): `error: MESSAGE` then ` --> NAME:LINE:COLUMN`. Returns (name, line, message).
+fn report(text: &str) -> Option<(String, usize, String)> {
+    let mut lines = text.lines().map(str::trim);
+    let message = lines.next()?.strip_prefix("error: ")?.to_owned();
+    let place = lines.next()?.strip_prefix("--> ")?;
+    let mut parts = place.rsplitn(3, ':');
+    let _column = parts.next()?;
+    let line = parts.next()?.parse().ok()?;
+    Some((parts.next()?.to_owned(), line, message))
 }
 
 /// A strategy's field as a tera value. Field names are static strings, so records borrow them.
@@ -265,6 +281,18 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("missing"), "{err}");
+    }
+
+    #[test]
+    fn including_an_unknown_template_names_template_and_line() {
+        let err = one("fine\n{% include \"../../etc/passwd\" %}\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            err,
+            "template `s/t` (compiled in), line 2: Unknown template `../../etc/passwd`"
+        );
     }
 
     #[test]
