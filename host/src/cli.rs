@@ -38,6 +38,12 @@ pub struct Cli {
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
 
+    /// Load plugin files and directories that another user could write (group- or
+    /// world-writable, or owned by someone else than you or root); the same as `[plugins]
+    /// allow_insecure = true`
+    #[arg(long, global = true)]
+    pub allow_insecure_plugins: bool,
+
     /// Log what ptc does to stderr (-v: debug, -vv: trace); RUST_LOG also works
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -227,7 +233,10 @@ pub enum Format {
 
 /// Runs a parsed command line, writing results to `out` and warnings to stderr.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
-    let config = Config::load(cli.config.as_deref(), &cli.sets)?;
+    let mut config = Config::load(cli.config.as_deref(), &cli.sets)?;
+    if cli.allow_insecure_plugins {
+        config.layer_set("plugins.allow_insecure=true")?;
+    }
     let host = Host::new(config);
     for warning in host.plugin_warnings() {
         eprintln!("warning: {warning}");

@@ -39,7 +39,10 @@ impl Host {
     /// Loads every plugin in the configured directories. Files that fail to load are in
     /// [`Host::plugin_warnings`].
     pub fn new(config: Config) -> Host {
-        let plugins = PluginSet::discover(&config.plugin_directories());
+        let plugins = PluginSet::discover(
+            &config.plugin_directories(),
+            config.allow_insecure_plugins(),
+        );
         Host { config, plugins }
     }
 

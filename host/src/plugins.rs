@@ -18,7 +18,7 @@ use ptc_plugin_api::{
     ABI_VERSION_SYMBOL,
 };
 
-use crate::elf;
+use crate::{elf, trust};
 
 /// A strategy ready to render.
 pub struct LoadedStrategy {
@@ -50,14 +50,20 @@ pub enum PluginError {
         name: String,
         first: PathBuf,
     },
+    #[error("refusing plugin directory {dir}: {reason}; or pass --allow-insecure-plugins")]
+    InsecureDirectory { dir: PathBuf, reason: String },
+    #[error("refusing plugin {path}: {reason}; or pass --allow-insecure-plugins")]
+    Insecure { path: PathBuf, reason: String },
 }
 
 impl PluginError {
     /// The plugin file (or directory) the error is about.
     pub fn path(&self) -> &Path {
         match self {
-            PluginError::Directory { dir, .. } => dir,
-            PluginError::Load { path, .. } | PluginError::Duplicate { path, .. } => path,
+            PluginError::Directory { dir, .. } | PluginError::InsecureDirectory { dir, .. } => dir,
+            PluginError::Load { path, .. }
+            | PluginError::Duplicate { path, .. }
+            | PluginError::Insecure { path, .. } => path,
         }
     }
 
@@ -300,7 +306,10 @@ pub struct PluginSet {
 impl PluginSet {
     /// Loads every candidate in `dirs`, in order (files sorted by name within a directory).
     /// A directory that does not exist is skipped; the first plugin of a name wins.
-    pub fn discover(dirs: &[PathBuf]) -> PluginSet {
+    ///
+    /// Unless `allow_insecure`, a directory or file that another user could write is refused
+    /// (see the `trust` module).
+    pub fn discover(dirs: &[PathBuf], allow_insecure: bool) -> PluginSet {
         let mut set = PluginSet::default();
         let mut seen_files = HashSet::new();
         for dir in dirs {
@@ -318,6 +327,15 @@ impl PluginSet {
                     continue;
                 }
             };
+            if !allow_insecure {
+                if let Some(reason) = trust::insecure(dir) {
+                    set.warnings.push(PluginError::InsecureDirectory {
+                        dir: dir.clone(),
+                        reason,
+                    });
+                    continue;
+                }
+            }
             let mut files: Vec<PathBuf> = entries
                 .filter_map(Result::ok)
                 .map(|e| e.path())
@@ -328,6 +346,12 @@ impl PluginSet {
                 let key = path.canonicalize().unwrap_or_else(|_| path.clone());
                 if !seen_files.insert(key) {
                     continue;
+                }
+                if !allow_insecure {
+                    if let Some(reason) = trust::insecure(&path) {
+                        set.warnings.push(PluginError::Insecure { path, reason });
+                        continue;
+                    }
                 }
                 tracing::debug!("loading plugin {}", path.display());
                 match LoadedStrategy::load(&path) {

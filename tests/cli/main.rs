@@ -13,3 +13,4 @@ mod rules;
 mod strategies;
 mod support;
 mod templates;
+mod trust;
