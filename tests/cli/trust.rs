@@ -135,21 +135,44 @@ fn the_directory_of_the_built_ptc_passes_the_check() {
 fn templates_cannot_include_files_outside_the_templates_directory() {
     let scratch = Scratch::with_plugins(&[SUC, TURN_COUNT]);
     let secret = scratch.write("secret.txt", "the secret\n");
-    for include in [
-        "../../secret.txt".to_string(),
-        secret.display().to_string(),
-        "../../ptc.toml".to_string(),
+    for (tag, path, cause) in [
+        (
+            "include",
+            "../../secret.txt".to_string(),
+            "Unknown template `../../secret.txt`",
+        ),
+        (
+            "include",
+            secret.display().to_string(),
+            "Unknown template `",
+        ),
+        (
+            "include",
+            "../../ptc.toml".to_string(),
+            "Unknown template `../../ptc.toml`",
+        ),
+        (
+            "extends",
+            "../../secret.txt".to_string(),
+            "it extends `../../secret.txt`, which is not one of its templates",
+        ),
+        ("extends", secret.display().to_string(), "it extends `"),
     ] {
+        let first = if tag == "extends" {
+            ""
+        } else {
+            "{{ mission }}"
+        };
         scratch.write(
             "templates/turn-count/count.tera",
-            format!("{{{{ mission }}}}\n{{% include \"{include}\" %}}\n"),
+            format!("{first}\n{{% {tag} \"{path}\" %}}\n"),
         );
         let run = render_turn_count(&scratch, &[]);
         assert!(!run.stdout.contains("the secret") && !run.stdout.contains("[plugins]"));
         let err = run.bad_input();
-        assert_eq!(
-            err,
-            format!("error: template `turn-count/count` (./templates/turn-count/count.tera), line 2: Unknown template `{include}`")
+        assert!(
+            err.starts_with(&format!("error: template `turn-count/count` (./templates/turn-count/count.tera), line 2: {cause}")),
+            "{err}"
         );
         assert!(!err.contains("the secret"), "{err}");
     }
