@@ -66,6 +66,11 @@ pub enum Command {
     /// stands for every .json file in it. Strategies come from --strategies, else `[ab]
     /// strategies`, else every loaded strategy; `name@option=value` is a variant with other
     /// options.
+    ///
+    /// A strategy that cannot be used (its plugin was skipped) or fails on a recording is
+    /// reported as failed, with the reason, in the report and as a `warning:` on stderr; the
+    /// others complete and the exit code is 0. Exit 2 when every strategy asked for (the
+    /// baseline when named) rendered no prompt at all.
     Ab {
         /// Recording files or directories [default: the bundled examples]
         recordings: Vec<PathBuf>,

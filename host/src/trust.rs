@@ -21,7 +21,7 @@ pub fn insecure(path: &Path) -> Option<String> {
     let shown = path.display();
     if owner != me && owner != 0 {
         return Some(format!(
-            "it is owned by user {owner}, who could replace it with any code, not by you ({me}) or root; run `chown {me} {shown}` or remove it"
+            "it is owned by user {owner}, not by you ({me}) or root, and its owner could change it to run any code as you; run `chown {me} {shown}` or remove it"
         ));
     }
     let mode = meta.mode() & 0o7777;
@@ -36,8 +36,13 @@ pub fn insecure(path: &Path) -> Option<String> {
         (false, true) => ("every other user".to_owned(), "o-w"),
         (false, false) => return None,
     };
+    let could = if meta.is_dir() {
+        "who could put any code in it"
+    } else {
+        "who could replace it with any code"
+    };
     Some(format!(
-        "it is writable by {who} (mode {mode:o}), who could replace it with any code; run `chmod {fix} {shown}`"
+        "it is writable by {who} (mode {mode:o}), {could}; run `chmod {fix} {shown}`"
     ))
 }
 

@@ -80,7 +80,7 @@ fn a_plugin_owned_by_another_user_is_refused() {
     let err = render_turn_count(&scratch, &[]).bad_input();
     assert!(
         err.starts_with(&format!(
-            "error: strategy `turn-count` is not loaded: refusing plugin ./plugins/{}: it is owned by user 4242, who could replace it with any code, not by you",
+            "error: strategy `turn-count` is not loaded: refusing plugin ./plugins/{}: it is owned by user 4242, not by you",
             file.file_name().unwrap().to_str().unwrap()
         )) && err.contains("run `chown "),
         "{err}"
