@@ -30,7 +30,7 @@ pub enum Error {
         strategy: String,
         file: PathBuf,
         #[source]
-        source: TemplateError,
+        source: Box<TemplateError>,
     },
     #[error("no strategy asked for could be compared: {failures}")]
     AbAllFailed { failures: String },

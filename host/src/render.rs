@@ -87,7 +87,7 @@ impl<'a> Renderer<'a> {
                 TemplateError::Missing { .. } => Error::StrategyTemplate {
                     strategy: self.strategy.name.clone(),
                     file: self.strategy.file.clone(),
-                    source,
+                    source: Box::new(source),
                 },
                 other => other.into(),
             })

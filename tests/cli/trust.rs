@@ -99,9 +99,9 @@ fn a_plugin_directory_others_can_write_is_refused() {
     let run = scratch.ptc(["strategies"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.starts_with(&format!(
-            "warning: refusing plugin directory ./plugins: it is writable by ",
-        )) && run.stderr.contains("--allow-insecure-plugins"),
+        run.stderr
+            .starts_with("warning: refusing plugin directory ./plugins: it is writable by ")
+            && run.stderr.contains("--allow-insecure-plugins"),
         "{}",
         run.stderr
     );
