@@ -395,3 +395,81 @@ fn is_candidate(path: &Path) -> bool {
             .and_then(|n| n.to_str())
             .is_some_and(|n| n.ends_with(suffix) && n.len() > suffix.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shape of abi_stable's report: the path to the difference after `N error(s)inside:`,
+    /// the layouts, then `Error:` with the expected and found values (trimmed here).
+    const REPORT: &str = "
+Compared <this>:
+    --- Type Layout ---
+    type:PrefixRef<'a, StrategyMod>
+0 error(s)inside:
+    <other>
+    field_name:0
+    type:StrategyMod
+1 error(s)inside:
+    <other>
+    field_name:0
+    type:StrategyMod
+    field_name:render
+    type:AFunctionPointer
+    fn pointer(s):
+        fn(,,,: &'a  Run , param_1: RSlice<'a>, param_2: &'a  Options )->RResult
+    field_name:__returns
+    type:RResult
+    field_name:stats
+    type:Stats
+    field_name:turns_compressed
+    type:u32
+Layout of expected type:
+    --- Type Layout ---
+    type:u64
+Layout of found type:
+    --- Type Layout ---
+    type:u32
+
+Error:mismatched type
+Expected:
+    u64
+Found:
+    u32
+
+";
+
+    #[test]
+    fn the_first_difference_names_field_holder_and_values() {
+        assert_eq!(
+            first_difference(REPORT),
+            "at `Stats.turns_compressed` (u32): mismatched type, expected u64, found u32"
+        );
+        assert_eq!(first_difference("no error here"), "unknown");
+        assert_eq!(
+            first_difference("Error:too many variants\nExpected:\n  3\nFound:\n  4\n"),
+            "too many variants, expected 3, found 4"
+        );
+    }
+
+    #[test]
+    fn a_skipped_file_is_matched_to_the_strategy_its_name_suggests() {
+        let skipped = |file: &str| PluginError::Load {
+            path: PathBuf::from("plugins").join(format!(
+                "{}{file}{}",
+                std::env::consts::DLL_PREFIX,
+                std::env::consts::DLL_SUFFIX
+            )),
+            reason: "x".into(),
+        };
+        assert!(skipped("ptc_strategy_turn_count").may_hold("turn-count"));
+        assert!(skipped("my_strategy").may_hold("my-strategy"));
+        assert!(!skipped("my_strategy").may_hold("my"));
+        let duplicate = PluginError::Duplicate {
+            path: PathBuf::from("plugins/libturn_count.so"),
+            name: "turn-count".into(),
+            first: PathBuf::from("other"),
+        };
+        assert!(!duplicate.may_hold("turn-count"));
+    }
+}
