@@ -383,6 +383,7 @@ fn ab_reports_an_unloadable_plugin_as_failed_and_completes_the_others() {
     ] {
         let s = summary(&json, name);
         assert_eq!(s["prompts"], 0);
+        assert_eq!(s["tokens_vs_baseline"], Json::Null, "not 0x: {s}");
         assert_eq!(s["failed"], recordings);
         let reason = s["first_error"].as_str().unwrap();
         assert!(
@@ -402,6 +403,11 @@ fn ab_reports_an_unloadable_plugin_as_failed_and_completes_the_others() {
     let table = scratch
         .ptc(["ab", "--strategies", "single-user-coalesced,variant-added"])
         .ok();
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("variant-added (failed on"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains(" n/a ") && !row.contains("0.00x"), "{row}");
     assert!(
         table.contains(&format!("variant-added (failed on {recordings})"))
             && table.contains("variant-added failed on")
