@@ -96,6 +96,8 @@ pub struct Ab {
     pub tokenizer: Tokenizer,
     /// Recording-major: all variants of recording 0, then of recording 1, ...
     pub runs: Vec<RunMeasure>,
+    /// Whether the baseline was added to the variants asked for.
+    pub baseline_added: bool,
 }
 
 /// What to compare, resolved from the configuration and the command line.
@@ -105,6 +107,8 @@ pub struct AbPlan {
     pub pricing: Vec<Pricing>,
     pub primary_pricing: String,
     pub tokenizer: Tokenizer,
+    /// Whether the baseline was added because the list did not name it.
+    pub baseline_added: bool,
 }
 
 impl AbPlan {
@@ -137,9 +141,9 @@ impl AbPlan {
             .collect::<Result<_, _>>()?;
         // The baseline comes first, added when the list does not name it.
         let baseline = config.ab_baseline().to_owned();
-        let base = match variants.iter().position(|v| v.label == baseline) {
-            Some(i) => variants.remove(i),
-            None => Variant::parse(&baseline)?,
+        let (base, baseline_added) = match variants.iter().position(|v| v.label == baseline) {
+            Some(i) => (variants.remove(i), false),
+            None => (Variant::parse(&baseline)?, true),
         };
         variants.insert(0, base);
         let tokenizer_name = tokenizer.unwrap_or(config.ab_tokenizer());
@@ -163,6 +167,7 @@ impl AbPlan {
             pricing: profiles,
             primary_pricing: primary,
             tokenizer,
+            baseline_added,
         })
     }
 }
@@ -170,7 +175,9 @@ impl AbPlan {
 /// Renders and measures every recording through every variant of `plan`. Recordings are read
 /// one at a time per thread and dropped once measured, so memory stays bounded by the largest
 /// recording; per-prompt measures are kept only with `detail`. `progress` is called once per
-/// recording done. A recording that cannot be read is an error (the first, in order).
+/// recording done. A recording that cannot be read is an error (the first, in order). A
+/// variant whose strategy is not loaded is reported as failed on every recording; a bad option
+/// of a variant is an error.
 pub fn run(
     host: &Host,
     plan: AbPlan,
@@ -178,10 +185,16 @@ pub fn run(
     detail: bool,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Ab, Error> {
-    let prompters: Vec<Prompter<'_>> = plan
+    let prompters: Vec<Result<Prompter<'_>, String>> = plan
         .variants
         .iter()
-        .map(|v| prompter_for(host, v))
+        .map(|v| match prompter_for(host, v) {
+            Ok(prompter) => Ok(Ok(prompter)),
+            Err(e @ (Error::UnknownStrategy { .. } | Error::StrategyNotLoaded { .. })) => {
+                Ok(Err(e.to_string()))
+            }
+            Err(e) => Err(e),
+        })
         .collect::<Result<_, _>>()?;
     let defaults = host.recording_defaults()?;
     let primary_pricing = plan
@@ -197,8 +210,8 @@ pub fn run(
             let runs = prompters
                 .iter()
                 .enumerate()
-                .map(|(i, p)| {
-                    measure(
+                .map(|(i, p)| match p {
+                    Ok(p) => measure(
                         p,
                         i,
                         &recording,
@@ -206,7 +219,8 @@ pub fn run(
                         primary_pricing,
                         detail,
                         &mut counter,
-                    )
+                    ),
+                    Err(reason) => unusable(i, &recording, plan.pricing.len(), reason),
                 })
                 .collect();
             progress();
@@ -229,6 +243,7 @@ pub fn run(
         primary_pricing,
         tokenizer: plan.tokenizer,
         runs,
+        baseline_added: plan.baseline_added,
     })
 }
 
@@ -253,6 +268,23 @@ pub fn prompter_for<'h>(host: &'h Host, variant: &Variant) -> Result<Prompter<'h
         config.layer_set(&format!("strategies.{}.{option}={value}", variant.strategy))?;
     }
     host.prompter_with(Some(&variant.strategy), &config, threshold)
+}
+
+/// The measure of a variant that cannot render at all: failed, with the reason.
+fn unusable(variant: usize, recording: &Recording, profiles: usize, reason: &str) -> RunMeasure {
+    RunMeasure {
+        recording: recording.path.clone(),
+        variant,
+        prompts: Vec::new(),
+        totals: Summary {
+            costs: vec![0.0; profiles],
+            failed: 1,
+            first_error: Some(reason.to_owned()),
+            ..Summary::default()
+        },
+        by_turn: Vec::new(),
+        error: Some(reason.to_owned()),
+    }
 }
 
 fn measure(
@@ -387,6 +419,30 @@ impl Summary {
 }
 
 impl Ab {
+    /// The variants asked for that rendered no prompt at all, with the first reason; `None`
+    /// when at least one rendered (the command then succeeds, the failures in its report).
+    pub fn all_asked_failed(&self) -> Option<String> {
+        let summaries = self.summaries();
+        let mut failures = Vec::new();
+        for (i, (variant, summary)) in self.variants.iter().zip(&summaries).enumerate() {
+            if i == self.baseline && self.baseline_added {
+                continue;
+            }
+            if summary.prompts > 0 || summary.failed == 0 {
+                return None;
+            }
+            failures.push(format!(
+                "{} failed: {}",
+                variant.label,
+                summary
+                    .first_error
+                    .as_deref()
+                    .unwrap_or("no prompt rendered")
+            ));
+        }
+        (!failures.is_empty()).then(|| failures.join("; "))
+    }
+
     /// One summary per variant, in variant order.
     pub fn summaries(&self) -> Vec<Summary> {
         let mut sums = vec![

@@ -38,6 +38,12 @@ pub struct Cli {
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
 
+    /// Load plugin files and directories that another user could write (group- or
+    /// world-writable, or owned by someone else than you or root); the same as `[plugins]
+    /// allow_insecure = true`
+    #[arg(long, global = true)]
+    pub allow_insecure_plugins: bool,
+
     /// Log what ptc does to stderr (-v: debug, -vv: trace); RUST_LOG also works
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -60,6 +66,11 @@ pub enum Command {
     /// stands for every .json file in it. Strategies come from --strategies, else `[ab]
     /// strategies`, else every loaded strategy; `name@option=value` is a variant with other
     /// options.
+    ///
+    /// A strategy that cannot be used (its plugin was skipped) or fails on a recording is
+    /// reported as failed, with the reason, in the report and as a `warning:` on stderr; the
+    /// others complete and the exit code is 0. Exit 2 when every strategy asked for (the
+    /// baseline when named) rendered no prompt at all.
     Ab {
         /// Recording files or directories [default: the bundled examples]
         recordings: Vec<PathBuf>,
@@ -227,7 +238,10 @@ pub enum Format {
 
 /// Runs a parsed command line, writing results to `out` and warnings to stderr.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
-    let config = Config::load(cli.config.as_deref(), &cli.sets)?;
+    let mut config = Config::load(cli.config.as_deref(), &cli.sets)?;
+    if cli.allow_insecure_plugins {
+        config.layer_set("plugins.allow_insecure=true")?;
+    }
     let host = Host::new(config);
     for warning in host.plugin_warnings() {
         eprintln!("warning: {warning}");
@@ -389,6 +403,9 @@ fn ab(
                 p.render_ns = 0;
             }
         }
+    }
+    if let Some(failures) = result.all_asked_failed() {
+        return Err(Error::AbAllFailed { failures });
     }
     for (variant, summary) in result.variants.iter().zip(result.summaries()) {
         if let Some(err) = summary.first_error {

@@ -272,6 +272,16 @@ impl Config {
         dirs
     }
 
+    /// `[plugins] allow_insecure`: load plugins that another user could have written.
+    pub fn allow_insecure_plugins(&self) -> bool {
+        matches!(
+            self.settings
+                .get("plugins.allow_insecure")
+                .map(|s| &s.value),
+            Some(toml::Value::Boolean(true))
+        )
+    }
+
     /// `[compression] compress_above_tokens`: send the full history while the prompt stays at or
     /// under this many tokens. `None` when off (absent or 0).
     pub fn compress_above_tokens(&self) -> Option<usize> {
@@ -562,8 +572,12 @@ fn check(key: &str, value: &toml::Value, origin: &Origin) -> Result<(), ConfigEr
             .as_bool()
             .map(drop)
             .ok_or_else(|| bad("true or false")),
+        ("plugins", Some("allow_insecure")) => value
+            .as_bool()
+            .map(drop)
+            .ok_or_else(|| bad("true or false")),
         ("plugins", _) => Err(unknown(
-            " (the [plugins] keys are directories, next_to_executable)",
+            " (the [plugins] keys are directories, next_to_executable, allow_insecure)",
         )),
         ("templates", Some("directory")) => value
             .as_str()

@@ -15,12 +15,25 @@ pub enum Error {
     Recording(#[from] RecordingError),
     #[error(transparent)]
     Template(#[from] TemplateError),
-    #[error("unknown strategy `{name}`: the loaded strategies are {loaded} (searched {dirs}; `ptc strategies` lists them)")]
+    #[error("unknown strategy `{name}`: the loaded strategies are {loaded} (searched {dirs}; `ptc strategies` lists them){skipped}")]
     UnknownStrategy {
         name: String,
         loaded: String,
         dirs: String,
+        /// `; N plugin file(s) were not loaded (see the warnings)` when some were not.
+        skipped: String,
     },
+    #[error("strategy `{name}` is not loaded: {reason}")]
+    StrategyNotLoaded { name: String, reason: String },
+    #[error("strategy `{strategy}` ({file}) failed: {source}")]
+    StrategyTemplate {
+        strategy: String,
+        file: PathBuf,
+        #[source]
+        source: Box<TemplateError>,
+    },
+    #[error("no strategy asked for could be compared: {failures}")]
+    AbAllFailed { failures: String },
     #[error("--turns {asked} is more than the {recorded} turn(s) recorded in {path}")]
     TurnsOutOfRange {
         path: PathBuf,

@@ -39,7 +39,10 @@ impl Host {
     /// Loads every plugin in the configured directories. Files that fail to load are in
     /// [`Host::plugin_warnings`].
     pub fn new(config: Config) -> Host {
-        let plugins = PluginSet::discover(&config.plugin_directories());
+        let plugins = PluginSet::discover(
+            &config.plugin_directories(),
+            config.allow_insecure_plugins(),
+        );
         Host { config, plugins }
     }
 
@@ -85,6 +88,13 @@ impl Host {
             None => UNCOMPRESSED_STRATEGY,
         };
         self.plugins.get(name).ok_or_else(|| {
+            let warnings = self.plugin_warnings();
+            if let Some(warning) = warnings.iter().find(|w| w.may_hold(name)) {
+                return Error::StrategyNotLoaded {
+                    name: name.to_owned(),
+                    reason: warning.to_string(),
+                };
+            }
             let loaded: Vec<&str> = self
                 .plugins
                 .strategies()
@@ -105,6 +115,12 @@ impl Host {
                     .map(|d| d.display().to_string())
                     .collect::<Vec<_>>()
                     .join(", "),
+                skipped: match warnings.len() {
+                    0 => String::new(),
+                    n => format!(
+                        "; {n} plugin file(s) or directories were not loaded (see the warnings)"
+                    ),
+                },
             }
         })
     }

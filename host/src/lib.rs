@@ -24,6 +24,7 @@ pub mod serve;
 mod templates;
 mod tokens;
 mod trigger;
+mod trust;
 mod value_json;
 
 pub mod cli;

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::plugins::LoadedStrategy;
 use crate::recording::Recording;
-use crate::templates::Templates;
+use crate::templates::{TemplateError, Templates};
 use crate::Error;
 
 /// A chat message with its text.
@@ -78,6 +78,21 @@ impl<'a> Renderer<'a> {
             })
     }
 
+    /// One section's text. A section naming a template the strategy does not provide is the
+    /// strategy's failure, reported with its file.
+    fn section(&self, section: &Section) -> Result<String, Error> {
+        self.templates
+            .render_section(section)
+            .map_err(|source| match source {
+                TemplateError::Missing { .. } => Error::StrategyTemplate {
+                    strategy: self.strategy.name.clone(),
+                    file: self.strategy.file.clone(),
+                    source: Box::new(source),
+                },
+                other => other.into(),
+            })
+    }
+
     /// The prompt sent before turn `turns + 1` of `recording`.
     pub fn render(&self, recording: &Recording, turns: usize) -> Result<Prompt, Error> {
         let output = self.output(recording, turns)?;
@@ -109,13 +124,13 @@ impl<'a> Renderer<'a> {
                 let text: &str = match cache.as_deref_mut() {
                     Some(cache) => {
                         if !cache.contains_key(section) {
-                            let text = self.templates.render_section(section)?;
+                            let text = self.section(section)?;
                             cache.insert(section.clone(), text);
                         }
                         &cache[section]
                     }
                     None => {
-                        rendered = self.templates.render_section(section)?;
+                        rendered = self.section(section)?;
                         &rendered
                     }
                 };

@@ -18,6 +18,12 @@ fn ratio(value: f64, base: f64) -> Option<f64> {
     (base > 0.0).then(|| value / base)
 }
 
+/// [`ratio`] of a summary's figure to the baseline's: none for a strategy that rendered no
+/// prompt (it failed), whose figures are not zero but missing.
+fn vs_base(s: &Summary, value: f64, base: f64) -> Option<f64> {
+    ratio(value, base).filter(|_| s.prompts > 0)
+}
+
 fn times(r: Option<f64>) -> String {
     r.map_or_else(|| "n/a".into(), |r| format!("{r:.2}x"))
 }
@@ -63,7 +69,7 @@ fn summary_rows(ab: &Ab, summaries: &[Summary]) -> (Vec<&'static str>, Vec<Row>)
                     s.max_tokens.to_string(),
                     format!("{:.0}%", s.cached_share() * 100.0),
                     format!("{:.4}", s.costs[p]),
-                    times(ratio(s.costs[p], base.costs[p])),
+                    times(vs_base(s, s.costs[p], base.costs[p])),
                     percent(s.retention.symbols),
                     percent(s.retention.tool_calls),
                     percent(s.retention.printed_lines),
@@ -88,13 +94,13 @@ fn pricing_rows(ab: &Ab, summaries: &[Summary]) -> (Vec<String>, Vec<Row>) {
         .map(|(v, s)| {
             let mut cells = vec![
                 v.label.clone(),
-                times(ratio(s.tokens as f64, base.tokens as f64)),
+                times(vs_base(s, s.tokens as f64, base.tokens as f64)),
             ];
             cells.extend(
                 s.costs
                     .iter()
                     .zip(&base.costs)
-                    .map(|(c, b)| times(ratio(*c, *b))),
+                    .map(|(c, b)| times(vs_base(s, *c, *b))),
             );
             Row { cells }
         })
@@ -269,7 +275,7 @@ pub fn json(ab: &Ab) -> Json {
                 .pricing
                 .iter()
                 .enumerate()
-                .map(|(i, p)| (p.name.clone(), json!(ratio(s.costs[i], base.costs[i]))))
+                .map(|(i, p)| (p.name.clone(), json!(vs_base(s, s.costs[i], base.costs[i]))))
                 .collect();
             json!({
                 "label": v.label,
@@ -278,7 +284,7 @@ pub fn json(ab: &Ab) -> Json {
                 "tokens": s.tokens,
                 "mean_tokens": s.mean_tokens(),
                 "max_tokens": s.max_tokens,
-                "tokens_vs_baseline": ratio(s.tokens as f64, base.tokens as f64),
+                "tokens_vs_baseline": vs_base(s, s.tokens as f64, base.tokens as f64),
                 "cached_share": s.cached_share(),
                 "cost": cost,
                 "cost_vs_baseline": vs,

@@ -79,7 +79,9 @@ fn answer<'h>(
             Ok(p) => {
                 prompters.insert(key.clone(), p);
             }
-            Err(e @ Error::UnknownStrategy { .. }) => return failure(&id, "unknown_strategy", e),
+            Err(e @ (Error::UnknownStrategy { .. } | Error::StrategyNotLoaded { .. })) => {
+                return failure(&id, "unknown_strategy", e)
+            }
             Err(e) => return failure(&id, "bad_request", e),
         }
     }

@@ -103,8 +103,8 @@ impl Templates {
             origins,
             owner: owner.to_owned(),
         };
-        if let Err(err) = templates.tera.add_raw_templates(sources) {
-            return Err(templates.broken(&err));
+        if let Err(err) = templates.tera.add_raw_templates(sources.clone()) {
+            return Err(templates.broken(&err, &sources));
         }
         Ok(templates)
     }
@@ -122,7 +122,7 @@ impl Templates {
         }
         self.tera
             .render(name, context)
-            .map_err(|err| self.broken(&err))
+            .map_err(|err| self.broken(&err, &[]))
     }
 
     /// Renders one section of a strategy's output, without the final newline.
@@ -139,13 +139,32 @@ impl Templates {
     }
 
     /// A tera error as the user should see it: template, file, line when known, cause.
-    fn broken(&self, err: &tera::Error) -> TemplateError {
+    /// `sources` (name, text) are the templates being added, if any.
+    fn broken(&self, err: &tera::Error, sources: &[(String, String)]) -> TemplateError {
         let (name, line, cause) = match err.kind() {
+            ErrorKind::MissingParent { current, parent } => {
+                let line = sources
+                    .iter()
+                    .find(|(name, _)| name == current)
+                    .and_then(|(_, text)| text.lines().position(|l| l.contains(parent.as_str())))
+                    .map(|i| i + 1);
+                (
+                    current.clone(),
+                    line,
+                    format!(
+                        "it extends `{parent}`, which is not one of its templates (a template extends or includes only templates of the same set, by name)"
+                    ),
+                )
+            }
             ErrorKind::SyntaxError(report) | ErrorKind::RenderingError(report) => (
                 report.filename().to_owned(),
                 Some(report.span().start_line),
                 report.message().to_owned(),
             ),
+            _ if report(&err.to_string()).is_some() => {
+                let (name, line, cause) = report(&err.to_string()).expect("checked");
+                (name, Some(line), cause)
+            }
             _ => {
                 let text = err.to_string();
                 let name = text
@@ -173,6 +192,18 @@ impl Templates {
             cause,
         }
     }
+}
+
+/// The first error of a report tera builds when templates are added (an unknown template
+/// included, ...): `error: MESSAGE` then ` --> NAME:LINE:COLUMN`. Returns (name, line, message).
+fn report(text: &str) -> Option<(String, usize, String)> {
+    let mut lines = text.lines().map(str::trim);
+    let message = lines.next()?.strip_prefix("error: ")?.to_owned();
+    let place = lines.next()?.strip_prefix("--> ")?;
+    let mut parts = place.rsplitn(3, ':');
+    let _column = parts.next()?;
+    let line = parts.next()?.parse().ok()?;
+    Some((parts.next()?.to_owned(), line, message))
 }
 
 /// A strategy's field as a tera value. Field names are static strings, so records borrow them.
@@ -265,6 +296,32 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("missing"), "{err}");
+    }
+
+    #[test]
+    fn including_an_unknown_template_names_template_and_line() {
+        let err = one("fine\n{% include \"../../etc/passwd\" %}\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            err,
+            "template `s/t` (compiled in), line 2: Unknown template `../../etc/passwd`"
+        );
+    }
+
+    #[test]
+    fn extending_an_unknown_template_names_template_and_line() {
+        let err = one("\n{% extends \"/etc/passwd\" %}\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "template `s/t` (compiled in), line 2: it extends `/etc/passwd`, which is not one of its templates"
+            ),
+            "{err}"
+        );
     }
 
     #[test]

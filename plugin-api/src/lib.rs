@@ -62,7 +62,9 @@ pub use format::{
     cap_chars, sanitize_doc, to_clojure, to_clojure_full, type_label, write_float, write_value,
     Limits,
 };
-pub use module::{guard, module_for, Strategy, StrategyMod, StrategyModRef, ABI_VERSION};
+pub use module::{
+    guard, module_for, Strategy, StrategyMod, StrategyModRef, ABI_VERSION, ABI_VERSION_SYMBOL,
+};
 pub use options::{shared_limit_options, OptionSpec, OptionValue, Options};
 pub use output::{
     ErrorKind, Field, FieldName, Message, Output, Record, RenderError, Role, Section, Stats,

@@ -2,7 +2,9 @@
 //! and [`export_strategy!`](crate::export_strategy), which turns one into the other with a
 //! panic guard around every call.
 
+use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
 
 use abi_stable::library::RootModule;
 use abi_stable::prefix_type::PrefixTypeTrait;
@@ -18,6 +20,10 @@ use crate::run::{Run, Turn};
 /// `ABI_VERSION` equals the one it was built with (see `ABI.md`); abi_stable checks the layout
 /// of every type on top of that.
 pub const ABI_VERSION: u32 = 1;
+
+/// The name of the symbol holding a plugin's [`ABI_VERSION`] (a `u32`), exported by
+/// [`export_strategy!`](crate::export_strategy) beside the root module.
+pub const ABI_VERSION_SYMBOL: &str = "PTC_PLUGIN_ABI_VERSION";
 
 /// The root module of a strategy dylib.
 #[repr(C)]
@@ -72,10 +78,41 @@ pub trait Strategy {
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError>;
 }
 
-/// Runs `f`, turning a panic into a [`RenderError`] of kind [`ErrorKind::Panic`]: a panic must
-/// never unwind across the plugin boundary (it would abort the host).
+thread_local! {
+    /// Set while a guarded call runs on this thread: its panic becomes an error, not a message.
+    static GUARDED: Cell<bool> = const { Cell::new(false) };
+    /// Where the last guarded panic happened.
+    static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs, once, a panic hook that keeps quiet about panics inside [`guard`] (recording where
+/// they happened) and hands every other panic to the hook that was there before. A plugin has
+/// its own copy of std, so this is the plugin's hook; a program that links a strategy crate
+/// keeps its own hook for its own panics.
+fn install_quiet_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if GUARDED.with(Cell::get) {
+                let location = info.location().map(|l| l.to_string());
+                PANIC_LOCATION.with(|l| *l.borrow_mut() = location);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f`, turning a panic into a [`RenderError`] of kind [`ErrorKind::Panic`] that says
+/// where it happened and its message: a panic must never unwind across the plugin boundary (it
+/// would abort the host), nor print to the host's stderr.
 pub fn guard<T>(f: impl FnOnce() -> Result<T, RenderError>) -> RResult<T, RenderError> {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    install_quiet_hook();
+    let outer = GUARDED.with(|g| g.replace(true));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(outer));
+    match result {
         Ok(result) => result.into(),
         Err(payload) => {
             let what = payload
@@ -83,9 +120,13 @@ pub fn guard<T>(f: impl FnOnce() -> Result<T, RenderError>) -> RResult<T, Render
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a non-string panic payload".into());
+            let place = PANIC_LOCATION
+                .with(|l| l.borrow_mut().take())
+                .map(|l| format!(" at {l}"))
+                .unwrap_or_default();
             RResult::RErr(RenderError {
                 kind: ErrorKind::Panic,
-                message: format!("the strategy panicked: {what}").into(),
+                message: format!("the strategy panicked{place}: {what}").into(),
             })
         }
     }
@@ -135,6 +176,12 @@ pub fn module_for<S: Strategy>(version: &'static str) -> StrategyModRef {
 #[macro_export]
 macro_rules! export_strategy {
     ($strategy:ty) => {
+        /// The plugin's [`ABI_VERSION`]($crate::ABI_VERSION), a plain symbol the host reads
+        /// before checking the root module's types, so that it can name both versions when
+        /// they do not match.
+        #[no_mangle]
+        pub static PTC_PLUGIN_ABI_VERSION: u32 = $crate::ABI_VERSION;
+
         /// The root module the ptc host loads.
         #[::abi_stable::export_root_module]
         pub fn ptc_strategy_root_module() -> $crate::StrategyModRef {

@@ -2,6 +2,7 @@
 
 mod ab;
 mod bad_input;
+mod bad_plugins;
 mod config;
 mod examples;
 mod new_plugin;
@@ -12,3 +13,4 @@ mod rules;
 mod strategies;
 mod support;
 mod templates;
+mod trust;

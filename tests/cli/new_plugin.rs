@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use crate::support::{example, repo, Scratch};
+use crate::support::{example, repo, set_mode, Scratch};
 
 #[test]
 fn a_scaffolded_strategy_builds_drops_in_and_works() {
@@ -39,6 +39,7 @@ fn a_scaffolded_strategy_builds_drops_in_and_works() {
         scratch.plugins().join(&dylib),
     )
     .unwrap();
+    set_mode(&scratch.plugins().join(&dylib), 0o755);
     scratch.write(
         "ptc.toml",
         "[plugins]\ndirectories = [\"plugins\"]\nnext_to_executable = false\n\n[strategies.my-strategy]\nmax_lines = 1\n",

@@ -1,7 +1,7 @@
 //! Discovery and loading of strategy plugins: several side by side, nothing without its file,
 //! junk reported and skipped.
 
-use crate::support::{built_plugin, example, Scratch, SUC, TURN_COUNT};
+use crate::support::{built_plugin, example, set_mode, Scratch, SUC, TURN_COUNT};
 
 #[test]
 fn strategies_lists_every_loaded_plugin_with_its_options() {
@@ -115,7 +115,9 @@ fn junk_in_the_plugin_directory_is_reported_and_skipped() {
 #[test]
 fn a_second_plugin_with_the_same_name_is_skipped() {
     let scratch = Scratch::with_plugins(&[SUC]);
-    std::fs::copy(built_plugin(SUC), scratch.plugins().join("libzz_copy.so")).unwrap();
+    let copy = scratch.plugins().join("libzz_copy.so");
+    std::fs::copy(built_plugin(SUC), &copy).unwrap();
+    set_mode(&copy, 0o755);
     let run = scratch.ptc(["strategies"]);
     assert_eq!(run.code, 0);
     assert!(

@@ -119,6 +119,8 @@ impl Scratch {
     pub fn with_plugins(crates: &[&str]) -> Scratch {
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::create_dir(dir.path().join("plugins")).unwrap();
+        // Whatever the umask: ptc refuses plugins that other users could write.
+        set_mode(&dir.path().join("plugins"), 0o755);
         let scratch = Scratch { dir };
         for name in crates {
             scratch.install(name);
@@ -143,6 +145,7 @@ impl Scratch {
         let from = built_plugin(crate_name);
         let to = self.plugins().join(from.file_name().unwrap());
         std::fs::copy(&from, &to).unwrap();
+        set_mode(&to, 0o755);
         to
     }
 
@@ -207,6 +210,17 @@ impl Scratch {
         assert_eq!(messages[1].0, "user");
         messages[1].1.clone()
     }
+}
+
+/// Sets the permission bits of `path` (on Unix; elsewhere nothing).
+pub fn set_mode(path: &Path, mode: u32) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    #[cfg(not(unix))]
+    let _ = (path, mode);
 }
 
 /// (role, content) of every message of a render.

@@ -1,6 +1,10 @@
 //! `turn-count`, a strategy that exists for ptc's tests: it proves that a second plugin loads
 //! beside the built-in ones, that its options and compiled-in template reach it, and that a
 //! strategy's render error reaches the user. It shows the mission and how many turns ran.
+//!
+//! Its options also make it misbehave the ways a third-party strategy can: `panic_after`
+//! panics, `template` names the template to use (one it does not have), `read_option` reads
+//! an option by name as a count (a string one, or one it never declared).
 
 use ptc_plugin_api::{
     export_strategy, Message, OptionSpec, OptionValue, Options, Output, RenderError, Role, Run,
@@ -23,6 +27,21 @@ impl Strategy for TurnCount {
                 "text before the count",
             ),
             OptionSpec::count("fail_after", 1000, "refuse to render more turns than this"),
+            OptionSpec::count(
+                "panic_after",
+                1000,
+                "panic when rendering more turns than this",
+            ),
+            OptionSpec::new(
+                "template",
+                OptionValue::String("count".into()),
+                "the template of its section",
+            ),
+            OptionSpec::new(
+                "read_option",
+                OptionValue::String(String::new().into()),
+                "read this option as a count too (empty: none)",
+            ),
         ]
     }
 
@@ -34,11 +53,26 @@ impl Strategy for TurnCount {
         if turns.len() > options.count("fail_after")? {
             return Err(RenderError::input("too many turns for turn-count"));
         }
+        let panic_after = options.count("panic_after")?;
+        if turns.len() > panic_after {
+            panic!("turn-count was told to panic after {panic_after} turn(s)");
+        }
+        if let Some(OptionValue::String(name)) = options.get("read_option") {
+            if !name.is_empty() {
+                options.count(name)?;
+            }
+        }
+        // Section names are static: any other name than its own is leaked (a test strategy).
+        let template: &'static str = match options.get("template") {
+            Some(OptionValue::String(s)) if s.as_str() == "count" => "count",
+            Some(OptionValue::String(s)) => s.to_string().leak(),
+            _ => return Err(RenderError::option("template", "expected a string")),
+        };
         let label = match options.get("label") {
             Some(OptionValue::String(s)) => s.to_string(),
             _ => return Err(RenderError::option("label", "expected a string")),
         };
-        let count = Section::new("count")
+        let count = Section::new(template)
             .with("mission", run.mission.as_str())
             .with("label", label)
             .with("turns", turns.len());

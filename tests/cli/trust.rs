@@ -1,0 +1,179 @@
+//! The trust model: a plugin file or directory that another user could write is refused (like
+//! sshd's StrictModes) unless `--allow-insecure-plugins`; a template cannot read a file outside
+//! the templates directory.
+
+use crate::support::{example, set_mode, Scratch, SUC, TURN_COUNT};
+
+/// Whether this process may give files away (root): then the tests also use a foreign group
+/// and owner, which no user's private group rule can excuse.
+#[cfg(unix)]
+fn may_chown(path: &std::path::Path) -> bool {
+    std::os::unix::fs::chown(path, None, Some(4242)).is_ok()
+}
+
+fn render_turn_count(scratch: &Scratch, extra: &[&str]) -> crate::support::Run {
+    let mut args = vec![
+        "render".to_string(),
+        example("tool-actions.json").display().to_string(),
+        "--strategy".into(),
+        "turn-count".into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    scratch.ptc(args)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_plugin_others_can_write_is_refused_unless_allowed() {
+    let scratch = Scratch::with_plugins(&[SUC, TURN_COUNT]);
+    let file = scratch.install(TURN_COUNT);
+    // As ptc names it: its plugin directory from ptc.toml, relative to the working directory.
+    let shown = format!("./plugins/{}", file.file_name().unwrap().to_str().unwrap());
+    // Group-writable by a group that is not the user's private one (root can arrange that),
+    // else writable by everyone.
+    let (mode, who, fix) = if may_chown(&file) {
+        (0o775, "its group (gid 4242)", "g-w")
+    } else {
+        (0o757, "every other user", "o-w")
+    };
+    set_mode(&file, mode);
+    let refusal = format!("refusing plugin {shown}: it is writable by {who}");
+    let fix = format!("run `chmod {fix} {shown}`; or pass --allow-insecure-plugins");
+
+    let run = scratch.ptc(["strategies", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with(&format!("warning: {refusal}")) && run.stderr.contains(&fix),
+        "{}",
+        run.stderr
+    );
+    let list = run.json();
+    assert_eq!(list.as_array().unwrap().len(), 1, "the others still load");
+    assert_eq!(list[0]["name"], "single-user-coalesced");
+
+    let err = render_turn_count(&scratch, &[]).bad_input();
+    assert_eq!(
+        err.split(", who could").next().unwrap(),
+        format!("error: strategy `turn-count` is not loaded: {refusal} (mode {mode:o})")
+    );
+    scratch.render_json(&example("tool-actions.json"), 1, &[]);
+
+    let run = render_turn_count(&scratch, &["--allow-insecure-plugins"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    let run = render_turn_count(&scratch, &["--set", "plugins.allow_insecure=true"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_plugin_owned_by_another_user_is_refused() {
+    let scratch = Scratch::with_plugins(&[SUC, TURN_COUNT]);
+    let file = scratch.plugins().join("libptc_strategy_turn_count.so");
+    if std::os::unix::fs::chown(&file, Some(4242), None).is_err() {
+        // Not root: a file given away cannot be made here; the mode check above still runs.
+        let err =
+            render_turn_count(&scratch, &["--set", "plugins.allow_insecure=maybe"]).bad_input();
+        assert!(err.contains("plugins.allow_insecure"), "{err}");
+        return;
+    }
+    let err = render_turn_count(&scratch, &[]).bad_input();
+    assert!(
+        err.starts_with(&format!(
+            "error: strategy `turn-count` is not loaded: refusing plugin ./plugins/{}: it is owned by user 4242, not by you",
+            file.file_name().unwrap().to_str().unwrap()
+        )) && err.contains("run `chown "),
+        "{err}"
+    );
+    let run = render_turn_count(&scratch, &["--allow-insecure-plugins"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_plugin_directory_others_can_write_is_refused() {
+    let scratch = Scratch::with_plugins(&[SUC, TURN_COUNT]);
+    let dir = scratch.plugins();
+    let mode = if may_chown(&dir) { 0o775 } else { 0o757 };
+    set_mode(&dir, mode);
+    let run = scratch.ptc(["strategies"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("warning: refusing plugin directory ./plugins: it is writable by ")
+            && run.stderr.contains("--allow-insecure-plugins"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.starts_with("no strategies loaded"),
+        "{}",
+        run.stdout
+    );
+    let err = render_turn_count(&scratch, &[]).bad_input();
+    assert!(
+        err.starts_with("error: unknown strategy `turn-count`: the loaded strategies are none")
+            && err
+                .ends_with("; 1 plugin file(s) or directories were not loaded (see the warnings)"),
+        "{err}"
+    );
+    let run = render_turn_count(&scratch, &["--allow-insecure-plugins"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    set_mode(&dir, 0o755);
+}
+
+#[test]
+fn the_directory_of_the_built_ptc_passes_the_check() {
+    let scratch = Scratch::with_plugins(&[]);
+    scratch.write("ptc.toml", "[plugins]\ndirectories = []\n");
+    let run = scratch.ptc(["strategies"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("refusing"), "{}", run.stderr);
+}
+
+#[test]
+fn templates_cannot_include_files_outside_the_templates_directory() {
+    let scratch = Scratch::with_plugins(&[SUC, TURN_COUNT]);
+    let secret = scratch.write("secret.txt", "the secret\n");
+    for (tag, path, cause) in [
+        (
+            "include",
+            "../../secret.txt".to_string(),
+            "Unknown template `../../secret.txt`",
+        ),
+        (
+            "include",
+            secret.display().to_string(),
+            "Unknown template `",
+        ),
+        (
+            "include",
+            "../../ptc.toml".to_string(),
+            "Unknown template `../../ptc.toml`",
+        ),
+        (
+            "extends",
+            "../../secret.txt".to_string(),
+            "it extends `../../secret.txt`, which is not one of its templates",
+        ),
+        ("extends", secret.display().to_string(), "it extends `"),
+    ] {
+        let first = if tag == "extends" {
+            ""
+        } else {
+            "{{ mission }}"
+        };
+        scratch.write(
+            "templates/turn-count/count.tera",
+            format!("{first}\n{{% {tag} \"{path}\" %}}\n"),
+        );
+        let run = render_turn_count(&scratch, &[]);
+        assert!(!run.stdout.contains("the secret") && !run.stdout.contains("[plugins]"));
+        let err = run.bad_input();
+        assert!(
+            err.starts_with(&format!("error: template `turn-count/count` (./templates/turn-count/count.tera), line 2: {cause}")),
+            "{err}"
+        );
+        assert!(!err.contains("the secret"), "{err}");
+    }
+}
