@@ -76,9 +76,10 @@ impl<'de> Deserialize<'de> for NamedValues {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NamedValues, A::Error> {
                 let mut entries: Vec<(String, Value)> = Vec::new();
+                let mut names = rustc_hash::FxHashSet::default();
                 while let Some(name) = map.next_key::<String>()? {
                     let value = map.next_value_seed(ValueSeed { depth: 1 })?;
-                    if entries.iter().any(|(n, _)| *n == name) {
+                    if !names.insert(name.clone()) {
                         return Err(de::Error::custom(format!("`{name}` is defined twice")));
                     }
                     entries.push((name, value));

@@ -9,6 +9,8 @@
 //! `tool_calls`, `output`,
 //! `error`, `turns_left`, `assistant`, `feedback`.
 
+use abi_stable::std_types::Tuple2;
+
 use crate::{
     cap_chars, parse_tool_signature, sanitize_doc, shared_limit_options, to_clojure, type_label,
     Field, Limits, Message, OptionSpec, OptionValue, Options, Output, Record, RenderError, Role,
@@ -110,6 +112,7 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The settings from `options`, which declare every option of [`options()`].
     pub fn read(options: &Options) -> Result<Settings, RenderError> {
         Ok(Settings {
             println_limit: options.count("println_limit")?,
@@ -129,6 +132,20 @@ impl Settings {
                 == "when_no_println",
         })
     }
+}
+
+/// The settings of a strategy that declares only some of [`options()`]: those it declares
+/// from `options`, the others at their defaults.
+pub fn settings_with_defaults(options: &Options) -> Result<Settings, RenderError> {
+    let mut all = Options::default();
+    for spec in self::options() {
+        let value = options
+            .get(&spec.name)
+            .cloned()
+            .unwrap_or_else(|| spec.default.clone());
+        all.entries.push(Tuple2(spec.name, value));
+    }
+    Settings::read(&all)
 }
 
 /// `[system]`: the run's system prompt.

@@ -4,7 +4,7 @@
 //! the number of the turn about to run. Append-only: the prompt for turn k + 1 extends the prompt
 //! for turn k, so a provider's prompt cache keeps all of it.
 
-use ptc_plugin_api::coalesce::{self, Settings};
+use ptc_plugin_api::coalesce;
 use ptc_plugin_api::{
     export_strategy, OptionSpec, Options, Output, RenderError, Run, Strategy, Turn,
 };
@@ -18,9 +18,13 @@ impl Strategy for FullHistory {
     const DESCRIPTION: &'static str =
         "No compression: every response and its feedback, append-only (the baseline).";
 
-    /// The options of the coalesced view: they shape the first user message (samples in `data/`).
+    /// The only options it reads: the samples of `data/` in the first user message. Turns are
+    /// shown whole, so no other limit applies.
     fn options() -> Vec<OptionSpec> {
         coalesce::options()
+            .into_iter()
+            .filter(|o| ["sample_limit", "sample_printable_limit"].contains(&o.name.as_str()))
+            .collect()
     }
 
     fn templates() -> Vec<(&'static str, &'static str)> {
@@ -28,7 +32,7 @@ impl Strategy for FullHistory {
     }
 
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
-        let settings = Settings::read(options)?;
+        let settings = coalesce::settings_with_defaults(options)?;
         Ok(coalesce::uncompressed(run, turns, &settings))
     }
 }

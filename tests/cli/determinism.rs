@@ -1,0 +1,70 @@
+//! The same input gives the same bytes: across runs, whatever the order plugins load in (the
+//! thread count is covered in `ab.rs`).
+
+use crate::support::{built_plugin, example, set_mode, Scratch, EXAMPLES, STRATEGIES};
+
+/// A scratch directory with the bundled strategies split over two plugin directories, and one
+/// configuration per order of those directories.
+fn split_plugins() -> Scratch {
+    let scratch = Scratch::with_plugins(&[]);
+    for dir in ["first", "second"] {
+        std::fs::create_dir(scratch.path().join(dir)).unwrap();
+        set_mode(&scratch.path().join(dir), 0o755);
+    }
+    for (i, (_, krate)) in STRATEGIES.iter().enumerate() {
+        let from = built_plugin(krate);
+        let dir = if i % 2 == 0 { "first" } else { "second" };
+        let to = scratch.path().join(dir).join(from.file_name().unwrap());
+        std::fs::copy(&from, &to).unwrap();
+        set_mode(&to, 0o755);
+    }
+    for (name, dirs) in [
+        ("forward.toml", r#"["first", "second"]"#),
+        ("backward.toml", r#"["second", "first"]"#),
+    ] {
+        scratch.write(
+            name,
+            format!("[plugins]\ndirectories = {dirs}\nnext_to_executable = false\n"),
+        );
+    }
+    scratch
+}
+
+#[test]
+fn output_is_identical_whatever_the_plugin_load_order() {
+    let scratch = split_plugins();
+    let run = |config: &str, args: &[&str]| {
+        let mut all = vec!["--config", config];
+        all.extend_from_slice(args);
+        scratch.ptc(all).ok()
+    };
+    let listing = run("forward.toml", &["strategies"]);
+    assert_eq!(listing, run("backward.toml", &["strategies"]));
+    for (name, _) in STRATEGIES {
+        assert!(listing.contains(name), "{name} is not loaded:\n{listing}");
+    }
+
+    let ab = ["ab", "--no-timing", "--format", "json"];
+    let forward = run("forward.toml", &ab);
+    assert_eq!(forward, run("backward.toml", &ab));
+    // And from one run to the next.
+    assert_eq!(forward, run("forward.toml", &ab));
+    let report: serde_json::Value = serde_json::from_str(&forward).unwrap();
+    assert_eq!(
+        report["strategies"].as_array().unwrap().len(),
+        STRATEGIES.len()
+    );
+
+    for file in EXAMPLES {
+        let path = example(file);
+        let path = path.to_str().unwrap();
+        for (strategy, _) in STRATEGIES {
+            let render = ["render", path, "--strategy", strategy, "--format", "json"];
+            assert_eq!(
+                run("forward.toml", &render),
+                run("backward.toml", &render),
+                "{strategy} on {file}"
+            );
+        }
+    }
+}
