@@ -222,3 +222,72 @@ fn init_writes_the_defaults_to_edit_and_never_overwrites() {
     );
     scratch.ptc(["init", dir.to_str().unwrap(), "--force"]).ok();
 }
+
+#[test]
+fn the_corpus_generator_writes_valid_runs_whose_styles_differ_only_in_text() {
+    let examples = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(|deps| deps.parent())
+        .unwrap()
+        .join("examples")
+        .join(format!("generate_corpus{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        examples.is_file(),
+        "{} was not built by cargo test",
+        examples.display()
+    );
+    let scratch = shared();
+    let generate = |style: &str| {
+        let out = scratch.path().join(format!("generated-{style}"));
+        let status = std::process::Command::new(&examples)
+            .args(["--count", "12", "--seed", "5", "--style", style, "--out"])
+            .arg(&out)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        out
+    };
+    let (lean, realistic) = (generate("lean"), generate("realistic"));
+    let mut files: Vec<_> = std::fs::read_dir(&lean)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 12);
+    let (mut lean_chars, mut realistic_chars) = (0, 0);
+    for file in &files {
+        let read = |dir: &std::path::Path| -> serde_json::Value {
+            serde_json::from_slice(&std::fs::read(dir.join(file)).unwrap()).unwrap()
+        };
+        let (a, b) = (read(&lean), read(&realistic));
+        assert_eq!(a["data"], b["data"], "{file:?}");
+        let (a, b) = (
+            a["turns"].as_array().unwrap(),
+            b["turns"].as_array().unwrap(),
+        );
+        assert_eq!(a.len(), b.len(), "{file:?}");
+        for (x, y) in a.iter().zip(b) {
+            for effect in ["success", "prints", "tool_calls", "memory", "error"] {
+                assert_eq!(
+                    x[effect], y[effect],
+                    "{file:?} turn {}: {effect}",
+                    x["number"]
+                );
+            }
+            lean_chars += x["raw_response"].as_str().unwrap().len();
+            realistic_chars += y["raw_response"].as_str().unwrap().len();
+        }
+    }
+    assert!(
+        realistic_chars > 2 * lean_chars,
+        "{realistic_chars} vs {lean_chars}"
+    );
+    for dir in [&lean, &realistic] {
+        let report = scratch.ptc(["validate", dir.to_str().unwrap()]).ok();
+        assert!(
+            report.contains("12 recording(s), 0 error(s), 0 warning(s)"),
+            "{report}"
+        );
+    }
+}
