@@ -392,6 +392,9 @@ fn line_chart(title: &str, y_label: &str, labels: &[String], series: &[Vec<f64>]
         escape(y_label)
     );
     for (n, values) in series.iter().enumerate() {
+        if values.is_empty() {
+            continue;
+        }
         let path: Vec<String> = values
             .iter()
             .enumerate()
@@ -449,7 +452,10 @@ fn retention_chart(labels: &[String], summaries: &[Summary]) -> String {
                 s.retention.printed_lines,
                 s.retention.error,
             ][c];
-            let r = share.ratio().unwrap_or(0.0);
+            // No fact of that kind in the history, or no prompt rendered: no bar, not 0%.
+            let Some(r) = share.ratio() else {
+                continue;
+            };
             let bh = (h - top - bottom) * r;
             let _ = write!(
                 svg,
@@ -496,19 +502,28 @@ pub fn html(ab: &Ab) -> String {
     let summaries = ab.summaries();
     let labels: Vec<String> = ab.variants.iter().map(|v| v.label.clone()).collect();
     let by_turn = ab.by_turn();
+    // A strategy that rendered no prompt has no line (rather than one at zero).
+    let rendered = |i: usize| summaries[i].prompts > 0;
     let tokens: Vec<Vec<f64>> = by_turn
         .iter()
-        .map(|s| s.iter().map(|(t, _)| *t).collect())
+        .enumerate()
+        .map(|(i, s)| match rendered(i) {
+            true => s.iter().map(|(t, _)| *t).collect(),
+            false => Vec::new(),
+        })
         .collect();
     let cumulative: Vec<Vec<f64>> = by_turn
         .iter()
-        .map(|s| {
-            s.iter()
+        .enumerate()
+        .map(|(i, s)| match rendered(i) {
+            true => s
+                .iter()
                 .scan(0.0, |acc, (_, c)| {
                     *acc += c;
                     Some(*acc)
                 })
-                .collect()
+                .collect(),
+            false => Vec::new(),
         })
         .collect();
     let (h1, r1) = summary_rows(ab, &summaries);
@@ -518,9 +533,10 @@ pub fn html(ab: &Ab) -> String {
         .enumerate()
         .map(|(i, l)| {
             format!(
-                r#"<span class="key"><span class="swatch" style="background:{}"></span>{}</span>"#,
+                r#"<span class="key"><span class="swatch" style="background:{}"></span>{}{}</span>"#,
                 COLORS[i % COLORS.len()],
-                escape(l)
+                escape(l),
+                if rendered(i) { "" } else { " (rendered nothing)" }
             )
         })
         .collect();

@@ -180,6 +180,30 @@ fn a_failing_strategy_is_reported_and_the_others_complete() {
 }
 
 #[test]
+fn the_html_report_draws_nothing_for_a_strategy_that_rendered_nothing() {
+    let scratch = Scratch::with_plugins(&["ptc-strategy-full-history", TURN_COUNT]);
+    let out = scratch.path().join("failed.html");
+    let run = scratch.ptc([
+        "ab",
+        "--strategies",
+        "full-history,turn-count@template=nope",
+        "--report",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.contains("turn-count@template=nope (rendered nothing)"),
+        "the legend says so"
+    );
+    // Lines (two charts) and retention bars are drawn for full-history only.
+    let failed = "<title>turn-count@template=nope";
+    assert_eq!(html.matches(failed).count(), 0, "no line, no bar");
+    assert_eq!(html.matches("<polyline").count(), 2);
+    assert!(html.contains("<title>full-history"));
+}
+
+#[test]
 fn the_html_report_is_self_contained() {
     let scratch = all_strategies();
     let out = scratch.path().join("report.html");
