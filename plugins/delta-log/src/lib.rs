@@ -96,30 +96,30 @@ impl Strategy for DeltaLog {
         } else {
             fields_chars(&system.sections) + fields_chars(&sections)
         };
-        let mut tail = Vec::new();
+        // The latest turn, whether its delta went to the log whole, and the memory before it.
+        let mut latest: Option<(&Turn, bool, &Memory)> = None;
         for turn in &turns[point..] {
             let inline = log_samples || log_chars < cache_min_chars;
             let section = delta(turn, memory_before, inline, &settings, &mut stats);
             log_chars = log_chars.saturating_add(fields_chars(std::slice::from_ref(&section)));
             sections.push(section);
-            // The tail, replaced by the next prompt: what is worth reading only while it is
-            // the latest. A failed program while its error is the latest (the log keeps the
-            // error line), the samples of the values the latest turn defined (the log keeps
-            // name and type). Each is written to the cache once instead of being read for the
-            // rest of the run.
-            tail.clear();
-            if !inline {
-                if !turn.success {
-                    tail.push(coalesce::error_section(turn));
-                } else if turn.prints.is_empty() {
-                    tail.extend(samples(turn, memory_before, latest_sample));
-                }
-            }
+            latest = Some((turn, inline, memory_before));
             if turn.success {
                 memory_before = turn.memory.as_slice();
             }
         }
-        sections.extend(tail);
+        // The tail, replaced by the next prompt: what is worth reading only while it is the
+        // latest. A failed program while its error is the latest (the log keeps the error
+        // line), the samples of the values the latest turn defined (the log keeps name and
+        // type). Each is written to the cache once instead of being read for the rest of the
+        // run.
+        if let Some((turn, false, before)) = latest {
+            if !turn.success {
+                sections.push(coalesce::error_section(turn));
+            } else if turn.prints.is_empty() {
+                sections.extend(samples(turn, before, latest_sample));
+            }
+        }
         sections.push(coalesce::turns_left_section(run, turns.len()));
         Ok(Output {
             messages: vec![system, Message::new(Role::User, sections)].into(),
