@@ -413,6 +413,23 @@ pub fn shown_whole(turns: &[Turn]) -> Stats {
     }
 }
 
+/// Counts a tool-calls section of `total` calls, of which the most recent `limit` are shown.
+pub fn count_tool_calls(stats: &mut Stats, total: usize, limit: usize) {
+    let shown = total.min(limit) as u64;
+    stats.tool_calls_total += total as u64;
+    stats.tool_calls_shown += shown;
+    stats.tool_calls_dropped += total as u64 - shown;
+}
+
+/// Counts an output section of `total` println entries, of which the most recent `limit` are
+/// shown.
+pub fn count_printlns(stats: &mut Stats, total: usize, limit: usize) {
+    let shown = total.min(limit) as u64;
+    stats.printlns_total += total as u64;
+    stats.printlns_shown += shown;
+    stats.printlns_dropped += total as u64 - shown;
+}
+
 /// Adds `more` to `stats`, field by field.
 pub fn add_stats(stats: &mut Stats, more: &Stats) {
     stats.turns_compressed += more.turns_compressed;

@@ -223,19 +223,13 @@ fn delta(
     } else {
         Vec::new()
     };
-    let shown = calls.len().min(settings.tool_call_limit) as u64;
-    stats.tool_calls_total += calls.len() as u64;
-    stats.tool_calls_shown += shown;
-    stats.tool_calls_dropped += calls.len() as u64 - shown;
+    coalesce::count_tool_calls(stats, calls.len(), settings.tool_call_limit);
     let prints: Vec<&str> = if turn.success {
         turn.prints.iter().map(|p| p.as_str()).collect()
     } else {
         Vec::new()
     };
-    let shown = prints.len().min(settings.println_limit) as u64;
-    stats.printlns_total += prints.len() as u64;
-    stats.printlns_shown += shown;
-    stats.printlns_dropped += prints.len() as u64 - shown;
+    coalesce::count_printlns(stats, prints.len(), settings.println_limit);
     section
         .fields
         .extend(coalesce::tool_calls_section(&calls, settings, false).fields);

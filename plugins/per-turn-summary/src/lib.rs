@@ -102,19 +102,13 @@ fn summary(
         if !calls.is_empty() {
             let with_results = settings.tool_call_results_when_no_println && !printed;
             sections.push(coalesce::tool_calls_section(&calls, settings, with_results));
-            let shown = calls.len().min(settings.tool_call_limit) as u64;
-            stats.tool_calls_total += calls.len() as u64;
-            stats.tool_calls_shown += shown;
-            stats.tool_calls_dropped += calls.len() as u64 - shown;
+            coalesce::count_tool_calls(stats, calls.len(), settings.tool_call_limit);
         }
     }
     if printed {
         let prints: Vec<&str> = turn.prints.iter().map(|p| p.as_str()).collect();
         sections.push(coalesce::output_section(&prints, settings));
-        let shown = prints.len().min(settings.println_limit) as u64;
-        stats.printlns_total += prints.len() as u64;
-        stats.printlns_shown += shown;
-        stats.printlns_dropped += prints.len() as u64 - shown;
+        coalesce::count_printlns(stats, prints.len(), settings.println_limit);
     }
     if !turn.success {
         let message = turn
