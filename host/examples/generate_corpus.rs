@@ -445,14 +445,18 @@ enum Style {
     Realistic,
 }
 
-/// What a model says before its program: two or three sentences about the step.
-fn plan(rng: &mut Rng, family: usize, turn: usize, steps: &[Step]) -> String {
-    let first = steps.iter().find_map(|s| match s {
+/// The first name the steps define, by `def` or by binding a tool call's result.
+fn first_binding(steps: &[Step]) -> Option<&str> {
+    steps.iter().find_map(|s| match s {
         Step::Def { name, .. } => Some(name.as_str()),
         Step::Call { bind: Some(b), .. } => Some(b.as_str()),
         _ => None,
-    });
-    let subject = first.unwrap_or("the results so far");
+    })
+}
+
+/// What a model says before its program: two or three sentences about the step.
+fn plan(rng: &mut Rng, family: usize, turn: usize, steps: &[Step]) -> String {
+    let subject = first_binding(steps).unwrap_or("the results so far");
     let opening = match family {
         0 => format!("The products still need narrowing down: I'll keep the ones in stock and bind them to {subject} so later turns can reuse them instead of filtering again."),
         1 => format!("Turn {turn}: the next customers to notify are the ones affected in this batch; I'll send each one message and keep track of who was already contacted so nobody gets a second email."),
@@ -506,12 +510,7 @@ fn realistic_program(steps: &[Step], lean: &str) -> String {
             }
         }
     }
-    let first = steps.iter().find_map(|s| match s {
-        Step::Def { name, .. } => Some(name.as_str()),
-        Step::Call { bind: Some(b), .. } => Some(b.as_str()),
-        _ => None,
-    });
-    if let Some(name) = first {
+    if let Some(name) = first_binding(steps) {
         let _ = writeln!(
             text,
             "(let [n (if (coll? {name}) (count {name}) 1)]\n  (when (zero? n)\n    (println \"nothing found for {name}, trying again next turn\")))"
