@@ -10,7 +10,9 @@ use std::sync::OnceLock;
 
 use serde_json::Value as Json;
 
-use crate::support::{bundled, example, repo, set_mode, Run, Scratch, SUC, TURN_COUNT};
+use crate::support::{
+    bundled, example, repo, set_mode, strategy_names, Run, Scratch, SUC, TURN_COUNT,
+};
 
 /// A copy of `plugin-api/` with `(file, from, to)` replacements, and a strategy built on it.
 struct Case {
@@ -220,12 +222,7 @@ fn plugins_built_against_another_plugin_api_are_skipped_with_one_line_each() {
     let run = scratch.ptc(["strategies", "--format", "json"]);
     let stderr = run.stderr.clone();
     let list = run.json();
-    let names: Vec<&str> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let names = strategy_names(&list);
     assert_eq!(
         names,
         [

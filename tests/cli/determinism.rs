@@ -1,7 +1,7 @@
 //! The same input gives the same bytes: across runs, whatever the order plugins load in (the
 //! thread count is covered in `ab.rs`).
 
-use crate::support::{built_plugin, example, set_mode, Scratch, EXAMPLES, STRATEGIES};
+use crate::support::{example, set_mode, Scratch, EXAMPLES, STRATEGIES};
 
 /// A scratch directory with the bundled strategies split over two plugin directories, and one
 /// configuration per order of those directories.
@@ -12,11 +12,8 @@ fn split_plugins() -> Scratch {
         set_mode(&scratch.path().join(dir), 0o755);
     }
     for (i, (_, krate)) in STRATEGIES.iter().enumerate() {
-        let from = built_plugin(krate);
         let dir = if i % 2 == 0 { "first" } else { "second" };
-        let to = scratch.path().join(dir).join(from.file_name().unwrap());
-        std::fs::copy(&from, &to).unwrap();
-        set_mode(&to, 0o755);
+        scratch.install_in(&scratch.path().join(dir), krate);
     }
     for (name, dirs) in [
         ("forward.toml", r#"["first", "second"]"#),

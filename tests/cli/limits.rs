@@ -6,29 +6,15 @@
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use ptc::{Config, Host, LoadedStrategy, Recording, RecordingDefaults};
+use ptc::{Host, Recording, RecordingDefaults};
 use serde_json::{json, Value as Json};
 
-use crate::support::{built_plugin, Scratch, STRATEGIES};
+use crate::support::{in_process_host, Scratch, STRATEGIES};
 
 /// Every bundled strategy, loaded once from its dylib; options come per case.
 fn host() -> &'static Host {
     static HOST: OnceLock<Host> = OnceLock::new();
-    HOST.get_or_init(|| {
-        let strategies = STRATEGIES
-            .iter()
-            .map(|(_, krate)| LoadedStrategy::load(&built_plugin(krate)).unwrap())
-            .collect();
-        Host::with_strategies(base_config(), strategies)
-    })
-}
-
-fn base_config() -> Config {
-    let mut config = Config::defaults();
-    config
-        .layer_set("templates.directory=\"/nonexistent/ptc-templates\"")
-        .unwrap();
-    config
+    HOST.get_or_init(|| in_process_host(&[]))
 }
 
 /// What a generated turn holds. Each kind of text is a run of its own capital letter, which
@@ -143,7 +129,7 @@ proptest! {
         let mut checked = 0;
         for strategy in host().plugins().strategies() {
             let declares = |option: &str| strategy.options.iter().any(|o| o.name.as_str() == option);
-            let mut config = base_config();
+            let mut config = host().config().clone();
             // Turns inside a window are shown whole, by design; with no window every turn is
             // subject to the limits.
             if declares("window") {

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use crate::support::{example, repo, set_mode, Scratch};
+use crate::support::{example, repo, set_mode, strategy_names, Scratch};
 
 #[test]
 fn a_scaffolded_strategy_builds_drops_in_and_works() {
@@ -46,12 +46,7 @@ fn a_scaffolded_strategy_builds_drops_in_and_works() {
     );
 
     let list = scratch.ptc(["strategies", "--format", "json"]).json();
-    let names: Vec<&str> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let names = strategy_names(&list);
     assert_eq!(names, ["full-history", "my-strategy"]);
 
     let render = scratch.render_json(

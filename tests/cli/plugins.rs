@@ -1,18 +1,13 @@
 //! Discovery and loading of strategy plugins: several side by side, nothing without its file,
 //! junk reported and skipped.
 
-use crate::support::{built_plugin, example, set_mode, Scratch, SUC, TURN_COUNT};
+use crate::support::{built_plugin, example, set_mode, strategy_names, Scratch, SUC, TURN_COUNT};
 
 #[test]
 fn strategies_lists_every_loaded_plugin_with_its_options() {
     let scratch = Scratch::new();
     let list = scratch.ptc(["strategies", "--format", "json"]).json();
-    let names: Vec<&str> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let names = strategy_names(&list);
     assert_eq!(names, ["single-user-coalesced", "turn-count"]);
     let suc = &list[0];
     assert_eq!(suc["version"], env!("CARGO_PKG_VERSION"));

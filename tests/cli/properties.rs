@@ -7,30 +7,14 @@
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use ptc::{Config, Host, LoadedStrategy, Recording, RecordingDefaults, RenderedMessage};
+use ptc::{Host, Recording, RecordingDefaults, RenderedMessage};
 use serde_json::{json, Value as Json};
 
-use crate::support::{built_plugin, STRATEGIES};
-
-/// A host with every bundled strategy loaded from its dylib and the given `--set` flags.
-fn host(sets: &[&str]) -> Host {
-    let mut config = Config::defaults();
-    config
-        .layer_set("templates.directory=\"/nonexistent/ptc-templates\"")
-        .unwrap();
-    for set in sets {
-        config.layer_set(set).unwrap();
-    }
-    let strategies = STRATEGIES
-        .iter()
-        .map(|(_, krate)| LoadedStrategy::load(&built_plugin(krate)).unwrap())
-        .collect();
-    Host::with_strategies(config, strategies)
-}
+use crate::support::{in_process_host, STRATEGIES};
 
 fn default_host() -> &'static Host {
     static HOST: OnceLock<Host> = OnceLock::new();
-    HOST.get_or_init(|| host(&[]))
+    HOST.get_or_init(|| in_process_host(&[]))
 }
 
 fn window_host(window: usize) -> &'static Host {
@@ -41,7 +25,7 @@ fn window_host(window: usize) -> &'static Host {
     } else {
         (&WIDE, "strategies.rolling-window.window=99")
     };
-    cell.get_or_init(|| host(&[set]))
+    cell.get_or_init(|| in_process_host(&[set]))
 }
 
 #[derive(Clone, Debug)]
@@ -158,7 +142,7 @@ fn recordings() -> impl Strategy<Value = Recording> {
 /// A host where delta-log re-coalesces after a hundred characters of deltas.
 fn delta_log_host() -> &'static Host {
     static HOST: OnceLock<Host> = OnceLock::new();
-    HOST.get_or_init(|| host(&["strategies.delta-log.recoalesce_chars=100"]))
+    HOST.get_or_init(|| in_process_host(&["strategies.delta-log.recoalesce_chars=100"]))
 }
 
 /// A delta-log prompt's user message: whole, and without its tail (the sections replaced by

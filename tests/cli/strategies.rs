@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use crate::support::{all_strategies, conversation, example, messages, repo, EXAMPLES, STRATEGIES};
+use crate::support::{
+    all_strategies, conversation, example, messages, repo, strategy_names, EXAMPLES, STRATEGIES,
+};
 
 fn turns_in(path: &Path) -> usize {
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
@@ -16,12 +18,7 @@ fn strategies_lists_every_bundled_strategy_loaded_from_dylibs() {
     let list = all_strategies()
         .ptc(["strategies", "--format", "json"])
         .json();
-    let mut names: Vec<&str> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let mut names = strategy_names(&list);
     names.sort_unstable();
     let mut expected: Vec<&str> = STRATEGIES.iter().map(|(n, _)| *n).collect();
     expected.sort_unstable();

@@ -142,8 +142,13 @@ impl Scratch {
 
     /// Copies a built strategy into the plugin directory.
     pub fn install(&self, crate_name: &str) -> PathBuf {
+        self.install_in(&self.plugins(), crate_name)
+    }
+
+    /// Copies a built strategy into `dir`, writable by its owner only (as ptc requires).
+    pub fn install_in(&self, dir: &Path, crate_name: &str) -> PathBuf {
         let from = built_plugin(crate_name);
-        let to = self.plugins().join(from.file_name().unwrap());
+        let to = dir.join(from.file_name().unwrap());
         std::fs::copy(&from, &to).unwrap();
         set_mode(&to, 0o755);
         to
@@ -210,6 +215,32 @@ impl Scratch {
         assert_eq!(messages[1].0, "user");
         messages[1].1.clone()
     }
+}
+
+/// A host in this process with every bundled strategy loaded from its dylib, the compiled-in
+/// templates and the given `--set` flags.
+pub fn in_process_host(sets: &[&str]) -> ptc::Host {
+    let mut config = ptc::Config::defaults();
+    config
+        .layer_set("templates.directory=\"/nonexistent/ptc-templates\"")
+        .unwrap();
+    for set in sets {
+        config.layer_set(set).unwrap();
+    }
+    let strategies = STRATEGIES
+        .iter()
+        .map(|(_, krate)| ptc::LoadedStrategy::load(&built_plugin(krate)).unwrap())
+        .collect();
+    ptc::Host::with_strategies(config, strategies)
+}
+
+/// The strategy names of a `ptc strategies --format json` listing, in its order.
+pub fn strategy_names(list: &Json) -> Vec<&str> {
+    list.as_array()
+        .expect("a JSON array of strategies")
+        .iter()
+        .map(|s| s["name"].as_str().expect("a strategy name"))
+        .collect()
 }
 
 /// Sets the permission bits of `path` (on Unix; elsewhere nothing).
