@@ -17,6 +17,10 @@ impl Bytes<'_> {
         *first
     }
 
+    fn word(&mut self) -> [u8; 8] {
+        std::array::from_fn(|_| self.byte())
+    }
+
     fn text(&mut self) -> String {
         let len = usize::from(self.byte() % 24);
         let take = len.min(self.0.len());
@@ -31,26 +35,8 @@ impl Bytes<'_> {
         match tag % 11 {
             0 => Value::Nil,
             1 => Value::Boolean(tag & 0x80 != 0),
-            2 => Value::Integer(i64::from_le_bytes([
-                self.byte(),
-                self.byte(),
-                self.byte(),
-                self.byte(),
-                self.byte(),
-                self.byte(),
-                self.byte(),
-                self.byte(),
-            ])),
-            3 => Value::Float(f64::from_bits(u64::from_le_bytes([
-                self.byte(),
-                self.byte(),
-                self.byte(),
-                self.byte(),
-                self.byte(),
-                self.byte(),
-                self.byte(),
-                self.byte(),
-            ]))),
+            2 => Value::Integer(i64::from_le_bytes(self.word())),
+            3 => Value::Float(f64::from_bits(u64::from_le_bytes(self.word()))),
             4 => Value::string(&self.text()),
             5 => Value::keyword(&self.text()),
             6 if !leaf => Value::List(self.elements(depth).into()),
