@@ -101,7 +101,10 @@ impl Strategy for DeltaLog {
         for turn in &turns[point..] {
             let inline = log_samples || log_chars < cache_min_chars;
             let section = delta(turn, memory_before, inline, &settings, &mut stats);
-            log_chars = log_chars.saturating_add(fields_chars(std::slice::from_ref(&section)));
+            if inline {
+                // Past the cache minimum the measure no longer matters.
+                log_chars += fields_chars(std::slice::from_ref(&section));
+            }
             sections.push(section);
             latest = Some((turn, inline, memory_before));
             if turn.success {
