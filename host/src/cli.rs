@@ -8,14 +8,14 @@ use ptc_plugin_api::OptionValue;
 use serde::Serialize;
 use serde_json::json;
 
+use crate::ab::report;
+use crate::ab::tokens::{Counter, Tokenizer};
 use crate::ab::{run as run_ab, AbPlan, Variant};
 use crate::config::Config;
-use crate::corpus::{self, Source};
 use crate::host::Host;
+use crate::recording::corpus::{self, Source};
 use crate::recording::{Recording, Severity};
 use crate::render::{Prompt, PromptView, StatsView};
-use crate::report;
-use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
 
 /// Compress the message history of PTC-Lisp code agents with pluggable strategies.
@@ -293,7 +293,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
         Command::Schema => pretty(&crate::recording::schema()),
         Command::Serve { .. } => {
             let stdin = std::io::stdin();
-            crate::serve::serve(&host, stdin.lock(), &mut *out)?;
+            crate::commands::serve::serve(&host, stdin.lock(), &mut *out)?;
             return Ok(());
         }
         Command::NewPlugin {
@@ -302,14 +302,14 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             api_path,
         } => {
             let dir = path.unwrap_or_else(|| PathBuf::from(&name));
-            let api = match api_path.or_else(crate::new_plugin::default_api_path) {
+            let api = match api_path.or_else(crate::commands::new_plugin::default_api_path) {
                 Some(api) => api,
                 None => return Err(Error::Usage(
                     "the ptc-plugin-api checkout ptc was built from is gone; pass --api-path DIR"
                         .into(),
                 )),
             };
-            let files = crate::new_plugin::scaffold(&name, &dir, &api)?;
+            let files = crate::commands::new_plugin::scaffold(&name, &dir, &api)?;
             format!(
                 "created {} ({} files); build it with `cargo build --release --manifest-path {}/Cargo.toml`\n",
                 dir.display(),
@@ -325,7 +325,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
         Command::Import {
             from: ImportFrom::PtcRunner { trace, output },
         } => {
-            let imported = crate::import::ptc_runner(&trace, &host.recording_defaults()?)?;
+            let imported =
+                crate::recording::import::ptc_runner(&trace, &host.recording_defaults()?)?;
             eprintln!(
                 "imported 1 run ({} turns) from {}: {}",
                 imported.turns,
@@ -467,7 +468,7 @@ fn trace(
     match view {
         TraceView::Turns => {
             let shown = |v: &ptc_plugin_api::Value| {
-                ptc_plugin_api::to_clojure(v, ptc_plugin_api::Limits::new(10, 400))
+                ptc_strategy_kit::to_clojure(v, ptc_strategy_kit::Limits::new(10, 400))
             };
             let turns: Vec<serde_json::Value> = recording.turns[..k]
                 .iter()
@@ -550,7 +551,7 @@ fn init(host: &Host, dir: &std::path::Path, force: bool) -> Result<String, Error
         crate::DEFAULT_CONFIG.to_owned(),
     )];
     let templates = dir.join("templates");
-    for (name, text) in crate::templates::host_defaults() {
+    for (name, text) in crate::render::templates::host_defaults() {
         files.push((templates.join(format!("{name}.tera")), text.to_owned()));
     }
     for strategy in host.plugins().strategies() {

@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use ptc_plugin_api::{shared_limit_options, OptionSpec, OptionValue, Options};
+use ptc_plugin_api::{OptionSpec, OptionValue, Options};
+use ptc_strategy_kit::shared_limit_options;
 
-use crate::pricing::Pricing;
+use crate::ab::pricing::Pricing;
 
 /// The default configuration, compiled in. It is also the commented reference.
 pub const DEFAULT_CONFIG: &str = include_str!("../../ptc.toml");

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::config::ConfigError;
 use crate::recording::RecordingError;
-use crate::templates::TemplateError;
+use crate::render::templates::TemplateError;
 
 /// Why a command failed.
 #[derive(Debug, thiserror::Error)]

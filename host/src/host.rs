@@ -8,9 +8,9 @@ use ptc_plugin_api::OptionSpec;
 use crate::config::Config;
 use crate::plugins::{LoadedStrategy, PluginError, PluginSet};
 use crate::recording::{Recording, RecordingDefaults};
+use crate::render::templates::Templates;
+use crate::render::trigger::Prompter;
 use crate::render::Renderer;
-use crate::templates::Templates;
-use crate::trigger::Prompter;
 use crate::Error;
 
 /// The strategy used when `[compression] enabled = false`.
@@ -181,7 +181,7 @@ impl Host {
     /// The host's own templates: `system_prompt`, `text_output`, `trace_turns`,
     /// `compression_box` and `usage`.
     pub fn host_templates(&self) -> Result<Templates, Error> {
-        let defaults: Vec<(String, String)> = crate::templates::host_defaults()
+        let defaults: Vec<(String, String)> = crate::render::templates::host_defaults()
             .iter()
             .map(|(name, text)| ((*name).to_owned(), (*text).to_owned()))
             .collect();

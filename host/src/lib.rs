@@ -6,48 +6,37 @@
 //! its templates. The `ptc` binary is a thin command line over this library.
 
 mod ab;
+pub mod cli;
+mod commands;
 mod config;
-mod corpus;
-mod elf;
 mod error;
 mod host;
-pub mod import;
-mod mission;
-mod new_plugin;
 mod plugins;
-mod pricing;
 mod recording;
 mod render;
-mod report;
-mod retention;
-pub mod serve;
-mod templates;
-mod tokens;
-mod trigger;
-mod trust;
-mod value_json;
 
-pub mod cli;
+pub use commands::serve;
+pub use recording::import;
 
+pub use ab::pricing::{Pricing, PromptCost};
+pub use ab::retention::{Facts, Retention, Share};
+pub use ab::tokens::{Counter, Tokenizer};
 pub use ab::{run as run_ab, Ab, AbPlan, PromptMeasure, RunMeasure, Summary, Variant};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
-pub use corpus::{single as single_source, sources, Source};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
-pub use pricing::{Pricing, PromptCost};
+pub use recording::corpus::{single as single_source, sources, Source};
 pub use recording::{Problem, Recording, RecordingDefaults, RecordingError, Severity};
+pub use render::templates::{TemplateError, Templates};
+pub use render::trigger::{Prompter, RunCache};
 pub use render::{Prompt, RenderedMessage, Renderer, SectionCache};
-pub use retention::{Facts, Retention, Share};
-pub use templates::{TemplateError, Templates};
-pub use tokens::{Counter, Tokenizer};
-pub use trigger::{Prompter, RunCache};
 
 /// The bundled example recordings, compiled in: (file name, JSON).
 pub mod examples {
     include!(concat!(env!("OUT_DIR"), "/examples.rs"));
 }
-pub use value_json::MAX_DEPTH;
+pub use recording::value_json::MAX_DEPTH;
 
 /// Installs the stderr log subscriber: `-v` debug, `-vv` trace, else `RUST_LOG` or warnings.
 pub fn init_logging(verbose: u8) {

@@ -1,12 +1,12 @@
-//! The contract between the ptc host and its compression strategies, and the helpers every
-//! strategy shares.
+//! The contract between the ptc host and its compression strategies, and nothing else: the
+//! types that cross the boundary, the root module, [`export_strategy!`] and [`guard`].
 //!
 //! A strategy is a `cdylib` that exports a [`StrategyModRef`] root module. It receives the
 //! [`Run`] and the [`Turn`]s so far, and returns an [`Output`]: messages made of [`Section`]s.
-//! The strategy decides *what* is shown and computes the values with the shared helpers
-//! ([`type_label`], [`to_clojure`], [`sanitize_doc`], ...); each section names a template, and
-//! the templates decide *how* it looks. The host renders the templates, so users change the
-//! text without rebuilding anything.
+//! The strategy decides *what* is shown and computes the values (the helpers strategies share,
+//! such as value formatting and type labels, are in the `ptc-strategy-kit` crate); each section
+//! names a template, and the templates decide *how* it looks. The host renders the templates,
+//! so users change the text without rebuilding anything.
 //!
 //! A complete strategy, with its template compiled in:
 //!
@@ -48,27 +48,19 @@
 //!
 //! `ABI.md` next to this crate says what the ABI version promises.
 
-pub mod coalesce;
-mod format;
 mod module;
 mod options;
 mod output;
 mod run;
-mod signature;
 mod value;
 
 pub use abi_stable;
-pub use format::{
-    cap_chars, sanitize_doc, to_clojure, to_clojure_full, type_label, write_float, write_value,
-    Limits,
-};
 pub use module::{
     guard, module_for, Strategy, StrategyMod, StrategyModRef, ABI_VERSION, ABI_VERSION_SYMBOL,
 };
-pub use options::{shared_limit_options, OptionSpec, OptionValue, Options};
+pub use options::{OptionSpec, OptionValue, Options};
 pub use output::{
     ErrorKind, Field, FieldName, Message, Output, Record, RenderError, Role, Section, Stats,
 };
-pub use run::{defined_since, Memory, Run, Tool, ToolCall, Turn, TurnError};
-pub use signature::{parse_tool_signature, ToolSignature};
-pub use value::{canonical_cmp, Function, Value};
+pub use run::{Memory, Run, Tool, ToolCall, Turn, TurnError};
+pub use value::{Function, Value};

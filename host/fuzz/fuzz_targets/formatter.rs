@@ -5,7 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ptc_plugin_api::{to_clojure, to_clojure_full, Function, Limits, Value};
+use ptc_plugin_api::{Function, Value};
+use ptc_strategy_kit::{to_clojure, to_clojure_full, Limits};
 
 /// Reads values from the fuzzer's bytes: one tag byte, then what the tag needs.
 struct Bytes<'a>(&'a [u8]);
@@ -40,13 +41,13 @@ impl Bytes<'_> {
             4 => Value::string(&self.text()),
             5 => Value::keyword(&self.text()),
             6 if !leaf => Value::List(self.elements(depth).into()),
-            7 if !leaf => Value::set_from(self.elements(depth)).unwrap_or_else(|e| e),
+            7 if !leaf => ptc_strategy_kit::set_from(self.elements(depth)).unwrap_or_else(|e| e),
             8 if !leaf => {
                 let len = usize::from(self.byte() % 12);
                 let entries = (0..len)
                     .map(|_| (self.value(depth + 1), self.value(depth + 1)))
                     .collect();
-                Value::map_from(entries).unwrap_or_else(|e| e)
+                ptc_strategy_kit::map_from(entries).unwrap_or_else(|e| e)
             }
             9 => Value::Function(Function {
                 params: (0..self.byte() % 4).map(|_| self.text().into()).collect(),

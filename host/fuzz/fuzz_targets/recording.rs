@@ -14,11 +14,11 @@ fuzz_target!(|data: &[u8]| {
     let _ = Recording::check(data, path, 1, &defaults);
     if let Ok(recording) = Recording::parse(data, path, &defaults) {
         for entry in recording.run.data.iter() {
-            let _ = ptc_plugin_api::to_clojure(&entry.1, ptc_plugin_api::Limits::new(3, 80));
+            let _ = ptc_strategy_kit::to_clojure(&entry.1, ptc_strategy_kit::Limits::new(3, 80));
         }
         for turn in &recording.turns {
             for call in turn.tool_calls.iter() {
-                let _ = ptc_plugin_api::to_clojure(&call.args, ptc_plugin_api::Limits::new(2, 10));
+                let _ = ptc_strategy_kit::to_clojure(&call.args, ptc_strategy_kit::Limits::new(2, 10));
             }
         }
     }

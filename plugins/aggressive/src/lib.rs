@@ -3,11 +3,12 @@
 //! the latest error if the last turn failed, and the turns left. No data samples, no tool-call
 //! list, no output.
 
-use ptc_plugin_api::coalesce;
 use ptc_plugin_api::{
-    export_strategy, type_label, Field, Message, OptionSpec, Options, Output, Record, RenderError,
-    Role, Run, Section, Stats, Strategy, Turn,
+    export_strategy, Field, Message, OptionSpec, Options, Output, Record, RenderError, Role, Run,
+    Section, Stats, Strategy, Turn,
 };
+use ptc_strategy_kit::coalesce;
+use ptc_strategy_kit::type_label;
 
 pub struct Aggressive;
 
@@ -16,15 +17,15 @@ export_strategy!(Aggressive);
 const OWN_TEMPLATES: &[(&str, &str)] = &[
     (
         "system",
-        include_str!("../../../templates/single-user-coalesced/system.tera"),
+        include_str!("../../../templates/coalesce/system.tera"),
     ),
     (
         "mission",
-        include_str!("../../../templates/single-user-coalesced/mission.tera"),
+        include_str!("../../../templates/coalesce/mission.tera"),
     ),
     (
         "turns_left",
-        include_str!("../../../templates/single-user-coalesced/turns_left.tera"),
+        include_str!("../../../templates/coalesce/turns_left.tera"),
     ),
     (
         "tool_names",

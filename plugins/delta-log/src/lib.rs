@@ -11,11 +11,12 @@
 //! rarely and on purpose. Where the points fall depends only on the turns, so every prompt of
 //! a run agrees on them.
 
-use ptc_plugin_api::coalesce::{self, Settings};
 use ptc_plugin_api::{
-    defined_since, export_strategy, Field, Limits, Memory, Message, OptionSpec, OptionValue,
-    Options, Output, RenderError, Role, Run, Section, Stats, Strategy, Turn, Value,
+    export_strategy, Field, Memory, Message, OptionSpec, OptionValue, Options, Output, RenderError,
+    Role, Run, Section, Stats, Strategy, Turn, Value,
 };
+use ptc_strategy_kit::coalesce::{self, Settings};
+use ptc_strategy_kit::{defined_since, Limits};
 
 pub struct DeltaLog;
 

@@ -4,10 +4,10 @@
 //! the number of the turn about to run. Append-only: the prompt for turn k + 1 extends the prompt
 //! for turn k, so a provider's prompt cache keeps all of it.
 
-use ptc_plugin_api::coalesce;
 use ptc_plugin_api::{
     export_strategy, OptionSpec, Options, Output, RenderError, Run, Strategy, Turn,
 };
+use ptc_strategy_kit::coalesce;
 
 pub struct FullHistory;
 

@@ -7,11 +7,12 @@
 //! So between two consecutive prompts exactly one earlier message changes (none while the run
 //! has no more than `window` turns); that is where a provider's prompt cache breaks.
 
-use ptc_plugin_api::coalesce::{self, Settings};
 use ptc_plugin_api::{
-    defined_since, export_strategy, Memory, Message, OptionSpec, Options, Output, RenderError,
-    Role, Run, Section, Stats, Strategy, Turn,
+    export_strategy, Memory, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section,
+    Stats, Strategy, Turn,
 };
+use ptc_strategy_kit::coalesce::{self, Settings};
+use ptc_strategy_kit::defined_since;
 
 pub struct ObservationMasking;
 

@@ -4,11 +4,12 @@
 //! redefined, its tool calls, its output, its error if it failed, and the turns left.
 //! Nothing already sent ever changes, so a provider's prompt cache keeps every earlier turn.
 
-use ptc_plugin_api::coalesce::{self, Settings};
 use ptc_plugin_api::{
-    defined_since, export_strategy, Memory, Message, OptionSpec, Options, Output, RenderError,
-    Role, Run, Section, Stats, Strategy, Turn,
+    export_strategy, Memory, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section,
+    Stats, Strategy, Turn,
 };
+use ptc_strategy_kit::coalesce::{self, Settings};
+use ptc_strategy_kit::defined_since;
 
 pub struct PerTurnSummary;
 

@@ -3,10 +3,10 @@
 //! first user message exactly as `single-user-coalesced` renders it. `window = 0` is
 //! single-user-coalesced; `window >= turns` is full-history.
 
-use ptc_plugin_api::coalesce::{self, Settings};
 use ptc_plugin_api::{
     export_strategy, OptionSpec, Options, Output, RenderError, Run, Strategy, Turn,
 };
+use ptc_strategy_kit::coalesce::{self, Settings};
 
 pub struct RollingWindow;
 

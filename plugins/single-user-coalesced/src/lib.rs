@@ -11,10 +11,10 @@
 //! how it looks. The sections themselves are built by `ptc_plugin_api::coalesce`, which every
 //! strategy that coalesces part of its history shares, so they all render it the same way.
 
-use ptc_plugin_api::coalesce::{self, Settings};
 use ptc_plugin_api::{
     export_strategy, OptionSpec, Options, Output, RenderError, Run, Strategy, Turn,
 };
+use ptc_strategy_kit::coalesce::{self, Settings};
 
 /// The strategy.
 pub struct SingleUserCoalesced;

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::value::{Function, Value};
+use ptc_plugin_api::{Function, Value};
 
 /// How much of a value [`to_clojure`] prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +37,8 @@ impl Limits {
 /// `printable_limit` characters and ends with `...` inside the quotes.
 ///
 /// ```
-/// use ptc_plugin_api::{to_clojure, Limits, Value};
+/// use ptc_plugin_api::Value;
+/// use ptc_strategy_kit::{to_clojure, Limits};
 /// let list = Value::List((1..=5).map(Value::Integer).collect());
 /// assert_eq!(to_clojure(&list, Limits::new(3, 80)), "[1 2 3 ...] (5 items, showing first 3)");
 /// ```
@@ -232,7 +233,7 @@ mod tests {
     }
 
     fn map(entries: Vec<(Value, Value)>) -> Value {
-        Value::map_from(entries).unwrap()
+        crate::map_from(entries).unwrap()
     }
 
     #[test]
@@ -299,7 +300,7 @@ mod tests {
             to_clojure(&m, Limits::new(3, 80)),
             "{:a 1 :b 2 :c 3 ...} (4 items, showing first 3)"
         );
-        let s = Value::set_from((1..=5).map(Value::Integer).collect()).unwrap();
+        let s = crate::set_from((1..=5).map(Value::Integer).collect()).unwrap();
         assert_eq!(
             to_clojure(&s, Limits::new(2, 80)),
             "#{1 2 ...} (5 items, showing first 2)"
@@ -342,7 +343,7 @@ mod tests {
         );
         assert_eq!(type_label(&map(vec![])), "map[0]");
         assert_eq!(
-            type_label(&Value::set_from(vec![Value::Integer(1)]).unwrap()),
+            type_label(&crate::set_from(vec![Value::Integer(1)]).unwrap()),
             "set[1]"
         );
         assert_eq!(type_label(&Value::Float(1.0)), "float");

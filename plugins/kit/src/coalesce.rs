@@ -4,72 +4,76 @@
 //! some of its history (rolling windows, per-turn summaries, ...) must render it exactly the same
 //! way; strategies choose which of these sections to send and in which messages.
 //!
-//! The sections name these templates, whose defaults are in `templates/single-user-coalesced/`:
+//! The sections name these templates, whose defaults are in `templates/coalesce/`:
 //! `system`, `mission`, `tools`, `data`, `user` (which includes `user_lines`), `expected_output`,
 //! `tool_calls`, `output`,
 //! `error`, `turns_left`, `assistant`, `feedback`.
 
 use abi_stable::std_types::Tuple2;
 
-use crate::{
-    cap_chars, parse_tool_signature, sanitize_doc, shared_limit_options, to_clojure, type_label,
-    Field, Limits, Message, OptionSpec, OptionValue, Options, Output, Record, RenderError, Role,
-    Run, Section, Stats, ToolCall, Turn, Value,
+use ptc_plugin_api::{
+    Field, Message, OptionSpec, OptionValue, Options, Output, Record, RenderError, Role, Run,
+    Section, Stats, ToolCall, Turn, Value,
 };
 
-/// The default templates of the coalesced view, compiled in from `templates/single-user-coalesced/`.
+use crate::{
+    cap_chars, parse_tool_signature, sanitize_doc, shared_limit_options, to_clojure, type_label,
+    Limits,
+};
+
+/// The default templates of the coalesced view, compiled in from `templates/coalesce/`.
 pub const TEMPLATES: &[(&str, &str)] = &[
     (
         "system",
-        include_str!("../../templates/single-user-coalesced/system.tera"),
+        include_str!("../../../templates/coalesce/system.tera"),
     ),
     (
         "mission",
-        include_str!("../../templates/single-user-coalesced/mission.tera"),
+        include_str!("../../../templates/coalesce/mission.tera"),
     ),
     (
         "tools",
-        include_str!("../../templates/single-user-coalesced/tools.tera"),
+        include_str!("../../../templates/coalesce/tools.tera"),
     ),
     (
         "data",
-        include_str!("../../templates/single-user-coalesced/data.tera"),
+        include_str!("../../../templates/coalesce/data.tera"),
     ),
     (
         "user",
-        include_str!("../../templates/single-user-coalesced/user.tera"),
+        include_str!("../../../templates/coalesce/user.tera"),
     ),
     (
         "user_lines",
-        include_str!("../../templates/single-user-coalesced/user_lines.tera"),
+        include_str!("../../../templates/coalesce/user_lines.tera"),
     ),
     (
         "expected_output",
-        include_str!("../../templates/single-user-coalesced/expected_output.tera"),
+        include_str!("../../../templates/coalesce/expected_output.tera"),
     ),
     (
         "tool_calls",
-        include_str!("../../templates/single-user-coalesced/tool_calls.tera"),
+        include_str!("../../../templates/coalesce/tool_calls.tera"),
     ),
     (
         "output",
-        include_str!("../../templates/single-user-coalesced/output.tera"),
+        include_str!("../../../templates/coalesce/output.tera"),
     ),
     (
         "error",
-        include_str!("../../templates/single-user-coalesced/error.tera"),
+        include_str!("../../../templates/coalesce/error.tera"),
     ),
     (
         "turns_left",
-        include_str!("../../templates/single-user-coalesced/turns_left.tera"),
+        include_str!("../../../templates/coalesce/turns_left.tera"),
     ),
     (
         "assistant",
-        include_str!("../../templates/single-user-coalesced/assistant.tera"),
+        include_str!("../../../templates/coalesce/assistant.tera"),
     ),
     (
         "feedback",
-        include_str!("../../templates/single-user-coalesced/feedback.tera"),
+        include_str!("../../../templates/coalesce/feedback.tera"),
     ),
 ];
 

@@ -2,9 +2,9 @@
 //! while that prompt stays at or under the threshold, the configured strategy once it would
 //! exceed it.
 
+use crate::ab::tokens::Counter;
 use crate::recording::Recording;
 use crate::render::{Prompt, Renderer, SectionCache};
-use crate::tokens::Counter;
 use crate::Error;
 
 /// Renders prompts through a strategy, or through the full history while it is small enough.

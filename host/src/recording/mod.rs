@@ -3,6 +3,11 @@
 //!
 //! Errors name the file, the line and column, and the JSON path of the problem.
 
+pub mod corpus;
+pub mod import;
+pub mod mission;
+pub mod value_json;
+
 use std::path::{Path, PathBuf};
 
 use ptc_plugin_api::abi_stable::std_types::{ROption, RString, RVec, Tuple2};
@@ -10,8 +15,7 @@ use ptc_plugin_api::{Run, Tool, ToolCall, Turn, TurnError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::mission;
-use crate::value_json::{NamedValues, TopValue};
+use crate::recording::value_json::{NamedValues, TopValue};
 
 /// A recorded run, ready to render.
 #[derive(Clone, Debug)]

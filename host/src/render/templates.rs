@@ -16,14 +16,14 @@ use ptc_plugin_api::{Field, FieldName, Section};
 use tera::{Context, ErrorKind, Kwargs, State, Tera, TeraResult, Value};
 
 /// The host's default system prompt (ARC-008: language reference and output format only).
-pub const SYSTEM_PROMPT: &str = include_str!("../../templates/system_prompt.tera");
+pub const SYSTEM_PROMPT: &str = include_str!("../../../templates/system_prompt.tera");
 /// The layout of `ptc render --format text`.
-pub const TEXT_OUTPUT: &str = include_str!("../../templates/text_output.tera");
+pub const TEXT_OUTPUT: &str = include_str!("../../../templates/text_output.tera");
 /// `ptc trace`'s turns view.
-pub const TRACE_TURNS: &str = include_str!("../../templates/trace_turns.tera");
+pub const TRACE_TURNS: &str = include_str!("../../../templates/trace_turns.tera");
 /// `ptc trace --usage`: the compression box of the guide, and the size figures.
-pub const COMPRESSION_BOX: &str = include_str!("../../templates/compression_box.tera");
-pub const USAGE: &str = include_str!("../../templates/usage.tera");
+pub const COMPRESSION_BOX: &str = include_str!("../../../templates/compression_box.tera");
+pub const USAGE: &str = include_str!("../../../templates/usage.tera");
 
 /// The host's own templates: name -> default text.
 pub fn host_defaults() -> [(&'static str, &'static str); 5] {

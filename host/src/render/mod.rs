@@ -1,13 +1,16 @@
 //! Rendering a prompt: a strategy's output (messages of sections) turned into chat messages by
 //! the strategy's templates.
 
+pub mod templates;
+pub mod trigger;
+
 use ptc_plugin_api::{Options, Output, Role, Section, Stats};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::plugins::LoadedStrategy;
 use crate::recording::Recording;
-use crate::templates::{TemplateError, Templates};
+use crate::render::templates::{TemplateError, Templates};
 use crate::Error;
 
 /// A chat message with its text.

@@ -3,7 +3,8 @@
 
 use std::ops::Range;
 
-use ptc_plugin_api::{to_clojure_full, Value};
+use ptc_plugin_api::Value;
+use ptc_strategy_kit::to_clojure_full;
 
 /// The `{{name}}` placeholders of a mission, in order: where each is, and the name inside.
 fn placeholders(mission: &str) -> Vec<(Range<usize>, &str)> {

@@ -3,18 +3,23 @@
 //! profile, retention, render time. Recordings are spread over cores; results are collected in
 //! recording order, so every figure but the render time is identical whatever the thread count.
 
+pub mod pricing;
+pub mod report;
+pub mod retention;
+pub mod tokens;
+
 use std::path::PathBuf;
 
 use rayon::prelude::*;
 
+use crate::ab::pricing::{Pricing, PromptCost};
+use crate::ab::retention::{Facts, Retention};
+use crate::ab::tokens::{Counter, Tokenizer};
 use crate::config::Config;
-use crate::corpus::Source;
 use crate::host::Host;
-use crate::pricing::{Pricing, PromptCost};
+use crate::recording::corpus::Source;
 use crate::recording::Recording;
-use crate::retention::{Facts, Retention};
-use crate::tokens::{Counter, Tokenizer};
-use crate::trigger::{Prompter, RunCache};
+use crate::render::trigger::{Prompter, RunCache};
 use crate::Error;
 
 /// A strategy with options: `name` or `name@option=value@option=value`.

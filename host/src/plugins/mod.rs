@@ -6,6 +6,9 @@
 //! `RootModule::load_from_file`, which caches one module per process and would hand back the
 //! first plugin for every later file. Libraries are never unloaded.
 
+pub mod elf;
+pub mod trust;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -17,8 +20,6 @@ use ptc_plugin_api::{
     OptionSpec, Options, Output, RenderError, Run, StrategyModRef, Turn, ABI_VERSION,
     ABI_VERSION_SYMBOL,
 };
-
-use crate::{elf, trust};
 
 /// A strategy ready to render.
 pub struct LoadedStrategy {

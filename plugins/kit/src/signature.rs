@@ -17,7 +17,7 @@ pub struct ToolSignature {
 /// every `:` removed. `None` (no signature) means no parameters and `any`.
 ///
 /// ```
-/// use ptc_plugin_api::parse_tool_signature;
+/// use ptc_strategy_kit::parse_tool_signature;
 /// let sig = parse_tool_signature(Some("(query :string, limit :int) -> [{id :int}]"));
 /// assert_eq!(sig.params, ["query", "limit"]);
 /// assert_eq!(sig.returns, "[{id int}]");

@@ -9,7 +9,8 @@
 use std::fmt;
 
 use ptc_plugin_api::abi_stable::std_types::{ROption, RString, RVec, Tuple2};
-use ptc_plugin_api::{to_clojure_full, Function, Value};
+use ptc_plugin_api::{Function, Value};
+use ptc_strategy_kit::to_clojure_full;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
@@ -192,7 +193,7 @@ impl<'de> Visitor<'de> for ValueSeed {
                 }
             }
         }
-        Value::map_from(entries).map_err(|dup| {
+        ptc_strategy_kit::map_from(entries).map_err(|dup| {
             de::Error::custom(format!("duplicate map key {}", to_clojure_full(&dup)))
         })
     }
@@ -214,7 +215,7 @@ fn tagged(tag: &str, value: Value) -> Result<Value, String> {
         ("$float", Value::Float(f)) => Ok(Value::Float(f)),
         ("$float", Value::Integer(i)) => Ok(Value::Float(i as f64)),
         ("$float", other) => Err(format!("$float takes a number, found {}", kind(&other))),
-        ("$set", Value::List(items)) => Value::set_from(items.into_vec())
+        ("$set", Value::List(items)) => ptc_strategy_kit::set_from(items.into_vec())
             .map_err(|dup| format!("duplicate set element {}", to_clojure_full(&dup))),
         ("$set", other) => Err(format!("$set takes an array, found {}", kind(&other))),
         ("$map", Value::List(pairs)) => {
@@ -234,7 +235,7 @@ fn tagged(tag: &str, value: Value) -> Result<Value, String> {
                     }
                 }
             }
-            Value::map_from(entries)
+            ptc_strategy_kit::map_from(entries)
                 .map_err(|dup| format!("duplicate map key {}", to_clojure_full(&dup)))
         }
         ("$map", other) => Err(format!("$map takes an array of pairs, found {}", kind(&other))),

@@ -14,12 +14,12 @@ use std::io::{BufRead, Write};
 
 use serde_json::{json, Value as Json};
 
+use crate::ab::tokens::{Counter, Tokenizer};
 use crate::config::Config;
 use crate::host::Host;
 use crate::recording::Recording;
+use crate::render::trigger::Prompter;
 use crate::render::PromptView;
-use crate::tokens::{Counter, Tokenizer};
-use crate::trigger::Prompter;
 use crate::Error;
 
 /// Answers requests from `input` on `output` until `input` ends.

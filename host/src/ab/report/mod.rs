@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use serde_json::{json, Value as Json};
 
+use crate::ab::retention::{Retention, Share};
 use crate::ab::{Ab, Summary};
-use crate::retention::{Retention, Share};
 
 fn percent(share: Share) -> String {
     share
@@ -586,8 +586,8 @@ figure {{ margin: 1.5em 0; }} figcaption {{ font-weight: 600; margin-bottom: .3e
             &cumulative
         ),
         retention_chart(&labels, &summaries),
-        crate::tokens::MESSAGE_OVERHEAD,
-        crate::tokens::REPLY_PRIMING,
+        crate::ab::tokens::MESSAGE_OVERHEAD,
+        crate::ab::tokens::REPLY_PRIMING,
         ab.tokenizer.name(),
     )
 }

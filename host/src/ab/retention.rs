@@ -15,7 +15,8 @@
 //!   characters.
 
 use memchr::memmem::Finder;
-use ptc_plugin_api::{to_clojure_full, Turn, Value};
+use ptc_plugin_api::{Turn, Value};
+use ptc_strategy_kit::to_clojure_full;
 
 /// Visible / total facts of one category.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -209,7 +210,7 @@ mod tests {
 
     #[test]
     fn calls_need_their_name_and_scalar_arguments_nearby() {
-        let args = Value::map_from(vec![
+        let args = ptc_strategy_kit::map_from(vec![
             (Value::keyword("to"), Value::string("ada@example.com")),
             (Value::keyword("n"), Value::Integer(5)),
         ])

@@ -1,0 +1,33 @@
+//! What ptc's compression strategies share, so that a value, a tool or a coalesced history reads
+//! the same whichever strategy shows it.
+//!
+//! - [`to_clojure`] and [`type_label`]: values in Clojure syntax cut to [`Limits`], and their
+//!   type labels; [`sanitize_doc`] and [`cap_chars`] for docstrings and printed text.
+//! - [`parse_tool_signature`]: a tool's parameter names and return type.
+//! - [`map_from`], [`set_from`] and [`canonical_cmp`]: the canonical order of map entries and
+//!   set elements, which the host guarantees to every strategy.
+//! - [`defined_since`]: the symbols a turn defined or redefined.
+//! - [`shared_limit_options`]: the limits most strategies declare, set for all of them by the
+//!   host's `[compression]` table.
+//! - [`coalesce`]: the coalesced view of a history (`tool/`, `data/`, `user/`, tool calls,
+//!   output, the latest error, the turns left) with its templates, which live in
+//!   `templates/coalesce/` and are compiled into every strategy that uses them.
+//!
+//! The contract between host and plugins is `ptc-plugin-api`; this crate is built on it and
+//! never the other way round.
+
+pub mod coalesce;
+mod format;
+mod memory;
+mod options;
+mod signature;
+mod value;
+
+pub use format::{
+    cap_chars, sanitize_doc, to_clojure, to_clojure_full, type_label, write_float, write_value,
+    Limits,
+};
+pub use memory::defined_since;
+pub use options::shared_limit_options;
+pub use signature::{parse_tool_signature, ToolSignature};
+pub use value::{canonical_cmp, map_from, set_from};
