@@ -554,12 +554,20 @@ fn init(host: &Host, dir: &std::path::Path, force: bool) -> Result<String, Error
     for (name, text) in crate::render::templates::host_defaults() {
         files.push((templates.join(format!("{name}.tera")), text.to_owned()));
     }
+    // A section the strategy shares with the kit goes to coalesce/ once, where editing it
+    // changes every strategy that shows it; the strategy's own templates to its own folder.
+    let shared = ptc_strategy_kit::coalesce::TEMPLATES;
     for strategy in host.plugins().strategies() {
         for (name, text) in &strategy.templates {
-            files.push((
-                templates.join(&strategy.name).join(format!("{name}.tera")),
-                text.clone(),
-            ));
+            let folder = if shared.contains(&(name.as_str(), text.as_str())) {
+                crate::host::SHARED_TEMPLATES_DIR
+            } else {
+                &strategy.name
+            };
+            let path = templates.join(folder).join(format!("{name}.tera"));
+            if !files.iter().any(|(known, _)| *known == path) {
+                files.push((path, text.clone()));
+            }
         }
     }
     if !force {

@@ -1,7 +1,7 @@
 //! The host: configuration, the strategies found in the plugin directories, and the host's own
 //! templates, put together so that rendering a prompt takes a few lines.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ptc_plugin_api::OptionSpec;
 
@@ -141,8 +141,11 @@ impl Host {
         let mut config = config.clone();
         config.resolve_bare_keys(&strategy.name, &strategy.options)?;
         let options = config.strategy_options(&strategy.name, &strategy.options)?;
-        let dir = config.templates_directory().join(&strategy.name);
-        let templates = Templates::load(&strategy.name, &strategy.templates, &dir)?;
+        let templates = Templates::load(
+            &strategy.name,
+            &strategy.templates,
+            strategy_overrides(&config.templates_directory(), &strategy.name),
+        )?;
         Ok(Renderer::new(strategy, options, templates))
     }
 
@@ -185,11 +188,10 @@ impl Host {
             .iter()
             .map(|(name, text)| ((*name).to_owned(), (*text).to_owned()))
             .collect();
-        Ok(Templates::load(
-            "ptc",
-            &defaults,
-            &self.config.templates_directory(),
-        )?)
+        let dir = self.config.templates_directory();
+        Ok(Templates::load("ptc", &defaults, |name| {
+            vec![dir.join(format!("{name}.tera"))]
+        })?)
     }
 
     /// What recordings take from the configuration: `max_turns`, and the default system prompt
@@ -208,4 +210,33 @@ impl Host {
     pub fn load_recording(&self, path: &Path) -> Result<Recording, Error> {
         Ok(Recording::load(path, &self.recording_defaults()?)?)
     }
+}
+
+/// The directory of the sections the coalescing strategies share, under the templates
+/// directory: `coalesce/turns_left.tera` changes the turns-left line of every strategy that shows
+/// it.
+pub const SHARED_TEMPLATES_DIR: &str = "coalesce";
+
+/// Where the override of a strategy's template `name` is looked up, first found wins:
+/// `<dir>/<strategy>/<name>.tera`, then, for the sections of the strategy kit,
+/// `<dir>/coalesce/<name>.tera`.
+pub fn strategy_overrides<'a>(
+    dir: &'a Path,
+    strategy: &'a str,
+) -> impl Fn(&str) -> Vec<PathBuf> + 'a {
+    move |name| {
+        let file = format!("{name}.tera");
+        let mut candidates = vec![dir.join(strategy).join(&file)];
+        if is_shared_section(name) {
+            candidates.push(dir.join(SHARED_TEMPLATES_DIR).join(&file));
+        }
+        candidates
+    }
+}
+
+/// Whether `name` is one of the sections the strategy kit provides.
+pub fn is_shared_section(name: &str) -> bool {
+    ptc_strategy_kit::coalesce::TEMPLATES
+        .iter()
+        .any(|(shared, _)| *shared == name)
 }

@@ -25,7 +25,7 @@ fn without_arguments_every_strategy_runs_on_the_bundled_examples() {
         lines[3].starts_with("full-history "),
         "the baseline comes first: {table}"
     );
-    for (name, _) in STRATEGIES {
+    for (name, _) in STRATEGIES.iter() {
         assert!(
             lines.iter().any(|l| l.starts_with(name)),
             "{name} missing: {table}"
@@ -215,7 +215,7 @@ fn the_html_report_is_self_contained() {
         3,
         "tokens, cumulative cost, retention"
     );
-    for (name, _) in STRATEGIES {
+    for (name, _) in STRATEGIES.iter() {
         assert!(
             html.contains(&format!("<title>{name}")),
             "{name} has a series"

@@ -37,7 +37,7 @@ fn output_is_identical_whatever_the_plugin_load_order() {
     };
     let listing = run("forward.toml", &["strategies"]);
     assert_eq!(listing, run("backward.toml", &["strategies"]));
-    for (name, _) in STRATEGIES {
+    for (name, _) in STRATEGIES.iter() {
         assert!(listing.contains(name), "{name} is not loaded:\n{listing}");
     }
 
@@ -55,7 +55,7 @@ fn output_is_identical_whatever_the_plugin_load_order() {
     for file in EXAMPLES {
         let path = example(file);
         let path = path.to_str().unwrap();
-        for (strategy, _) in STRATEGIES {
+        for (strategy, _) in STRATEGIES.iter() {
             let render = ["render", path, "--strategy", strategy, "--format", "json"];
             assert_eq!(
                 run("forward.toml", &render),

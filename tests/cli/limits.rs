@@ -217,7 +217,7 @@ fn ten_thousand_turns_render_with_every_strategy() {
         "ten-thousand-turns.json",
         serde_json::to_vec(&large_recording(10_000, 0)).unwrap(),
     );
-    for (strategy, _) in STRATEGIES {
+    for (strategy, _) in STRATEGIES.iter() {
         let render = scratch.render_json(&path, 10_000, &["--strategy", strategy]);
         let text = crate::support::conversation(&render);
         assert!(text.contains("Many turns."), "{strategy}");
@@ -263,7 +263,7 @@ fn empty_recordings_render_or_fail_clearly() {
     for (name, json) in cases {
         let path = scratch.write(name, serde_json::to_vec(&json).unwrap());
         let turns = json["turns"].as_array().map_or(0, Vec::len);
-        for (strategy, _) in STRATEGIES {
+        for (strategy, _) in STRATEGIES.iter() {
             let render = scratch.render_json(&path, turns, &["--strategy", strategy]);
             let text = crate::support::conversation(&render);
             let mission = json["mission"].as_str().unwrap();

@@ -187,7 +187,7 @@ proptest! {
 
     #[test]
     fn every_prompt_keeps_the_mission_and_the_turns_indicator_and_is_pure(recording in recordings()) {
-        for (strategy, _) in STRATEGIES {
+        for (strategy, _) in STRATEGIES.iter() {
             for k in 0..=recording.turns.len() {
                 let messages = render(default_host(), strategy, &recording, k);
                 prop_assert_eq!(&messages[0].content, "System.");
@@ -295,7 +295,7 @@ fn cached_token_counts_equal_the_tokenizer() {
     for tokenizer in [ptc::Tokenizer::O200kBase, ptc::Tokenizer::Cl100kBase] {
         for recording in &recordings {
             let mut counter = ptc::Counter::new(tokenizer);
-            for (strategy, _) in STRATEGIES {
+            for (strategy, _) in STRATEGIES.iter() {
                 let renderer = host.renderer(Some(strategy)).unwrap();
                 for k in 0..=recording.turns.len() {
                     for m in renderer.render(recording, k).unwrap().messages {

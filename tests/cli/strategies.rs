@@ -33,7 +33,7 @@ fn strategies_lists_every_bundled_strategy_loaded_from_dylibs() {
 
 #[test]
 fn every_strategy_renders_every_example_at_every_turn_with_mission_and_turns() {
-    for (strategy, _) in STRATEGIES {
+    for (strategy, _) in STRATEGIES.iter() {
         for file in EXAMPLES {
             let path = example(file);
             let mission_start: String = {
@@ -102,7 +102,7 @@ fn rolling_window_limits_equal_single_user_coalesced_and_full_history() {
 #[test]
 fn readme_examples_are_current() {
     const MARK: &str = "<!-- example: ptc ";
-    for (strategy, _) in STRATEGIES {
+    for (strategy, _) in STRATEGIES.iter() {
         let readme_path = repo().join("plugins").join(strategy).join("README.md");
         let readme = std::fs::read_to_string(&readme_path).unwrap();
         let start = readme

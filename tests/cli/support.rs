@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use serde_json::Value as Json;
 
@@ -32,16 +32,29 @@ pub fn built_plugin(crate_name: &str) -> PathBuf {
 pub const SUC: &str = "ptc-strategy-single-user-coalesced";
 pub const TURN_COUNT: &str = "ptc-strategy-turn-count";
 
-/// Every bundled strategy: (name, crate).
-pub const STRATEGIES: &[(&str, &str)] = &[
-    ("single-user-coalesced", SUC),
-    ("full-history", "ptc-strategy-full-history"),
-    ("rolling-window", "ptc-strategy-rolling-window"),
-    ("per-turn-summary", "ptc-strategy-per-turn-summary"),
-    ("observation-masking", "ptc-strategy-observation-masking"),
-    ("aggressive", "ptc-strategy-aggressive"),
-    ("delta-log", "ptc-strategy-delta-log"),
-];
+/// Every bundled strategy: (name, crate), in name order. A strategy is a folder of `plugins/`
+/// whose crate is a `cdylib`; its name is the folder's and its crate `ptc-strategy-<name>`.
+pub static STRATEGIES: LazyLock<Vec<(&'static str, &'static str)>> = LazyLock::new(|| {
+    let mut found: Vec<(&'static str, &'static str)> = std::fs::read_dir(repo().join("plugins"))
+        .expect("the plugins folder")
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            std::fs::read_to_string(entry.path().join("Cargo.toml"))
+                .is_ok_and(|manifest| manifest.contains("\"cdylib\""))
+        })
+        .map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let krate = format!("ptc-strategy-{name}");
+            (&*name.leak(), &*krate.leak())
+        })
+        .collect();
+    found.sort_unstable();
+    assert!(
+        found.iter().any(|(_, krate)| *krate == SUC),
+        "plugins/ holds the default strategy"
+    );
+    found
+});
 
 /// The bundled example recordings, by file name.
 pub const EXAMPLES: &[&str] = &[

@@ -1,6 +1,6 @@
 //! Templates: a file in the templates directory replaces a compiled-in default at run time.
 
-use crate::support::{example, messages, Scratch};
+use crate::support::{example, in_process_host, messages, Scratch, STRATEGIES};
 
 #[test]
 fn a_template_file_replaces_the_default_without_rebuilding() {
@@ -44,7 +44,7 @@ fn the_host_templates_can_be_replaced_too() {
 fn a_broken_template_names_the_template_the_file_and_the_line() {
     let scratch = Scratch::new();
     let file = scratch.write(
-        "templates/single-user-coalesced/tools.tera",
+        "templates/coalesce/tools.tera",
         ";; === tool/ ===\n{% for t in tools %}\n{{ t.name }\n{% endfor %}\n",
     );
     let err = scratch
@@ -52,15 +52,12 @@ fn a_broken_template_names_the_template_the_file_and_the_line() {
         .bad_input();
     assert!(
         err.contains("template `single-user-coalesced/tools` (")
-            && err.contains("templates/single-user-coalesced/tools.tera), line 3:"),
+            && err.contains("templates/coalesce/tools.tera), line 3:"),
         "{err}"
     );
     assert!(file.is_file());
     assert!(err.contains(", line 3:"), "{err}");
-    scratch.write(
-        "templates/single-user-coalesced/tools.tera",
-        "{{ no_such_field }}\n",
-    );
+    scratch.write("templates/coalesce/tools.tera", "{{ no_such_field }}\n");
     let err = scratch
         .ptc(["render", example("tool-actions.json").to_str().unwrap()])
         .bad_input();
@@ -70,4 +67,62 @@ fn a_broken_template_names_the_template_the_file_and_the_line() {
             && err.contains("no_such_field"),
         "{err}"
     );
+}
+
+/// The text of every message of the prompt for turn `turns + 1` through `strategy`.
+fn rendered(host: &ptc::Host, strategy: &str, recording: &ptc::Recording, turns: usize) -> String {
+    let prompt = host
+        .renderer(Some(strategy))
+        .unwrap()
+        .render(recording, turns)
+        .unwrap();
+    let contents: Vec<&str> = prompt.messages.iter().map(|m| m.content.as_str()).collect();
+    contents.join("\n---\n")
+}
+
+#[test]
+fn a_shared_section_file_changes_every_strategy_that_shows_it() {
+    let scratch = Scratch::new();
+    let dir = scratch.path().join("templates");
+    let recording = ptc::Host::with_strategies(ptc::Config::defaults(), Vec::new())
+        .load_recording(&example("failure-recovery.json"))
+        .unwrap();
+    let with_dir = format!("templates.directory={:?}", dir.display().to_string());
+    let before: Vec<String> = STRATEGIES
+        .iter()
+        .map(|(strategy, _)| rendered(&in_process_host(&[]), strategy, &recording, 1))
+        .collect();
+    let showing: Vec<&str> = STRATEGIES
+        .iter()
+        .zip(&before)
+        .filter(|(_, text)| text.contains("Turns left: "))
+        .map(|((strategy, _), _)| *strategy)
+        .collect();
+    assert!(showing.len() >= 4, "{showing:?}");
+
+    scratch.write(
+        "templates/coalesce/turns_left.tera",
+        "SHARED {{ turns_left }}\n",
+    );
+    scratch.write(
+        "templates/delta-log/turns_left.tera",
+        "OWN {{ turns_left }}\n",
+    );
+    let host = in_process_host(&[&with_dir]);
+    for ((strategy, _), before) in STRATEGIES.iter().zip(&before) {
+        let after = rendered(&host, strategy, &recording, 1);
+        // A file under the strategy's own folder wins over the shared one.
+        let mark = if *strategy == "delta-log" {
+            "OWN "
+        } else {
+            "SHARED "
+        };
+        let expected = before.replace("Turns left: ", mark);
+        assert_eq!(after, expected, "{strategy}");
+        assert_eq!(
+            after != *before,
+            showing.contains(strategy),
+            "{strategy} changed exactly when it shows the turns left"
+        );
+    }
 }

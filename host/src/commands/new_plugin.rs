@@ -49,6 +49,12 @@ pub fn scaffold(name: &str, dir: &Path, api_path: &Path) -> Result<Vec<PathBuf>,
             path: dir.to_owned(),
         });
     }
+    // The kit sits beside the contract in a checkout: <root>/plugin-api, <root>/plugins/kit.
+    let kit_path = api_path
+        .parent()
+        .unwrap_or(Path::new(".."))
+        .join("plugins")
+        .join("kit");
     let krate = format!("ptc-strategy-{name}");
     let lib = krate.replace('-', "_");
     let mut written = Vec::new();
@@ -57,7 +63,8 @@ pub fn scaffold(name: &str, dir: &Path, api_path: &Path) -> Result<Vec<PathBuf>,
             .replace("@CRATE@", &krate)
             .replace("@LIB@", &lib)
             .replace("@NAME@", name)
-            .replace("@API_PATH@", &api_path.display().to_string());
+            .replace("@API_PATH@", &api_path.display().to_string())
+            .replace("@KIT_PATH@", &kit_path.display().to_string());
         let path = dir.join(file);
         let parent = path.parent().expect("files are in the crate");
         std::fs::create_dir_all(parent).map_err(|source| Error::WriteFile {

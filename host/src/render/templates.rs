@@ -9,7 +9,7 @@
 //! template file's last line); a section that renders to nothing is left out of its message.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ptc_plugin_api::abi_stable::std_types::Tuple2;
 use ptc_plugin_api::{Field, FieldName, Section};
@@ -71,12 +71,12 @@ pub struct Templates {
 }
 
 impl Templates {
-    /// `defaults` (name -> source) of `owner` (a strategy name, or `ptc` for the host's),
-    /// overridden by `<dir>/<name>.tera` files.
+    /// `defaults` (name -> source) of `owner` (a strategy name, or `ptc` for the host's), each
+    /// overridden by the first file of `overrides(name)` that exists.
     pub fn load(
         owner: &str,
         defaults: &[(String, String)],
-        dir: &Path,
+        overrides: impl Fn(&str) -> Vec<PathBuf>,
     ) -> Result<Templates, TemplateError> {
         let mut tera = Tera::new();
         tera.autoescape_on(Vec::<&str>::new());
@@ -84,8 +84,8 @@ impl Templates {
         let mut origins = HashMap::new();
         let mut sources = Vec::with_capacity(defaults.len());
         for (name, default) in defaults {
-            let file = dir.join(format!("{name}.tera"));
-            let (source, origin) = if file.is_file() {
+            let file = overrides(name).into_iter().find(|file| file.is_file());
+            let (source, origin) = if let Some(file) = file {
                 let text = std::fs::read_to_string(&file).map_err(|source| TemplateError::Io {
                     path: file.clone(),
                     source,
@@ -251,11 +251,7 @@ mod tests {
     use super::*;
 
     fn one(source: &str) -> Result<Templates, TemplateError> {
-        Templates::load(
-            "s",
-            &[("t".into(), source.into())],
-            Path::new("/nonexistent"),
-        )
+        Templates::load("s", &[("t".into(), source.into())], |_| Vec::new())
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! error while the last turn failed; the turns left. When anything was printed no value shows a
 //! sample. A run with `max_turns = 1` is not compressed (SS-001).
 //!
-//! This crate decides what is shown; the templates in `templates/single-user-coalesced/` decide
-//! how it looks. The sections themselves are built by `ptc_plugin_api::coalesce`, which every
+//! This crate decides what is shown; the templates in `templates/coalesce/` decide
+//! how it looks. The sections themselves are built by `ptc_strategy_kit::coalesce`, which every
 //! strategy that coalesces part of its history shares, so they all render it the same way.
 
 use ptc_plugin_api::{
