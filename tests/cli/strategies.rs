@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use crate::support::{
-    all_strategies, conversation, example, messages, repo, strategy_names, EXAMPLES, STRATEGIES,
+    all_strategies, conversation, example, in_process_host, repo, strategy_names, EXAMPLES,
+    STRATEGIES,
 };
 
 fn turns_in(path: &Path) -> usize {
@@ -31,25 +32,31 @@ fn strategies_lists_every_bundled_strategy_loaded_from_dylibs() {
     }
 }
 
+/// Rendered in this process through the same dylibs the binary loads: what is tested is every
+/// strategy on every prefix, not the command line (the snapshots test that).
 #[test]
 fn every_strategy_renders_every_example_at_every_turn_with_mission_and_turns() {
+    let host = in_process_host(&[]);
     for (strategy, _) in STRATEGIES.iter() {
+        let renderer = host.renderer(Some(strategy)).unwrap();
         for file in EXAMPLES {
-            let path = example(file);
-            let mission_start: String = {
-                let render = all_strategies().render_json(&path, 0, &["--strategy", strategy]);
-                messages(&render)[1].1.lines().next().unwrap().to_owned()
-            };
-            for k in 0..=turns_in(&path) {
-                let render = all_strategies().render_json(&path, k, &["--strategy", strategy]);
-                assert_eq!(render["strategy"], *strategy);
-                let messages = messages(&render);
-                assert_eq!(messages[0].0, "system", "{strategy} {file} {k}");
+            let recording = host.load_recording(&example(file)).unwrap();
+            let mission_start = renderer.render(&recording, 0).unwrap().messages[1]
+                .content
+                .lines()
+                .next()
+                .unwrap()
+                .to_owned();
+            for k in 0..=recording.turns.len() {
+                let prompt = renderer.render(&recording, k).unwrap();
+                assert_eq!(prompt.strategy, *strategy);
+                let messages = &prompt.messages;
+                assert_eq!(messages[0].role.as_str(), "system", "{strategy} {file} {k}");
                 assert!(
-                    messages[1].1.starts_with(&mission_start),
+                    messages[1].content.starts_with(&mission_start),
                     "{strategy} {file} {k}: mission kept"
                 );
-                let last = &messages.last().unwrap().1;
+                let last = &messages.last().unwrap().content;
                 assert!(
                     last.contains("Turns left: ")
                         || last.contains("FINAL TURN")
