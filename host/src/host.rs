@@ -182,7 +182,7 @@ impl Host {
     }
 
     /// The host's own templates: `system_prompt`, `text_output`, `trace_turns`,
-    /// `compression_box` and `usage`.
+    /// `compression_box`, `usage` and `report.html`.
     pub fn host_templates(&self) -> Result<Templates, Error> {
         let defaults: Vec<(String, String)> = crate::render::templates::host_defaults()
             .iter()

@@ -11,6 +11,7 @@ mod commands;
 mod config;
 mod error;
 mod host;
+mod output;
 mod plugins;
 mod recording;
 mod render;

@@ -228,6 +228,31 @@ fn the_html_report_is_self_contained() {
 }
 
 #[test]
+fn the_html_report_page_is_a_template_that_can_be_replaced() {
+    let scratch = Scratch::with_plugins(&["ptc-strategy-full-history", TURN_COUNT]);
+    scratch.write(
+        "templates/report.html.tera",
+        "<h1>{{ baseline }}</h1>{% for s in strategies %}[{{ s.label }}]{% endfor %}\n{{ retention_chart }}\n",
+    );
+    let out = scratch.path().join("mine.html");
+    scratch
+        .ptc([
+            "ab",
+            "--strategies",
+            "full-history,turn-count",
+            "--report",
+            out.to_str().unwrap(),
+        ])
+        .ok();
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.starts_with("<h1>full-history</h1>[full-history][turn-count]\n<figure>"),
+        "{html}"
+    );
+    assert!(html.ends_with("</svg></figure>\n"), "{html}");
+}
+
+#[test]
 fn bad_arguments_are_errors() {
     let scratch = all_strategies();
     let err = scratch.ptc(["ab", "--strategies", "nope"]).bad_input();

@@ -20,6 +20,29 @@ const FILES: &[(&str, &str)] = &[
     ("README.md", include_str!("scaffold/README.md.txt")),
 ];
 
+/// `ptc new-plugin`: the crate of strategy `name` in `path` (default: `./NAME`), depending on
+/// the plugin-api at `api_path` (default: the checkout ptc was built from); returns what to do
+/// next.
+pub fn new_plugin(
+    name: &str,
+    path: Option<PathBuf>,
+    api_path: Option<PathBuf>,
+) -> Result<String, Error> {
+    let dir = path.unwrap_or_else(|| PathBuf::from(name));
+    let Some(api) = api_path.or_else(default_api_path) else {
+        return Err(Error::Usage(
+            "the ptc-plugin-api checkout ptc was built from is gone; pass --api-path DIR".into(),
+        ));
+    };
+    let files = scaffold(name, &dir, &api)?;
+    Ok(format!(
+        "created {} ({} files); build it with `cargo build --release --manifest-path {}/Cargo.toml`\n",
+        dir.display(),
+        files.len(),
+        dir.display()
+    ))
+}
+
 /// The plugin-api of the checkout this ptc was built from, when it is still there.
 pub fn default_api_path() -> Option<PathBuf> {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,7 +1,14 @@
-//! Templates: every text ptc writes comes from a tera template. A strategy's defaults are
-//! compiled into its plugin; the host's own (the default system prompt, the text output
-//! layout) into the host. A file `<templates dir>/<strategy>/<name>.tera` (or
+//! Templates: the prompts ptc renders and the layouts of its reports come from tera templates.
+//! A strategy's defaults are compiled into its plugin; the host's own (the default system
+//! prompt, the layouts of `render --format text`, of `trace` and `trace --usage`, and the page
+//! of `ab --report`) into the host. A file `<templates dir>/<strategy>/<name>.tera` (or
 //! `<templates dir>/<name>.tera` for the host's) replaces a default at run time.
+//!
+//! Texts that stay in code: `ab`'s table, markdown, CSV and JSON output, and the tables and
+//! SVG charts (captions and axis labels included) the report page is given;
+//! `validate`'s problem lines and summary; the `strategies` listing; `diff`'s message headers;
+//! the one-line confirmations of `init`, `import` and `new-plugin`; every JSON output; errors
+//! and warnings.
 //!
 //! Templates are tera 2 templates rendering plain text: no escaping. The host registers one filter, `pad`:
 //! `{{ name | pad(width=30, min=1) }}` appends spaces up to `width` characters, and at least
@@ -24,15 +31,18 @@ pub const TRACE_TURNS: &str = include_str!("../../../templates/trace_turns.tera"
 /// `ptc trace --usage`: the compression box of the guide, and the size figures.
 pub const COMPRESSION_BOX: &str = include_str!("../../../templates/compression_box.tera");
 pub const USAGE: &str = include_str!("../../../templates/usage.tera");
+/// `ptc ab --report`: the HTML page around the tables and charts.
+pub const REPORT_HTML: &str = include_str!("../../../templates/report.html.tera");
 
 /// The host's own templates: name -> default text.
-pub fn host_defaults() -> [(&'static str, &'static str); 5] {
+pub fn host_defaults() -> [(&'static str, &'static str); 6] {
     [
         ("system_prompt", SYSTEM_PROMPT),
         ("text_output", TEXT_OUTPUT),
         ("trace_turns", TRACE_TURNS),
         ("compression_box", COMPRESSION_BOX),
         ("usage", USAGE),
+        ("report.html", REPORT_HTML),
     ]
 }
 

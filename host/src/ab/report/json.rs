@@ -1,0 +1,95 @@
+//! The results of `ptc ab` as JSON: the settings, a summary per strategy and every per-turn
+//! series.
+
+use serde_json::{json, Value as Json};
+
+use super::vs_base;
+use crate::ab::retention::{Retention, Share};
+use crate::ab::Ab;
+
+fn retention_json(r: &Retention) -> Json {
+    let share = |s: Share| json!({"visible": s.visible, "total": s.total, "ratio": s.ratio()});
+    json!({
+        "symbols": share(r.symbols),
+        "tool_calls": share(r.tool_calls),
+        "printed_lines": share(r.printed_lines),
+        "error": share(r.error),
+    })
+}
+
+/// Everything: settings, summaries and the per-turn series.
+pub fn json(ab: &Ab) -> Json {
+    let summaries = ab.summaries();
+    let base = &summaries[ab.baseline];
+    let strategies: Vec<Json> = ab
+        .variants
+        .iter()
+        .zip(&summaries)
+        .map(|(v, s)| {
+            let cost: serde_json::Map<String, Json> = ab
+                .pricing
+                .iter()
+                .zip(&s.costs)
+                .map(|(p, c)| (p.name.clone(), json!(c)))
+                .collect();
+            let vs: serde_json::Map<String, Json> = ab
+                .pricing
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.name.clone(), json!(vs_base(s, s.costs[i], base.costs[i]))))
+                .collect();
+            json!({
+                "label": v.label,
+                "strategy": v.strategy,
+                "prompts": s.prompts,
+                "tokens": s.tokens,
+                "mean_tokens": s.mean_tokens(),
+                "max_tokens": s.max_tokens,
+                "tokens_vs_baseline": vs_base(s, s.tokens as f64, base.tokens as f64),
+                "cached_share": s.cached_share(),
+                "cost": cost,
+                "cost_vs_baseline": vs,
+                "retention": retention_json(&s.retention),
+                "render_us_mean": s.mean_render_us(),
+                "failed": s.failed,
+                "first_error": s.first_error,
+            })
+        })
+        .collect();
+    let runs: Vec<Json> = ab
+        .runs
+        .iter()
+        .map(|run| {
+            json!({
+                "recording": run.recording.display().to_string(),
+                "strategy": ab.variants[run.variant].label,
+                "error": run.error,
+                "prompts": run.prompts.iter().map(|p| json!({
+                    "turns": p.turns,
+                    "tokens": p.tokens,
+                    "shared": p.shared,
+                    "cost": ab.pricing.iter().zip(&p.costs).map(|(pr, c)| (pr.name.clone(), json!({
+                        "cached": c.cached, "written": c.written, "uncached": c.uncached, "cost": c.cost,
+                    }))).collect::<serde_json::Map<String, Json>>(),
+                    "retention": retention_json(&p.retention),
+                    "render_us": p.render_ns as f64 / 1000.0,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "tokenizer": ab.tokenizer.name(),
+        "baseline": ab.variants[ab.baseline].label,
+        "pricing": ab.pricing.iter().map(|p| json!({
+            "name": p.name,
+            "input_per_mtok": p.input_per_mtok,
+            "cache_read_per_mtok": p.cache_read_per_mtok,
+            "cache_write_per_mtok": p.cache_write_per_mtok,
+            "min_cacheable_tokens": p.min_cacheable_tokens,
+            "cache_step_tokens": p.cache_step_tokens,
+        })).collect::<Vec<_>>(),
+        "primary_pricing": ab.pricing[ab.primary_pricing].name,
+        "strategies": strategies,
+        "runs": runs,
+    })
+}

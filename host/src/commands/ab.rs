@@ -1,0 +1,88 @@
+//! `ptc ab`: every strategy asked for over every recording, measured and reported as a table,
+//! markdown, CSV or JSON, and optionally as an HTML page; and the tokenizer the commands count
+//! tokens with.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+
+use crate::ab::report;
+use crate::ab::tokens::Tokenizer;
+use crate::ab::{run as run_ab, AbPlan};
+use crate::host::Host;
+use crate::output::{pretty, write_atomically};
+use crate::recording::corpus;
+use crate::Error;
+
+/// Output format of `ptc ab`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AbFormat {
+    /// Aligned columns, for a terminal
+    Table,
+    /// Everything, per-turn series included
+    Json,
+    /// Markdown tables
+    Markdown,
+    /// One row per prompt
+    Csv,
+}
+
+/// The tokenizer named, else the one of `[ab] tokenizer`.
+pub fn tokenizer(host: &Host, name: Option<&str>) -> Result<Tokenizer, Error> {
+    Tokenizer::named(name.unwrap_or(host.config().ab_tokenizer()))
+}
+
+/// Runs the comparison, warns on stderr about strategies that failed, writes the HTML report
+/// when asked, and returns the results in `format`.
+#[allow(clippy::too_many_arguments)]
+pub fn ab(
+    host: &Host,
+    paths: &[PathBuf],
+    strategies: Option<&str>,
+    tokenizer: Option<&str>,
+    pricing: Option<&str>,
+    format: AbFormat,
+    report_file: Option<&Path>,
+    no_timing: bool,
+) -> Result<String, Error> {
+    let plan = AbPlan::new(host, strategies, tokenizer, pricing)?;
+    let sources = corpus::sources(paths)?;
+    let bar = if std::io::stderr().is_terminal() && sources.len() > 1 {
+        indicatif::ProgressBar::new(sources.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let detail = matches!(format, AbFormat::Json | AbFormat::Csv);
+    let mut result = run_ab(host, plan, &sources, detail, &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    if no_timing {
+        for run in &mut result.runs {
+            run.totals.render_ns = 0;
+            for p in &mut run.prompts {
+                p.render_ns = 0;
+            }
+        }
+    }
+    if let Some(failures) = result.all_asked_failed() {
+        return Err(Error::AbAllFailed { failures });
+    }
+    for (variant, summary) in result.variants.iter().zip(result.summaries()) {
+        if let Some(err) = summary.first_error {
+            eprintln!(
+                "warning: strategy {} failed on {} recording(s); first: {err}",
+                variant.label, summary.failed
+            );
+        }
+    }
+    if let Some(file) = report_file {
+        let page = report::html(&result, &host.host_templates()?)?;
+        write_atomically(file, page.as_bytes())?;
+    }
+    Ok(match format {
+        AbFormat::Table => report::table(&result),
+        AbFormat::Markdown => report::markdown_tables(&result),
+        AbFormat::Csv => report::csv(&result),
+        AbFormat::Json => pretty(&report::json(&result)),
+    })
+}

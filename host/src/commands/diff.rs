@@ -1,0 +1,68 @@
+//! `ptc diff`: a unified diff of the prompts two strategies send before a turn, coloured on a
+//! terminal.
+
+use std::path::Path;
+
+use crate::ab::tokens::Counter;
+use crate::ab::{AbPlan, Variant};
+use crate::host::Host;
+use crate::output::colour;
+use crate::recording::corpus;
+use crate::Error;
+
+/// `strategies` is `A,B` (variants allowed); the prompts are rendered from the first `turns`
+/// turns (default: all).
+pub fn diff(
+    host: &Host,
+    path: &Path,
+    turns: Option<usize>,
+    strategies: &str,
+) -> Result<String, Error> {
+    let specs: Vec<&str> = strategies.split(',').map(str::trim).collect();
+    let [a, b] = specs.as_slice() else {
+        return Err(Error::BadVariant {
+            spec: strategies.into(),
+            reason: "--strategies takes exactly two, A,B".into(),
+        });
+    };
+    let plan = AbPlan::new(host, Some(strategies), None, None)?;
+    let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
+    let turns = turns.unwrap_or(recording.turns.len());
+    let mut counter = Counter::new(plan.tokenizer);
+    let mut texts = Vec::new();
+    for spec in [a, b] {
+        let variant = Variant::parse(spec)?;
+        let prompter = crate::ab::prompter_for(host, &variant)?;
+        let (prompt, _) = prompter.render(&recording, turns, &mut counter)?;
+        let mut text = String::new();
+        for m in &prompt.messages {
+            text.push_str(&format!(
+                "=== {} ===\n{}\n\n",
+                m.role.as_str().to_uppercase(),
+                m.content
+            ));
+        }
+        texts.push(text);
+    }
+    let diff = similar::TextDiff::from_lines(&texts[0], &texts[1]);
+    let unified = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(a, b)
+        .to_string();
+    if !colour() {
+        return Ok(unified);
+    }
+    Ok(unified
+        .lines()
+        .map(|line| {
+            let code = match line.as_bytes().first() {
+                Some(b'+') => "32",
+                Some(b'-') => "31",
+                Some(b'@') => "36",
+                _ => return format!("{line}\n"),
+            };
+            format!("\x1b[{code}m{line}\x1b[0m\n")
+        })
+        .collect())
+}

@@ -1,0 +1,59 @@
+//! `ptc init`: the default configuration and every default template (the host's, the shared
+//! sections under `coalesce/`, each loaded strategy's own) written where users edit them, never
+//! over existing files unless forced.
+
+use std::path::{Path, PathBuf};
+
+use crate::host::Host;
+use crate::output::write_atomically;
+use crate::Error;
+
+/// Writes `ptc.toml` and `templates/` into `dir` (default: the working directory).
+pub fn init(host: &Host, dir: Option<&Path>, force: bool) -> Result<String, Error> {
+    let dir = dir.unwrap_or(Path::new("."));
+    let mut files: Vec<(PathBuf, String)> = vec![(
+        dir.join(crate::CONFIG_FILE_NAME),
+        crate::DEFAULT_CONFIG.to_owned(),
+    )];
+    let templates = dir.join("templates");
+    for (name, text) in crate::render::templates::host_defaults() {
+        files.push((templates.join(format!("{name}.tera")), text.to_owned()));
+    }
+    // A section the strategy shares with the kit goes to coalesce/ once, where editing it
+    // changes every strategy that shows it; the strategy's own templates to its own folder.
+    let shared = ptc_strategy_kit::coalesce::TEMPLATES;
+    for strategy in host.plugins().strategies() {
+        for (name, text) in &strategy.templates {
+            let folder = if shared.contains(&(name.as_str(), text.as_str())) {
+                crate::host::SHARED_TEMPLATES_DIR
+            } else {
+                &strategy.name
+            };
+            let path = templates.join(folder).join(format!("{name}.tera"));
+            if !files.iter().any(|(known, _)| *known == path) {
+                files.push((path, text.clone()));
+            }
+        }
+    }
+    if !force {
+        if let Some((existing, _)) = files.iter().find(|(path, _)| path.exists()) {
+            return Err(Error::Exists {
+                path: existing.clone(),
+            });
+        }
+    }
+    for (path, text) in &files {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| Error::WriteFile {
+                path: parent.to_owned(),
+                source,
+            })?;
+        }
+        write_atomically(path, text.as_bytes())?;
+    }
+    Ok(format!(
+        "wrote {} files into {}\n",
+        files.len(),
+        dir.display()
+    ))
+}

@@ -1,0 +1,80 @@
+//! `ptc strategies`: the strategies loaded from the plugin directories, with their versions,
+//! files and options, for people or as JSON.
+
+use ptc_plugin_api::OptionValue;
+use serde_json::json;
+
+use crate::host::Host;
+use crate::output::{pretty, Format};
+use crate::Error;
+
+/// The list in `format`; as text, the directories searched when nothing was loaded.
+pub fn strategies(host: &Host, format: Format) -> Result<String, Error> {
+    let strategies = host.plugins().strategies();
+    Ok(match format {
+        Format::Json => {
+            let list: Vec<_> = strategies
+                .iter()
+                .map(|s| {
+                    json!({
+                        "name": s.name,
+                        "version": s.version,
+                        "description": s.description,
+                        "file": s.file.display().to_string(),
+                        "options": s.options.iter().map(|o| json!({
+                            "name": o.name.as_str(),
+                            "default": option_json(&o.default),
+                            "doc": o.doc.as_str(),
+                        })).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            pretty(&list)
+        }
+        Format::Text => {
+            let mut text = String::new();
+            if strategies.is_empty() {
+                text.push_str("no strategies loaded (searched: ");
+                let dirs: Vec<String> = host
+                    .config()
+                    .plugin_directories()
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect();
+                text.push_str(&dirs.join(", "));
+                text.push_str(")\n");
+            }
+            for s in strategies {
+                text.push_str(&format!(
+                    "{} {}\n    {}\n    {}\n",
+                    s.name,
+                    s.version,
+                    s.description,
+                    s.file.display()
+                ));
+                let width = s
+                    .options
+                    .iter()
+                    .map(|o| o.name.len() + o.default.to_string().len())
+                    .max()
+                    .unwrap_or(0)
+                    + 3;
+                for o in &s.options {
+                    let setting = format!("{} = {}", o.name, o.default);
+                    text.push_str(&format!("    {setting:width$}  {}\n", o.doc));
+                }
+            }
+            text
+        }
+    })
+}
+
+/// An option's default as a JSON value of its type.
+fn option_json(value: &OptionValue) -> serde_json::Value {
+    match value {
+        OptionValue::Boolean(b) => json!(b),
+        OptionValue::Integer(i) => json!(i),
+        OptionValue::Float(f) => json!(f),
+        OptionValue::String(s) => json!(s.as_str()),
+    }
+}

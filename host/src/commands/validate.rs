@@ -1,0 +1,89 @@
+//! `ptc validate`: every problem of every recording (syntax, types, rules), each with its file,
+//! line and column and JSON path, then a count; an error when any problem is an error.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use crate::host::Host;
+use crate::output::{pretty, write_out, Format};
+use crate::recording::corpus::{self, Source};
+use crate::recording::{Problem, Recording, Severity};
+use crate::Error;
+
+/// Writes the report on `out`, then fails with [`Error::Invalid`] when there was an error.
+pub fn validate(
+    host: &Host,
+    paths: &[PathBuf],
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let (text, errors, recordings) = report(host, paths, format)?;
+    write_out(out, &text)?;
+    if errors > 0 {
+        return Err(Error::Invalid { errors, recordings });
+    }
+    Ok(())
+}
+
+/// Every problem of every recording: (report, errors, recordings read).
+fn report(host: &Host, paths: &[PathBuf], format: Format) -> Result<(String, usize, usize), Error> {
+    let defaults = host.recording_defaults()?;
+    let sources = corpus::sources(paths)?;
+    let mut errors = 0;
+    let mut text = String::new();
+    let mut json = Vec::new();
+    for source in &sources {
+        let (file, first_line) = match source {
+            Source::Line { path, line, .. } => (path.clone(), *line),
+            other => (other.label(), 1),
+        };
+        let problems = match source.bytes() {
+            Ok(bytes) => Recording::check(&bytes, &file, first_line, &defaults),
+            Err(err) => vec![Problem {
+                severity: Severity::Error,
+                line: None,
+                column: None,
+                json_path: ".".into(),
+                message: err.to_string(),
+            }],
+        };
+        for p in &problems {
+            if p.severity == Severity::Error {
+                errors += 1;
+            }
+            let place = match (p.line, p.column) {
+                (Some(line), Some(column)) => format!("{}:{line}:{column}", file.display()),
+                _ => source.label().display().to_string(),
+            };
+            text.push_str(&format!(
+                "{place}: {}: at `{}`: {}\n",
+                p.severity.as_str(),
+                p.json_path,
+                p.message
+            ));
+            json.push(json!({
+                "file": file.display().to_string(),
+                "line": p.line.or((first_line > 1).then_some(first_line)),
+                "column": p.column,
+                "severity": p.severity.as_str(),
+                "json_path": p.json_path,
+                "message": p.message,
+            }));
+        }
+    }
+    let summary = format!(
+        "{} recording(s), {errors} error(s), {} warning(s)\n",
+        sources.len(),
+        json.len() - errors
+    );
+    Ok(match format {
+        Format::Text => (text + &summary, errors, sources.len()),
+        Format::Json => (
+            pretty(&json!({"recordings": sources.len(), "errors": errors, "problems": json})),
+            errors,
+            sources.len(),
+        ),
+    })
+}
