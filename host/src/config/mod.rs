@@ -1,0 +1,311 @@
+//! Configuration: the repository's `ptc.toml` is compiled in as the default; a `ptc.toml` in the
+//! working directory (or `--config FILE`) is layered over it, then each `--set KEY=VALUE`.
+//!
+//! Every setting remembers where it came from, so an unknown key or a bad value names the key
+//! and the file (with the line and column) or the `--set` flag that set it. The fixed sections
+//! are serde structs ([`schema`]) and the compiled-in `ptc.toml` is the only source of their
+//! defaults; the options of `[strategies.<name>]` are checked against those the strategy
+//! declares, once it is loaded ([`Config::strategy_options`]). The layering ([`layer`]) is built
+//! on serde, toml and serde_path_to_error rather than on a layered-configuration library such
+//! as figment, because those keep the file a value came from but not its line and column, and
+//! their messages would replace ours, which name the key, its origin and what was expected.
+
+mod layer;
+mod options;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::ab::pricing::Pricing;
+use layer::{Layer, Layered};
+use schema::Schema;
+
+/// The default configuration, compiled in. It is also the commented reference.
+pub const DEFAULT_CONFIG: &str = include_str!("../../../ptc.toml");
+
+/// The name of the configuration file looked up in the working directory.
+pub const CONFIG_FILE_NAME: &str = "ptc.toml";
+
+/// Where a setting came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// A file path, `the built-in defaults`, or `--set KEY=VALUE`.
+    pub name: String,
+    /// Relative paths set here are relative to this directory.
+    pub dir: PathBuf,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read configuration {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid configuration {origin}:{line}:{column}: {message}")]
+    Syntax {
+        origin: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("unknown key `{key}` in {origin}{hint}")]
+    UnknownKey {
+        key: String,
+        origin: String,
+        hint: String,
+    },
+    #[error("bad value for `{key}` in {origin}: expected {expected}, found {found}")]
+    BadValue {
+        key: String,
+        origin: String,
+        expected: String,
+        found: String,
+    },
+    #[error("bad value for `{key}` in {origin}: {message}")]
+    Invalid {
+        key: String,
+        origin: String,
+        message: String,
+    },
+    #[error("bad flag `--set {arg}`: {reason}")]
+    BadSet { arg: String, reason: String },
+}
+
+/// The layered configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    layers: Layered,
+    /// The merged layers, read.
+    typed: Schema,
+    /// `--set KEY=VALUE` flags whose bare key is resolved once the strategy is known.
+    bare: Vec<(String, toml::Value, Origin)>,
+}
+
+impl Config {
+    /// The built-in defaults alone.
+    pub fn defaults() -> Config {
+        let origin = Origin {
+            name: "the built-in defaults".into(),
+            dir: PathBuf::from("."),
+        };
+        let mut layers = Layered::default();
+        let typed = Layer::parse(DEFAULT_CONFIG, origin)
+            .and_then(|layer| layers.apply(layer))
+            .expect("the built-in ptc.toml is valid");
+        Config {
+            layers,
+            typed,
+            bare: Vec::new(),
+        }
+    }
+
+    /// Defaults, then `config_file` (or `./ptc.toml` when it exists), then `sets`.
+    pub fn load(config_file: Option<&Path>, sets: &[String]) -> Result<Config, ConfigError> {
+        let mut config = Config::defaults();
+        let file = match config_file {
+            Some(path) => Some(path.to_owned()),
+            None => Some(PathBuf::from(CONFIG_FILE_NAME)).filter(|p| p.is_file()),
+        };
+        if let Some(path) = file {
+            config.layer_file(&path)?;
+        }
+        for arg in sets {
+            config.layer_set(arg)?;
+        }
+        Ok(config)
+    }
+
+    /// Layers a TOML file over the current settings.
+    pub fn layer_file(&mut self, path: &Path) -> Result<(), ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_owned();
+        self.layer_text(
+            &text,
+            Origin {
+                name: path.display().to_string(),
+                dir,
+            },
+        )
+    }
+
+    fn layer_text(&mut self, text: &str, origin: Origin) -> Result<(), ConfigError> {
+        self.apply(Layer::parse(text, origin)?)
+    }
+
+    fn apply(&mut self, layer: Layer) -> Result<(), ConfigError> {
+        self.typed = self.layers.apply(layer)?;
+        Ok(())
+    }
+
+    /// Applies one `--set KEY=VALUE` flag. The value is TOML (`5`, `true`, `["a"]`); anything
+    /// that does not parse as TOML is a string.
+    pub fn layer_set(&mut self, arg: &str) -> Result<(), ConfigError> {
+        let bad = |reason: &str| ConfigError::BadSet {
+            arg: arg.into(),
+            reason: reason.into(),
+        };
+        let (key, raw) = arg
+            .split_once('=')
+            .ok_or_else(|| bad("expected KEY=VALUE"))?;
+        let key = key.trim();
+        if key.is_empty() {
+            return Err(bad("the key is empty"));
+        }
+        let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(raw.to_owned()));
+        let origin = Origin {
+            name: format!("--set {arg}"),
+            dir: PathBuf::from("."),
+        };
+        let compression_key = self
+            .layers
+            .table(&["compression"])
+            .is_some_and(|table| table.contains_key(key));
+        if key.contains('.') {
+            self.apply(Layer::single(key, value, origin))
+        } else if compression_key && !self.is_shared_limit(key) {
+            self.apply(Layer::single(&format!("compression.{key}"), value, origin))
+        } else {
+            self.bare.push((key.to_owned(), value, origin));
+            Ok(())
+        }
+    }
+
+    /// The strategy `[compression] strategy` names.
+    pub fn strategy(&self) -> &str {
+        &self.typed.compression.strategy
+    }
+
+    /// `[compression] enabled`.
+    pub fn compression_enabled(&self) -> bool {
+        self.typed.compression.enabled
+    }
+
+    /// `[compression] max_turns`: used when a recording has none.
+    pub fn max_turns(&self) -> u32 {
+        u32::try_from(self.typed.compression.max_turns.0).expect("max_turns is read as a u32")
+    }
+
+    /// The directories searched for strategy plugins, in order.
+    pub fn plugin_directories(&self) -> Vec<PathBuf> {
+        let plugins = &self.typed.plugins;
+        let mut dirs: Vec<PathBuf> = plugins
+            .directories
+            .iter()
+            .map(|dir| self.path("plugins.directories", dir))
+            .collect();
+        if plugins.next_to_executable {
+            if let Some(dir) = std::env::current_exe()
+                .ok()
+                .and_then(|exe| exe.parent().map(Path::to_owned))
+            {
+                dirs.push(dir);
+            }
+        }
+        dirs
+    }
+
+    /// `[plugins] allow_insecure`: load plugins that another user could have written.
+    pub fn allow_insecure_plugins(&self) -> bool {
+        self.typed.plugins.allow_insecure
+    }
+
+    /// `[compression] compress_above_tokens`: send the full history while the prompt stays at or
+    /// under this many tokens. `None` when off (0).
+    pub fn compress_above_tokens(&self) -> Option<usize> {
+        let tokens = self.typed.compression.compress_above_tokens.0;
+        usize::try_from(tokens).ok().filter(|&n| n > 0)
+    }
+
+    /// `[ab] strategies`: the strategies `ptc ab` compares (empty: every loaded strategy).
+    pub fn ab_strategies(&self) -> Vec<String> {
+        self.typed.ab.strategies.clone()
+    }
+
+    /// `[ab] baseline`: what costs are compared against.
+    pub fn ab_baseline(&self) -> &str {
+        &self.typed.ab.baseline
+    }
+
+    /// `[ab] pricing`: the pricing profile of the cost column.
+    pub fn ab_pricing(&self) -> &str {
+        &self.typed.ab.pricing
+    }
+
+    /// `[ab] tokenizer`.
+    pub fn ab_tokenizer(&self) -> &str {
+        &self.typed.ab.tokenizer
+    }
+
+    /// Every `[pricing.<name>]` profile, in name order. Each sets every key: a layer that
+    /// leaves one out is refused.
+    pub fn pricing_profiles(&self) -> Result<Vec<Pricing>, ConfigError> {
+        Ok(self
+            .typed
+            .pricing
+            .iter()
+            .map(|(name, p)| Pricing {
+                name: name.clone(),
+                input_per_mtok: p.input_per_mtok.0,
+                cache_read_per_mtok: p.cache_read_per_mtok.0,
+                cache_write_per_mtok: p.cache_write_per_mtok.0,
+                min_cacheable_tokens: p.min_cacheable_tokens.0 as usize,
+                cache_step_tokens: p.cache_step_tokens.0 as usize,
+            })
+            .collect())
+    }
+
+    /// The directory whose files replace default templates.
+    pub fn templates_directory(&self) -> PathBuf {
+        self.path("templates.directory", &self.typed.templates.directory)
+    }
+
+    fn is_shared_limit(&self, key: &str) -> bool {
+        self.typed.compression.shared_limit(key).is_some()
+    }
+
+    /// Where `key` was set, with its line and column in a file.
+    fn place(&self, key: &str) -> String {
+        self.layers
+            .source(key)
+            .map(ToString::to_string)
+            .unwrap_or_default()
+    }
+
+    /// `path`, set at `key`, relative to the directory of the file that set it.
+    fn path(&self, key: &str, path: &str) -> PathBuf {
+        match self.layers.source(key) {
+            Some(source) => source.origin.dir.join(path),
+            None => PathBuf::from(path),
+        }
+    }
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
