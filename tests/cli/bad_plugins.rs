@@ -28,18 +28,11 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "field-type-changed",
-        patches: &[
-            (
-                "src/output.rs",
-                "pub turns_compressed: u64,",
-                "pub turns_compressed: u32,",
-            ),
-            (
-                "src/coalesce.rs",
-                "turns_compressed: turns.len() as u64,",
-                "turns_compressed: turns.len() as u32,",
-            ),
-        ],
+        patches: &[(
+            "src/output.rs",
+            "pub turns_compressed: u64,",
+            "pub turns_compressed: u32,",
+        )],
     },
     Case {
         name: "variant-added",

@@ -212,7 +212,7 @@ fn init_writes_the_defaults_to_edit_and_never_overwrites() {
         std::fs::read_to_string(dir.join("templates/single-user-coalesced/tools.tera")).unwrap();
     assert_eq!(
         tools,
-        std::fs::read_to_string(repo().join("templates/single-user-coalesced/tools.tera")).unwrap()
+        std::fs::read_to_string(repo().join("templates/coalesce/tools.tera")).unwrap()
     );
     assert!(dir.join("templates/system_prompt.tera").is_file());
     let err = scratch.ptc(["init", dir.to_str().unwrap()]).bad_input();
