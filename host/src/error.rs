@@ -1,52 +1,26 @@
-//! The errors a command can end with, one variant per phase, and their exit codes.
+//! The errors a command can end with and their exit codes. The variants are grouped by the
+//! phase that raises them: the command line and configuration, choosing a strategy, reading
+//! recordings, rendering, comparing strategies, writing results. Each carries the context a
+//! user needs; a variant with a cause keeps it as its source and its message includes the
+//! cause's, so that the one `error:` line `main` prints says it all.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::config::ConfigError;
+use crate::plugins::PluginError;
+use crate::recording::import::ImportError;
 use crate::recording::RecordingError;
 use crate::render::templates::TemplateError;
 
 /// Why a command failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    // The command line and the configuration.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    #[error(transparent)]
-    Recording(#[from] RecordingError),
-    #[error(transparent)]
-    Template(#[from] TemplateError),
-    #[error("unknown strategy `{name}`: the loaded strategies are {loaded} (searched {dirs}; `ptc strategies` lists them){skipped}")]
-    UnknownStrategy {
-        name: String,
-        loaded: String,
-        dirs: String,
-        /// `; N plugin file(s) were not loaded (see the warnings)` when some were not.
-        skipped: String,
-    },
-    #[error("strategy `{name}` is not loaded: {reason}")]
-    StrategyNotLoaded { name: String, reason: String },
-    #[error("strategy `{strategy}` ({file}) failed: {source}")]
-    StrategyTemplate {
-        strategy: String,
-        file: PathBuf,
-        #[source]
-        source: Box<TemplateError>,
-    },
-    #[error("no strategy asked for could be compared: {failures}")]
-    AbAllFailed { failures: String },
-    #[error("--turns {asked} is more than the {recorded} turn(s) recorded in {path}")]
-    TurnsOutOfRange {
-        path: PathBuf,
-        asked: usize,
-        recorded: usize,
-    },
-    #[error("strategy `{strategy}` ({file}) failed: {source}")]
-    Strategy {
-        strategy: String,
-        file: PathBuf,
-        #[source]
-        source: ptc_plugin_api::RenderError,
-    },
+    #[error("{0}")]
+    Usage(String),
     #[error("bad strategy variant `{spec}`: {reason} (write name@option=value)")]
     BadVariant { spec: String, reason: String },
     #[error("unknown {what} `{name}` (known: {known})")]
@@ -55,34 +29,85 @@ pub enum Error {
         name: String,
         known: String,
     },
+
+    // Choosing a strategy among the loaded plugins.
+    #[error("unknown strategy `{name}`: the loaded strategies are {loaded} (searched {dirs}; `ptc strategies` lists them){skipped}")]
+    UnknownStrategy {
+        name: String,
+        loaded: String,
+        dirs: String,
+        /// `; N plugin file(s) were not loaded (see the warnings)` when some were not.
+        skipped: String,
+    },
+    /// The strategy's plugin file did not load; the source is the warning about that file.
+    #[error("strategy `{name}` is not loaded: {source}")]
+    StrategyNotLoaded {
+        name: String,
+        #[source]
+        source: Arc<PluginError>,
+    },
+
+    // Reading recordings.
+    #[error(transparent)]
+    Recording(#[from] RecordingError),
     #[error("cannot read {path}: {source}")]
     Input {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot write {path}: {source}")]
-    WriteFile {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("cannot import {path}{place}: {message}")]
+    #[error("cannot import {path}{}: {source}", .line.map(|l| format!(":{l}")).unwrap_or_default())]
     Import {
         path: PathBuf,
-        place: String,
-        message: String,
+        /// The line of the trace log, when the error is about one.
+        line: Option<usize>,
+        #[source]
+        source: ImportError,
     },
-    #[error("{path} exists (--force overwrites it)")]
-    Exists { path: PathBuf },
-    #[error("{0}")]
-    Usage(String),
     #[error("no recording in {what}")]
     NoRecording { what: String },
     #[error("{path} holds {count} recordings; name one, e.g. {path}:LINE for a JSONL file")]
     TooManyRecordings { path: PathBuf, count: usize },
     #[error("{errors} error(s) in {recordings} recording(s)")]
     Invalid { errors: usize, recordings: usize },
+    #[error("--turns {asked} is more than the {recorded} turn(s) recorded in {path}")]
+    TurnsOutOfRange {
+        path: PathBuf,
+        asked: usize,
+        recorded: usize,
+    },
+
+    // Rendering a prompt: the strategy, then the templates.
+    #[error("strategy `{strategy}` ({file}) failed: {source}")]
+    Strategy {
+        strategy: String,
+        file: PathBuf,
+        #[source]
+        source: ptc_plugin_api::RenderError,
+    },
+    #[error("strategy `{strategy}` ({file}) failed: {source}")]
+    StrategyTemplate {
+        strategy: String,
+        file: PathBuf,
+        #[source]
+        source: Box<TemplateError>,
+    },
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+
+    // Comparing strategies (`ptc ab`).
+    #[error("no strategy asked for could be compared: {failures}")]
+    AbAllFailed { failures: String },
+
+    // Writing results.
+    #[error("{path} exists (--force overwrites it)")]
+    Exists { path: PathBuf },
+    #[error("cannot write {path}: {source}")]
+    WriteFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("cannot write output: {0}")]
     Output(#[source] std::io::Error),
 }

@@ -2,6 +2,7 @@
 //! templates, put together so that rendering a prompt takes a few lines.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ptc_plugin_api::OptionSpec;
 
@@ -66,7 +67,7 @@ impl Host {
     }
 
     /// Plugin files that did not load, and why.
-    pub fn plugin_warnings(&self) -> &[PluginError] {
+    pub fn plugin_warnings(&self) -> &[Arc<PluginError>] {
         &self.plugins.warnings
     }
 
@@ -92,7 +93,7 @@ impl Host {
             if let Some(warning) = warnings.iter().find(|w| w.may_hold(name)) {
                 return Error::StrategyNotLoaded {
                     name: name.to_owned(),
-                    reason: warning.to_string(),
+                    source: Arc::clone(warning),
                 };
             }
             let loaded: Vec<&str> = self

@@ -47,7 +47,11 @@ pub struct StrategyMod {
     /// Renders the prompt for the next turn from the turns so far. Pure: the same input always
     /// gives the same output.
     ///
-    /// Fields are only ever appended below this one (they are then optional to the host).
+    /// Fields are only ever appended below this one. A plugin built before a field was appended
+    /// does not have it, and with `missing_field(panic)` its accessor panics on such a plugin: a
+    /// field appended here is declared `#[sabi(missing_field(option))]` (its accessor returns
+    /// `None` when the plugin lacks it), or the host reads it only after checking that the
+    /// plugin's version has it.
     #[sabi(last_prefix_field)]
     pub render: extern "C" fn(&Run, RSlice<'_, Turn>, &Options) -> RResult<Output, RenderError>,
 }

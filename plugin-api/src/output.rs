@@ -174,6 +174,32 @@ pub struct Stats {
     pub error_turns_collapsed: u64,
 }
 
+impl std::ops::AddAssign for Stats {
+    /// Adds `more` field by field (a strategy that renders its history in parts adds up the
+    /// statistics of the parts).
+    fn add_assign(&mut self, more: Stats) {
+        // Destructured without `..`, so that a field added to `Stats` must be added here too.
+        let Stats {
+            turns_compressed,
+            tool_calls_total,
+            tool_calls_shown,
+            tool_calls_dropped,
+            printlns_total,
+            printlns_shown,
+            printlns_dropped,
+            error_turns_collapsed,
+        } = more;
+        self.turns_compressed += turns_compressed;
+        self.tool_calls_total += tool_calls_total;
+        self.tool_calls_shown += tool_calls_shown;
+        self.tool_calls_dropped += tool_calls_dropped;
+        self.printlns_total += printlns_total;
+        self.printlns_shown += printlns_shown;
+        self.printlns_dropped += printlns_dropped;
+        self.error_turns_collapsed += error_turns_collapsed;
+    }
+}
+
 /// A strategy's render: the messages of the next prompt and its statistics.
 #[repr(C)]
 #[derive(StableAbi, Clone, Debug, PartialEq)]

@@ -110,7 +110,7 @@ impl Facts {
                 }
             }
             let error = (!turn.success)
-                .then(|| turn.error.as_ref().into_option().map_or("", |e| e.text()))
+                .then(|| turn.error_text().unwrap_or(""))
                 .map(|m| m.lines().next().unwrap_or("").trim())
                 .filter(|first| !first.is_empty())
                 .map(|first| finder(prefix_chars(first, 80)));

@@ -5,22 +5,45 @@
 //! every loaded segment lie inside the file turns that into an ordinary error.
 
 /// Why a file is not a loadable shared object for this machine.
-pub fn check(bytes: &[u8]) -> Result<(), String> {
+#[derive(Debug, thiserror::Error)]
+pub enum ElfError {
+    #[error("file too short to be a shared library ({0} bytes)")]
+    TooShort(usize),
+    #[error("not a shared library (no ELF header)")]
+    NotElf,
+    #[error("a 32-bit ELF file; this host is 64-bit")]
+    Bits32,
+    #[error("a big-endian ELF file; this host is little-endian")]
+    BigEndian,
+    #[error("an ELF file that is not a shared library (e_type is not ET_DYN)")]
+    NotShared,
+    #[error("built for another architecture (ELF machine {found}, this host is {host})")]
+    Machine { found: u16, host: u16 },
+    #[error("truncated or corrupt: no program headers")]
+    NoProgramHeaders,
+    #[error("truncated or corrupt: {what} end past the file ({len} bytes)")]
+    HeadersPastEnd { what: &'static str, len: u64 },
+    #[error(
+        "truncated or corrupt: a segment ends at byte {end} past the end of the file ({len} bytes)"
+    )]
+    SegmentPastEnd { end: u64, len: u64 },
+}
+
+/// Checks that `bytes` are a shared object this machine can load whose headers and loaded
+/// segments lie inside the file.
+pub fn check(bytes: &[u8]) -> Result<(), ElfError> {
     const HEADER: usize = 64;
     if bytes.len() < HEADER {
-        return Err(format!(
-            "file too short to be a shared library ({} bytes)",
-            bytes.len()
-        ));
+        return Err(ElfError::TooShort(bytes.len()));
     }
     if &bytes[..4] != b"\x7fELF" {
-        return Err("not a shared library (no ELF header)".into());
+        return Err(ElfError::NotElf);
     }
     if bytes[4] != 2 {
-        return Err("a 32-bit ELF file; this host is 64-bit".into());
+        return Err(ElfError::Bits32);
     }
     if bytes[5] != 1 {
-        return Err("a big-endian ELF file; this host is little-endian".into());
+        return Err(ElfError::BigEndian);
     }
     let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
     let u64_at = |at: usize| -> u64 {
@@ -29,14 +52,15 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
         u64::from_le_bytes(b)
     };
     if u16_at(16) != 3 {
-        return Err("an ELF file that is not a shared library (e_type is not ET_DYN)".into());
+        return Err(ElfError::NotShared);
     }
     if let Some(expected) = host_machine() {
         let machine = u16_at(18);
         if machine != expected {
-            return Err(format!(
-                "built for another architecture (ELF machine {machine}, this host is {expected})"
-            ));
+            return Err(ElfError::Machine {
+                found: machine,
+                host: expected,
+            });
         }
     }
     let len = bytes.len() as u64;
@@ -45,23 +69,25 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
     let (phoff, phentsize, phnum) = (u64_at(32), u16_at(54), u16_at(56));
     let (shoff, shentsize, shnum) = (u64_at(40), u16_at(58), u16_at(60));
     if phnum == 0 || usize::from(phentsize) < 56 {
-        return Err("truncated or corrupt: no program headers".into());
+        return Err(ElfError::NoProgramHeaders);
     }
     match table_end(phoff, phnum, phentsize) {
         Some(end) if end <= len => {}
         _ => {
-            return Err(format!(
-                "truncated or corrupt: program headers end past the file ({len} bytes)"
-            ))
+            return Err(ElfError::HeadersPastEnd {
+                what: "program headers",
+                len,
+            })
         }
     }
     if shnum > 0 {
         match table_end(shoff, shnum, shentsize) {
             Some(end) if end <= len => {}
             _ => {
-                return Err(format!(
-                    "truncated or corrupt: section headers end past the file ({len} bytes)"
-                ))
+                return Err(ElfError::HeadersPastEnd {
+                    what: "section headers",
+                    len,
+                })
             }
         }
     }
@@ -74,10 +100,10 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
             match offset.checked_add(filesz) {
                 Some(end) if end <= len => {}
                 _ => {
-                    return Err(format!(
-                        "truncated or corrupt: a segment ends at byte {} past the end of the file ({len} bytes)",
-                        offset.saturating_add(filesz)
-                    ))
+                    return Err(ElfError::SegmentPastEnd {
+                        end: offset.saturating_add(filesz),
+                        len,
+                    })
                 }
             }
         }
@@ -101,8 +127,9 @@ mod tests {
 
     #[test]
     fn junk_is_rejected_with_a_reason() {
-        assert!(check(b"").unwrap_err().contains("too short"));
-        assert!(check(&[b'x'; 100]).unwrap_err().contains("no ELF header"));
+        let text = |bytes: &[u8]| check(bytes).unwrap_err().to_string();
+        assert_eq!(text(b""), "file too short to be a shared library (0 bytes)");
+        assert!(text(&[b'x'; 100]).contains("no ELF header"));
     }
 
     #[test]
@@ -111,7 +138,7 @@ mod tests {
         let exe = std::fs::read(std::env::current_exe().unwrap()).unwrap();
         if check(&exe).is_ok() {
             let half = &exe[..exe.len() / 2];
-            assert!(check(half).unwrap_err().contains("truncated"));
+            assert!(check(half).unwrap_err().to_string().contains("truncated"));
         }
     }
 }

@@ -59,11 +59,31 @@ pub struct Imported {
     pub losses: Losses,
 }
 
-fn bad(path: &Path, line: Option<usize>, message: impl Into<String>) -> Error {
+/// Why a trace log cannot be imported.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// A line that is not JSON.
+    #[error("column {}: {}", .0.column(), json_cause(.0))]
+    Json(#[source] serde_json::Error),
+    #[error("no root `run.start` event (one without a parent_span_id)")]
+    NoRootRun,
+    #[error("the root run has no mission (`metadata.agent.prompt`)")]
+    NoMission,
+}
+
+/// serde_json's message without the ` at line L column C` it ends with: the line is the trace
+/// log's, given with its path, and the column is given first.
+fn json_cause(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    let place = format!(" at line {} column {}", err.line(), err.column());
+    text.strip_suffix(&place).unwrap_or(&text).to_owned()
+}
+
+fn bad(path: &Path, line: Option<usize>, source: ImportError) -> Error {
     Error::Import {
         path: path.to_owned(),
-        place: line.map(|l| format!(":{l}")).unwrap_or_default(),
-        message: message.into(),
+        line,
+        source,
     }
 }
 
@@ -84,11 +104,8 @@ pub fn ptc_runner(path: &Path, defaults: &RecordingDefaults) -> Result<Imported,
         if line.trim().is_empty() {
             continue;
         }
-        let event: Json = serde_json::from_str(&line).map_err(|e| {
-            let text = e.to_string();
-            let cause = text.split(" at line ").next().unwrap_or(&text).to_owned();
-            bad(path, Some(i + 1), format!("column {}: {cause}", e.column()))
-        })?;
+        let event: Json = serde_json::from_str(&line)
+            .map_err(|e| bad(path, Some(i + 1), ImportError::Json(e)))?;
         match event.get("event").and_then(Json::as_str) {
             Some("run.start") => starts.push((i + 1, event)),
             Some("run.stop") => stops.push((i + 1, event)),
@@ -96,13 +113,10 @@ pub fn ptc_runner(path: &Path, defaults: &RecordingDefaults) -> Result<Imported,
         }
     }
     let is_root = |e: &Json| e.get("parent_span_id").is_none_or(Json::is_null);
-    let (start_line, start) = starts.iter().find(|(_, e)| is_root(e)).ok_or_else(|| {
-        bad(
-            path,
-            None,
-            "no root `run.start` event (one without a parent_span_id)",
-        )
-    })?;
+    let (start_line, start) = starts
+        .iter()
+        .find(|(_, e)| is_root(e))
+        .ok_or_else(|| bad(path, None, ImportError::NoRootRun))?;
     let span = start.get("span_id").cloned().unwrap_or(Json::Null);
     let stop = stops
         .iter()
@@ -119,13 +133,7 @@ pub fn ptc_runner(path: &Path, defaults: &RecordingDefaults) -> Result<Imported,
         .get("prompt")
         .or_else(|| step.get("prompt"))
         .and_then(Json::as_str)
-        .ok_or_else(|| {
-            bad(
-                path,
-                Some(*start_line),
-                "the root run has no mission (`metadata.agent.prompt`)",
-            )
-        })?;
+        .ok_or_else(|| bad(path, Some(*start_line), ImportError::NoMission))?;
     let mut recording = json!({ "mission": mission });
     if let Some(n) = agent.get("max_turns").and_then(Json::as_u64) {
         recording["max_turns"] = json!(n);

@@ -170,9 +170,16 @@ pub struct MessageView<'a> {
     pub content: &'a str,
 }
 
-/// The statistics under their JSON names.
+/// The statistics as programs and templates read them: `ptc render --format json`, `ptc serve`
+/// and the host's templates all serialize [`Stats`] through this view.
+#[derive(Clone, Copy, Serialize)]
+#[serde(transparent)]
+pub struct StatsView(#[serde(with = "StatsFields")] pub Stats);
+
+/// The JSON names of [`Stats`]' fields, in this order.
 #[derive(Serialize)]
-pub struct StatsView {
+#[serde(remote = "Stats")]
+struct StatsFields {
     turns_compressed: u64,
     tool_calls_total: u64,
     tool_calls_shown: u64,
@@ -184,17 +191,8 @@ pub struct StatsView {
 }
 
 impl From<Stats> for StatsView {
-    fn from(s: Stats) -> StatsView {
-        StatsView {
-            turns_compressed: s.turns_compressed,
-            tool_calls_total: s.tool_calls_total,
-            tool_calls_shown: s.tool_calls_shown,
-            tool_calls_dropped: s.tool_calls_dropped,
-            printlns_total: s.printlns_total,
-            printlns_shown: s.printlns_shown,
-            printlns_dropped: s.printlns_dropped,
-            error_turns_collapsed: s.error_turns_collapsed,
-        }
+    fn from(stats: Stats) -> StatsView {
+        StatsView(stats)
     }
 }
 

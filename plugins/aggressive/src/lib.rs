@@ -81,33 +81,29 @@ impl Strategy for Aggressive {
         }
         let last_failed = turns.last().filter(|t| !t.success);
         if let Some(turn) = last_failed {
-            let message = turn
-                .error
-                .as_ref()
-                .into_option()
-                .map_or("error", |e| e.text());
+            let message = turn.error_text().unwrap_or("error");
             sections.push(Section::new("last_error").with("message", message));
         }
         sections.push(coalesce::turns_left_section(run, turns.len()));
         let successful = turns.iter().filter(|t| t.success);
-        let calls: u64 = successful.clone().map(|t| t.tool_calls.len() as u64).sum();
-        let prints: u64 = successful.map(|t| t.prints.len() as u64).sum();
+        let calls = successful.clone().map(|t| t.tool_calls.len()).sum();
+        let prints = successful.map(|t| t.prints.len()).sum();
         let failed = turns.iter().filter(|t| !t.success).count() as u64;
+        // No tool call and no print is shown.
+        let mut stats = Stats {
+            turns_compressed: turns.len() as u64,
+            error_turns_collapsed: failed - u64::from(last_failed.is_some()),
+            ..Stats::default()
+        };
+        coalesce::count_tool_calls(&mut stats, calls, 0);
+        coalesce::count_printlns(&mut stats, prints, 0);
         Ok(Output {
             messages: vec![
                 coalesce::system_message(run),
                 Message::new(Role::User, sections),
             ]
             .into(),
-            stats: Stats {
-                turns_compressed: turns.len() as u64,
-                tool_calls_total: calls,
-                tool_calls_dropped: calls,
-                printlns_total: prints,
-                printlns_dropped: prints,
-                error_turns_collapsed: failed - u64::from(last_failed.is_some()),
-                ..Stats::default()
-            },
+            stats,
         })
     }
 }

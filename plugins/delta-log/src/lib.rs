@@ -164,12 +164,7 @@ fn delta_size(turn: &Turn, memory_before: &Memory, settings: &Settings) -> usize
             .map(|p| p.len().min(settings.println_char_limit))
             .sum::<usize>();
     } else {
-        size += 16
-            + turn
-                .error
-                .as_ref()
-                .into_option()
-                .map_or(5, |e| e.text().len());
+        size += 16 + turn.error_text().map_or(5, str::len);
     }
     size += turn.tool_calls.len() * (24 + settings.tool_args.printable_limit);
     size
@@ -247,11 +242,7 @@ fn delta(
         if let Some(program) = turn.program.as_ref().into_option().filter(|_| inline) {
             section = section.with("program", program.as_str());
         }
-        let message = turn
-            .error
-            .as_ref()
-            .into_option()
-            .map_or("error", |e| e.text());
+        let message = turn.error_text().unwrap_or("error");
         section = section.with("message", message);
     }
     section

@@ -103,7 +103,7 @@ pub fn user_message(run: &Run, turns: &[Turn], settings: &Settings) -> (Message,
     (Message::new(Role::User, sections), history.stats)
 }
 
-/// The options this strategy reads, checked.
+/// The options the coalesced view reads, checked.
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub println_limit: usize,
@@ -288,18 +288,13 @@ impl<'a> History<'a> {
             .unwrap_or_default();
         let failed = turns.iter().filter(|t| !t.success).count();
         let last_failed = turns.last().is_some_and(|t| !t.success);
-        let calls_shown = tool_calls.len().min(settings.tool_call_limit);
-        let prints_shown = prints.len().min(settings.println_limit);
-        let stats = Stats {
+        let mut stats = Stats {
             turns_compressed: turns.len() as u64,
-            tool_calls_total: tool_calls.len() as u64,
-            tool_calls_shown: calls_shown as u64,
-            tool_calls_dropped: (tool_calls.len() - calls_shown) as u64,
-            printlns_total: prints.len() as u64,
-            printlns_shown: prints_shown as u64,
-            printlns_dropped: (prints.len() - prints_shown) as u64,
             error_turns_collapsed: (failed - usize::from(last_failed)) as u64,
+            ..Stats::default()
         };
+        count_tool_calls(&mut stats, tool_calls.len(), settings.tool_call_limit);
+        count_printlns(&mut stats, prints.len(), settings.println_limit);
         History {
             turns,
             has_println: !prints.is_empty(),
@@ -380,10 +375,12 @@ pub fn error_section(turn: &Turn) -> Section {
     if let Some(program) = turn.program.as_ref().into_option() {
         section = section.with("program", program.as_str());
     }
-    let (reason, message) = match turn.error.as_ref().into_option() {
-        Some(error) => (error.reason.as_str(), error.text()),
-        None => ("error", "error"),
-    };
+    let reason = turn
+        .error
+        .as_ref()
+        .into_option()
+        .map_or("error", |e| e.reason.as_str());
+    let message = turn.error_text().unwrap_or("error");
     section.with("reason", reason).with("message", message)
 }
 
@@ -434,18 +431,6 @@ pub fn count_printlns(stats: &mut Stats, total: usize, limit: usize) {
     stats.printlns_dropped += total as u64 - shown;
 }
 
-/// Adds `more` to `stats`, field by field.
-pub fn add_stats(stats: &mut Stats, more: &Stats) {
-    stats.turns_compressed += more.turns_compressed;
-    stats.tool_calls_total += more.tool_calls_total;
-    stats.tool_calls_shown += more.tool_calls_shown;
-    stats.tool_calls_dropped += more.tool_calls_dropped;
-    stats.printlns_total += more.printlns_total;
-    stats.printlns_shown += more.printlns_shown;
-    stats.printlns_dropped += more.printlns_dropped;
-    stats.error_turns_collapsed += more.error_turns_collapsed;
-}
-
 /// A turn as the conversation without compression shows it: the assistant's whole response,
 /// then the user's feedback.
 pub fn exchange(run: &Run, turn: &Turn) -> [Message; 2] {
@@ -462,11 +447,7 @@ pub fn exchange(run: &Run, turn: &Turn) -> [Message; 2] {
 /// number of the turn about to run.
 pub fn feedback_section(run: &Run, turn: &Turn) -> Section {
     let prints: Vec<Field> = turn.prints.iter().map(|p| p.as_str().into()).collect();
-    let error = turn
-        .error
-        .as_ref()
-        .into_option()
-        .map_or("error", |e| e.text());
+    let error = turn.error_text().unwrap_or("error");
     Section::new("feedback")
         .with("failed", !turn.success)
         .with("prints", prints)

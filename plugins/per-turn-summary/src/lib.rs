@@ -112,11 +112,7 @@ fn summary(
         coalesce::count_printlns(stats, prints.len(), settings.println_limit);
     }
     if !turn.success {
-        let message = turn
-            .error
-            .as_ref()
-            .into_option()
-            .map_or("error", |e| e.text());
+        let message = turn.error_text().unwrap_or("error");
         sections.push(Section::new("turn_error").with("message", message));
     }
     sections.push(coalesce::turns_left_section(run, turn.number as usize));

@@ -43,7 +43,7 @@ impl Strategy for RollingWindow {
         for turn in recent {
             messages.extend(coalesce::exchange(run, turn));
         }
-        coalesce::add_stats(&mut stats, &coalesce::shown_whole(recent));
+        stats += coalesce::shown_whole(recent);
         Ok(Output {
             messages: messages.into(),
             stats,
