@@ -35,7 +35,13 @@ fn serve(c: &mut Criterion) {
     group.throughput(Throughput::Elements(100));
     group.bench_function("100_requests", |b| {
         b.iter(|| {
-            ptc::serve::serve(&host, black_box(requests.as_bytes()), std::io::sink()).unwrap()
+            ptc::serve::serve(
+                &host,
+                black_box(requests.as_bytes()),
+                std::io::sink(),
+                ptc::serve::DEFAULT_MAX_REQUEST_BYTES,
+            )
+            .unwrap()
         })
     });
     group.finish();

@@ -113,6 +113,10 @@ pub enum Command {
         /// Serve on stdin/stdout (the only transport)
         #[arg(long, required = true)]
         stdio: bool,
+        /// Longest request line accepted, in bytes; a longer one is answered with the error
+        /// code `too_large` and skipped, never held in memory
+        #[arg(long, value_name = "BYTES", default_value_t = commands::serve::DEFAULT_MAX_REQUEST_BYTES)]
+        max_request_bytes: usize,
     },
     /// Start a strategy of your own: a crate with a small real strategy, its templates, a README
     /// and a test, depending on this checkout's ptc-plugin-api
@@ -248,8 +252,10 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             strategies,
         } => commands::diff::diff(&host, &recording, turns, &strategies)?,
         Command::Schema => commands::schema::schema(),
-        Command::Serve { .. } => {
-            return commands::serve::serve(&host, std::io::stdin().lock(), out);
+        Command::Serve {
+            max_request_bytes, ..
+        } => {
+            return commands::serve::serve(&host, std::io::stdin().lock(), out, max_request_bytes);
         }
         Command::NewPlugin {
             name,

@@ -1,0 +1,103 @@
+//! `ptc serve --stdio` keeps answering: whatever a request line holds, it gets one answer line
+//! and the server goes on with the next.
+
+use serde_json::Value as Json;
+
+use crate::support::{example, in_process_host};
+
+/// The answers of the server to `input`, one JSON value per line, with `limit` as
+/// `--max-request-bytes`.
+fn answers(input: &[u8], limit: usize) -> Vec<Json> {
+    let host = in_process_host(&[]);
+    let mut output = Vec::new();
+    ptc::serve::serve(&host, input, &mut output, limit).unwrap();
+    String::from_utf8(output)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn good_request(id: u32) -> String {
+    let recording: Json =
+        serde_json::from_slice(&std::fs::read(example("tool-actions.json")).unwrap()).unwrap();
+    serde_json::json!({"id": id, "recording": recording, "turns": 1}).to_string()
+}
+
+fn code(answer: &Json) -> &str {
+    answer["error"]["code"].as_str().unwrap_or("none")
+}
+
+#[test]
+fn a_line_of_invalid_utf8_gets_an_answer_and_the_server_goes_on() {
+    let mut input = b"{\"id\":1,\"recording\":{\"mission\":\"\xff\"}}\n".to_vec();
+    input.extend_from_slice(good_request(2).as_bytes());
+    input.push(b'\n');
+    let answers = answers(&input, 1 << 20);
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(code(&answers[0]), "bad_request");
+    assert!(answers[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("not UTF-8"));
+    assert_eq!(answers[1]["id"], 2);
+    assert_eq!(answers[1]["turns"], 1);
+}
+
+#[test]
+fn a_request_over_the_limit_is_refused_and_skipped_without_being_held() {
+    let long = format!(
+        "{{\"id\":1,\"recording\":{{\"mission\":\"{}\"}}}}",
+        "x".repeat(10_000)
+    );
+    let input = format!("{long}\n{}\n{long}", good_request(2));
+    let answers = answers(input.as_bytes(), 4096);
+    assert_eq!(answers.len(), 3, "{answers:?}");
+    assert_eq!(code(&answers[0]), "too_large");
+    assert!(answers[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("longer than 4096 bytes (--max-request-bytes)"));
+    assert_eq!(answers[1]["id"], 2);
+    // The last line has no newline: still one answer.
+    assert_eq!(code(&answers[2]), "too_large");
+    // A line exactly at the limit is read.
+    let exact = good_request(3);
+    let answers = self::answers(format!("{exact}\n").as_bytes(), exact.len());
+    assert_eq!(answers[0]["id"], 3, "{answers:?}");
+}
+
+#[test]
+fn a_strategy_of_the_wrong_type_is_an_error_not_the_default() {
+    let request = good_request(1).replacen("{\"id\":1", "{\"id\":1,\"strategy\":5", 1);
+    let answers = answers(format!("{request}\n").as_bytes(), 1 << 20);
+    assert_eq!(code(&answers[0]), "bad_request", "{answers:?}");
+    assert!(answers[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("\"strategy\" must be a strategy name (a string), not 5"));
+}
+
+#[test]
+fn many_distinct_options_keep_answering_with_the_right_options() {
+    // More distinct option values than the server keeps renderers for; each answer must use
+    // its own request's options, including those asked again after being dropped.
+    let recording: Json =
+        serde_json::from_slice(&std::fs::read(example("failure-recovery.json")).unwrap()).unwrap();
+    let limits: Vec<usize> = (0..ptc::serve::RENDERER_CACHE + 8).chain([0, 1]).collect();
+    let mut input = String::new();
+    for (id, limit) in limits.iter().enumerate() {
+        let request = serde_json::json!({
+            "id": id, "recording": recording, "turns": 1,
+            "options": {"println_limit": limit},
+        });
+        input.push_str(&format!("{request}\n"));
+    }
+    let answers = answers(input.as_bytes(), 1 << 24);
+    assert_eq!(answers.len(), limits.len());
+    for (answer, limit) in answers.iter().zip(&limits) {
+        let shown = answer["stats"]["printlns_shown"].as_u64().unwrap() as usize;
+        let total = answer["stats"]["printlns_total"].as_u64().unwrap() as usize;
+        assert_eq!(shown, total.min(*limit), "{answer}");
+    }
+}
