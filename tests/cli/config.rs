@@ -111,3 +111,31 @@ fn the_strategy_is_chosen_in_the_configuration() {
         .bad_input();
     assert!(err.contains("unknown strategy `full-history`"), "{err}");
 }
+
+#[test]
+fn a_pricing_profile_is_complete_once_every_layer_is_applied() {
+    let scratch = Scratch::new();
+    let recording = example("tool-actions.json");
+    let recording = recording.to_str().unwrap();
+    let partial = scratch.write(
+        "partial.toml",
+        "[plugins]\ndirectories = [\"plugins\"]\nnext_to_executable = false\n[pricing.mine]\ninput_per_mtok = 1\ncache_read_per_mtok = 0.1\ncache_write_per_mtok = 1.25\nmin_cacheable_tokens = 1024\n",
+    );
+    let partial = partial.to_str().unwrap();
+    let render = |extra: &[&str]| {
+        let mut args = vec!["render", recording, "--config", partial];
+        args.extend(extra);
+        scratch.ptc(args)
+    };
+    render(&["--set", "pricing.mine.cache_step_tokens=1"]).ok();
+    let err = render(&[]).bad_input();
+    assert!(
+        err.contains(&format!("bad value for `pricing.mine.cache_step_tokens` in {partial}:4:10: expected a value (every key of [pricing.mine] is required)")),
+        "{err}"
+    );
+    let err = render(&["--set", "pricing.mine.cache_step_tokens=-1"]).bad_input();
+    assert!(
+        err.contains("in --set pricing.mine.cache_step_tokens=-1: expected a non-negative number"),
+        "{err}"
+    );
+}

@@ -1,8 +1,8 @@
 //! Layering with origins: each layer (the compiled-in defaults, a file, one `--set` flag) is
 //! merged into one TOML table, tables key by key and any other value as a whole, and every
-//! value set remembers the layer that set it and, for a file, its line and column. After each
-//! layer the merged table is read into the typed [`Schema`]; a problem is reported against the
-//! origin of the key at fault, and a layer with a problem changes nothing.
+//! value set, and every table, remembers the layer that set it and, for a file, its line and
+//! column. After each layer the merged table is read into the typed [`Schema`]; a problem is
+//! reported against the origin of the key at fault, and a layer with a problem changes nothing.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -107,6 +107,8 @@ pub(super) struct Layered {
     table: toml::Table,
     /// Dotted key of each value that is not a table -> where it was set.
     sources: BTreeMap<String, Source>,
+    /// Dotted key of each table -> where it was defined: the layer that first set it.
+    tables: BTreeMap<String, Source>,
 }
 
 impl Layered {
@@ -122,7 +124,12 @@ impl Layered {
             origin: origin.clone(),
             at: positions.get(key).copied(),
         };
-        merge(&mut next.table, table, "", &mut next.sources, &at);
+        let mut places = Places {
+            sources: &mut next.sources,
+            tables: &mut next.tables,
+            at: &at,
+        };
+        merge(&mut next.table, table, "", &mut places);
         let schema = Schema::read(&next.table).map_err(|invalid| next.error(invalid, &at))?;
         *self = next;
         Ok(schema)
@@ -144,6 +151,12 @@ impl Layered {
                 .filter(|(k, _)| k.starts_with(&below))
                 .map(|(_, source)| source)
         })
+    }
+
+    /// Where the table at `key` was defined: its header in a file, or the `--set` flag that
+    /// first set a key in it.
+    pub fn defined(&self, key: &str) -> Option<&Source> {
+        self.tables.get(key).or_else(|| self.source(key))
     }
 
     /// The error for a problem found after merging the layer that `at` locates keys in. Only
@@ -190,33 +203,37 @@ impl Layered {
     }
 }
 
+/// Where the values and tables of the layer being merged are recorded.
+struct Places<'a> {
+    sources: &'a mut BTreeMap<String, Source>,
+    tables: &'a mut BTreeMap<String, Source>,
+    /// Locates a key in the layer.
+    at: &'a dyn Fn(&str) -> Source,
+}
+
 /// Merges `layer` into `table`: tables key by key, other values as a whole.
-fn merge(
-    table: &mut toml::Table,
-    layer: toml::Table,
-    prefix: &str,
-    sources: &mut BTreeMap<String, Source>,
-    at: &dyn Fn(&str) -> Source,
-) {
+fn merge(table: &mut toml::Table, layer: toml::Table, prefix: &str, places: &mut Places<'_>) {
     for (name, value) in layer {
         let key = join(prefix, &name);
         match (table.get_mut(&name), value) {
             (Some(toml::Value::Table(old)), toml::Value::Table(new)) => {
-                merge(old, new, &key, sources, at)
+                merge(old, new, &key, places)
             }
             (_, value) => {
                 // What was set at `key` or below it is replaced.
                 let below = format!("{key}.");
-                sources.retain(|k, _| *k != key && !k.starts_with(&below));
+                let replaced = |k: &String| *k == key || k.starts_with(&below);
+                places.sources.retain(|k, _| !replaced(k));
+                places.tables.retain(|k, _| !replaced(k));
                 let value = match value {
                     toml::Value::Table(new) => {
+                        places.tables.insert(key.clone(), (places.at)(&key));
                         let mut fresh = toml::Table::new();
-                        merge(&mut fresh, new, &key, sources, at);
+                        merge(&mut fresh, new, &key, places);
                         toml::Value::Table(fresh)
                     }
                     value => {
-                        let source = at(&key);
-                        sources.insert(key, source);
+                        places.sources.insert(key.clone(), (places.at)(&key));
                         value
                     }
                 };

@@ -124,6 +124,8 @@ impl Config {
         for arg in sets {
             config.layer_set(arg)?;
         }
+        // A profile may be completed by any layer, so it is checked once all are applied.
+        config.pricing_profiles()?;
         Ok(config)
     }
 
@@ -258,22 +260,37 @@ impl Config {
         &self.typed.ab.tokenizer
     }
 
-    /// Every `[pricing.<name>]` profile, in name order. Each sets every key: a layer that
-    /// leaves one out is refused.
+    /// Every `[pricing.<name>]` profile, in name order. Each sets every key, in one layer or
+    /// over several: a key no layer set is an error naming the profile, the key and where the
+    /// profile was defined.
     pub fn pricing_profiles(&self) -> Result<Vec<Pricing>, ConfigError> {
-        Ok(self
-            .typed
+        self.typed
             .pricing
             .iter()
-            .map(|(name, p)| Pricing {
-                name: name.clone(),
-                input_per_mtok: p.input_per_mtok.0,
-                cache_read_per_mtok: p.cache_read_per_mtok.0,
-                cache_write_per_mtok: p.cache_write_per_mtok.0,
-                min_cacheable_tokens: p.min_cacheable_tokens.0 as usize,
-                cache_step_tokens: p.cache_step_tokens.0 as usize,
+            .map(|(name, table)| {
+                let profile = table.complete().map_err(|missing| {
+                    let section = format!("pricing.{name}");
+                    ConfigError::BadValue {
+                        key: format!("{section}.{missing}"),
+                        origin: self
+                            .layers
+                            .defined(&section)
+                            .map(ToString::to_string)
+                            .unwrap_or_default(),
+                        expected: format!("a value (every key of [{section}] is required)"),
+                        found: "nothing".into(),
+                    }
+                })?;
+                Ok(Pricing {
+                    name: name.clone(),
+                    input_per_mtok: profile.input_per_mtok,
+                    cache_read_per_mtok: profile.cache_read_per_mtok,
+                    cache_write_per_mtok: profile.cache_write_per_mtok,
+                    min_cacheable_tokens: profile.min_cacheable_tokens as usize,
+                    cache_step_tokens: profile.cache_step_tokens as usize,
+                })
             })
-            .collect())
+            .collect()
     }
 
     /// The directory whose files replace default templates.

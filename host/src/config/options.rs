@@ -1,8 +1,8 @@
 //! Strategy options: the `[strategies.<name>]` tables and the bare `--set` keys, read as the
 //! options a strategy declares once it is loaded. Their keys are not part of the fixed schema:
 //! each plugin declares its own, with a default whose kind (integer, float, boolean, string)
-//! the value set must have. An option not set in `[strategies.<name>]` takes the shared limit
-//! of `[compression]` of the same name, if there is one, else its default.
+//! the value set must have. An option not set in `[strategies.<name>]` takes the `[compression]`
+//! key of the same name, if there is one (the shared limits are those keys), else its default.
 
 use ptc_plugin_api::{OptionSpec, OptionValue, Options};
 
@@ -38,8 +38,8 @@ impl Config {
     }
 
     /// The options strategy `name` renders with: for each option it declares, the value of
-    /// `[strategies.<name>]`, else the shared limit of `[compression]` of the same name, else
-    /// its default. Keys of `[strategies.<name>]` that the strategy does not declare are errors.
+    /// `[strategies.<name>]`, else the `[compression]` key of the same name, else its default.
+    /// Keys of `[strategies.<name>]` that the strategy does not declare are errors.
     pub fn strategy_options(
         &self,
         name: &str,
@@ -62,15 +62,16 @@ impl Config {
         let mut resolved = Vec::with_capacity(specs.len());
         for spec in specs {
             let option = spec.name.as_str();
-            let set =
-                match own.and_then(|table| table.get(option)) {
-                    Some(value) => Some((format!("strategies.{name}.{option}"), value.clone())),
-                    None => self.typed.compression.shared_limit(option).map(|limit| {
-                        (format!("compression.{option}"), toml::Value::Integer(limit))
-                    }),
-                };
+            let set = match own.and_then(|table| table.get(option)) {
+                Some(value) => Some((format!("strategies.{name}.{option}"), value)),
+                None => self
+                    .layers
+                    .table(&["compression"])
+                    .and_then(|table| table.get(option))
+                    .map(|value| (format!("compression.{option}"), value)),
+            };
             let value = match set {
-                Some((key, value)) => option_value(&key, &value, &self.place(&key), &spec.default)?,
+                Some((key, value)) => option_value(&key, value, &self.place(&key), &spec.default)?,
                 None => spec.default.clone(),
             };
             resolved.push((spec.name.to_string(), value));

@@ -2,10 +2,12 @@
 //! `[plugins]`, `[templates]`, `[ab]`, `[pricing.<name>]`), each refusing unknown keys, and the
 //! types that check values (non-negative integers, `max_turns` of at least 1, non-negative
 //! prices). The structs hold no defaults: the compiled-in `ptc.toml` sets every field, and a
-//! test checks that it does. `[strategies.<name>]` tables are only checked to be tables here:
-//! their keys are the options a plugin declares, checked once the strategy is known. The merged
-//! TOML is read through a small deserializer whose errors say what went wrong in parts (unknown
-//! key, missing key, expected and found), so that the layering can name the key and its origin.
+//! test checks that it does. A `[pricing.<name>]` profile may be completed by a later layer, so
+//! its keys are checked to be all set once every layer is applied. `[strategies.<name>]` tables
+//! are only checked to be tables here: their keys are the options a plugin declares, checked
+//! once the strategy is known. The merged TOML is read through a small deserializer whose errors
+//! say what went wrong in parts (unknown key, missing key, expected and found), so that the
+//! layering can name the key and its origin.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -93,15 +95,41 @@ pub(super) struct Ab {
     pub tokenizer: String,
 }
 
-/// A `[pricing.<name>]` table: every key is required.
+/// A `[pricing.<name>]` table. Every key is required, but a later layer may set the keys an
+/// earlier one left out, so a layer is read with the keys it has and the profile is checked to
+/// be complete once every layer is applied ([`PricingTable::complete`]).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [pricing.<name>] table")]
 pub(super) struct PricingTable {
-    pub input_per_mtok: Price,
-    pub cache_read_per_mtok: Price,
-    pub cache_write_per_mtok: Price,
-    pub min_cacheable_tokens: Price,
-    pub cache_step_tokens: Price,
+    pub input_per_mtok: Option<Price>,
+    pub cache_read_per_mtok: Option<Price>,
+    pub cache_write_per_mtok: Option<Price>,
+    pub min_cacheable_tokens: Option<Price>,
+    pub cache_step_tokens: Option<Price>,
+}
+
+/// A `[pricing.<name>]` table with every key set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Profile {
+    pub input_per_mtok: f64,
+    pub cache_read_per_mtok: f64,
+    pub cache_write_per_mtok: f64,
+    pub min_cacheable_tokens: f64,
+    pub cache_step_tokens: f64,
+}
+
+impl PricingTable {
+    /// Every key's value, or the first key (in the order of the file) that is not set.
+    pub fn complete(&self) -> Result<Profile, &'static str> {
+        let price = |price: Option<Price>, key| price.map(|p| p.0).ok_or(key);
+        Ok(Profile {
+            input_per_mtok: price(self.input_per_mtok, "input_per_mtok")?,
+            cache_read_per_mtok: price(self.cache_read_per_mtok, "cache_read_per_mtok")?,
+            cache_write_per_mtok: price(self.cache_write_per_mtok, "cache_write_per_mtok")?,
+            min_cacheable_tokens: price(self.min_cacheable_tokens, "min_cacheable_tokens")?,
+            cache_step_tokens: price(self.cache_step_tokens, "cache_step_tokens")?,
+        })
+    }
 }
 
 /// An integer from `MIN` to `MAX`.
@@ -341,6 +369,11 @@ impl<'de> de::Deserializer<'de> for TomlValue {
         visitor.visit_unit()
     }
 
+    /// A value that is there is `Some`: TOML has no null.
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Problem> {
+        visitor.visit_some(self)
+    }
+
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -351,6 +384,6 @@ impl<'de> de::Deserializer<'de> for TomlValue {
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct seq tuple tuple_struct map struct enum identifier
+        unit unit_struct seq tuple tuple_struct map struct enum identifier
     }
 }

@@ -34,6 +34,7 @@ fn the_built_in_file_sets_every_key() {
         schema.compression.shared_limits()
     );
     assert_eq!(direct.pricing.len(), schema.pricing.len());
+    assert_eq!(Config::defaults().pricing_profiles().unwrap().len(), 4);
 }
 
 #[test]
@@ -131,7 +132,11 @@ fn values_are_checked() {
         assert!(err.contains("in user.toml:1:"), "{text}: {err}");
         assert!(err.ends_with(&format!(": {expected}")), "{text}: {err}");
     }
-    let err = error("[pricing.mine]\ninput_per_mtok = 1\n");
+    let err = layered("[pricing.mine]\ninput_per_mtok = 1\n")
+        .unwrap()
+        .pricing_profiles()
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         err,
         "bad value for `pricing.mine.cache_read_per_mtok` in user.toml:1:10: expected a value (every key of [pricing.mine] is required), found nothing"
@@ -153,6 +158,102 @@ fn values_are_checked() {
         .map(|p| p.name)
         .collect();
     assert_eq!(names, ["anthropic", "gemini", "mine", "none", "openai"]);
+}
+
+#[test]
+fn a_pricing_profile_may_be_completed_by_later_layers() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("user.toml");
+    std::fs::write(
+        &file,
+        "[pricing.mine]\ninput_per_mtok = 1\ncache_read_per_mtok = 0.5\ncache_write_per_mtok = 2\nmin_cacheable_tokens = 1024\n",
+    )
+    .unwrap();
+    let profile = |config: &Config, name: &str| {
+        let profiles = config.pricing_profiles().unwrap();
+        profiles.into_iter().find(|p| p.name == name).unwrap()
+    };
+    let config = Config::load(Some(&file), &["pricing.mine.cache_step_tokens=64".into()]).unwrap();
+    let mine = profile(&config, "mine");
+    assert_eq!(
+        (mine.cache_read_per_mtok, mine.min_cacheable_tokens),
+        (0.5, 1024)
+    );
+    assert_eq!(mine.cache_step_tokens, 64);
+
+    // Left incomplete, it is refused once every layer is applied, naming the file that defined it.
+    let err = Config::load(Some(&file), &[]).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "bad value for `pricing.mine.cache_step_tokens` in {}:1:10: expected a value (every key of [pricing.mine] is required), found nothing",
+            file.display()
+        )
+    );
+
+    // A profile made of --set flags alone.
+    let empty = dir.path().join("empty.toml");
+    std::fs::write(&empty, "").unwrap();
+    let mut sets: Vec<String> = [
+        "pricing.flags.input_per_mtok=3",
+        "pricing.flags.cache_read_per_mtok=0.3",
+        "pricing.flags.cache_write_per_mtok=3.75",
+        "pricing.flags.min_cacheable_tokens=0",
+    ]
+    .map(String::from)
+    .to_vec();
+    let err = Config::load(Some(&empty), &sets).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "bad value for `pricing.flags.cache_step_tokens` in --set pricing.flags.input_per_mtok=3: expected a value (every key of [pricing.flags] is required), found nothing"
+    );
+    sets.push("pricing.flags.cache_step_tokens=1".into());
+    let config = Config::load(Some(&empty), &sets).unwrap();
+    assert_eq!(profile(&config, "flags").cache_write_per_mtok, 3.75);
+
+    // A bad value is still refused by its own layer, at its place.
+    assert_eq!(
+        error("[pricing.new]\ninput_per_mtok = \"free\"\n"),
+        "bad value for `pricing.new.input_per_mtok` in user.toml:2:1: expected a non-negative number, found the string \"free\""
+    );
+    let mut config = Config::defaults();
+    let err = config
+        .layer_set("pricing.flags.cache_step_tokens=-1")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "bad value for `pricing.flags.cache_step_tokens` in --set pricing.flags.cache_step_tokens=-1: expected a non-negative number, found the integer -1"
+    );
+}
+
+#[test]
+fn strategy_options_fall_back_to_any_compression_key() {
+    let specs = vec![
+        OptionSpec::count("max_turns", 1, ""),
+        OptionSpec::new("enabled", OptionValue::Boolean(false), ""),
+        OptionSpec::count("compress_above_tokens", 9, ""),
+    ];
+    let mut config = Config::defaults();
+    config.layer_set("max_turns=7").unwrap();
+    let options = config.strategy_options("s", &specs).unwrap();
+    assert_eq!(options.count("max_turns").unwrap(), 7);
+    assert!(options.boolean("enabled").unwrap());
+    assert_eq!(options.count("compress_above_tokens").unwrap(), 0);
+    // The strategy's own table comes first.
+    config.layer_set("strategies.s.max_turns=2").unwrap();
+    let options = config.strategy_options("s", &specs).unwrap();
+    assert_eq!(options.count("max_turns").unwrap(), 2);
+    // The value must have the kind of the option's default.
+    let specs = [OptionSpec::count("strategy", 1, "")];
+    let err = config
+        .strategy_options("t", &specs)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "bad value for `compression.strategy` in the built-in defaults:16:1: expected an integer (like the default 1), found the string \"single-user-coalesced\""
+    );
 }
 
 #[test]

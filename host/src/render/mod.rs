@@ -1,6 +1,8 @@
 //! Rendering a prompt: a strategy's output (messages of sections) turned into chat messages by
 //! the strategy's templates.
 
+mod filters;
+mod template_error;
 pub mod templates;
 pub mod trigger;
 

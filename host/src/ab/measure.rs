@@ -1,0 +1,125 @@
+//! Measuring one recording through one variant: the prompt sent before each turn is rendered
+//! and measured (tokens, the prefix shared with the previous request, its cost under every
+//! pricing profile, retention, render time), and added up into the run's totals.
+
+use std::path::PathBuf;
+
+use crate::ab::pricing::{Pricing, PromptCost};
+use crate::ab::retention::{Facts, Retention};
+use crate::ab::tokens::Counter;
+use crate::ab::Summary;
+use crate::recording::Recording;
+use crate::render::trigger::{Prompter, RunCache};
+
+/// What one prompt measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PromptMeasure {
+    /// Turns rendered from: this is the prompt sent before turn `turns + 1`.
+    pub turns: usize,
+    pub tokens: usize,
+    /// Tokens shared as an exact prefix with the previous request of the run.
+    pub shared: usize,
+    /// One per pricing profile, in the order of [`Ab::pricing`](crate::ab::Ab::pricing).
+    pub costs: Vec<PromptCost>,
+    pub retention: Retention,
+    /// Duration of the strategy call.
+    pub render_ns: u64,
+}
+
+/// One recording through one variant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunMeasure {
+    pub recording: PathBuf,
+    pub variant: usize,
+    /// Every prompt's measures, kept only when the output needs them (JSON, CSV).
+    pub prompts: Vec<PromptMeasure>,
+    /// The run's figures, always kept.
+    pub totals: Summary,
+    /// Per turn index: (tokens, cost under the primary profile).
+    pub by_turn: Vec<(usize, f64)>,
+    /// Why the variant could not render this recording.
+    pub error: Option<String>,
+}
+
+/// The measure of a variant that cannot render at all: failed, with the reason.
+pub(super) fn unusable(
+    variant: usize,
+    recording: &Recording,
+    profiles: usize,
+    reason: &str,
+) -> RunMeasure {
+    RunMeasure {
+        recording: recording.path.clone(),
+        variant,
+        prompts: Vec::new(),
+        totals: Summary {
+            costs: vec![0.0; profiles],
+            failed: 1,
+            first_error: Some(reason.to_owned()),
+            ..Summary::default()
+        },
+        by_turn: Vec::new(),
+        error: Some(reason.to_owned()),
+    }
+}
+
+/// Renders every prompt of `recording` through `prompter` and measures it.
+pub(super) fn measure(
+    prompter: &Prompter<'_>,
+    variant: usize,
+    recording: &Recording,
+    pricing: &[Pricing],
+    primary: usize,
+    detail: bool,
+    counter: &mut Counter,
+) -> RunMeasure {
+    let mut run = RunMeasure {
+        recording: recording.path.clone(),
+        variant,
+        prompts: Vec::new(),
+        totals: Summary {
+            costs: vec![0.0; pricing.len()],
+            ..Summary::default()
+        },
+        by_turn: Vec::with_capacity(recording.turns.len()),
+        error: None,
+    };
+    let mut previous = Vec::new();
+    let mut cache = RunCache::default();
+    let facts = Facts::of(&recording.turns);
+    for turns in 0..recording.turns.len() {
+        let (prompt, render_ns) =
+            match prompter.render_cached(recording, turns, counter, &mut cache) {
+                Ok(done) => done,
+                Err(err) => {
+                    run.totals.failed = 1;
+                    run.totals.first_error = Some(format!("{}: {err}", recording.path.display()));
+                    run.error = Some(err.to_string());
+                    return run;
+                }
+            };
+        let (tokens, shared) = counter.measure(&previous, &prompt.messages);
+        let text: String = prompt
+            .messages
+            .iter()
+            .skip(1)
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let measure = PromptMeasure {
+            turns,
+            tokens,
+            shared,
+            costs: pricing.iter().map(|p| p.cost(tokens, shared)).collect(),
+            retention: facts.retention(turns, &text),
+            render_ns,
+        };
+        run.totals.add_prompt(&measure, primary);
+        run.by_turn.push((tokens, measure.costs[primary].cost));
+        if detail {
+            run.prompts.push(measure);
+        }
+        previous = prompt.messages;
+    }
+    run
+}

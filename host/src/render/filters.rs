@@ -1,0 +1,45 @@
+//! The filters the host registers with every set of templates, beyond tera's own. There is one,
+//! `pad`: `{{ name | pad(width=30, min=1) }}` appends spaces up to `width` characters, and at
+//! least `min` (default 0), so that templates can lay out columns of plain text.
+
+use tera::{Kwargs, State, Tera, TeraResult, Value};
+
+/// Registers the host's filters with `tera`.
+pub(super) fn register(tera: &mut Tera) {
+    tera.register_filter("pad", pad);
+}
+
+/// `pad(width=N, min=M)`: spaces appended up to `width` characters, at least `min` of them.
+/// Numbers are padded as printed.
+fn pad(value: Value, kwargs: Kwargs, _: &State) -> TeraResult<String> {
+    let printed;
+    let text = match value.as_str() {
+        Some(text) => text,
+        None => {
+            printed = value.to_string();
+            &printed
+        }
+    };
+    let width: usize = kwargs.must_get("width")?;
+    let min: usize = kwargs.get("min")?.unwrap_or(0);
+    let spaces = width.saturating_sub(text.chars().count()).max(min);
+    let mut out = String::with_capacity(text.len() + spaces);
+    out.push_str(text);
+    out.extend(std::iter::repeat_n(' ', spaces));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use ptc_plugin_api::Section;
+
+    use crate::render::templates::Templates;
+
+    #[test]
+    fn pad_pads_to_width_with_a_minimum() {
+        let source = "[{{ a | pad(width=5) }}][{{ b | pad(width=3, min=1) }}]\n";
+        let t = Templates::load("s", &[("t".into(), source.into())], |_| Vec::new()).unwrap();
+        let section = Section::new("t").with("a", "ab").with("b", "abcd");
+        assert_eq!(t.render_section(&section).unwrap(), "[ab   ][abcd ]");
+    }
+}

@@ -1,0 +1,98 @@
+//! The coalesced view of a history, as `single-user-coalesced` renders it: the namespaces
+//! (`tool/`, `data/`, `user/`), the tool calls and output of successful turns, the latest error,
+//! the turns left. It lives here, beside the contract, because every strategy that coalesces
+//! some of its history (rolling windows, per-turn summaries, ...) must render it exactly the same
+//! way; strategies choose which of these sections to send and in which messages.
+//!
+//! The sections name these templates, whose defaults are in `templates/coalesce/`:
+//! `system`, `mission`, `tools`, `data`, `user` (which includes `user_lines`), `expected_output`,
+//! `tool_calls`, `output`,
+//! `error`, `turns_left`, `assistant`, `feedback`.
+
+mod history;
+mod sections;
+mod settings;
+mod uncompressed;
+
+use ptc_plugin_api::{Message, Role, Run, Section, Stats, Turn};
+
+pub use history::{count_printlns, count_tool_calls, shown_whole, History};
+pub use sections::{
+    data_section, error_section, first_prompt_head, output_section, tool_calls_section,
+    tools_section, turns_left_section, user_section,
+};
+pub use settings::{options, settings_with_defaults, Settings};
+pub use uncompressed::{exchange, feedback_section, uncompressed};
+
+/// The default templates of the coalesced view, compiled in from `templates/coalesce/`.
+pub const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "system",
+        include_str!("../../../../templates/coalesce/system.tera"),
+    ),
+    (
+        "mission",
+        include_str!("../../../../templates/coalesce/mission.tera"),
+    ),
+    (
+        "tools",
+        include_str!("../../../../templates/coalesce/tools.tera"),
+    ),
+    (
+        "data",
+        include_str!("../../../../templates/coalesce/data.tera"),
+    ),
+    (
+        "user",
+        include_str!("../../../../templates/coalesce/user.tera"),
+    ),
+    (
+        "user_lines",
+        include_str!("../../../../templates/coalesce/user_lines.tera"),
+    ),
+    (
+        "expected_output",
+        include_str!("../../../../templates/coalesce/expected_output.tera"),
+    ),
+    (
+        "tool_calls",
+        include_str!("../../../../templates/coalesce/tool_calls.tera"),
+    ),
+    (
+        "output",
+        include_str!("../../../../templates/coalesce/output.tera"),
+    ),
+    (
+        "error",
+        include_str!("../../../../templates/coalesce/error.tera"),
+    ),
+    (
+        "turns_left",
+        include_str!("../../../../templates/coalesce/turns_left.tera"),
+    ),
+    (
+        "assistant",
+        include_str!("../../../../templates/coalesce/assistant.tera"),
+    ),
+    (
+        "feedback",
+        include_str!("../../../../templates/coalesce/feedback.tera"),
+    ),
+];
+
+/// `[system]`: the run's system prompt.
+pub fn system_message(run: &Run) -> Message {
+    Message::new(
+        Role::System,
+        vec![Section::new("system").with("system_prompt", run.system_prompt.as_str())],
+    )
+}
+
+/// The user message of the coalesced view of `turns`, with its statistics.
+pub fn user_message(run: &Run, turns: &[Turn], settings: &Settings) -> (Message, Stats) {
+    let history = History::of(turns, settings);
+    let mut sections = first_prompt_head(run, settings);
+    sections.extend(history.sections(run, settings));
+    sections.push(turns_left_section(run, turns.len()));
+    (Message::new(Role::User, sections), history.stats)
+}

@@ -1,0 +1,157 @@
+//! The sections of the coalesced view, each from the part of the run or of its history it shows:
+//! the head every prompt starts with (mission, `tool/`, `data/`), then `user/`, the tool calls,
+//! the output, the latest error and the turns left. Each names the template of the same name;
+//! what a section holds is cut to the limits of the [`Settings`].
+
+use ptc_plugin_api::{Field, Record, Run, Section, ToolCall, Turn, Value};
+
+use super::Settings;
+use crate::{cap_chars, parse_tool_signature, sanitize_doc, to_clojure, type_label, Limits};
+
+/// The sections every prompt starts with: mission, `tool/`, `data/` (each omitted when empty).
+pub fn first_prompt_head(run: &Run, settings: &Settings) -> Vec<Section> {
+    let mut sections = vec![Section::new("mission").with("mission", run.mission.as_str())];
+    if !run.tools.is_empty() {
+        sections.push(tools_section(run));
+    }
+    if !run.data.is_empty() {
+        sections.push(data_section(run, settings.sample));
+    }
+    sections
+}
+
+/// `tool/`: every tool with its parameter names and return type, sorted by name.
+pub fn tools_section(run: &Run) -> Section {
+    let mut tools: Vec<_> = run.tools.iter().collect();
+    tools.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
+    let tools: Vec<Field> = tools
+        .into_iter()
+        .map(|tool| {
+            let signature =
+                parse_tool_signature(tool.signature.as_ref().map(|s| s.as_str()).into());
+            let mut record = Record::new()
+                .with("name", tool.name.as_str())
+                .with("params", signature.params)
+                .with("returns", signature.returns);
+            if let Some(description) = tool.description.as_ref().into_option() {
+                record = record.with("description", description.as_str());
+            }
+            record.into()
+        })
+        .collect();
+    Section::new("tools").with("tools", tools)
+}
+
+/// `data/`: every input with its type and a sample, sorted by name.
+pub fn data_section(run: &Run, sample: Limits) -> Section {
+    let mut data: Vec<_> = run.data.iter().collect();
+    data.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+    let entries: Vec<Field> = data
+        .into_iter()
+        .map(|entry| {
+            Record::new()
+                .with("name", entry.0.as_str())
+                .with("type", type_label(&entry.1))
+                .with("sample", to_clojure(&entry.1, sample))
+                .into()
+        })
+        .collect();
+    Section::new("data").with("entries", entries)
+}
+
+/// `user/`: functions, then values, each group sorted by name; values show a sample unless
+/// anything was printed.
+pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits) -> Section {
+    let mut functions = Vec::new();
+    let mut values = Vec::new();
+    for &(name, value) in memory {
+        if let Value::Function(f) = value {
+            let mut record = Record::new().with("name", name).with(
+                "params",
+                f.params.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+            );
+            if let Some(doc) = f.doc.as_ref().into_option() {
+                record = record.with("doc", sanitize_doc(doc));
+            }
+            if let Some(returns) = f.return_type.as_ref().into_option() {
+                record = record.with("returns", returns.as_str());
+            }
+            functions.push((name, record));
+        } else {
+            let mut record = Record::new()
+                .with("name", name)
+                .with("type", type_label(value));
+            if !has_println {
+                record = record.with("sample", to_clojure(value, sample));
+            }
+            values.push((name, record));
+        }
+    }
+    let sorted = |mut group: Vec<(&str, Record)>| -> Vec<Field> {
+        group.sort_by(|a, b| a.0.cmp(b.0));
+        group.into_iter().map(|(_, r)| r.into()).collect()
+    };
+    Section::new("user")
+        .with("functions", sorted(functions))
+        .with("values", sorted(values))
+}
+
+/// `Turns left: N`, or the final-turn warning when N <= 1.
+pub fn turns_left_section(run: &Run, turns_so_far: usize) -> Section {
+    let turns_left = run.turns_left(turns_so_far);
+    Section::new("turns_left")
+        .with("turns_left", turns_left)
+        .with("final_turn", turns_left <= 1)
+}
+
+/// `;; Tool calls made:` with the most recent `tool_call_limit` of `calls`, or
+/// `;; No tool calls made` when there are none. With `with_results`, each call also shows a
+/// sample of its result.
+pub fn tool_calls_section(calls: &[&ToolCall], settings: &Settings, with_results: bool) -> Section {
+    let skip = calls.len().saturating_sub(settings.tool_call_limit);
+    let shown: Vec<Field> = calls[skip..]
+        .iter()
+        .map(|call| {
+            let args = match &call.args {
+                Value::Nil => String::new(),
+                args => to_clojure(args, settings.tool_args),
+            };
+            let mut record = Record::new()
+                .with("name", call.name.as_str())
+                .with("args", args);
+            if with_results {
+                record = record.with("result", to_clojure(&call.result, settings.sample));
+            }
+            record.into()
+        })
+        .collect();
+    Section::new("tool_calls")
+        .with("total", calls.len())
+        .with("calls", shown)
+}
+
+/// `;; Output:` with the most recent `println_limit` of `prints`, each cut to
+/// `println_char_limit` characters.
+pub fn output_section(prints: &[&str], settings: &Settings) -> Section {
+    let skip = prints.len().saturating_sub(settings.println_limit);
+    let shown: Vec<Field> = prints[skip..]
+        .iter()
+        .map(|p| cap_chars(p, settings.println_char_limit).into())
+        .collect();
+    Section::new("output").with("prints", shown)
+}
+
+/// The failed turn's program and error (ERR-004).
+pub fn error_section(turn: &Turn) -> Section {
+    let mut section = Section::new("error");
+    if let Some(program) = turn.program.as_ref().into_option() {
+        section = section.with("program", program.as_str());
+    }
+    let reason = turn
+        .error
+        .as_ref()
+        .into_option()
+        .map_or("error", |e| e.reason.as_str());
+    let message = turn.error_text().unwrap_or("error");
+    section.with("reason", reason).with("message", message)
+}

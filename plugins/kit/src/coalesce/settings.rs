@@ -1,0 +1,76 @@
+//! The options of the coalesced view: the limits most strategies share (how many tool calls and
+//! prints are shown, how much of a value's sample), and the two choices of its own, whether
+//! failed turns' tool calls are listed and whether tool results are shown; checked once into
+//! [`Settings`].
+
+use abi_stable::std_types::Tuple2;
+
+use ptc_plugin_api::{OptionSpec, OptionValue, Options, RenderError};
+
+use crate::{shared_limit_options, Limits};
+
+/// The options of the coalesced view: the shared limits, `failed_turn_tool_calls` and
+/// `tool_call_results`.
+pub fn options() -> Vec<OptionSpec> {
+    let mut options = shared_limit_options();
+    options.push(OptionSpec::new(
+        "failed_turn_tool_calls",
+        OptionValue::Boolean(false),
+        "also list the tool calls made by failed turns (their side effects happened)",
+    ));
+    options.push(OptionSpec::new(
+        "tool_call_results",
+        OptionValue::String("never".into()),
+        "\"never\", or \"when_no_println\": show `-> sample` of each tool result when nothing was printed",
+    ));
+    options
+}
+
+/// The options the coalesced view reads, checked.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub println_limit: usize,
+    pub tool_call_limit: usize,
+    pub sample: Limits,
+    pub tool_args: Limits,
+    pub println_char_limit: usize,
+    pub failed_turn_tool_calls: bool,
+    pub tool_call_results_when_no_println: bool,
+}
+
+impl Settings {
+    /// The settings from `options`, which declare every option of [`options()`].
+    pub fn read(options: &Options) -> Result<Settings, RenderError> {
+        Ok(Settings {
+            println_limit: options.count("println_limit")?,
+            tool_call_limit: options.count("tool_call_limit")?,
+            sample: Limits::new(
+                options.count("sample_limit")?,
+                options.count("sample_printable_limit")?,
+            ),
+            tool_args: Limits::new(
+                options.count("tool_args_limit")?,
+                options.count("tool_args_printable_limit")?,
+            ),
+            println_char_limit: options.count("println_char_limit")?,
+            failed_turn_tool_calls: options.boolean("failed_turn_tool_calls")?,
+            tool_call_results_when_no_println: options
+                .choice("tool_call_results", &["never", "when_no_println"])?
+                == "when_no_println",
+        })
+    }
+}
+
+/// The settings of a strategy that declares only some of [`options()`]: those it declares
+/// from `options`, the others at their defaults.
+pub fn settings_with_defaults(options: &Options) -> Result<Settings, RenderError> {
+    let mut all = Options::default();
+    for spec in self::options() {
+        let value = options
+            .get(&spec.name)
+            .cloned()
+            .unwrap_or_else(|| spec.default.clone());
+        all.entries.push(Tuple2(spec.name, value));
+    }
+    Settings::read(&all)
+}

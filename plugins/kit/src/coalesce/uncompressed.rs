@@ -1,0 +1,48 @@
+//! The conversation without compression, as `full-history` sends it and as other strategies
+//! show the turns they keep whole: after the first prompt, each turn's response as the
+//! assistant's message and its prints or error as the user's feedback.
+
+use ptc_plugin_api::{Field, Message, Output, Role, Run, Section, Turn};
+
+use super::history::shown_whole;
+use super::{system_message, user_message, Settings};
+
+/// The prompt without compression: system, the first user message, then per turn the
+/// assistant's response and the user feedback (DECISIONS 21). Nothing is compressed: every tool
+/// call and print of a successful turn counts as shown.
+pub fn uncompressed(run: &Run, turns: &[Turn], settings: &Settings) -> Output {
+    let (first, _) = user_message(run, &[], settings);
+    let mut messages = vec![system_message(run), first];
+    for turn in turns {
+        messages.extend(exchange(run, turn));
+    }
+    Output {
+        messages: messages.into(),
+        stats: shown_whole(turns),
+    }
+}
+
+/// A turn as the conversation without compression shows it: the assistant's whole response,
+/// then the user's feedback.
+pub fn exchange(run: &Run, turn: &Turn) -> [Message; 2] {
+    [
+        Message::new(
+            Role::Assistant,
+            vec![Section::new("assistant").with("raw_response", turn.raw_response.as_str())],
+        ),
+        Message::new(Role::User, vec![feedback_section(run, turn)]),
+    ]
+}
+
+/// What the user says after a turn without compression: its prints, or its error, and the
+/// number of the turn about to run.
+pub fn feedback_section(run: &Run, turn: &Turn) -> Section {
+    let prints: Vec<Field> = turn.prints.iter().map(|p| p.as_str().into()).collect();
+    let error = turn.error_text().unwrap_or("error");
+    Section::new("feedback")
+        .with("failed", !turn.success)
+        .with("prints", prints)
+        .with("error", error)
+        .with("next_turn", turn.number + 1)
+        .with("max_turns", run.max_turns)
+}
