@@ -209,7 +209,11 @@ pub enum ImportFrom {
 
 /// Runs a parsed command line, writing results to `out` and warnings to stderr.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
-    let mut config = Config::load(cli.config.as_deref(), &cli.sets)?;
+    let mut config = Config::load_allowing_insecure(
+        cli.config.as_deref(),
+        &cli.sets,
+        cli.allow_insecure_plugins,
+    )?;
     if cli.allow_insecure_plugins {
         config.layer_set("plugins.allow_insecure=true")?;
     }

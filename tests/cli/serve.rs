@@ -48,16 +48,16 @@ fn a_line_of_invalid_utf8_gets_an_answer_and_the_server_goes_on() {
 fn a_request_over_the_limit_is_refused_and_skipped_without_being_held() {
     let long = format!(
         "{{\"id\":1,\"recording\":{{\"mission\":\"{}\"}}}}",
-        "x".repeat(10_000)
+        "x".repeat(200_000)
     );
     let input = format!("{long}\n{}\n{long}", good_request(2));
-    let answers = answers(input.as_bytes(), 4096);
+    let answers = answers(input.as_bytes(), 100_000);
     assert_eq!(answers.len(), 3, "{answers:?}");
     assert_eq!(code(&answers[0]), "too_large");
     assert!(answers[0]["error"]["message"]
         .as_str()
         .unwrap()
-        .contains("longer than 4096 bytes (--max-request-bytes)"));
+        .contains("longer than 100000 bytes (--max-request-bytes)"));
     assert_eq!(answers[1]["id"], 2);
     // The last line has no newline: still one answer.
     assert_eq!(code(&answers[2]), "too_large");

@@ -177,3 +177,68 @@ fn templates_cannot_include_files_outside_the_templates_directory() {
         assert!(!err.contains("the secret"), "{err}");
     }
 }
+
+/// A `ptc.toml` another user could have written chooses the plugin directories and can switch
+/// the trust check off, so it is refused as such a plugin is, before any plugin loads.
+#[cfg(unix)]
+#[test]
+fn a_configuration_others_can_write_is_refused_unless_allowed() {
+    let scratch = Scratch::new();
+    let bad_plugin = scratch.write("elsewhere/libforeign.so", "not a library");
+    let config = scratch.write(
+        "ptc.toml",
+        format!(
+            "[plugins]\ndirectories = [{:?}]\nallow_insecure = true\n",
+            bad_plugin.parent().unwrap().display().to_string()
+        ),
+    );
+    let recording = example("tool-actions.json");
+    let validate = |extra: &[&str]| {
+        let mut args = vec!["validate", recording.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        scratch.ptc(args)
+    };
+    set_mode(&config, 0o644);
+    let run = validate(&[]);
+    assert_eq!(
+        run.code, 0,
+        "a file only its owner can write is read: {}",
+        run.stderr
+    );
+
+    // Writable by everyone: refused with the same rules and fix as a plugin; nothing loads.
+    set_mode(&config, 0o666);
+    let err = validate(&[]).bad_input();
+    assert!(
+        err.starts_with(
+            "error: refusing configuration ptc.toml: it is writable by every other user (mode 666)"
+        ) && err.contains("run `chmod o-w ptc.toml`")
+            && err
+                .trim_end()
+                .ends_with("(or pass --allow-insecure-plugins)")
+            && !err.contains("libforeign"),
+        "{err}"
+    );
+    // The same through --config, and for a file another user owns.
+    set_mode(&config, 0o644);
+    if may_chown(&config) {
+        std::os::unix::fs::chown(&config, Some(4242), None).unwrap();
+        let err = validate(&["--config", config.to_str().unwrap()]).bad_input();
+        assert!(
+            err.contains("refusing configuration ") && err.contains("it is owned by user 4242"),
+            "{err}"
+        );
+        std::os::unix::fs::chown(&config, Some(0), None).unwrap();
+    }
+    // A directory others can write lets them replace the file.
+    set_mode(scratch.path(), 0o777);
+    let err = validate(&[]).bad_input();
+    assert!(
+        err.starts_with("error: refusing configuration ptc.toml: its directory .: it is writable by every other user"),
+        "{err}"
+    );
+    // The user's own choice on the command line reads it anyway.
+    let run = validate(&["--allow-insecure-plugins"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    set_mode(scratch.path(), 0o700);
+}

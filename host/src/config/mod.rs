@@ -81,6 +81,10 @@ pub enum ConfigError {
     },
     #[error("bad flag `--set {arg}`: {reason}")]
     BadSet { arg: String, reason: String },
+    /// A configuration file another user could have written: it chooses the plugin directories,
+    /// so it is refused as a plugin would be.
+    #[error("refusing configuration {path}: {reason} (or pass --allow-insecure-plugins)")]
+    Insecure { path: PathBuf, reason: String },
 }
 
 /// The layered configuration.
@@ -112,13 +116,32 @@ impl Config {
     }
 
     /// Defaults, then `config_file` (or `./ptc.toml` when it exists), then `sets`.
+    ///
+    /// A configuration file chooses the plugin directories and can allow insecure plugins, so
+    /// one that another user could have written is refused like a plugin (see
+    /// [`Config::load_allowing_insecure`]).
     pub fn load(config_file: Option<&Path>, sets: &[String]) -> Result<Config, ConfigError> {
+        Config::load_allowing_insecure(config_file, sets, false)
+    }
+
+    /// [`Config::load`]; with `allow_insecure` (`--allow-insecure-plugins`) a configuration
+    /// file that another user could have written is read too.
+    pub fn load_allowing_insecure(
+        config_file: Option<&Path>,
+        sets: &[String],
+        allow_insecure: bool,
+    ) -> Result<Config, ConfigError> {
         let mut config = Config::defaults();
         let file = match config_file {
             Some(path) => Some(path.to_owned()),
             None => Some(PathBuf::from(CONFIG_FILE_NAME)).filter(|p| p.is_file()),
         };
         if let Some(path) = file {
+            if !allow_insecure {
+                if let Some(reason) = insecure_file(&path) {
+                    return Err(ConfigError::Insecure { path, reason });
+                }
+            }
             config.layer_file(&path)?;
         }
         for arg in sets {
@@ -325,4 +348,18 @@ pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
+}
+
+/// Why another user could have written configuration file `path` (the file, or the directory
+/// holding it, which lets its writers replace the file), by the rules plugins follow.
+fn insecure_file(path: &Path) -> Option<String> {
+    if let Some(reason) = crate::plugins::trust::insecure(path) {
+        return Some(reason);
+    }
+    let dir = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) => dir.to_owned(),
+        None => PathBuf::from("."),
+    };
+    crate::plugins::trust::insecure(&dir)
+        .map(|reason| format!("its directory {}: {reason}", dir.display()))
 }
