@@ -30,7 +30,7 @@ fn ab(c: &mut Criterion) {
     let strategies = "single-user-coalesced,rolling-window,per-turn-summary,observation-masking";
     let prompts: usize = {
         let plan = AbPlan::new(&host, Some(strategies), None, None).unwrap();
-        let result = ptc::run_ab(&host, plan, &sources, false, &|| {}).unwrap();
+        let result = ptc::run_ab(&host, plan, &sources, false, true, &|| {}).unwrap();
         result.summaries().iter().map(|s| s.prompts).sum()
     };
     let mut group = c.benchmark_group("ab_examples");
@@ -38,7 +38,7 @@ fn ab(c: &mut Criterion) {
     group.bench_function(format!("{prompts}_prompts_5_strategies"), |b| {
         b.iter(|| {
             let plan = AbPlan::new(&host, Some(strategies), None, None).unwrap();
-            black_box(ptc::run_ab(&host, plan, black_box(&sources), false, &|| {}).unwrap())
+            black_box(ptc::run_ab(&host, plan, black_box(&sources), false, true, &|| {}).unwrap())
         })
     });
     group.finish();

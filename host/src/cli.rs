@@ -69,6 +69,10 @@ pub enum Command {
     /// reported as failed, with the reason, in the report and as a `warning:` on stderr; the
     /// others complete and the exit code is 0. Exit 2 when every strategy asked for (the
     /// baseline when named) rendered no prompt at all.
+    ///
+    /// A recording that cannot be read is left out with a `warning:` naming it; the others are
+    /// measured and written, and the exit code is 1 (`--strict`: exit 2 at the first). Exit 2
+    /// when no recording could be read or none was found.
     Ab {
         /// Recording files or directories [default: the bundled examples]
         recordings: Vec<PathBuf>,
@@ -90,6 +94,10 @@ pub enum Command {
         /// Report render times as 0, so that the output is byte-for-byte reproducible
         #[arg(long)]
         no_timing: bool,
+        /// Stop at the first recording that cannot be read (exit 2, no results) instead of
+        /// leaving it out, warning about it, and exiting 1 after the results
+        #[arg(long)]
+        strict: bool,
     },
     /// Check recordings: syntax, types and rules, every problem reported
     ///
@@ -240,16 +248,21 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             format,
             report,
             no_timing,
-        } => commands::ab::ab(
-            &host,
-            &recordings,
-            strategies.as_deref(),
-            tokenizer.as_deref(),
-            pricing.as_deref(),
-            format,
-            report.as_deref(),
-            no_timing,
-        )?,
+            strict,
+        } => {
+            return commands::ab::ab(
+                &host,
+                &recordings,
+                strategies.as_deref(),
+                tokenizer.as_deref(),
+                pricing.as_deref(),
+                format,
+                report.as_deref(),
+                no_timing,
+                strict,
+                out,
+            );
+        }
         Command::Diff {
             recording,
             turns,

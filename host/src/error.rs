@@ -96,6 +96,11 @@ pub enum Error {
     Template(#[from] TemplateError),
 
     // Comparing strategies (`ptc ab`).
+    #[error("none of the {count} recording(s) could be read (see the warnings above)")]
+    NoGoodRecording { count: usize },
+    /// The results were written; these recordings are left out of them.
+    #[error("{bad} of {count} recordings could not be read and are left out of the results (see the warnings above; --strict stops at the first)")]
+    SomeRecordingsBad { bad: usize, count: usize },
     #[error("no strategy asked for could be compared: {failures}")]
     AbAllFailed { failures: String },
 
@@ -114,10 +119,10 @@ pub enum Error {
 
 impl Error {
     /// 2 for bad input, bad configuration or an unusable strategy; 1 when the output cannot
-    /// be written.
+    /// be written, or when `ptc ab` wrote its results without the recordings it could not read.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Output(_) | Error::WriteFile { .. } => 1,
+            Error::Output(_) | Error::WriteFile { .. } | Error::SomeRecordingsBad { .. } => 1,
             _ => 2,
         }
     }

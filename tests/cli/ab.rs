@@ -316,3 +316,70 @@ fn diff_shows_what_two_strategies_send_differently() {
         .ok();
     assert_eq!(same, "");
 }
+
+/// One bad recording among good ones loses none of the work: the others are measured and
+/// written, the bad one is named with its place, and the exit code (1) says results are partial.
+#[test]
+fn a_bad_recording_is_reported_and_the_others_are_measured() {
+    let scratch = Scratch::new();
+    let good = std::fs::read_to_string(example("tool-actions.json")).unwrap();
+    let line: Json = serde_json::from_str(&good).unwrap();
+    let jsonl = format!("{line}\n{line}\n{{\"mission\": 5}}\n");
+    scratch.write("runs/a.json", &good);
+    scratch.write("runs/b.jsonl", jsonl);
+    let args = [
+        "ab",
+        "runs",
+        "--strategies",
+        "single-user-coalesced",
+        "--format",
+        "json",
+        "--no-timing",
+    ];
+    let run = scratch.ptc(args);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json: Json = serde_json::from_str(&run.stdout).unwrap();
+    let measured: Vec<&str> = json["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["strategy"] == "single-user-coalesced")
+        .map(|r| r["recording"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        measured,
+        ["runs/a.json", "runs/b.jsonl:1", "runs/b.jsonl:2"],
+        "the three good ones"
+    );
+    assert!(
+        run.stderr
+            .contains("warning: skipping recording runs/b.jsonl:3: ")
+            && run.stderr.contains(
+                "error: 1 of 4 recordings could not be read and are left out of the results"
+            ),
+        "{}",
+        run.stderr
+    );
+    // --strict: today's all-or-nothing, exit 2 and nothing on stdout.
+    let mut strict = args.to_vec();
+    strict.push("--strict");
+    let err = scratch.ptc(strict).bad_input();
+    assert!(err.contains("b.jsonl:3"), "{err}");
+
+    // Nothing to read is an error, not a table of zeros.
+    scratch.write("empty/notes.txt", "not a recording");
+    let err = scratch.ptc(["ab", "empty"]).bad_input();
+    assert!(
+        err.starts_with("error: no recording in empty (no .json or .jsonl file)"),
+        "{err}"
+    );
+    std::fs::create_dir(scratch.path().join("nothing")).unwrap();
+    scratch.ptc(["ab", "nothing"]).bad_input();
+    // Only bad recordings: an error too.
+    scratch.write("bad/x.json", "{\"mission\": 5}");
+    let err = scratch.ptc(["ab", "bad"]).bad_input();
+    assert!(
+        err.contains("none of the 1 recording(s) could be read"),
+        "{err}"
+    );
+}

@@ -43,19 +43,24 @@ pub struct Ab {
     pub runs: Vec<RunMeasure>,
     /// Whether the baseline was added to the variants asked for.
     pub baseline_added: bool,
+    /// The recordings that could not be read, in order: (where, why). They are left out of
+    /// every figure.
+    pub bad_recordings: Vec<(String, Error)>,
 }
 
 /// Renders and measures every recording through every variant of `plan`. Recordings are read
 /// one at a time per thread and dropped once measured, so memory stays bounded by the largest
 /// recording; per-prompt measures are kept only with `detail`. `progress` is called once per
-/// recording done. A recording that cannot be read is an error (the first, in order). A
-/// variant whose strategy is not loaded is reported as failed on every recording; a bad option
-/// of a variant is an error.
+/// recording done. A recording that cannot be read is left out and listed in
+/// [`Ab::bad_recordings`] (with `strict`, the first, in order, is the error instead). A variant
+/// whose strategy is not loaded is reported as failed on every recording; a bad option of a
+/// variant is an error.
 pub fn run(
     host: &Host,
     plan: AbPlan,
     sources: &[Source],
     detail: bool,
+    strict: bool,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Ab, Error> {
     let prompters: Vec<Result<Prompter<'_>, String>> = plan
@@ -78,7 +83,11 @@ pub fn run(
     let per_recording: Vec<Result<Vec<RunMeasure>, Error>> = sources
         .par_iter()
         .map(|source| {
-            let recording = source.load(&defaults)?;
+            let recording = source.load(&defaults);
+            let Ok(recording) = recording else {
+                progress();
+                return recording.map(|_| Vec::new());
+            };
             let mut counter = Counter::new(plan.tokenizer);
             let runs = prompters
                 .iter()
@@ -101,8 +110,13 @@ pub fn run(
         })
         .collect();
     let mut runs = Vec::with_capacity(sources.len() * plan.variants.len());
-    for result in per_recording {
-        runs.extend(result?);
+    let mut bad_recordings = Vec::new();
+    for (source, result) in sources.iter().zip(per_recording) {
+        match result {
+            Ok(measures) => runs.extend(measures),
+            Err(e) if strict => return Err(e),
+            Err(e) => bad_recordings.push((source.label().display().to_string(), e)),
+        }
     }
     let baseline = plan
         .variants
@@ -117,6 +131,7 @@ pub fn run(
         tokenizer: plan.tokenizer,
         runs,
         baseline_added: plan.baseline_added,
+        bad_recordings,
     })
 }
 

@@ -2,7 +2,7 @@
 //! markdown, CSV or JSON, and optionally as an HTML page; and the tokenizer the commands count
 //! tokens with.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
@@ -11,7 +11,7 @@ use crate::ab::report;
 use crate::ab::tokens::Tokenizer;
 use crate::ab::{run as run_ab, AbPlan};
 use crate::host::Host;
-use crate::output::{pretty, write_atomically};
+use crate::output::{pretty, write_atomically, write_out};
 use crate::recording::corpus;
 use crate::Error;
 
@@ -45,17 +45,33 @@ pub fn ab(
     format: AbFormat,
     report_file: Option<&Path>,
     no_timing: bool,
-) -> Result<String, Error> {
+    strict: bool,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
     let plan = AbPlan::new(host, strategies, tokenizer, pricing)?;
     let sources = corpus::sources(paths)?;
+    if sources.is_empty() {
+        let what: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(Error::NoRecording {
+            what: format!("{} (no .json or .jsonl file)", what.join(", ")),
+        });
+    }
     let bar = if std::io::stderr().is_terminal() && sources.len() > 1 {
         indicatif::ProgressBar::new(sources.len() as u64)
     } else {
         indicatif::ProgressBar::hidden()
     };
     let detail = matches!(format, AbFormat::Json | AbFormat::Csv);
-    let mut result = run_ab(host, plan, &sources, detail, &|| bar.inc(1))?;
+    let mut result = run_ab(host, plan, &sources, detail, strict, &|| bar.inc(1))?;
     bar.finish_and_clear();
+    for (recording, error) in &result.bad_recordings {
+        eprintln!("warning: skipping recording {recording}: {error}");
+    }
+    if result.bad_recordings.len() == sources.len() {
+        return Err(Error::NoGoodRecording {
+            count: sources.len(),
+        });
+    }
     if no_timing {
         for run in &mut result.runs {
             run.totals.render_ns = 0;
@@ -79,10 +95,18 @@ pub fn ab(
         let page = report::html(&result, &host.host_templates()?)?;
         write_atomically(file, page.as_bytes())?;
     }
-    Ok(match format {
+    let text = match format {
         AbFormat::Table => report::table(&result),
         AbFormat::Markdown => report::markdown_tables(&result),
         AbFormat::Csv => report::csv(&result),
         AbFormat::Json => pretty(&report::json(&result)),
-    })
+    };
+    write_out(out, &text)?;
+    match result.bad_recordings.len() {
+        0 => Ok(()),
+        bad => Err(Error::SomeRecordingsBad {
+            bad,
+            count: sources.len(),
+        }),
+    }
 }
