@@ -6,49 +6,14 @@
 //! seeds are the bundled recordings).
 #![no_main]
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+#[path = "linked.rs"]
+mod linked;
+
+use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
+use linked::{modules, strategies};
 use ptc::{Config, Host, LoadedStrategy, Recording, RecordingDefaults};
-use ptc_plugin_api::StrategyModRef;
-
-/// The built-in strategies, linked in: the same code the dylibs hold. A root module is made
-/// (and leaked, as a loaded library's is) once per process.
-fn modules() -> Vec<StrategyModRef> {
-    static MODULES: OnceLock<Vec<StrategyModRef>> = OnceLock::new();
-    MODULES.get_or_init(linked_modules).clone()
-}
-
-fn linked_modules() -> Vec<StrategyModRef> {
-    vec![
-        ptc_strategy_single_user_coalesced::ptc_strategy_root_module(),
-        ptc_strategy_full_history::ptc_strategy_root_module(),
-        ptc_strategy_rolling_window::ptc_strategy_root_module(),
-        ptc_strategy_per_turn_summary::ptc_strategy_root_module(),
-        ptc_strategy_observation_masking::ptc_strategy_root_module(),
-        ptc_strategy_aggressive::ptc_strategy_root_module(),
-        ptc_strategy_delta_log::ptc_strategy_root_module(),
-    ]
-}
-
-fn strategies() -> &'static [(String, PathBuf)] {
-    static NAMES: OnceLock<Vec<(String, PathBuf)>> = OnceLock::new();
-    NAMES.get_or_init(|| {
-        let names: Vec<(String, PathBuf)> = modules()
-            .into_iter()
-            .map(|module| {
-                let name = module.name().to_string();
-                (name.clone(), PathBuf::from(format!("linked:{name}")))
-            })
-            .collect();
-        let mut distinct: Vec<&String> = names.iter().map(|(name, _)| name).collect();
-        distinct.sort();
-        distinct.dedup();
-        assert_eq!(distinct.len(), 7, "every strategy crate gives its own module");
-        names
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 4 {
