@@ -150,3 +150,31 @@ fn readme_examples_are_current() {
         }
     }
 }
+
+/// A bundled strategy is its folder under `plugins/` plus one line in the host's
+/// dev-dependencies (so that `cargo test` builds its dylib); the fuzz crate, which links every
+/// strategy, must list it too. Forgetting either fails here, naming the file to edit.
+#[test]
+fn every_strategy_folder_is_listed_where_it_must_be() {
+    let host = std::fs::read_to_string(repo().join("host/Cargo.toml")).unwrap();
+    let fuzz = std::fs::read_to_string(repo().join("host/fuzz/Cargo.toml")).unwrap();
+    let linked = std::fs::read_to_string(repo().join("host/fuzz/fuzz_targets/linked.rs")).unwrap();
+    for (name, krate) in STRATEGIES.iter() {
+        let line = |up: &str| format!("{krate} = {{ path = \"{up}plugins/{name}\" }}");
+        assert!(
+            host.contains(&line("../")),
+            "host/Cargo.toml: add `{}` to [dev-dependencies]",
+            line("../")
+        );
+        assert!(
+            fuzz.contains(&line("../../")),
+            "host/fuzz/Cargo.toml: add `{}`",
+            line("../../")
+        );
+        let call = format!("{}::ptc_strategy_root_module()", krate.replace('-', "_"));
+        assert!(
+            linked.contains(&call),
+            "host/fuzz/fuzz_targets/linked.rs: add `{call}`"
+        );
+    }
+}
