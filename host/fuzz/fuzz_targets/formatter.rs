@@ -68,14 +68,21 @@ impl Bytes<'_> {
 /// `printable_limit` characters of at most 6 characters each (`\u0001`), every collection to
 /// `limit` elements plus its `... (N items, showing first L)` marker.
 fn bound(value: &Value, limits: Limits) -> usize {
-    const MARKER: usize = " ...} (18446744073709551615 items, showing first 18446744073709551615)".len();
+    const MARKER: usize =
+        " ...} (18446744073709551615 items, showing first 18446744073709551615)".len();
     match value {
         Value::Nil | Value::Boolean(_) => 5,
         Value::Integer(_) => 20,
         Value::Float(_) => 32,
         Value::String(s) => 2 + 3 + 6 * s.chars().count().min(limits.printable_limit),
         Value::Keyword(k) => 1 + k.chars().count(),
-        Value::Function(f) => 5 + f.params.iter().map(|p| p.chars().count() + 1).sum::<usize>(),
+        Value::Function(f) => {
+            5 + f
+                .params
+                .iter()
+                .map(|p| p.chars().count() + 1)
+                .sum::<usize>()
+        }
         Value::List(items) | Value::Set(items) => {
             2 + MARKER
                 + items
@@ -113,7 +120,10 @@ fn extent(value: &Value) -> (usize, usize) {
 
 fuzz_target!(|data: &[u8]| {
     let mut bytes = Bytes(data);
-    let limits = Limits::new(usize::from(bytes.byte() % 16), usize::from(bytes.byte() % 100));
+    let limits = Limits::new(
+        usize::from(bytes.byte() % 16),
+        usize::from(bytes.byte() % 100),
+    );
     let value = bytes.value(0);
 
     let shown = to_clojure(&value, limits);
@@ -124,8 +134,14 @@ fuzz_target!(|data: &[u8]| {
     );
     let (largest, longest) = extent(&value);
     if largest <= limits.limit && longest <= limits.printable_limit {
-        assert_eq!(shown, full, "limits {limits:?} cut nothing, yet the output differs");
+        assert_eq!(
+            shown, full,
+            "limits {limits:?} cut nothing, yet the output differs"
+        );
     } else {
-        assert_ne!(shown, full, "limits {limits:?} cut something, yet the output is whole");
+        assert_ne!(
+            shown, full,
+            "limits {limits:?} cut something, yet the output is whole"
+        );
     }
 });

@@ -39,11 +39,14 @@ pub fn strategies() -> &'static [(String, PathBuf)] {
         let mut distinct: Vec<&String> = names.iter().map(|(name, _)| name).collect();
         distinct.sort();
         distinct.dedup();
-        assert_eq!(distinct.len(), names.len(), "every strategy crate gives its own module");
+        assert_eq!(
+            distinct.len(),
+            names.len(),
+            "every strategy crate gives its own module"
+        );
         names
     })
 }
-
 
 /// Every linked strategy, loaded as the host loads a plugin.
 pub fn loaded() -> Vec<LoadedStrategy> {

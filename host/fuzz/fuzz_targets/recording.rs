@@ -18,7 +18,8 @@ fuzz_target!(|data: &[u8]| {
         }
         for turn in &recording.turns {
             for call in turn.tool_calls.iter() {
-                let _ = ptc_strategy_kit::to_clojure(&call.args, ptc_strategy_kit::Limits::new(2, 10));
+                let _ =
+                    ptc_strategy_kit::to_clojure(&call.args, ptc_strategy_kit::Limits::new(2, 10));
             }
         }
     }

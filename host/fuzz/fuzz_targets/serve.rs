@@ -44,6 +44,9 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(answers.len(), owed(data), "one answer per request line");
     for answer in answers {
         let value: serde_json::Value = serde_json::from_str(answer).expect("an answer is JSON");
-        assert!(value.get("id").is_some(), "every answer has an id: {answer}");
+        assert!(
+            value.get("id").is_some(),
+            "every answer has an id: {answer}"
+        );
     }
 });
