@@ -42,6 +42,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub allow_insecure_plugins: bool,
 
+    /// Largest recording read, in bytes: a recording file, a line of a JSONL corpus or of a
+    /// trace log to import; a larger one is an error, found before more is read
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = crate::recording::DEFAULT_MAX_RECORDING_BYTES)]
+    pub max_recording_bytes: u64,
+
     /// Log what ptc does to stderr (-v: debug, -vv: trace); RUST_LOG also works
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -217,6 +222,7 @@ pub enum ImportFrom {
 
 /// Runs a parsed command line, writing results to `out` and warnings to stderr.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
+    crate::recording::set_max_recording_bytes(cli.max_recording_bytes);
     let mut config = Config::load_allowing_insecure(
         cli.config.as_deref(),
         &cli.sets,
@@ -225,12 +231,26 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
     if cli.allow_insecure_plugins {
         config.layer_set("plugins.allow_insecure=true")?;
     }
-    let host = Host::new(config);
-    for warning in host.plugin_warnings() {
-        eprintln!("warning: {warning}");
-    }
-    for (name, origin) in host.unused_strategy_tables() {
-        eprintln!("warning: {origin} configures strategy `{name}`, which is not loaded");
+    // Plugins are loaded by the commands that use strategies only (`trace` when it renders):
+    // the others run no plugin code.
+    let host = Host::new(config).on_plugins_loaded(|host| {
+        for warning in host.plugin_warnings() {
+            eprintln!("warning: {warning}");
+        }
+        for (name, origin) in host.unused_strategy_tables() {
+            eprintln!("warning: {origin} configures strategy `{name}`, which is not loaded");
+        }
+    });
+    if matches!(
+        cli.command,
+        Command::Strategies { .. }
+            | Command::Render { .. }
+            | Command::Ab { .. }
+            | Command::Diff { .. }
+            | Command::Serve { .. }
+            | Command::Init { .. }
+    ) {
+        host.plugins();
     }
     let text = match cli.command {
         Command::Strategies { format } => commands::strategies::strategies(&host, format)?,

@@ -2,7 +2,8 @@
 //! templates, put together so that rendering a prompt takes a few lines.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use ptc_plugin_api::OptionSpec;
 
@@ -17,7 +18,11 @@ use crate::Error;
 /// The strategy used when `[compression] enabled = false`.
 pub const UNCOMPRESSED_STRATEGY: &str = "full-history";
 
-/// A configured host with its plugins loaded.
+/// What [`Host::on_plugins_loaded`] calls.
+type OnLoad = dyn Fn(&Host) + Send + Sync;
+
+/// A configured host. Its plugins are loaded when first needed: a command that renders
+/// nothing runs no plugin code.
 ///
 /// ```no_run
 /// use ptc::{Config, Host};
@@ -33,18 +38,22 @@ pub const UNCOMPRESSED_STRATEGY: &str = "full-history";
 /// ```
 pub struct Host {
     config: Config,
-    plugins: PluginSet,
+    plugins: OnceLock<PluginSet>,
+    /// Called once, right after the plugins are loaded.
+    on_load: Option<Box<OnLoad>>,
+    loaded_reported: AtomicBool,
 }
 
 impl Host {
-    /// Loads every plugin in the configured directories. Files that fail to load are in
-    /// [`Host::plugin_warnings`].
+    /// A host that loads every plugin in the configured directories the first time one is
+    /// needed. Files that fail to load are in [`Host::plugin_warnings`].
     pub fn new(config: Config) -> Host {
-        let plugins = PluginSet::discover(
-            &config.plugin_directories(),
-            config.allow_insecure_plugins(),
-        );
-        Host { config, plugins }
+        Host {
+            config,
+            plugins: OnceLock::new(),
+            on_load: None,
+            loaded_reported: AtomicBool::new(false),
+        }
     }
 
     /// A host with the given strategies instead of discovered plugins (tests, benchmarks,
@@ -55,20 +64,41 @@ impl Host {
             let file = strategy.file.clone();
             plugins.add(strategy, &file);
         }
-        Host { config, plugins }
+        let host = Host::new(config);
+        let _ = host.plugins.set(plugins);
+        host
+    }
+
+    /// Calls `report` once, when the plugins have been loaded (before anything uses them):
+    /// the command line prints the warnings about plugin files there.
+    pub fn on_plugins_loaded(mut self, report: impl Fn(&Host) + Send + Sync + 'static) -> Host {
+        self.on_load = Some(Box::new(report));
+        self
     }
 
     pub fn config(&self) -> &Config {
         &self.config
     }
 
+    /// The strategies of the plugin directories, loaded on the first call.
     pub fn plugins(&self) -> &PluginSet {
-        &self.plugins
+        let plugins = self.plugins.get_or_init(|| {
+            PluginSet::discover(
+                &self.config.plugin_directories(),
+                self.config.allow_insecure_plugins(),
+            )
+        });
+        if let Some(report) = &self.on_load {
+            if !self.loaded_reported.swap(true, Ordering::SeqCst) {
+                report(self);
+            }
+        }
+        plugins
     }
 
     /// Plugin files that did not load, and why.
     pub fn plugin_warnings(&self) -> &[Arc<PluginError>] {
-        &self.plugins.warnings
+        &self.plugins().warnings
     }
 
     /// `[strategies.<name>]` tables that name no loaded strategy, with the file setting them.
@@ -76,7 +106,7 @@ impl Host {
         self.config
             .configured_strategies()
             .into_iter()
-            .filter(|(name, _)| self.plugins.get(name).is_none())
+            .filter(|(name, _)| self.plugins().get(name).is_none())
             .collect()
     }
 
@@ -88,7 +118,7 @@ impl Host {
             None if self.config.compression_enabled() => self.config.strategy(),
             None => UNCOMPRESSED_STRATEGY,
         };
-        self.plugins.get(name).ok_or_else(|| {
+        self.plugins().get(name).ok_or_else(|| {
             let warnings = self.plugin_warnings();
             if let Some(warning) = warnings.iter().find(|w| w.may_hold(name)) {
                 return Error::StrategyNotLoaded {
@@ -97,7 +127,7 @@ impl Host {
                 };
             }
             let loaded: Vec<&str> = self
-                .plugins
+                .plugins()
                 .strategies()
                 .iter()
                 .map(|s| s.name.as_str())
@@ -179,7 +209,7 @@ impl Host {
 
     /// The options `strategy` declares.
     pub fn option_specs(&self, strategy: &str) -> Option<&[OptionSpec]> {
-        self.plugins.get(strategy).map(|s| s.options.as_slice())
+        self.plugins().get(strategy).map(|s| s.options.as_slice())
     }
 
     /// The host's own templates: `system_prompt`, `text_output`, `trace_turns`,

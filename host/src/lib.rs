@@ -28,7 +28,10 @@ pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
 pub use recording::corpus::{single as single_source, sources, Source};
-pub use recording::{Problem, Recording, RecordingDefaults, RecordingError, Severity};
+pub use recording::{
+    max_recording_bytes, set_max_recording_bytes, Problem, Recording, RecordingDefaults,
+    RecordingError, Severity, DEFAULT_MAX_RECORDING_BYTES,
+};
 pub use render::templates::{TemplateError, Templates};
 pub use render::trigger::{Prompter, RunCache};
 pub use render::{Prompt, RenderedMessage, Renderer, SectionCache};

@@ -151,3 +151,77 @@ fn placeholder_without_data() {
         "{err}"
     );
 }
+
+#[test]
+fn a_recording_over_the_size_limit_is_refused_before_it_is_read() {
+    // 2 GiB of holes.
+    let path = shared().path().join("huge.json");
+    std::fs::File::create(&path)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    let limit = "is larger than the limit of 268435456 bytes (256 MiB); raise it with --max-recording-bytes";
+    for command in ["render", "trace", "validate"] {
+        let run = shared().ptc([command, path.to_str().unwrap()]);
+        let err = if command == "validate" {
+            assert_eq!(run.code, 2, "{}", run.stderr);
+            run.stdout
+        } else {
+            run.bad_input()
+        };
+        assert!(
+            err.contains(&format!("recording {} {limit}", path.display())),
+            "{command}: {err}"
+        );
+    }
+    // The limit is the flag's.
+    let small = example("single-shot.json");
+    let err = shared()
+        .ptc([
+            "render",
+            small.to_str().unwrap(),
+            "--max-recording-bytes",
+            "100",
+        ])
+        .bad_input();
+    assert_eq!(
+        err,
+        format!(
+            "error: recording {} is larger than the limit of 100 bytes; raise it with --max-recording-bytes",
+            small.display()
+        )
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn an_endless_jsonl_line_ends_with_the_limit_not_an_abort() {
+    let scratch = crate::support::Scratch::with_plugins(&[crate::support::SUC]);
+    let zero = scratch.path().join("zero.jsonl");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    for args in [
+        vec!["ab", "zero.jsonl"],
+        vec!["validate", "zero.jsonl"],
+        vec!["trace", "zero.jsonl"],
+    ] {
+        let err = scratch.ptc(&args).bad_input();
+        assert_eq!(
+            err,
+            "error: recording zero.jsonl:1 is larger than the limit of 268435456 bytes (256 MiB); raise it with --max-recording-bytes",
+            "{args:?}"
+        );
+    }
+    let err = scratch
+        .ptc([
+            "import",
+            "ptc-runner",
+            "/dev/zero",
+            "--max-recording-bytes",
+            "1048576",
+        ])
+        .bad_input();
+    assert_eq!(
+        err,
+        "error: cannot import /dev/zero:1: the line is longer than the limit of 1048576 bytes (1 MiB); raise it with --max-recording-bytes"
+    );
+}

@@ -152,3 +152,54 @@ fn a_strategy_error_names_the_strategy_and_exits_2() {
         .bad_input();
     assert!(err.contains("option `tool_call_results`: expected one of never, when_no_println, found \"sometimes\""), "{err}");
 }
+
+#[test]
+fn a_huge_file_in_the_plugin_directory_is_skipped_from_its_header() {
+    let scratch = Scratch::with_plugins(&[SUC]);
+    // 3 GiB of holes: only its header is read.
+    std::fs::File::create(scratch.plugins().join("libhuge.so"))
+        .unwrap()
+        .set_len(3 << 30)
+        .unwrap();
+    let run = scratch.ptc(["strategies", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "warning: skipping plugin ./plugins/libhuge.so: not a shared library (no ELF header)\n"
+    );
+    assert_eq!(strategy_names(&run.json()), ["single-user-coalesced"]);
+}
+
+#[test]
+fn commands_that_render_nothing_load_no_plugin() {
+    let scratch = Scratch::with_plugins(&[SUC]);
+    scratch.write("plugins/libjunk.so", "not a library\n");
+    let warning = "warning: skipping plugin ./plugins/libjunk.so";
+    let recording = example("single-shot.json");
+    let recording = recording.to_str().unwrap();
+    let trace = crate::support::repo().join("tests/cli/traces/ptc-runner.jsonl");
+    let new_plugin = scratch.path().join("new");
+    for args in [
+        vec!["schema"],
+        vec!["validate", recording],
+        vec!["import", "ptc-runner", trace.to_str().unwrap()],
+        vec!["trace", recording],
+        vec!["trace", recording, "--raw"],
+        vec!["new-plugin", "mine", "--path", new_plugin.to_str().unwrap()],
+    ] {
+        let run = scratch.ptc(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("plugin"), "{args:?}: {}", run.stderr);
+    }
+    for args in [
+        vec!["render", recording],
+        vec!["trace", recording, "--view", "compressed"],
+        vec!["trace", recording, "--usage"],
+        vec!["strategies"],
+    ] {
+        let run = scratch.ptc(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.starts_with(warning), "{args:?}: {}", run.stderr);
+        assert_eq!(run.stderr.matches(warning).count(), 1, "{}", run.stderr);
+    }
+}

@@ -122,6 +122,43 @@ fn a_plugin_directory_others_can_write_is_refused() {
     set_mode(&dir, 0o755);
 }
 
+#[cfg(unix)]
+#[test]
+fn a_plugin_linked_into_a_directory_others_can_write_is_refused() {
+    let scratch = Scratch::with_plugins(&[SUC]);
+    // The link is the user's and the file it names too; the directory holding the file lets
+    // anybody swap it.
+    let open = scratch.path().canonicalize().unwrap().join("ww");
+    std::fs::create_dir(&open).unwrap();
+    let target = scratch.install_in(&open, TURN_COUNT);
+    set_mode(&open, 0o777);
+    let link = scratch.plugins().join("libx.so");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let err = render_turn_count(&scratch, &[]).bad_input();
+    assert_eq!(
+        err,
+        format!(
+            "error: unknown strategy `turn-count`: the loaded strategies are single-user-coalesced (searched ./plugins; `ptc strategies` lists them); 1 plugin file(s) or directories were not loaded (see the warnings)"
+        )
+    );
+    let run = scratch.ptc(["strategies"]);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "warning: refusing plugin ./plugins/libx.so: the directory {0} on its path is writable by every other user (mode 777), who could swap the plugin for any code; run `chmod o-w {0}`; or pass --allow-insecure-plugins",
+            open.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    // With the sticky bit nobody else may rename the file.
+    set_mode(&open, 0o1777);
+    let run = render_turn_count(&scratch, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    set_mode(&open, 0o777);
+    let run = render_turn_count(&scratch, &["--allow-insecure-plugins"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
 #[test]
 fn the_directory_of_the_built_ptc_passes_the_check() {
     let scratch = Scratch::with_plugins(&[]);

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use ptc_plugin_api::abi_stable::library::{LibHeader, LibraryError, RawLibrary, RootModule};
 use ptc_plugin_api::{RenderError, StrategyModRef, ABI_VERSION, ABI_VERSION_SYMBOL};
 
-use super::elf;
+use super::{elf, Named};
 
 /// A plugin file that was not loaded, or a directory that could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -73,14 +73,20 @@ impl PluginError {
 pub enum LoadError {
     #[error("cannot read it: {0}")]
     Read(#[source] std::io::Error),
+    #[error("not a regular file")]
+    NotAFile,
     #[error(transparent)]
     Elf(#[from] elf::ElfError),
     #[error("not a ptc strategy plugin (it exports no root module)")]
     NoRootModule(#[source] Box<LibraryError>),
     /// Another refusal of the loader, in one line: abi_stable's messages span lines and may
     /// carry NUL bytes.
-    #[error("{}", one_line(&.0.to_string()))]
-    Library(#[source] Box<LibraryError>),
+    #[error("{message}")]
+    Library {
+        message: String,
+        #[source]
+        source: Box<LibraryError>,
+    },
     /// Built for another contract: both versions, then what differs. The source, when there
     /// is one, is abi_stable's whole report.
     #[error("{built}: {difference}; rebuild the plugin against this host's ptc-plugin-api")]
@@ -104,13 +110,27 @@ pub enum LoadError {
 
 impl LoadError {
     /// The loader's error, and for a contract mismatch what differs; `built` is what the file
-    /// says it was built for, when that could be read.
-    pub(super) fn library(err: LibraryError, built: Option<&Built>) -> LoadError {
+    /// says it was built for, when that could be read. Messages name the file as the user
+    /// knows it, not as the loader was given it.
+    pub(super) fn library(err: LibraryError, built: Option<&Built>, named: Named<'_>) -> LoadError {
         if let LibraryError::GetSymbolError { .. } = err {
             return LoadError::NoRootModule(Box::new(err));
         }
+        let plain = |err: LibraryError| {
+            let text = err.to_string();
+            let text = match named.loaded.to_str() {
+                Some(loaded) if !loaded.is_empty() => {
+                    text.replace(loaded, &named.shown.display().to_string())
+                }
+                _ => text,
+            };
+            LoadError::Library {
+                message: one_line(&text),
+                source: Box::new(err),
+            }
+        };
         let Some(built) = built else {
-            return LoadError::Library(Box::new(err));
+            return plain(err);
         };
         let difference = match &err {
             LibraryError::IncompatibleVersionNumber { .. } => Difference::ApiVersion,
@@ -119,7 +139,7 @@ impl LoadError {
                 tracing::debug!("the whole layout report:\n{report}");
                 Difference::Layout(first_difference(&report))
             }
-            _ => return LoadError::Library(Box::new(err)),
+            _ => return plain(err),
         };
         LoadError::Incompatible {
             built: built.clone(),

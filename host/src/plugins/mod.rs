@@ -71,19 +71,32 @@ impl LoadedStrategy {
         })
     }
 
-    /// Loads the strategy plugin at `path`.
+    /// Loads the strategy plugin at `path` (without the trust check of
+    /// [`PluginSet::discover`]).
     pub fn load(path: &Path) -> Result<LoadedStrategy, PluginError> {
+        LoadedStrategy::load_open(PluginFile::open(path)?)
+    }
+
+    /// Loads the plugin file `plugin` opened: the very file that was opened (and checked),
+    /// whatever its path names by now.
+    fn load_open(plugin: PluginFile) -> Result<LoadedStrategy, PluginError> {
+        let path = plugin.shown.clone();
         let fail = |source: LoadError| PluginError::Load {
-            path: path.to_owned(),
+            path: path.clone(),
             source,
         };
-        let bytes = std::fs::read(path).map_err(|e| fail(LoadError::Read(e)))?;
         if cfg!(all(unix, not(target_os = "macos"))) {
-            elf::check(&bytes).map_err(|e| fail(e.into()))?;
+            elf::check(&plugin.file, plugin.len).map_err(|e| fail(e.into()))?;
         }
-        drop(bytes);
-        let header = lib_header_from_path(path).map_err(|e| fail(LoadError::library(e, None)))?;
-        let built = Built::of(path, header);
+        let (shown, real) = (plugin.shown.clone(), plugin.real.clone());
+        let loaded = plugin.hand_over();
+        let named = Named {
+            loaded: &loaded,
+            shown: &shown,
+        };
+        let header =
+            lib_header_from_path(&loaded).map_err(|e| fail(LoadError::library(e, None, named)))?;
+        let built = Built::of(&loaded, header);
         if let Some(abi) = built.abi.filter(|&abi| abi != ABI_VERSION) {
             return Err(fail(LoadError::Incompatible {
                 built,
@@ -93,9 +106,8 @@ impl LoadedStrategy {
         }
         let module = header
             .init_root_module::<StrategyModRef>()
-            .map_err(|e| fail(LoadError::library(e, Some(&built))))?;
-        let file = path.canonicalize().unwrap_or_else(|_| path.to_owned());
-        LoadedStrategy::from_module(module, file).map_err(fail)
+            .map_err(|e| fail(LoadError::library(e, Some(&built), named)))?;
+        LoadedStrategy::from_module(module, real).map_err(fail)
     }
 
     /// Renders the prompt for turn `turns.len() + 1`.
@@ -107,6 +119,104 @@ impl LoadedStrategy {
     ) -> Result<Output, RenderError> {
         (self.module.render())(run, RSlice::from_slice(turns), options).into_result()
     }
+}
+
+/// A plugin file opened once: the trust check, the ELF check and the dynamic loader all see
+/// this open file, so that nobody can swap the file between the checks and the loading.
+struct PluginFile {
+    /// The path as found in the plugin directory, which every message names.
+    shown: PathBuf,
+    file: std::fs::File,
+    /// Its size and owner, from the open file.
+    meta: std::fs::Metadata,
+    len: u64,
+    /// Where the open file is, symbolic links resolved.
+    real: PathBuf,
+}
+
+impl PluginFile {
+    fn open(path: &Path) -> Result<PluginFile, PluginError> {
+        let fail = |source: LoadError| PluginError::Load {
+            path: path.to_owned(),
+            source,
+        };
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        {
+            // A FIFO put in its place must not block the open; it is refused just below.
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NONBLOCK);
+        }
+        let file = options.open(path).map_err(|e| fail(LoadError::Read(e)))?;
+        let meta = file.metadata().map_err(|e| fail(LoadError::Read(e)))?;
+        if !meta.is_file() {
+            return Err(fail(LoadError::NotAFile));
+        }
+        let real = open_path(&file)
+            .or_else(|| path.canonicalize().ok())
+            .unwrap_or_else(|| path.to_owned());
+        Ok(PluginFile {
+            shown: path.to_owned(),
+            len: meta.len(),
+            file,
+            meta,
+            real,
+        })
+    }
+
+    /// Why another user could have changed this file, or could swap it through a directory
+    /// on its real path; `None` when only the user (or root) can.
+    #[cfg(unix)]
+    fn insecure(&self) -> Option<String> {
+        trust::insecure_open(&self.meta, &self.shown)
+            .or_else(|| trust::insecure_directories(&self.real))
+    }
+
+    #[cfg(not(unix))]
+    fn insecure(&self) -> Option<String> {
+        let _ = &self.meta;
+        trust::insecure(&self.shown)
+    }
+
+    /// The path the dynamic loader opens: on Linux the open file itself, through
+    /// `/proc/self/fd`. The descriptor then stays open for the life of the process: the loader
+    /// knows the libraries it loaded by name, so the same `/proc/self/fd/N` must never name
+    /// another file (libraries are never unloaded either). Elsewhere, the real path.
+    fn hand_over(self) -> PathBuf {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::io::{AsRawFd, IntoRawFd};
+            let through = PathBuf::from(format!("/proc/self/fd/{}", self.file.as_raw_fd()));
+            if through.exists() {
+                let _kept_open = self.file.into_raw_fd();
+                return through;
+            }
+        }
+        self.real
+    }
+}
+
+/// Where the open `file` is, when the system says (Linux).
+fn open_path(file: &std::fs::File) -> Option<PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::io::AsRawFd;
+        let real = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
+        real.is_absolute().then_some(real)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        None
+    }
+}
+
+/// The path the loader was given and the path the user knows the plugin by.
+#[derive(Clone, Copy)]
+struct Named<'a> {
+    loaded: &'a Path,
+    shown: &'a Path,
 }
 
 /// The strategies found in the plugin directories.
@@ -143,7 +253,7 @@ impl PluginSet {
                 }
             };
             if !allow_insecure {
-                if let Some(reason) = trust::insecure(dir) {
+                if let Some(reason) = insecure_directory(dir) {
                     set.warn(PluginError::InsecureDirectory {
                         dir: dir.clone(),
                         reason,
@@ -162,14 +272,21 @@ impl PluginSet {
                 if !seen_files.insert(key) {
                     continue;
                 }
+                let plugin = match PluginFile::open(&path) {
+                    Ok(plugin) => plugin,
+                    Err(err) => {
+                        set.warn(err);
+                        continue;
+                    }
+                };
                 if !allow_insecure {
-                    if let Some(reason) = trust::insecure(&path) {
+                    if let Some(reason) = plugin.insecure() {
                         set.warn(PluginError::Insecure { path, reason });
                         continue;
                     }
                 }
                 tracing::debug!("loading plugin {}", path.display());
-                match LoadedStrategy::load(&path) {
+                match LoadedStrategy::load_open(plugin) {
                     Ok(strategy) => set.add(strategy, &path),
                     Err(err) => set.warn(err),
                 }
@@ -206,6 +323,20 @@ impl PluginSet {
     }
 }
 
+/// Why another user could change what plugin directory `dir` holds: the directory itself,
+/// then the directories on its real path.
+fn insecure_directory(dir: &Path) -> Option<String> {
+    trust::insecure(dir).or_else(|| {
+        #[cfg(unix)]
+        {
+            let real = dir.canonicalize().ok()?;
+            trust::insecure_directories(&real)
+        }
+        #[cfg(not(unix))]
+        None
+    })
+}
+
 fn is_candidate(path: &Path) -> bool {
     let suffix = std::env::consts::DLL_SUFFIX;
     path.is_file()
@@ -213,4 +344,122 @@ fn is_candidate(path: &Path) -> bool {
             .file_name()
             .and_then(|n| n.to_str())
             .is_some_and(|n| n.ends_with(suffix) && n.len() > suffix.len())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// The test strategy `cargo test` built next to this test binary.
+    fn built_turn_count() -> PathBuf {
+        let deps = std::env::current_exe()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .to_owned();
+        deps.join(format!(
+            "{}ptc_strategy_turn_count{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_SUFFIX
+        ))
+    }
+
+    fn chmod(path: &Path, mode: u32) {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn the_loaded_file_is_the_checked_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("libx.so");
+        std::fs::copy(built_turn_count(), &path).unwrap();
+        chmod(&path, 0o755);
+        let plugin = PluginFile::open(&path).unwrap();
+        assert_eq!(plugin.insecure(), None);
+        // Swapped after the check: the path now names a file anybody could have written.
+        let swapped = dir.path().join("swapped.so");
+        std::fs::write(&swapped, b"not the checked file").unwrap();
+        chmod(&swapped, 0o666);
+        std::fs::rename(&swapped, &path).unwrap();
+        let loaded = LoadedStrategy::load_open(plugin).unwrap();
+        assert_eq!(loaded.name, "turn-count");
+        // Named as it was when checked.
+        assert_eq!(
+            loaded.file,
+            dir.path().canonicalize().unwrap().join("libx.so")
+        );
+    }
+
+    #[test]
+    fn a_link_into_a_directory_others_can_write_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = dir.path().canonicalize().unwrap().join("ww");
+        std::fs::create_dir(&open).unwrap();
+        chmod(&open, 0o777);
+        let target = open.join("lib.so");
+        std::fs::copy(built_turn_count(), &target).unwrap();
+        chmod(&target, 0o755);
+        let plugins = dir.path().join("plugins");
+        std::fs::create_dir(&plugins).unwrap();
+        chmod(&plugins, 0o755);
+        std::os::unix::fs::symlink(&target, plugins.join("libx.so")).unwrap();
+        let set = PluginSet::discover(std::slice::from_ref(&plugins), false);
+        assert!(set.strategies().is_empty());
+        assert_eq!(
+            set.warnings[0].to_string(),
+            format!(
+                "refusing plugin {}: the directory {} on its path is writable by every other user (mode 777), who could swap the plugin for any code; run `chmod o-w {}`; or pass --allow-insecure-plugins",
+                plugins.join("libx.so").display(),
+                open.display(),
+                open.display()
+            )
+        );
+        let set = PluginSet::discover(&[plugins], true);
+        assert_eq!(set.strategies()[0].name, "turn-count");
+        assert!(set.warnings.is_empty());
+    }
+
+    #[test]
+    fn loader_errors_name_the_plugin_not_the_descriptor() {
+        // A position-independent executable passes the ELF check; the loader refuses it.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("libtrue.so");
+        std::fs::copy("/bin/true", &path).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        if elf::check(&file, file.metadata().unwrap().len()).is_err() {
+            eprintln!("skipped: /bin/true is not a position-independent executable here");
+            return;
+        }
+        let Err(err) = LoadedStrategy::load(&path) else {
+            panic!("an executable loaded as a plugin");
+        };
+        let text = err.to_string();
+        assert!(!text.contains("/proc/self/fd"), "{text}");
+        assert!(
+            text.starts_with(&format!("skipping plugin {}: ", path.display()))
+                && text.matches(&path.display().to_string()).count() >= 2,
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_huge_file_is_refused_from_its_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("libbig.so");
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len(3 << 30)
+            .unwrap();
+        let Err(err) = LoadedStrategy::load(&path) else {
+            panic!("zeros loaded");
+        };
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "skipping plugin {}: not a shared library (no ELF header)",
+                path.display()
+            )
+        );
+    }
 }

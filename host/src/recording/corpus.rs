@@ -2,12 +2,16 @@
 //! recording per line), or a directory (every `.json` and `.jsonl` directly in it, sorted by
 //! name); with no path, the bundled examples. A JSONL file is scanned once for its line
 //! boundaries and each recording read when it is needed, so memory stays bounded by the largest
-//! recording, not the corpus.
+//! recording, not the corpus. No recording (file or line) larger than
+//! [`max_recording_bytes`](crate::recording::max_recording_bytes) is read: it is an error
+//! found before more than that is read.
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use crate::recording::{Recording, RecordingDefaults, RecordingError};
+use crate::recording::{
+    max_recording_bytes, read_limited, Recording, RecordingDefaults, RecordingError,
+};
 use crate::Error;
 
 /// One recording's place.
@@ -57,10 +61,17 @@ impl Source {
             })
         };
         match self {
-            Source::File(path) => std::fs::read(path).map_err(|e| io(path, e)),
+            Source::File(path) => Ok(read_limited(path, max_recording_bytes())?),
             Source::Line {
                 path, offset, len, ..
             } => {
+                let limit = max_recording_bytes();
+                if *len as u64 > limit {
+                    return Err(Error::Recording(RecordingError::TooLarge {
+                        path: self.label(),
+                        limit,
+                    }));
+                }
                 let mut file = std::fs::File::open(path).map_err(|e| io(path, e))?;
                 file.seek(SeekFrom::Start(*offset))
                     .map_err(|e| io(path, e))?;
@@ -154,8 +165,13 @@ fn file_sources(path: &Path) -> Result<Vec<Source>, Error> {
     }
 }
 
-/// Every non-blank line of a JSONL file, found in one streaming pass.
+/// Every non-blank line of a JSONL file, found in one streaming pass that holds no line.
 fn jsonl_lines(path: &Path) -> Result<Vec<Source>, Error> {
+    jsonl_lines_within(path, max_recording_bytes())
+}
+
+/// [`jsonl_lines`], refusing a line longer than `limit` bytes once that much of it is read.
+fn jsonl_lines_within(path: &Path, limit: u64) -> Result<Vec<Source>, Error> {
     let io = |source| Error::Input {
         path: path.to_owned(),
         source,
@@ -163,29 +179,45 @@ fn jsonl_lines(path: &Path) -> Result<Vec<Source>, Error> {
     let file = std::fs::File::open(path).map_err(io)?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut sources = Vec::new();
-    let mut offset = 0u64;
-    let mut line = 0usize;
-    let mut buffer = Vec::new();
+    let mut line = 1usize;
+    // Where the current line starts, where reading is, and where the line's last
+    // non-whitespace byte ends, if it has one.
+    let (mut start, mut at, mut content_end) = (0u64, 0u64, None::<u64>);
     loop {
-        buffer.clear();
-        let read = reader.read_until(b'\n', &mut buffer).map_err(io)?;
-        if read == 0 {
-            break;
+        let buffer = reader.fill_buf().map_err(io)?;
+        let (chunk, ends_line) = match memchr::memchr(b'\n', buffer) {
+            Some(i) => (&buffer[..i], true),
+            None => (buffer, false),
+        };
+        let at_end = buffer.is_empty();
+        if let Some(last) = chunk.iter().rposition(|b| !b.is_ascii_whitespace()) {
+            content_end = Some(at + last as u64 + 1);
         }
-        line += 1;
-        let content = buffer
-            .iter()
-            .rposition(|b| !b.is_ascii_whitespace())
-            .map_or(0, |last| last + 1);
-        if buffer[..content].iter().any(|b| !b.is_ascii_whitespace()) {
-            sources.push(Source::Line {
-                path: path.to_owned(),
-                line,
-                offset,
-                len: content,
-            });
+        let consumed = chunk.len() + usize::from(ends_line);
+        at += chunk.len() as u64;
+        if at - start > limit {
+            return Err(Error::Recording(RecordingError::TooLarge {
+                path: PathBuf::from(format!("{}:{line}", path.display())),
+                limit,
+            }));
         }
-        offset += read as u64;
+        reader.consume(consumed);
+        if ends_line || at_end {
+            if let Some(end) = content_end.take() {
+                sources.push(Source::Line {
+                    path: path.to_owned(),
+                    line,
+                    offset: start,
+                    len: usize::try_from(end - start).expect("a line within the limit"),
+                });
+            }
+            if at_end {
+                break;
+            }
+            at += 1;
+            start = at;
+            line += 1;
+        }
     }
     Ok(sources)
 }
@@ -210,5 +242,46 @@ mod tests {
         let one = single(&PathBuf::from(format!("{}:4", path.display()))).unwrap();
         assert_eq!(one, lines[1]);
         assert!(single(&path).is_err(), "two recordings are not one");
+        // The last line may lack its newline.
+        std::fs::write(&path, " {}\n\n{\"a\": 1}  ").unwrap();
+        assert_eq!(
+            jsonl_lines(&path).unwrap(),
+            vec![
+                Source::Line {
+                    path: path.clone(),
+                    line: 1,
+                    offset: 0,
+                    len: 3
+                },
+                Source::Line {
+                    path: path.clone(),
+                    line: 3,
+                    offset: 5,
+                    len: 8
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn a_jsonl_line_over_the_limit_is_refused_once_the_limit_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.jsonl");
+        std::fs::write(&path, "{}\n{\"mission\": \"long\"}\n").unwrap();
+        assert_eq!(jsonl_lines_within(&path, 19).unwrap().len(), 2);
+        let err = jsonl_lines_within(&path, 18).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "recording {}:2 is larger than the limit of 18 bytes; raise it with --max-recording-bytes",
+                path.display()
+            )
+        );
+        // An endless line.
+        #[cfg(unix)]
+        assert!(matches!(
+            jsonl_lines_within(Path::new("/dev/zero"), 1 << 20),
+            Err(Error::Recording(RecordingError::TooLarge { .. }))
+        ));
     }
 }

@@ -18,7 +18,7 @@
 //! the trace wrote it and counted in the summary.
 
 use std::fmt;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 use serde_json::{json, Map, Value as Json};
@@ -65,6 +65,8 @@ pub enum ImportError {
     /// A line that is not JSON.
     #[error("column {}: {}", .0.column(), json_cause(.0))]
     Json(#[source] serde_json::Error),
+    #[error("the line is longer than the limit of {}; raise it with --max-recording-bytes", crate::recording::show_bytes(*.0))]
+    TooLarge(u64),
     #[error("no root `run.start` event (one without a parent_span_id)")]
     NoRootRun,
     #[error("the root run has no mission (`metadata.agent.prompt`)")]
@@ -96,16 +98,38 @@ pub fn ptc_runner(path: &Path, defaults: &RecordingDefaults) -> Result<Imported,
     })?;
     let mut starts = Vec::new();
     let mut stops = Vec::new();
-    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|source| Error::Input {
+    let limit = crate::recording::max_recording_bytes();
+    let mut reader = std::io::BufReader::new(file);
+    let mut bytes = Vec::new();
+    for i in 0.. {
+        let input = |source| Error::Input {
             path: path.to_owned(),
             source,
-        })?;
+        };
+        bytes.clear();
+        // No more than the limit and the newline is read into memory.
+        let read = (&mut reader)
+            .take(limit.saturating_add(1))
+            .read_until(b'\n', &mut bytes)
+            .map_err(input)?;
+        if read == 0 {
+            break;
+        }
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+            if bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+        } else if bytes.len() as u64 > limit {
+            return Err(bad(path, Some(i + 1), ImportError::TooLarge(limit)));
+        }
+        let line = std::str::from_utf8(&bytes)
+            .map_err(|e| input(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         if line.trim().is_empty() {
             continue;
         }
-        let event: Json = serde_json::from_str(&line)
-            .map_err(|e| bad(path, Some(i + 1), ImportError::Json(e)))?;
+        let event: Json =
+            serde_json::from_str(line).map_err(|e| bad(path, Some(i + 1), ImportError::Json(e)))?;
         match event.get("event").and_then(Json::as_str) {
             Some("run.start") => starts.push((i + 1, event)),
             Some("run.stop") => stops.push((i + 1, event)),

@@ -12,7 +12,9 @@ pub mod mission;
 mod rules;
 pub mod value_json;
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use ptc_plugin_api::abi_stable::std_types::{ROption, RString, RVec, Tuple2};
 use ptc_plugin_api::{Run, Tool, ToolCall, Turn, TurnError};
@@ -41,6 +43,33 @@ pub struct RecordingDefaults {
     pub system_prompt: String,
 }
 
+/// The largest recording read by default, in bytes (a recording file, a line of a JSONL
+/// file): 256 MiB.
+pub const DEFAULT_MAX_RECORDING_BYTES: u64 = 256 << 20;
+
+static MAX_RECORDING_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_RECORDING_BYTES);
+
+/// Sets the largest recording read, in bytes, for the whole process (`--max-recording-bytes`).
+/// A larger one is an error naming the file and the limit, found before more than the limit
+/// is read.
+pub fn set_max_recording_bytes(limit: u64) {
+    MAX_RECORDING_BYTES.store(limit, Ordering::Relaxed);
+}
+
+/// The largest recording read, in bytes.
+pub fn max_recording_bytes() -> u64 {
+    MAX_RECORDING_BYTES.load(Ordering::Relaxed)
+}
+
+/// `268435456 bytes (256 MiB)`.
+pub(crate) fn show_bytes(n: u64) -> String {
+    if n >= 1 << 20 && n % (1 << 20) == 0 {
+        format!("{n} bytes ({} MiB)", n >> 20)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
 /// A recording that cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordingError {
@@ -50,6 +79,8 @@ pub enum RecordingError {
         #[source]
         source: std::io::Error,
     },
+    #[error("recording {path} is larger than the limit of {}; raise it with --max-recording-bytes", show_bytes(*.limit))]
+    TooLarge { path: PathBuf, limit: u64 },
     #[error("invalid recording {path}:{line}:{column}: at `{json_path}`: {message}")]
     Syntax {
         path: PathBuf,
@@ -67,12 +98,9 @@ pub enum RecordingError {
 }
 
 impl Recording {
-    /// Reads and checks the recording at `path`.
+    /// Reads and checks the recording at `path` (see [`max_recording_bytes`]).
     pub fn load(path: &Path, defaults: &RecordingDefaults) -> Result<Recording, RecordingError> {
-        let bytes = std::fs::read(path).map_err(|source| RecordingError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes = read_limited(path, max_recording_bytes())?;
         Recording::parse(&bytes, path, defaults)
     }
 
@@ -146,6 +174,36 @@ impl Recording {
             turns,
         })
     }
+}
+
+/// The bytes of the file at `path`, when there are no more than `limit`: a larger file is
+/// refused from its size, a stream (a pipe, a device) once it has given more than `limit`.
+pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, RecordingError> {
+    let io = |source| RecordingError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let too_large = || RecordingError::TooLarge {
+        path: path.to_owned(),
+        limit,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if meta.is_file() && meta.len() > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(if meta.is_file() {
+        meta.len() as usize
+    } else {
+        0
+    });
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
 }
 
 fn named(values: NamedValues) -> RVec<Tuple2<RString, ptc_plugin_api::Value>> {
@@ -243,6 +301,37 @@ mod tests {
         assert!(parse(many)
             .unwrap_err()
             .contains("2 turns recorded but max_turns is 1"));
+    }
+
+    #[test]
+    fn a_recording_over_the_limit_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.json");
+        // 2 GiB of holes: reading it would take seconds and gigabytes.
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len(2 << 30)
+            .unwrap();
+        let err = read_limited(&path, DEFAULT_MAX_RECORDING_BYTES).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "recording {} is larger than the limit of 268435456 bytes (256 MiB); raise it with --max-recording-bytes",
+                path.display()
+            )
+        );
+        std::fs::write(&path, "12345").unwrap();
+        assert_eq!(read_limited(&path, 5).unwrap(), b"12345");
+        assert!(matches!(
+            read_limited(&path, 4),
+            Err(RecordingError::TooLarge { limit: 4, .. })
+        ));
+        // A stream with no end: read up to the limit, then refused.
+        #[cfg(unix)]
+        assert!(matches!(
+            read_limited(Path::new("/dev/zero"), 1 << 16),
+            Err(RecordingError::TooLarge { .. })
+        ));
     }
 
     #[test]
