@@ -214,9 +214,13 @@ pub enum ImportFrom {
     PtcRunner {
         /// The trace log (JSONL)
         trace: PathBuf,
-        /// Write the recording here instead of stdout
+        /// Write the recording here instead of stdout; never the trace itself, and an
+        /// existing file only with --force
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
+        /// Overwrite the --output file when it exists
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -301,8 +305,13 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
         } => commands::new_plugin::new_plugin(&name, path, api_path)?,
         Command::Init { dir, force } => commands::init::init(&host, dir.as_deref(), force)?,
         Command::Import {
-            from: ImportFrom::PtcRunner { trace, output },
-        } => commands::import::ptc_runner(&host, &trace, output.as_deref())?,
+            from:
+                ImportFrom::PtcRunner {
+                    trace,
+                    output,
+                    force,
+                },
+        } => commands::import::ptc_runner(&host, &trace, output.as_deref(), force)?,
         Command::Trace {
             recording,
             view,

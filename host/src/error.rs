@@ -107,6 +107,8 @@ pub enum Error {
     // Writing results.
     #[error("{path} exists (--force overwrites it)")]
     Exists { path: PathBuf },
+    #[error("{path} exists and is not empty; choose another directory (--path DIR) or empty it")]
+    NotEmpty { path: PathBuf },
     #[error("cannot write {path}: {source}")]
     WriteFile {
         path: PathBuf,

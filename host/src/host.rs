@@ -230,7 +230,7 @@ impl Host {
     pub fn recording_defaults(&self) -> Result<RecordingDefaults, Error> {
         let system_prompt = self
             .host_templates()?
-            .render("system_prompt", &tera::Context::new())?;
+            .render("system_prompt", &serde_json::json!({}))?;
         Ok(RecordingDefaults {
             max_turns: self.config.max_turns(),
             system_prompt: system_prompt.trim_end_matches('\n').to_owned(),

@@ -25,6 +25,29 @@ pub fn colour() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
+/// Whether stdout is a terminal.
+pub fn terminal() -> bool {
+    std::io::stdout().is_terminal()
+}
+
+/// `text` with every control character but newline and tab written `\xNN`, so that recorded
+/// text shown on a terminal cannot move the cursor, change colours or retitle the window.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    let control = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.contains(control) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if control(c) {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
 /// `value` as indented JSON, ending with a newline.
 pub fn pretty<T: Serialize>(value: &T) -> String {
     let mut text = serde_json::to_string_pretty(value).expect("JSON output serializes");
@@ -39,9 +62,9 @@ pub fn prompt_json(prompt: &Prompt) -> String {
 
 /// A rendered prompt through the host's `text_output` template.
 pub fn prompt_text(host: &Host, prompt: &Prompt) -> Result<String, Error> {
-    let context = tera::Context::from_serialize(&PromptView::from(prompt))
-        .expect("a struct serializes to a context");
-    Ok(host.host_templates()?.render("text_output", &context)?)
+    Ok(host
+        .host_templates()?
+        .render("text_output", &PromptView::from(prompt))?)
 }
 
 /// Writes `text` to `out` and flushes it.
@@ -50,25 +73,215 @@ pub fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Error> {
     out.flush().map_err(Error::Output)
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory, so that a failed
-/// run never leaves half a file.
+/// Writes `bytes` to `path` so that a failed run never leaves half a file and a planted link
+/// never redirects the write.
+///
+/// A regular file (or a new one) is replaced atomically: the bytes go to a temporary file
+/// created under a random name with `O_EXCL` in the destination's directory (so that no file or
+/// symbolic link planted there is ever followed), which then replaces the destination; when
+/// anything fails the temporary file is removed and the destination is left as it was. A
+/// destination that is a symbolic link is followed, as the shell's `>` does: the file it names
+/// is replaced and the link stays. A destination that exists and is not a regular file (a pipe,
+/// a terminal, a device, `/dev/stdout`) is written in place, never replaced.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    write_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomically`] with the bytes written by `write`.
+fn write_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Error> {
     let fail = |source| Error::WriteFile {
         path: path.to_owned(),
         source,
     };
-    let dir = path
+    let existing = match std::fs::metadata(path) {
+        Ok(meta) => Some(meta),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+        Err(err) => return Err(fail(err)),
+    };
+    if let Some(meta) = existing.as_ref().filter(|m| !m.is_file() && !m.is_dir()) {
+        tracing::debug!(
+            "writing {} in place: not a regular file ({:?})",
+            path.display(),
+            meta.file_type()
+        );
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(fail)?;
+        return write(&mut file).and_then(|()| file.flush()).map_err(fail);
+    }
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let target = if is_link {
+        if existing.is_none() {
+            return Err(fail(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "it is a symbolic link to a file that does not exist",
+            )));
+        }
+        std::fs::canonicalize(path).map_err(fail)?
+    } else {
+        path.to_owned()
+    };
+    let dir = target
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, bytes).map_err(fail)?;
-    std::fs::rename(&temporary, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        fail(e)
-    })
+    let prefix = format!(
+        ".{}.",
+        target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = existing
+            .as_ref()
+            .map_or(0o666, |m| m.permissions().mode() & 0o7777);
+        // Created with at most the destination's rights (the umask applies), then given
+        // exactly those of a file it replaces.
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+        mode
+    };
+    let mut temporary = builder.tempfile_in(dir).map_err(fail)?;
+    // On any error below, dropping `temporary` removes it.
+    write(temporary.as_file_mut())
+        .and_then(|()| temporary.as_file_mut().flush())
+        .map_err(fail)?;
+    #[cfg(unix)]
+    if existing.is_some() {
+        use std::os::unix::fs::PermissionsExt;
+        temporary
+            .as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(fail)?;
+    }
+    temporary
+        .persist(&target)
+        .map(drop)
+        .map_err(|err| fail(err.error))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names in `dir`.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn control_characters_but_newline_and_tab_are_escaped() {
+        assert_eq!(
+            escape_controls("a\tb\nc\x1b]0;title\x07\r\u{9b}2J\x7f é"),
+            "a\tb\nc\\x1b]0;title\\x07\\x0d\\x9b2J\\x7f é"
+        );
+        assert!(matches!(
+            escape_controls("plain"),
+            std::borrow::Cow::Borrowed("plain")
+        ));
+    }
+
+    #[test]
+    fn writes_a_new_file_and_replaces_an_old_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        write_atomically(&path, b"one").unwrap();
+        write_atomically(&path, b"two").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        assert_eq!(names(dir.path()), ["out.txt"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_planted_at_the_old_temporary_name_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let planted = dir
+            .path()
+            .join(format!(".out.txt.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let path = dir.path().join("out.txt");
+        write_atomically(&path, b"report").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(std::fs::read(&path).unwrap(), b"report");
+        assert!(std::fs::symlink_metadata(&planted)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file_and_the_old_file_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        std::fs::write(&path, "old").unwrap();
+        let err = write_with(&path, |out| {
+            out.write_all(b"half")?;
+            Err(std::io::Error::other("disk full"))
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("disk full"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        assert_eq!(names(dir.path()), ["out.txt"]);
+    }
+
+    #[test]
+    fn a_failed_replace_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("taken");
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("inside"), "kept").unwrap();
+        assert!(write_atomically(&path, b"x").is_err());
+        assert_eq!(names(dir.path()), ["taken"]);
+        assert_eq!(names(&path), ["inside"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_destination_is_followed_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.txt");
+        std::fs::write(&real, "old").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink("real.txt", &link).unwrap();
+        write_atomically(&link, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        std::fs::remove_file(&real).unwrap();
+        let err = write_atomically(&link, b"new").unwrap_err().to_string();
+        assert!(
+            err.contains("symbolic link to a file that does not exist"),
+            "{err}"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("private");
+        std::fs::write(&path, "old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomically(&path, b"new").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o640);
+    }
 }

@@ -12,6 +12,7 @@ mod plugins;
 mod properties;
 mod recordings;
 mod rules;
+mod safety;
 mod serve;
 mod strategies;
 mod support;

@@ -51,6 +51,18 @@ pub fn default_api_path() -> Option<PathBuf> {
         .ok()
 }
 
+/// `path` as a TOML string, quoted and escaped; `flag` names where it came from when it cannot
+/// be one (it is not UTF-8).
+fn toml_path(path: &Path, flag: &str) -> Result<String, Error> {
+    let Some(text) = path.to_str() else {
+        return Err(Error::Usage(format!(
+            "{flag} {}: a path in Cargo.toml must be UTF-8",
+            path.display()
+        )));
+    };
+    Ok(toml::Value::String(text.to_owned()).to_string())
+}
+
 /// Writes the crate of strategy `name` into `dir`; returns the files written.
 pub fn scaffold(name: &str, dir: &Path, api_path: &Path) -> Result<Vec<PathBuf>, Error> {
     let kebab = !name.is_empty()
@@ -68,16 +80,20 @@ pub fn scaffold(name: &str, dir: &Path, api_path: &Path) -> Result<Vec<PathBuf>,
             .map(|mut d| d.next().is_some())
             .unwrap_or(true)
     {
-        return Err(Error::Exists {
+        return Err(Error::NotEmpty {
             path: dir.to_owned(),
         });
     }
+    let api = toml_path(api_path, "--api-path")?;
     // The kit sits beside the contract in a checkout: <root>/plugin-api, <root>/plugins/kit.
-    let kit_path = api_path
-        .parent()
-        .unwrap_or(Path::new(".."))
-        .join("plugins")
-        .join("kit");
+    let kit_path = toml_path(
+        &api_path
+            .parent()
+            .unwrap_or(Path::new(".."))
+            .join("plugins")
+            .join("kit"),
+        "--api-path",
+    )?;
     let krate = format!("ptc-strategy-{name}");
     let lib = krate.replace('-', "_");
     let mut written = Vec::new();
@@ -86,8 +102,8 @@ pub fn scaffold(name: &str, dir: &Path, api_path: &Path) -> Result<Vec<PathBuf>,
             .replace("@CRATE@", &krate)
             .replace("@LIB@", &lib)
             .replace("@NAME@", name)
-            .replace("@API_PATH@", &api_path.display().to_string())
-            .replace("@KIT_PATH@", &kit_path.display().to_string());
+            .replace("@API_PATH@", &api)
+            .replace("@KIT_PATH@", &kit_path);
         let path = dir.join(file);
         let parent = path.parent().expect("files are in the crate");
         std::fs::create_dir_all(parent).map_err(|source| Error::WriteFile {
@@ -101,4 +117,43 @@ pub fn scaffold(name: &str, dir: &Path, api_path: &Path) -> Result<Vec<PathBuf>,
         written.push(path);
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_api_path_is_written_as_a_toml_string() {
+        let dir = tempfile::tempdir().unwrap();
+        let api = dir.path().join("odd \"name\" \\ here").join("plugin-api");
+        let krate = dir.path().join("my-strategy");
+        scaffold("my-strategy", &krate, &api).unwrap();
+        let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+        let parsed: toml::Table = toml::from_str(&manifest).expect("a valid Cargo.toml");
+        let path = |dep: &str| {
+            parsed["dependencies"][dep]["path"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(path("ptc-plugin-api"), api.to_str().unwrap());
+        let kit = dir.path().join("odd \"name\" \\ here/plugins/kit");
+        assert_eq!(path("ptc-strategy-kit"), kit.to_str().unwrap());
+    }
+
+    #[test]
+    fn a_non_empty_directory_is_refused_without_naming_a_missing_flag() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        let err = scaffold("my-strategy", dir.path(), Path::new("/api"))
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("--force"), "{err}");
+        assert!(err.contains("is not empty"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
+            "mine"
+        );
+    }
 }

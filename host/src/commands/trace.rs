@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::ab::tokens::Counter;
 use crate::commands::ab::tokenizer;
 use crate::host::Host;
-use crate::output::{colour, prompt_text};
+use crate::output::{colour, escape_controls, prompt_text, terminal};
 use crate::recording::corpus;
 use crate::render::StatsView;
 use crate::Error;
@@ -24,7 +24,8 @@ pub enum TraceView {
 }
 
 /// The turns view or the compressed view of the first `turns` turns (default: all), then the
-/// usage figures when `usage` is set.
+/// usage figures when `usage` is set. On a terminal, the control characters of recorded text
+/// (but newline and tab) are shown escaped.
 pub fn trace(
     host: &Host,
     path: &Path,
@@ -34,6 +35,43 @@ pub fn trace(
     strategy: Option<&str>,
     turns: Option<usize>,
 ) -> Result<String, Error> {
+    let options = Shown {
+        view,
+        raw,
+        usage,
+        escape: terminal(),
+    };
+    trace_with(host, path, options, strategy, turns)
+}
+
+/// What `ptc trace` shows, and whether control characters are escaped.
+#[derive(Clone, Copy)]
+struct Shown {
+    view: TraceView,
+    raw: bool,
+    usage: bool,
+    escape: bool,
+}
+
+fn trace_with(
+    host: &Host,
+    path: &Path,
+    Shown {
+        view,
+        raw,
+        usage,
+        escape,
+    }: Shown,
+    strategy: Option<&str>,
+    turns: Option<usize>,
+) -> Result<String, Error> {
+    let shown_text = |text: &str| -> String {
+        if escape {
+            escape_controls(text).into_owned()
+        } else {
+            text.to_owned()
+        }
+    };
     let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
     let k = turns.unwrap_or(recording.turns.len());
     if k > recording.turns.len() {
@@ -64,7 +102,10 @@ pub fn trace(
     match view {
         TraceView::Turns => {
             let shown = |v: &ptc_plugin_api::Value| {
-                ptc_strategy_kit::to_clojure(v, ptc_strategy_kit::Limits::new(10, 400))
+                shown_text(&ptc_strategy_kit::to_clojure(
+                    v,
+                    ptc_strategy_kit::Limits::new(10, 400),
+                ))
             };
             let turns: Vec<serde_json::Value> = recording.turns[..k]
                 .iter()
@@ -73,37 +114,36 @@ pub fn trace(
                         "number": t.number,
                         "success": t.success,
                         "tool_calls": t.tool_calls.iter().map(|c| json!({
-                            "name": c.name.as_str(),
+                            "name": shown_text(c.name.as_str()),
                             "args": shown(&c.args),
                             "result": shown(&c.result),
                         })).collect::<Vec<_>>(),
-                        "prints": t.prints.iter().map(|p| p.as_str()).collect::<Vec<_>>(),
+                        "prints": t.prints.iter().map(|p| shown_text(p)).collect::<Vec<_>>(),
                         "result": shown(&t.result),
                     });
                     if let Some(program) = t.program.as_ref().into_option() {
-                        turn["program"] = json!(program.as_str());
+                        turn["program"] = json!(shown_text(program));
                     }
                     if raw {
-                        turn["raw_response"] = json!(t.raw_response.as_str());
+                        turn["raw_response"] = json!(shown_text(&t.raw_response));
                     }
                     if let Some(error) = t.error.as_ref().into_option() {
-                        turn["reason"] = json!(error.reason.as_str());
-                        turn["message"] = json!(error.text());
+                        turn["reason"] = json!(shown_text(&error.reason));
+                        turn["message"] = json!(shown_text(error.text()));
                     }
                     turn
                 })
                 .collect();
-            let context = tera::Context::from_serialize(&json!({
+            let context = json!({
                 "turns": turns,
                 "max_turns": recording.run.max_turns,
                 "bold": bold, "red": red, "reset": reset,
-            }))
-            .expect("an object is a context");
+            });
             text.push_str(&templates.render("trace_turns", &context)?);
         }
         TraceView::Compressed => {
             let prompt = prompt.as_ref().expect("rendered above");
-            text.push_str(&prompt_text(host, prompt)?);
+            text.push_str(&shown_text(&prompt_text(host, prompt)?));
         }
     }
     if let Some(prompt) = prompt.filter(|_| usage) {
@@ -119,23 +159,79 @@ pub fn trace(
             .iter()
             .map(|m| m.content.chars().count())
             .sum();
-        let context = tera::Context::from_serialize(&json!({
+        let context = json!({
             "tokenizer": tokenizer.name(),
             "messages": messages,
             "chars": chars,
             "tokens": counter.prompt(&prompt.messages),
             "bold": bold, "red": red, "reset": reset,
-        }))
-        .expect("an object is a context");
+        });
         text.push('\n');
         text.push_str(&templates.render("usage", &context)?);
-        let context = tera::Context::from_serialize(&json!({
+        let context = json!({
             "strategy": prompt.strategy,
             "stats": StatsView::from(prompt.stats),
-        }))
-        .expect("an object is a context");
+        });
         text.push('\n');
         text.push_str(&templates.render("compression_box", &context)?);
     }
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host() -> Host {
+        let mut config = crate::Config::defaults();
+        config
+            .layer_set("templates.directory=\"/nonexistent/ptc-templates\"")
+            .unwrap();
+        Host::with_strategies(config, Vec::new())
+    }
+
+    #[test]
+    fn recorded_control_characters_are_escaped_on_a_terminal_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("escapes.json");
+        let recording = serde_json::json!({
+            "mission": "m",
+            "turns": [{
+                "number": 1,
+                "raw_response": "plan\u{1b}]0;owned\u{7}\n```clojure\n(println 1)\n```",
+                "program": "(println \"\u{1b}[2J\")",
+                "success": false,
+                "prints": ["\u{1b}[31mred\ttab"],
+                "tool_calls": [{"name": "t\u{9b}", "args": {"k": "\u{1b}"}, "result": "\u{8}"}],
+                "error": {"reason": "r\u{1b}", "message": "m\u{1b}[1A"},
+            }],
+        });
+        std::fs::write(&path, recording.to_string()).unwrap();
+        let run = |escape| {
+            let options = Shown {
+                view: TraceView::Turns,
+                raw: true,
+                usage: false,
+                escape,
+            };
+            trace_with(&host(), &path, options, None, None).unwrap()
+        };
+        let escaped = run(true);
+        assert!(
+            !escaped.contains(|c: char| c.is_control() && c != '\n' && c != '\t'),
+            "{escaped:?}"
+        );
+        for shown in [
+            "plan\\x1b]0;owned\\x07",
+            "\\x1b[2J",
+            "\\x1b[31mred\ttab",
+            "t\\x9b",
+            "r\\x1b",
+            "m\\x1b[1A",
+        ] {
+            assert!(escaped.contains(shown), "{shown} in {escaped}");
+        }
+        let piped = run(false);
+        assert!(piped.contains("\u{1b}[31mred\ttab"), "{piped:?}");
+    }
 }

@@ -111,6 +111,8 @@ pub(super) fn parse_json(
     path: &Path,
     first_line: usize,
 ) -> Result<RecordingJson, RecordingError> {
+    // A UTF-8 byte order mark, which some editors write, is not JSON: skipped.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut de = serde_json::Deserializer::from_slice(bytes);
     // Values bound their own depth (value_json::MAX_DEPTH); every other level is fixed.
     de.disable_recursion_limit();

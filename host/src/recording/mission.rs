@@ -1,10 +1,16 @@
 //! The mission expander: `{{name}}` placeholders in a mission are replaced by the value of
-//! `data/name` (DECISIONS 20): a string as is, anything else in Clojure syntax.
+//! `data/name` (DECISIONS 20): a string as is, anything else in Clojure syntax. Filling them
+//! in may not take a mission over [`MAX_EXPANDED_BYTES`]: a placeholder repeated over a large
+//! value would otherwise multiply a small file into gigabytes.
 
 use std::ops::Range;
 
 use ptc_plugin_api::Value;
 use ptc_strategy_kit::to_clojure_full;
+
+/// The longest mission its placeholders may expand to: 1 MiB (a longer mission as written is
+/// kept, but may not grow).
+pub const MAX_EXPANDED_BYTES: usize = 1 << 20;
 
 /// The `{{name}}` placeholders of a mission, in order: where each is, and the name inside.
 fn placeholders(mission: &str) -> Vec<(Range<usize>, &str)> {
@@ -33,25 +39,62 @@ fn missing_message(name: &str, data: &[(String, Value)]) -> String {
 }
 
 /// The mission with its placeholders expanded, or an error naming the first placeholder with
-/// no data.
+/// no data, or the one that takes it over [`MAX_EXPANDED_BYTES`].
 pub fn expand(mission: &str, data: &[(String, Value)]) -> Result<String, String> {
-    let mut out = String::with_capacity(mission.len());
+    let limit = MAX_EXPANDED_BYTES.max(mission.len());
+    let mut out = String::with_capacity(mission.len().min(limit));
     let mut copied = 0;
     for (range, name) in placeholders(mission) {
         out.push_str(&mission[copied..range.start]);
-        match data.iter().find(|(n, _)| n == name) {
-            Some((_, Value::String(s))) => out.push_str(s),
-            Some((_, value)) => out.push_str(&to_clojure_full(value)),
+        let printed;
+        let value = match data.iter().find(|(n, _)| n == name) {
+            Some((_, Value::String(s))) => s.as_str(),
+            Some((_, value)) => {
+                printed = to_clojure_full(value);
+                &printed
+            }
             None => return Err(missing_message(name, data)),
+        };
+        if out.len() + value.len() > limit {
+            return Err(too_large(limit, Some(name)));
         }
+        out.push_str(value);
         copied = range.end;
+    }
+    if out.len() + (mission.len() - copied) > limit {
+        return Err(too_large(limit, None));
     }
     out.push_str(&mission[copied..]);
     Ok(out)
 }
 
+/// The error of a mission that expands to more than `limit` bytes, naming the placeholder that
+/// takes it past the limit when there is one.
+fn too_large(limit: usize, placeholder: Option<&str>) -> String {
+    let mut message = format!(
+        "with its placeholders filled in the mission is over {} MiB ({limit} bytes)",
+        MAX_EXPANDED_BYTES >> 20
+    );
+    if let Some(name) = placeholder {
+        message.push_str(&format!(
+            "; placeholder {{{{{name}}}}} takes it past the limit"
+        ));
+    }
+    message
+}
+
+/// Every problem of `mission` over `data`: one message per placeholder that has no data, else
+/// the expansion's error, if any.
+pub fn problems(mission: &str, data: &[(String, Value)]) -> Vec<String> {
+    let missing = missing(mission, data);
+    if !missing.is_empty() {
+        return missing;
+    }
+    expand(mission, data).err().into_iter().collect()
+}
+
 /// One message per placeholder of `mission` that has no data (every one, in order).
-pub fn missing(mission: &str, data: &[(String, Value)]) -> Vec<String> {
+fn missing(mission: &str, data: &[(String, Value)]) -> Vec<String> {
     placeholders(mission)
         .into_iter()
         .filter(|(_, name)| !data.iter().any(|(n, _)| n == name))

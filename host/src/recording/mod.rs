@@ -345,4 +345,44 @@ mod tests {
             .unwrap_err()
             .contains("placeholder {{who}} has no data/who"));
     }
+
+    #[test]
+    fn a_mission_may_not_expand_over_its_limit() {
+        let recording = |mission: &str, value: &str| {
+            serde_json::json!({"mission": mission, "data": {"x": value}}).to_string()
+        };
+        let big = "A".repeat(1 << 19);
+        // Two copies of half a MiB and the text around them: over 1 MiB.
+        let over = recording("Use {{x}} and {{x}}.", &big);
+        let err = parse(&over).unwrap_err();
+        assert_eq!(
+            err,
+            "invalid recording r.json: at `mission`: with its placeholders filled in the mission is over 1 MiB (1048576 bytes); placeholder {{x}} takes it past the limit"
+        );
+        let problems = Recording::check(over.as_bytes(), Path::new("r.json"), 1, &defaults());
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(err.ends_with(&problems[0].message), "{problems:?}");
+        assert_eq!(problems[0].json_path, "mission");
+        // Exactly 1 MiB is fine, and so is a longer mission as written.
+        let exact = parse(&recording("{{x}}{{x}}", &big)).unwrap();
+        assert_eq!(exact.run.mission.len(), 1 << 20);
+        let long = "m".repeat(2 << 20);
+        assert_eq!(
+            parse(&recording(&long, "")).unwrap().run.mission.len(),
+            2 << 20
+        );
+        // The text after the last placeholder counts too.
+        let tail = format!("{{{{x}}}}{{{{x}}}}{}", "t".repeat(10));
+        assert!(parse(&recording(&tail, &big))
+            .unwrap_err()
+            .ends_with("the mission is over 1 MiB (1048576 bytes)"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let r = parse("\u{feff}{\"mission\": \"Do it\"}").unwrap();
+        assert_eq!(r.run.mission.as_str(), "Do it");
+        let err = parse("\u{feff}{\"mission\": 5}").unwrap_err();
+        assert!(err.starts_with("invalid recording r.json:1:"), "{err}");
+    }
 }

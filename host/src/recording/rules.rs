@@ -98,7 +98,7 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
     if json.max_turns == Some(0) {
         rule(E, "max_turns".into(), "must be at least 1".into());
     }
-    for placeholder in mission::missing(&json.mission, &json.data.0) {
+    for placeholder in mission::problems(&json.mission, &json.data.0) {
         rule(E, "mission".into(), placeholder);
     }
     for (i, tool) in json.tools.iter().enumerate() {

@@ -1,8 +1,13 @@
 //! The filters the host registers with every set of templates, beyond tera's own. There is one,
 //! `pad`: `{{ name | pad(width=30, min=1) }}` appends spaces up to `width` characters, and at
-//! least `min` (default 0), so that templates can lay out columns of plain text.
+//! least `min` (default 0), so that templates can lay out columns of plain text. Neither may be
+//! more than [`MAX_PAD_WIDTH`].
 
 use tera::{Kwargs, State, Tera, TeraResult, Value};
+
+/// The largest `width` and `min` of `pad`: a template asking for more is an error, not a
+/// gigabyte of spaces.
+pub const MAX_PAD_WIDTH: usize = 10_000;
 
 /// Registers the host's filters with `tera`.
 pub(super) fn register(tera: &mut Tera) {
@@ -20,8 +25,16 @@ fn pad(value: Value, kwargs: Kwargs, _: &State) -> TeraResult<String> {
             &printed
         }
     };
-    let width: usize = kwargs.must_get("width")?;
-    let min: usize = kwargs.get("min")?.unwrap_or(0);
+    let width: u64 = kwargs.must_get("width")?;
+    let min: u64 = kwargs.get("min")?.unwrap_or(0);
+    for (name, value) in [("width", width), ("min", min)] {
+        if value > MAX_PAD_WIDTH as u64 {
+            return Err(tera::Error::message(format!(
+                "pad: {name} {value} is more than the maximum of {MAX_PAD_WIDTH}"
+            )));
+        }
+    }
+    let (width, min) = (width as usize, min as usize);
     let spaces = width.saturating_sub(text.chars().count()).max(min);
     let mut out = String::with_capacity(text.len() + spaces);
     out.push_str(text);
@@ -41,5 +54,27 @@ mod tests {
         let t = Templates::load("s", &[("t".into(), source.into())], |_| Vec::new()).unwrap();
         let section = Section::new("t").with("a", "ab").with("b", "abcd");
         assert_eq!(t.render_section(&section).unwrap(), "[ab   ][abcd ]");
+    }
+
+    #[test]
+    fn pad_refuses_a_width_over_its_maximum() {
+        for source in [
+            "{{ \"x\" | pad(width=1000000000000) }}",
+            "{{ \"x\" | pad(width=1, min=10001) }}",
+        ] {
+            let t = Templates::load("s", &[("t".into(), source.into())], |_| Vec::new()).unwrap();
+            let err = t
+                .render_section(&Section::new("t"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with("template `s/t` (compiled in), line 1:"),
+                "{err}"
+            );
+            assert!(err.contains("is more than the maximum of 10000"), "{err}");
+        }
+        let source = "{{ \"x\" | pad(width=10000) }}";
+        let t = Templates::load("s", &[("t".into(), source.into())], |_| Vec::new()).unwrap();
+        assert_eq!(t.render_section(&Section::new("t")).unwrap().len(), 10_000);
     }
 }

@@ -35,6 +35,17 @@ pub enum TemplateError {
         #[source]
         source: Box<tera::Error>,
     },
+    /// Its output outgrew [`super::templates::MAX_GROWTH`] beyond the `given` bytes of text of
+    /// its values.
+    #[error(
+        "template `{name}` ({origin}): its output grew more than {} MiB beyond the {given} byte(s) of text it was given; a loop that does not end?",
+        super::templates::MAX_GROWTH >> 20
+    )]
+    TooLarge {
+        name: String,
+        origin: String,
+        given: usize,
+    },
     #[error("strategy `{strategy}` asked for template `{name}`, which it does not provide (it has: {known})")]
     Missing {
         strategy: String,

@@ -15,12 +15,19 @@
 //! trailing newline (the one that ends the template file's last line); a section that renders
 //! to nothing is left out of its message. What goes wrong with a template is a
 //! [`TemplateError`].
+//!
+//! A template's output may be at most [`MAX_GROWTH`] bytes longer than the text of the values
+//! it is given: a template that loops away ends with an error naming it instead of filling the
+//! memory. Only what it writes is bounded: a value it builds without writing it (a string
+//! doubled in a loop, a `set` block) and a loop that writes nothing are not.
 
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::PathBuf;
 
 use ptc_plugin_api::abi_stable::std_types::Tuple2;
 use ptc_plugin_api::{Field, FieldName, Section};
+use serde::Serialize;
 use tera::{Context, Tera, Value};
 
 pub use super::template_error::TemplateError;
@@ -36,6 +43,9 @@ pub const COMPRESSION_BOX: &str = include_str!("../../../templates/compression_b
 pub const USAGE: &str = include_str!("../../../templates/usage.tera");
 /// `ptc ab --report`: the HTML page around the tables and charts.
 pub const REPORT_HTML: &str = include_str!("../../../templates/report.html.tera");
+
+/// How many bytes more than the text of its values a template may write: 16 MiB.
+pub const MAX_GROWTH: usize = 16 << 20;
 
 /// The host's own templates: name -> default text.
 pub fn host_defaults() -> [(&'static str, &'static str); 6] {
@@ -103,8 +113,38 @@ impl Templates {
         Ok(templates)
     }
 
-    /// Renders template `name` with `context`.
-    pub fn render(&self, name: &str, context: &Context) -> Result<String, TemplateError> {
+    /// Renders template `name` with `values`, an object whose fields are its variables.
+    pub fn render<T: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        values: &T,
+    ) -> Result<String, TemplateError> {
+        let value = Value::try_from_serializable(values).map_err(|err| {
+            TemplateError::broken(err, &self.owner, &self.origins, &[], Some(name))
+        })?;
+        let given = value_size(&value);
+        let mut context = Context::new();
+        for (key, value) in value
+            .into_map()
+            .expect("the values of a template are an object")
+        {
+            let key = key
+                .as_str()
+                .expect("an object's keys are strings")
+                .to_owned();
+            context.insert_value(key, value);
+        }
+        self.render_context(name, &context, given)
+    }
+
+    /// Renders template `name` with `context`, whose values hold `given` bytes of text: its
+    /// output may be at most [`MAX_GROWTH`] bytes more.
+    fn render_context(
+        &self,
+        name: &str,
+        context: &Context,
+        given: usize,
+    ) -> Result<String, TemplateError> {
         if !self.origins.contains_key(name) {
             let mut known: Vec<&str> = self.origins.keys().map(String::as_str).collect();
             known.sort_unstable();
@@ -114,22 +154,95 @@ impl Templates {
                 known: known.join(", "),
             });
         }
-        self.tera
-            .render(name, context)
-            .map_err(|err| TemplateError::broken(err, &self.owner, &self.origins, &[], Some(name)))
+        let mut out = Bounded {
+            bytes: Vec::new(),
+            limit: given.saturating_add(MAX_GROWTH),
+            over: false,
+        };
+        match self.tera.render_to(name, context, &mut out) {
+            Ok(()) => Ok(String::from_utf8(out.bytes)
+                .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())),
+            Err(_) if out.over => Err(TemplateError::TooLarge {
+                name: format!("{}/{name}", self.owner),
+                origin: self.origins[name].clone(),
+                given,
+            }),
+            Err(err) => Err(TemplateError::broken(
+                err,
+                &self.owner,
+                &self.origins,
+                &[],
+                Some(name),
+            )),
+        }
     }
 
     /// Renders one section of a strategy's output, without the final newline.
     pub fn render_section(&self, section: &Section) -> Result<String, TemplateError> {
         let mut context = Context::new();
+        let mut given = 0;
         for Tuple2(name, field) in section.fields.iter() {
+            given += name.as_str().len() + field_size(field);
             context.insert_value(name.as_str(), field_value(field));
         }
-        let mut text = self.render(section.template.as_str(), &context)?;
+        let mut text = self.render_context(section.template.as_str(), &context, given)?;
         if text.ends_with('\n') {
             text.pop();
         }
         Ok(text)
+    }
+}
+
+/// A template's output, refused once it would grow over `limit` bytes.
+struct Bounded {
+    bytes: Vec<u8>,
+    limit: usize,
+    /// Whether a write was refused.
+    over: bool,
+}
+
+impl Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len().saturating_add(buf.len()) > self.limit {
+            self.over = true;
+            return Err(std::io::Error::other(
+                "the template's output is over its limit",
+            ));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The bytes of text in a field (a number or a boolean counts as 20).
+fn field_size(field: &Field) -> usize {
+    match field {
+        Field::Text(s) => s.len(),
+        Field::Integer(_) | Field::Boolean(_) => 20,
+        Field::List(items) => items.iter().map(field_size).sum(),
+        Field::Record(fields) => fields
+            .iter()
+            .map(|Tuple2(name, field)| name.as_str().len() + field_size(field))
+            .sum(),
+    }
+}
+
+/// The bytes of text in a tera value (anything but a string, a list or a map counts as 20).
+fn value_size(value: &Value) -> usize {
+    if let Some(text) = value.as_str() {
+        text.len()
+    } else if let Some(items) = value.as_array() {
+        items.iter().map(value_size).sum()
+    } else if let Some(map) = value.as_map() {
+        map.iter()
+            .map(|(key, value)| key.as_str().map_or(20, str::len) + value_size(value))
+            .sum()
+    } else {
+        20
     }
 }
 
@@ -166,6 +279,44 @@ mod tests {
         let t = one("{{ a }}").unwrap();
         let section = Section::new("t").with("a", "<\"&'>");
         assert_eq!(t.render_section(&section).unwrap(), "<\"&'>");
+    }
+
+    #[test]
+    fn a_runaway_template_ends_with_an_error_naming_it() {
+        let sources = [
+            "{% for i in range(end=100000) %}{% for j in range(end=100000) %}{{ a }}{% endfor %}{% endfor %}",
+            "{% for i in range(end=100000) %}{{ a }}{% endfor %}",
+        ];
+        for source in sources {
+            let t = one(source).unwrap();
+            let section = Section::new("t").with("a", "y".repeat(1000).as_str());
+            let err = t.render_section(&section).unwrap_err().to_string();
+            assert!(
+                err.starts_with("template `s/t` (compiled in): its output grew more than 16 MiB"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_template_may_write_what_it_is_given_and_16_mib_more() {
+        let big = "z".repeat(20 << 20);
+        let t = one("{{ a }}{% for i in range(end=16) %}{{ b }}{% endfor %}").unwrap();
+        let section = Section::new("t")
+            .with("a", big.as_str())
+            .with("b", "w".repeat((1 << 20) - 8).as_str());
+        let text = t.render_section(&section).unwrap();
+        assert_eq!(text.len(), big.len() + 16 * ((1 << 20) - 8));
+        #[derive(serde::Serialize)]
+        struct Values<'a> {
+            a: &'a str,
+        }
+        let a = &big[..8 << 20];
+        let t = one("{{ a }}{{ a }}{{ a }}").unwrap();
+        assert_eq!(t.render("t", &Values { a }).unwrap().len(), 3 * a.len());
+        let t = one("{{ a }}{{ a }}{{ a }}{{ a }}").unwrap();
+        let err = t.render("t", &Values { a }).unwrap_err().to_string();
+        assert!(err.contains("its output grew more than 16 MiB"), "{err}");
     }
 
     #[test]

@@ -25,7 +25,7 @@ export_strategy!(DeltaLog);
 impl Strategy for DeltaLog {
     const NAME: &'static str = "delta-log";
     const DESCRIPTION: &'static str =
-        "A coalesced head, an append-only log of compact per-turn deltas, a short tail: cheaper than full history once prompt caching is priced.";
+        "A coalesced head, an append-only log of compact per-turn deltas, a short tail: cheaper than full history once prompt caching is priced. A run with max_turns = 1 is sent uncompressed.";
 
     fn options() -> Vec<OptionSpec> {
         let mut options = vec![

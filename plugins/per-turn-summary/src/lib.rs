@@ -34,7 +34,7 @@ const OWN_TEMPLATES: &[(&str, &str)] = &[
 impl Strategy for PerTurnSummary {
     const NAME: &'static str = "per-turn-summary";
     const DESCRIPTION: &'static str =
-        "Each turn's program, then a summary of that turn alone; append-only, cache-friendly.";
+        "Each turn's program, then a summary of that turn alone; append-only, cache-friendly. A run with max_turns = 1 is sent uncompressed.";
 
     /// The coalesced view's options; the limits apply to each turn's summary.
     fn options() -> Vec<OptionSpec> {

@@ -15,7 +15,7 @@ export_strategy!(RollingWindow);
 impl Strategy for RollingWindow {
     const NAME: &'static str = "rolling-window";
     const DESCRIPTION: &'static str =
-        "The last `window` turns in full; older turns coalesced as single-user-coalesced does.";
+        "The last `window` turns in full; older turns coalesced as single-user-coalesced does. A run with max_turns = 1 is sent uncompressed.";
 
     fn options() -> Vec<OptionSpec> {
         let mut options = vec![OptionSpec::count(

@@ -24,7 +24,7 @@ export_strategy!(SingleUserCoalesced);
 impl Strategy for SingleUserCoalesced {
     const NAME: &'static str = "single-user-coalesced";
     const DESCRIPTION: &'static str =
-        "All history coalesced into one user message: namespaces, tool calls, output, latest error.";
+        "All history coalesced into one user message: namespaces, tool calls, output, latest error. A run with max_turns = 1 is sent uncompressed.";
 
     fn options() -> Vec<OptionSpec> {
         coalesce::options()

@@ -5,7 +5,6 @@
 use std::fmt::Write;
 
 use serde_json::json;
-use tera::Context;
 
 use super::{intro, percent, pricing_rows, strings, summary_rows, Row};
 use crate::ab::{Ab, Summary};
@@ -222,7 +221,7 @@ pub fn html(ab: &Ab, templates: &Templates) -> Result<String, TemplateError> {
         })
         .collect();
     let pricing = &ab.pricing[ab.primary_pricing].name;
-    let context = Context::from_serialize(&json!({
+    let context = json!({
         "intro": escape(&intro(ab, &summaries)),
         "baseline": escape(&ab.variants[ab.baseline].label),
         "summary_table": html_table(&strings(h1), &r1),
@@ -244,7 +243,6 @@ pub fn html(ab: &Ab, templates: &Templates) -> Result<String, TemplateError> {
         "message_overhead": crate::ab::tokens::MESSAGE_OVERHEAD,
         "reply_priming": crate::ab::tokens::REPLY_PRIMING,
         "tokenizer": ab.tokenizer.name(),
-    }))
-    .expect("an object is a context");
+    });
     templates.render("report.html", &context)
 }

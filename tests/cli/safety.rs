@@ -1,0 +1,342 @@
+//! What ptc does with hostile or unlucky input: files it writes never follow a planted link nor
+//! replace a pipe or a device, an import never overwrites its own trace, templates and missions
+//! cannot grow without bound, recorded text cannot drive a terminal.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::json;
+
+use crate::support::{example, repo, shared, Scratch};
+
+/// `ptc ab` on one small recording through full-history, with `--report OUT`.
+fn ab_report(scratch: &Scratch, out: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ptc"));
+    command
+        .args([
+            "ab",
+            "--strategies",
+            "full-history",
+            "--no-timing",
+            "--report",
+            out,
+        ])
+        .arg(example("single-shot.json"))
+        .current_dir(scratch.path())
+        .env("NO_COLOR", "1");
+    command
+}
+
+#[cfg(unix)]
+#[test]
+fn a_report_written_to_a_fifo_goes_through_it_and_leaves_it_in_place() {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+
+    let scratch = Scratch::with_plugins(&["ptc-strategy-full-history"]);
+    let fifo = scratch.path().join("report.fifo");
+    let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    // Opened for reading first and without blocking, so that ptc's open never waits and this
+    // test never hangs, whatever ptc does with the path.
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let mut child = ab_report(&scratch, fifo.to_str().unwrap())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut html = Vec::new();
+    let mut chunk = [0u8; 65536];
+    let status = loop {
+        match reader.read(&mut chunk) {
+            Ok(0) => {
+                if let Some(status) = child.try_wait().unwrap() {
+                    break status;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Ok(n) => html.extend_from_slice(&chunk[..n]),
+            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(err) => panic!("{err}"),
+        }
+    };
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(status.success(), "{stderr}");
+    let html = String::from_utf8(html).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html:.200}");
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+    let names: Vec<_> = std::fs::read_dir(scratch.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_report_written_to_dev_stdout_goes_to_stdout() {
+    let scratch = Scratch::with_plugins(&["ptc-strategy-full-history"]);
+    let before = std::fs::symlink_metadata("/dev/stdout")
+        .unwrap()
+        .file_type();
+    let output = ab_report(&scratch, "/dev/stdout").output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.starts_with("<!DOCTYPE html>"), "{stdout:.200}");
+    assert!(
+        stdout.lines().any(|l| l.starts_with("full-history ")),
+        "the table follows the report: {stdout}"
+    );
+    let after = std::fs::symlink_metadata("/dev/stdout")
+        .unwrap()
+        .file_type();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn import_never_overwrites_its_own_trace_and_an_existing_file_only_when_forced() {
+    let scratch = Scratch::new();
+    let original = std::fs::read(repo().join("tests/cli/traces/ptc-runner.jsonl")).unwrap();
+    let trace = scratch.write("trace.jsonl", &original);
+    let import = |output: &Path, force: bool| {
+        let mut args = vec![
+            "import".to_owned(),
+            "ptc-runner".into(),
+            trace.display().to_string(),
+            "-o".into(),
+            output.display().to_string(),
+        ];
+        if force {
+            args.push("--force".into());
+        }
+        scratch.ptc(args)
+    };
+    // The same file, by its own path, through `..` and through a link; forced or not.
+    let mut same = vec![trace.clone(), scratch.path().join("plugins/../trace.jsonl")];
+    #[cfg(unix)]
+    {
+        let link = scratch.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&trace, &link).unwrap();
+        same.push(link);
+    }
+    for output in &same {
+        for force in [false, true] {
+            let err = import(output, force).bad_input();
+            assert!(
+                err.contains("is the trace being imported; write the recording to another file"),
+                "{err}"
+            );
+            assert_eq!(
+                std::fs::read(&trace).unwrap(),
+                original,
+                "the trace is intact"
+            );
+        }
+    }
+    let out = scratch.write("recording.json", "mine");
+    let err = import(&out, false).bad_input();
+    assert!(
+        err.ends_with("recording.json exists (--force overwrites it)"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "mine");
+    assert_eq!(import(&out, true).ok(), "");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(written["turns"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn new_plugin_refuses_a_directory_that_is_not_empty_and_names_no_missing_flag() {
+    let scratch = Scratch::new();
+    let dir = scratch.path().join("taken");
+    scratch.write("taken/notes.txt", "mine");
+    let err = scratch
+        .ptc(["new-plugin", "my-strategy", "--path", dir.to_str().unwrap()])
+        .bad_input();
+    assert!(
+        err.ends_with(
+            "taken exists and is not empty; choose another directory (--path DIR) or empty it"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("--force"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
+fn a_template_cannot_ask_for_a_huge_pad_or_write_without_bound() {
+    let scratch = Scratch::new();
+    let cases = [
+        (
+            "{{ \"x\" | pad(width=1000000000000) }}\n",
+            "template `ptc/text_output` (./templates/text_output.tera), line 1: pad: width 1000000000000 is more than the maximum of 10000",
+        ),
+        (
+            // Each pass writes the system prompt: 16 MiB after a few thousand of the 10^10.
+            "{% for i in range(end=100000) %}{% for j in range(end=100000) %}{{ messages[0].content }}{% endfor %}{% endfor %}\n",
+            "template `ptc/text_output` (./templates/text_output.tera): its output grew more than 16 MiB beyond the",
+        ),
+    ];
+    for (template, expected) in cases {
+        scratch.write("templates/text_output.tera", template);
+        let err = scratch
+            .ptc(["render", example("single-shot.json").to_str().unwrap()])
+            .bad_input();
+        assert!(err.starts_with(&format!("error: {expected}")), "{err}");
+    }
+}
+
+#[test]
+fn a_mission_whose_placeholders_multiply_it_is_refused_by_validate_and_render_alike() {
+    let scratch = Scratch::new();
+    // 200 kB of data, used eight times: 1.6 MB.
+    let recording = json!({
+        "mission": "{{x}}".repeat(8),
+        "data": {"x": "A".repeat(200_000)},
+    });
+    let path = scratch.write("multiplied.json", recording.to_string());
+    let message = "at `mission`: with its placeholders filled in the mission is over 1 MiB (1048576 bytes); placeholder {{x}} takes it past the limit";
+    let err = scratch.ptc(["render", path.to_str().unwrap()]).bad_input();
+    assert!(err.contains("multiplied.json"), "{err}");
+    assert!(err.ends_with(message), "{err}");
+    let validate = scratch.ptc(["validate", path.to_str().unwrap()]);
+    assert_eq!(validate.code, 2, "{}", validate.stdout);
+    assert!(
+        validate
+            .stdout
+            .lines()
+            .any(|l| l.contains("multiplied.json") && l.contains("error:") && l.ends_with(message)),
+        "{}",
+        validate.stdout
+    );
+}
+
+#[test]
+fn a_byte_order_mark_before_a_recording_or_a_configuration_is_skipped() {
+    let scratch = Scratch::new();
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend(std::fs::read(example("single-shot.json")).unwrap());
+    let path = scratch.write("bom.json", &bytes);
+    let mut jsonl = b"\xEF\xBB\xBF".to_vec();
+    jsonl.extend(json!({"mission": "From a JSONL file."}).to_string().bytes());
+    let lines = scratch.write("bom.jsonl", jsonl);
+    let config = scratch.write(
+        "bom.toml",
+        "\u{feff}[plugins]\ndirectories = [\"plugins\"]\nnext_to_executable = false\n",
+    );
+    for recording in [&path, &lines] {
+        let out = scratch
+            .ptc([
+                "--config",
+                config.to_str().unwrap(),
+                "render",
+                recording.to_str().unwrap(),
+            ])
+            .ok();
+        assert!(out.contains("=== USER ==="), "{out}");
+        let validate = scratch.ptc(["validate", recording.to_str().unwrap()]).ok();
+        assert!(validate.contains(" 0 error(s)"), "{validate}");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn trace_escapes_recorded_control_characters_on_a_terminal() {
+    // `script` gives ptc a terminal; without it there is nothing to test here.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to run ptc on a terminal");
+        return;
+    }
+    let recording = json!({
+        "mission": "m",
+        "turns": [{
+            "number": 1,
+            "raw_response": "plan\u{1b}]0;owned\u{7}",
+            "program": "(println 1)",
+            "success": true,
+            "prints": ["\u{1b}[31mred"],
+            "tool_calls": [],
+            "memory": {},
+        }],
+    });
+    let path = shared().write("escapes.json", recording.to_string());
+    let ptc = env!("CARGO_BIN_EXE_ptc");
+    let output = Command::new("script")
+        .args([
+            "-qec",
+            &format!("{ptc} trace --raw {}", path.display()),
+            "/dev/null",
+        ])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    assert!(text.contains("plan\\x1b]0;owned\\x07"), "{text:?}");
+    assert!(text.contains("\\x1b[31mred"), "{text:?}");
+}
+
+#[test]
+fn a_strategy_that_sends_a_single_shot_run_uncompressed_says_so() {
+    let scratch = crate::support::all_strategies();
+    // The same run, single-shot and not.
+    let run = |max_turns: u32| {
+        let recording = json!({
+            "mission": "Once.",
+            "max_turns": max_turns,
+            "turns": [{
+                "number": 1, "raw_response": "(println 1)", "program": "(println 1)",
+                "success": true, "prints": ["1"], "tool_calls": [], "memory": {"a": 1},
+            }],
+        });
+        scratch.write(&format!("run-of-{max_turns}.json"), recording.to_string())
+    };
+    let (single, longer) = (run(1), run(2));
+    let full = |path: &Path| scratch.render_json(path, 1, &["--strategy", "full-history"]);
+    let (full_single, full_longer) = (full(&single), full(&longer));
+    let list = scratch.ptc(["strategies", "--format", "json"]).json();
+    let mut uncompressed = Vec::new();
+    for strategy in list.as_array().unwrap() {
+        let name = strategy["name"].as_str().unwrap();
+        let render = |path: &Path| scratch.render_json(path, 1, &["--strategy", name]);
+        let (on_single, on_longer) = (render(&single), render(&longer));
+        assert_eq!(on_single["strategy"], name);
+        let falls_back = on_single["messages"] == full_single["messages"]
+            && on_longer["messages"] != full_longer["messages"];
+        if falls_back {
+            uncompressed.push(name);
+            let description = strategy["description"].as_str().unwrap();
+            assert!(
+                description.contains("A run with max_turns = 1 is sent uncompressed."),
+                "{name}: {description}"
+            );
+        }
+    }
+    assert!(
+        uncompressed.contains(&"single-user-coalesced"),
+        "{uncompressed:?}"
+    );
+}
