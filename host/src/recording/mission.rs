@@ -1,10 +1,11 @@
 //! The mission expander: `{{name}}` placeholders in a mission are replaced by the value of
-//! `data/name` (DECISIONS 20): a string as is, anything else in Clojure syntax.
+//! `data/name` (DECISIONS 20): a string as is, anything else in Clojure syntax. A private value
+//! (its name starts with `_`, DECISIONS 23) is never expanded: its placeholder is an error.
 
 use std::ops::Range;
 
 use ptc_plugin_api::Value;
-use ptc_strategy_kit::to_clojure_full;
+use ptc_strategy_kit::{is_private_name, to_clojure_full};
 
 /// The `{{name}}` placeholders of a mission, in order: where each is, and the name inside.
 fn placeholders(mission: &str) -> Vec<(Range<usize>, &str)> {
@@ -32,17 +33,33 @@ fn missing_message(name: &str, data: &[(String, Value)]) -> String {
     )
 }
 
+fn private_message(name: &str) -> String {
+    format!(
+        "placeholder {{{{{name}}}}} names a private value: data/{name} starts with `_`, and private values are never shown"
+    )
+}
+
+/// The value a placeholder expands to, or why it cannot expand.
+fn lookup<'a>(name: &str, data: &'a [(String, Value)]) -> Result<&'a Value, String> {
+    if is_private_name(name) {
+        return Err(private_message(name));
+    }
+    data.iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, value)| value)
+        .ok_or_else(|| missing_message(name, data))
+}
+
 /// The mission with its placeholders expanded, or an error naming the first placeholder with
-/// no data.
+/// no data or naming a private value.
 pub fn expand(mission: &str, data: &[(String, Value)]) -> Result<String, String> {
     let mut out = String::with_capacity(mission.len());
     let mut copied = 0;
     for (range, name) in placeholders(mission) {
         out.push_str(&mission[copied..range.start]);
-        match data.iter().find(|(n, _)| n == name) {
-            Some((_, Value::String(s))) => out.push_str(s),
-            Some((_, value)) => out.push_str(&to_clojure_full(value)),
-            None => return Err(missing_message(name, data)),
+        match lookup(name, data)? {
+            Value::String(s) => out.push_str(s),
+            value => out.push_str(&to_clojure_full(value)),
         }
         copied = range.end;
     }
@@ -50,11 +67,11 @@ pub fn expand(mission: &str, data: &[(String, Value)]) -> Result<String, String>
     Ok(out)
 }
 
-/// One message per placeholder of `mission` that has no data (every one, in order).
+/// One message per placeholder of `mission` that cannot expand: it has no data or names a
+/// private value (every one, in order).
 pub fn missing(mission: &str, data: &[(String, Value)]) -> Vec<String> {
     placeholders(mission)
         .into_iter()
-        .filter(|(_, name)| !data.iter().any(|(n, _)| n == name))
-        .map(|(_, name)| missing_message(name, data))
+        .filter_map(|(_, name)| lookup(name, data).err())
         .collect()
 }
