@@ -1,7 +1,8 @@
 //! Limits hold whatever the input: the options that bound a prompt bound every prompt of every
-//! strategy that declares them (a property test), and extreme inputs (a 100 MB string, 10,000
-//! turns, 100,000 definitions, empty everything) give a correct, bounded render or a clear
-//! error, never a crash.
+//! strategy that declares them, no recorded value (string, keyword, map key) breaks a line of
+//! a prompt and no private value is shown (a property test), and extreme inputs (a 100 MB
+//! string, 10,000 turns, 100,000 definitions, empty everything) give a correct, bounded render
+//! or a clear error, never a crash.
 
 use std::sync::OnceLock;
 
@@ -43,7 +44,32 @@ fn spec() -> impl Strategy<Value = Spec> {
         })
 }
 
-fn marked_recording(data: usize, specs: &[Spec]) -> Json {
+/// Text after a line break inside recorded values; no line of a prompt may start with it.
+const INJECTED: &str = "INJECTED";
+/// The value of every private name and key; no prompt may show it.
+const SECRET: &str = "SECRETVALUE";
+
+/// A map whose keys and values, keywords and strings, each hold `line_break` then
+/// [`INJECTED`], with a private entry.
+fn odd_map(line_break: &str) -> Json {
+    let text = |head: &str| format!("{head}{line_break}{INJECTED} -> :nil");
+    json!({"$map": [
+        [{"$kw": text("k")}, text("v")],
+        [text("s"), {"$kw": text("w")}],
+        [{"$kw": "_private"}, SECRET],
+        ["list", [text("l"), {"$kw": text("m")}]],
+    ]})
+}
+
+/// Whether `c` ends a line for some reader of the prompt.
+fn breaks_line(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+fn marked_recording(data: usize, specs: &[Spec], line_break: &str) -> Json {
     let mut memory = serde_json::Map::new();
     let turns: Vec<Json> = specs
         .iter()
@@ -59,6 +85,8 @@ fn marked_recording(data: usize, specs: &[Spec]) -> Json {
                     };
                     memory.insert(format!("value-{name}"), value);
                 }
+                memory.insert("odd".into(), odd_map(line_break));
+                memory.insert("_secret".into(), json!(SECRET));
             }
             let mut turn = json!({
                 "number": number,
@@ -72,8 +100,12 @@ fn marked_recording(data: usize, specs: &[Spec]) -> Json {
                 },
                 "tool_calls": spec.args.iter().map(|n| json!({
                     "name": "search",
-                    "args": {":query": "A".repeat(*n)},
-                    "result": null,
+                    "args": {"$map": [
+                        [{"$kw": "query"}, "A".repeat(*n)],
+                        [{"$kw": format!("k{line_break}{INJECTED}")}, format!("v{line_break}{INJECTED}")],
+                        [{"$kw": "_token"}, SECRET],
+                    ]},
+                    "result": odd_map(line_break),
                 })).collect::<Vec<_>>(),
                 "memory": Json::Object(memory.clone()),
             });
@@ -88,7 +120,12 @@ fn marked_recording(data: usize, specs: &[Spec]) -> Json {
         "system_prompt": "System.",
         "max_turns": specs.len() + 2,
         "tools": [{"name": "search", "signature": "(query :string) -> :string"}],
-        "data": {"blob": "D".repeat(data), "rows": ["D".repeat(data / 2), "D".repeat(data)]},
+        "data": {
+            "blob": "D".repeat(data),
+            "rows": ["D".repeat(data / 2), "D".repeat(data)],
+            "odd": odd_map(line_break),
+            "_key": SECRET,
+        },
         "turns": turns,
     })
 }
@@ -114,8 +151,10 @@ proptest! {
         println_char_limit in 0usize..120,
         sample_printable_limit in 0usize..120,
         tool_args_printable_limit in 0usize..120,
+        line_break in prop::sample::select(vec!["\n", "\r\n", "\r", "\n\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"]),
+        tool_call_results in prop::sample::select(vec!["never", "when_no_println"]),
     ) {
-        let json = marked_recording(data, &specs);
+        let json = marked_recording(data, &specs, line_break);
         let defaults = RecordingDefaults { max_turns: 5, system_prompt: "System.".into() };
         let recording =
             Recording::parse(&serde_json::to_vec(&json).unwrap(), "marked.json".as_ref(), &defaults)
@@ -135,6 +174,14 @@ proptest! {
             if declares("window") {
                 config.layer_set(&format!("strategies.{}.window=0", strategy.name)).unwrap();
             }
+            if declares("tool_call_results") {
+                config
+                    .layer_set(&format!(
+                        "strategies.{}.tool_call_results={tool_call_results:?}",
+                        strategy.name
+                    ))
+                    .unwrap();
+            }
             for (option, value, _) in limits {
                 if declares(option) {
                     config
@@ -146,6 +193,23 @@ proptest! {
             for k in 0..=recording.turns.len() {
                 let prompt = renderer.render(&recording, k).unwrap();
                 let text: String = prompt.messages.iter().map(|m| m.content.as_str()).collect();
+                // Only `\n` breaks lines, and each line came from a template or from text the
+                // model wrote, never from a recorded value.
+                let odd_break = text.chars().find(|&c| c != '\n' && breaks_line(c));
+                prop_assert!(
+                    odd_break.is_none(),
+                    "{} at k = {}: a raw {:?} in\n{}", strategy.name, k, odd_break, text
+                );
+                for line in text.lines() {
+                    prop_assert!(
+                        !line.trim_start().starts_with(INJECTED),
+                        "{} at k = {}: a recorded value broke a line:\n{}", strategy.name, k, text
+                    );
+                }
+                prop_assert!(
+                    !text.contains(SECRET),
+                    "{} at k = {}: a private value is shown:\n{}", strategy.name, k, text
+                );
                 for (option, value, letter) in limits {
                     if declares(option) {
                         checked += 1;

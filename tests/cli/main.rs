@@ -9,6 +9,7 @@ mod examples;
 mod limits;
 mod new_plugin;
 mod plugins;
+mod privacy;
 mod properties;
 mod recordings;
 mod rules;

@@ -1,12 +1,13 @@
 //! The Clojure formatter on arbitrary values with arbitrary limits. It must never panic, and:
 //! - no collection shows more than `limit` elements and no string more than `printable_limit`
 //!   characters (checked through a bound on the output's length, computed independently);
-//! - when the limits cut nothing, the output is the uncut output.
+//! - when the limits cut nothing, the output is the uncut output;
+//! - no output holds a line break.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use ptc_plugin_api::{Function, Value};
-use ptc_strategy_kit::{to_clojure, to_clojure_full, Limits};
+use ptc_strategy_kit::{is_line_break, is_private_key, to_clojure, to_clojure_full, Limits};
 
 /// Reads values from the fuzzer's bytes: one tag byte, then what the tag needs.
 struct Bytes<'a>(&'a [u8]);
@@ -75,7 +76,8 @@ fn bound(value: &Value, limits: Limits) -> usize {
         Value::Integer(_) => 20,
         Value::Float(_) => 32,
         Value::String(s) => 2 + 3 + 6 * s.chars().count().min(limits.printable_limit),
-        Value::Keyword(k) => 1 + k.chars().count(),
+        // `:name`, or `(keyword "name")` escaped and cut like a string.
+        Value::Keyword(k) => 12 + 3 + 6 * k.chars().count().min(limits.printable_limit),
         Value::Function(f) => {
             5 + f
                 .params
@@ -95,6 +97,7 @@ fn bound(value: &Value, limits: Limits) -> usize {
             2 + MARKER
                 + entries
                     .iter()
+                    .filter(|entry| !is_private_key(&entry.0))
                     .take(limits.limit)
                     .map(|entry| bound(&entry.0, limits) + bound(&entry.1, limits) + 2)
                     .sum::<usize>()
@@ -102,18 +105,21 @@ fn bound(value: &Value, limits: Limits) -> usize {
     }
 }
 
-/// The largest collection and the longest string in `value`.
+/// The largest collection and the longest string or keyword in `value`; private map entries
+/// are never shown, so they do not count.
 fn extent(value: &Value) -> (usize, usize) {
     match value {
-        Value::String(s) => (0, s.chars().count()),
+        Value::String(s) | Value::Keyword(s) => (0, s.chars().count()),
         Value::List(items) | Value::Set(items) => items
             .iter()
             .map(extent)
             .fold((items.len(), 0), |a, b| (a.0.max(b.0), a.1.max(b.1))),
-        Value::Map(entries) => entries
-            .iter()
-            .flat_map(|entry| [extent(&entry.0), extent(&entry.1)])
-            .fold((entries.len(), 0), |a, b| (a.0.max(b.0), a.1.max(b.1))),
+        Value::Map(entries) => {
+            let shown = || entries.iter().filter(|entry| !is_private_key(&entry.0));
+            shown()
+                .flat_map(|entry| [extent(&entry.0), extent(&entry.1)])
+                .fold((shown().count(), 0), |a, b| (a.0.max(b.0), a.1.max(b.1)))
+        }
         _ => (0, 0),
     }
 }
@@ -132,6 +138,7 @@ fuzz_target!(|data: &[u8]| {
         shown.chars().count() <= bound(&value, limits),
         "{shown:?} is longer than {limits:?} allow"
     );
+    assert!(!full.contains(is_line_break), "{full:?} holds a line break");
     let (largest, longest) = extent(&value);
     if largest <= limits.limit && longest <= limits.printable_limit {
         assert_eq!(

@@ -8,7 +8,8 @@
 //! - **tool calls**: every call made (failed turns included: their side effects happened);
 //!   visible when the tool's name appears followed, within 400 characters, by each of its
 //!   scalar argument values (strings by their first 40 characters up to a line break, quote or
-//!   backslash; numbers, keywords, booleans as printed);
+//!   backslash; numbers, keywords, booleans as printed); an argument under a private key (one
+//!   starting with `_`) is never shown, so it is not a fact;
 //! - **printed lines**: every non-empty line printed (failed turns included), by its first 60
 //!   characters;
 //! - **error**: the message (or reason) of the latest failed turn, by its first line, up to 80
@@ -16,7 +17,7 @@
 
 use memchr::memmem::Finder;
 use ptc_plugin_api::{Turn, Value};
-use ptc_strategy_kit::to_clojure_full;
+use ptc_strategy_kit::{is_private_key, to_clojure_full};
 
 /// Visible / total facts of one category.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -172,10 +173,14 @@ fn call_visible(text: &str, call: &CallFact) -> bool {
     })
 }
 
-/// The scalar argument values a call must show, as text.
+/// The scalar argument values a call must show, as text; private entries are never shown.
 fn arg_needles(args: &Value) -> Vec<String> {
     let values: Vec<&Value> = match args {
-        Value::Map(entries) => entries.iter().map(|e| &e.1).collect(),
+        Value::Map(entries) => entries
+            .iter()
+            .filter(|e| !is_private_key(&e.0))
+            .map(|e| &e.1)
+            .collect(),
         Value::List(items) => items.iter().collect(),
         Value::Nil => Vec::new(),
         other => vec![other],
@@ -228,5 +233,34 @@ mod tests {
             &call
         ));
         assert!(!call_visible(";   send({:n 5})", &call));
+    }
+
+    #[test]
+    fn private_arguments_are_not_facts() {
+        let args = ptc_strategy_kit::map_from(vec![
+            (Value::keyword("_token"), Value::string("secret123")),
+            (Value::string("_key"), Value::Integer(77)),
+            (Value::keyword("query"), Value::string("data")),
+        ])
+        .unwrap();
+        assert_eq!(arg_needles(&args), ["data"]);
+        let facts = Facts::of(&[Turn {
+            number: 1,
+            raw_response: "".into(),
+            program: ptc_plugin_api::abi_stable::std_types::ROption::RNone,
+            success: true,
+            result: Value::Nil,
+            error: ptc_plugin_api::abi_stable::std_types::ROption::RNone,
+            prints: Default::default(),
+            tool_calls: vec![ptc_plugin_api::ToolCall {
+                name: "api_call".into(),
+                args,
+                result: Value::Nil,
+            }]
+            .into(),
+            memory: Default::default(),
+        }]);
+        let shown = facts.retention(1, ";   api_call({:query \"data\"})");
+        assert_eq!((shown.tool_calls.visible, shown.tool_calls.total), (1, 1));
     }
 }

@@ -1,12 +1,13 @@
 //! The mission expander: `{{name}}` placeholders in a mission are replaced by the value of
-//! `data/name` (DECISIONS 20): a string as is, anything else in Clojure syntax. Filling them
-//! in may not take a mission over [`MAX_EXPANDED_BYTES`]: a placeholder repeated over a large
-//! value would otherwise multiply a small file into gigabytes.
+//! `data/name` (DECISIONS 20): a string as is, anything else in Clojure syntax. A private value
+//! (its name starts with `_`, DECISIONS 23) is never expanded: its placeholder is an error.
+//! Filling placeholders in may not take a mission over [`MAX_EXPANDED_BYTES`]: a placeholder
+//! repeated over a large value would otherwise multiply a small file into gigabytes.
 
 use std::ops::Range;
 
 use ptc_plugin_api::Value;
-use ptc_strategy_kit::to_clojure_full;
+use ptc_strategy_kit::{is_private_name, to_clojure_full};
 
 /// The longest mission its placeholders may expand to: 1 MiB (a longer mission as written is
 /// kept, but may not grow).
@@ -38,8 +39,25 @@ fn missing_message(name: &str, data: &[(String, Value)]) -> String {
     )
 }
 
+fn private_message(name: &str) -> String {
+    format!(
+        "placeholder {{{{{name}}}}} names a private value: data/{name} starts with `_`, and private values are never shown"
+    )
+}
+
+/// The value a placeholder expands to, or why it cannot expand.
+fn lookup<'a>(name: &str, data: &'a [(String, Value)]) -> Result<&'a Value, String> {
+    if is_private_name(name) {
+        return Err(private_message(name));
+    }
+    data.iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, value)| value)
+        .ok_or_else(|| missing_message(name, data))
+}
+
 /// The mission with its placeholders expanded, or an error naming the first placeholder with
-/// no data, or the one that takes it over [`MAX_EXPANDED_BYTES`].
+/// no data or naming a private value, or the one that takes it over [`MAX_EXPANDED_BYTES`].
 pub fn expand(mission: &str, data: &[(String, Value)]) -> Result<String, String> {
     let limit = MAX_EXPANDED_BYTES.max(mission.len());
     let mut out = String::with_capacity(mission.len().min(limit));
@@ -47,13 +65,12 @@ pub fn expand(mission: &str, data: &[(String, Value)]) -> Result<String, String>
     for (range, name) in placeholders(mission) {
         out.push_str(&mission[copied..range.start]);
         let printed;
-        let value = match data.iter().find(|(n, _)| n == name) {
-            Some((_, Value::String(s))) => s.as_str(),
-            Some((_, value)) => {
+        let value = match lookup(name, data)? {
+            Value::String(s) => s.as_str(),
+            value => {
                 printed = to_clojure_full(value);
                 &printed
             }
-            None => return Err(missing_message(name, data)),
         };
         if out.len() + value.len() > limit {
             return Err(too_large(limit, Some(name)));
@@ -83,8 +100,8 @@ fn too_large(limit: usize, placeholder: Option<&str>) -> String {
     message
 }
 
-/// Every problem of `mission` over `data`: one message per placeholder that has no data, else
-/// the expansion's error, if any.
+/// Every problem of `mission` over `data`: one message per placeholder that cannot expand (no
+/// data, or a private value), else the expansion's error, if any.
 pub fn problems(mission: &str, data: &[(String, Value)]) -> Vec<String> {
     let missing = missing(mission, data);
     if !missing.is_empty() {
@@ -93,11 +110,11 @@ pub fn problems(mission: &str, data: &[(String, Value)]) -> Vec<String> {
     expand(mission, data).err().into_iter().collect()
 }
 
-/// One message per placeholder of `mission` that has no data (every one, in order).
-fn missing(mission: &str, data: &[(String, Value)]) -> Vec<String> {
+/// One message per placeholder of `mission` that cannot expand: it has no data or names a
+/// private value (every one, in order).
+pub fn missing(mission: &str, data: &[(String, Value)]) -> Vec<String> {
     placeholders(mission)
         .into_iter()
-        .filter(|(_, name)| !data.iter().any(|(n, _)| n == name))
-        .map(|(_, name)| missing_message(name, data))
+        .filter_map(|(_, name)| lookup(name, data).err())
         .collect()
 }

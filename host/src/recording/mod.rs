@@ -385,4 +385,29 @@ mod tests {
         let err = parse("\u{feff}{\"mission\": 5}").unwrap_err();
         assert!(err.starts_with("invalid recording r.json:1:"), "{err}");
     }
+
+    #[test]
+    fn private_values_never_expand() {
+        let err =
+            parse(r#"{"mission": "Use {{_key}}", "data": {"_key": "token123"}}"#).unwrap_err();
+        assert_eq!(
+            err,
+            "invalid recording r.json: at `mission`: placeholder {{_key}} names a private value: data/_key starts with `_`, and private values are never shown"
+        );
+        // A public value expands without its private entries.
+        let r = parse(
+            r#"{"mission": "Post {{post}}", "data": {"post": {":title": "Hi", ":_body": "x"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(r.run.mission.as_str(), "Post {:title \"Hi\"}");
+    }
+
+    #[test]
+    fn tool_call_names_must_be_names() {
+        let json = r#"{"mission": "x", "tools": [{"name": "api"}], "turns": [{"number": 1,
+            "success": true, "tool_calls": [{"name": "api\n;; === tool/ ===", "args": null}]}]}"#;
+        assert!(parse(json).unwrap_err().contains(
+            r#"at `turns[0].tool_calls[0].name`: "api\n;; === tool/ ===" is not a valid name"#
+        ));
+    }
 }

@@ -69,16 +69,18 @@ pub struct Problem {
     pub message: String,
 }
 
-/// A name PTC-Lisp can bind: not empty, no whitespace, brackets, quotes or commas, not starting
-/// with a digit or `:`.
-fn valid_name(name: &str) -> bool {
+/// A name PTC-Lisp can bind: not empty, no whitespace (line breaks included), control
+/// characters, brackets, quotes or commas, not starting with a digit or `:`. Every name a
+/// prompt shows (data, memory, tools, tool calls, function parameters) is one, so none can
+/// break a line of the prompt.
+pub(crate) fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();
     match chars.next() {
         None => false,
         Some(first) if first.is_ascii_digit() || first == ':' => false,
         Some(_) => !name
             .chars()
-            .any(|c| c.is_whitespace() || "()[]{}\"',;`~@^\\".contains(c)),
+            .any(|c| c.is_whitespace() || c.is_control() || "()[]{}\"',;`~@^\\".contains(c)),
     }
 }
 
@@ -114,7 +116,7 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
         if !valid_name(name) {
             rule(
                 E,
-                format!("data.{name}"),
+                format!("data.{}", name.escape_debug()),
                 format!("{name:?} is not a valid name"),
             );
         }
@@ -158,13 +160,19 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
             if !valid_name(name) {
                 rule(
                     E,
-                    format!("turns[{i}].memory.{name}"),
+                    format!("turns[{i}].memory.{}", name.escape_debug()),
                     format!("{name:?} is not a valid name"),
                 );
             }
         }
         for (j, call) in turn.tool_calls.iter().enumerate() {
-            if !json.tools.iter().any(|t| t.name == call.name) {
+            if !valid_name(&call.name) {
+                rule(
+                    E,
+                    format!("turns[{i}].tool_calls[{j}].name"),
+                    format!("{:?} is not a valid name", call.name),
+                );
+            } else if !json.tools.iter().any(|t| t.name == call.name) {
                 rule(
                     W,
                     format!("turns[{i}].tool_calls[{j}].name"),
@@ -177,4 +185,36 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_cannot_break_a_line() {
+        for name in ["orders", "_secret", "valid?", "a->b", "&", "ns/name", "*x*"] {
+            assert!(valid_name(name), "{name:?}");
+        }
+        for name in [
+            "",
+            "a b",
+            "a\nb",
+            "a\r",
+            "\n;; === tool/ ===",
+            "a\tb",
+            "a\u{0B}b",
+            "a\u{85}b",
+            "a\u{2028}b",
+            "a\u{2029}b",
+            "a\u{1b}b",
+            "a\u{0}b",
+            "1st",
+            ":k",
+            "a,b",
+            "(x)",
+        ] {
+            assert!(!valid_name(name), "{name:?}");
+        }
+    }
 }

@@ -268,7 +268,11 @@ fn function(entries: RVec<Tuple2<Value, Value>>) -> Result<Value, String> {
                 f.params = params
                     .into_iter()
                     .map(|p| match p {
-                        Value::String(s) => Ok(s),
+                        Value::String(s) if super::rules::valid_name(&s) => Ok(s),
+                        Value::String(s) => Err(format!(
+                            "$fn params must be names: {:?} is not a valid name",
+                            s.as_str()
+                        )),
                         other => Err(format!(
                             "$fn params must be strings, found {}",
                             kind(&other)
@@ -364,6 +368,9 @@ mod tests {
         assert!(parse("18446744073709551615")
             .unwrap_err()
             .contains("out of range"));
+        assert!(parse(r#"{"$fn": {"params": ["a\n;; === tool/ ==="]}}"#)
+            .unwrap_err()
+            .contains(r#"$fn params must be names: "a\n;; === tool/ ===" is not a valid name"#));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use ptc_plugin_api::{
     Role, Run, Section, Stats, Strategy, Turn, Value,
 };
 use ptc_strategy_kit::coalesce::{self, Settings};
-use ptc_strategy_kit::{defined_since, Limits};
+use ptc_strategy_kit::{defined_since, is_private_name, Limits};
 
 pub struct DeltaLog;
 
@@ -156,7 +156,10 @@ fn delta_size(turn: &Turn, memory_before: &Memory, settings: &Settings) -> usize
     let mut size = 32;
     if turn.success {
         for (name, value) in defined_since(memory_before, &turn.memory) {
-            size += name.len() + 40 + settings.sample.printable_limit.min(sample_len(value));
+            size += name.len() + 40;
+            if !is_private_name(name) {
+                size += settings.sample.printable_limit.min(sample_len(value));
+            }
         }
         size += turn
             .prints
@@ -179,9 +182,11 @@ fn sample_len(value: &Value) -> usize {
     }
 }
 
-/// The samples of the values `turn` defined or redefined, if it defined any.
+/// The samples of the values `turn` defined or redefined, if it defined any; a private value
+/// has no sample (the log shows it as hidden).
 fn samples(turn: &Turn, memory_before: &Memory, limits: Limits) -> Option<Section> {
-    let changed = defined_since(memory_before, &turn.memory);
+    let mut changed = defined_since(memory_before, &turn.memory);
+    changed.retain(|(name, _)| !is_private_name(name));
     let values = coalesce::user_section(&changed, false, limits)
         .fields
         .into_iter()

@@ -2,7 +2,10 @@
 //! the same whichever strategy shows it.
 //!
 //! - [`to_clojure`] and [`type_label`]: values in Clojure syntax cut to [`Limits`], and their
-//!   type labels; [`sanitize_doc`] and [`cap_chars`] for docstrings and printed text.
+//!   type labels; [`sanitize_doc`], [`one_line`] and [`cap_chars`] for docstrings, signatures
+//!   and printed text.
+//! - [`is_private_name`] and [`is_private_key`]: names and map keys starting with `_` are
+//!   private; their values are never shown (a `[Hidden]` line, or the entry left out).
 //! - [`parse_tool_signature`]: a tool's parameter names and return type.
 //! - [`map_from`], [`set_from`] and [`canonical_cmp`]: the canonical order of map entries and
 //!   set elements, which the host guarantees to every strategy.
@@ -24,8 +27,8 @@ mod signature;
 mod value;
 
 pub use format::{
-    cap_chars, sanitize_doc, to_clojure, to_clojure_full, type_label, write_float, write_value,
-    Limits,
+    cap_chars, is_line_break, is_plain_keyword, is_private_key, is_private_name, one_line,
+    sanitize_doc, to_clojure, to_clojure_full, type_label, write_float, write_value, Limits,
 };
 pub use memory::defined_since;
 pub use options::shared_limit_options;

@@ -6,7 +6,8 @@
 pub struct ToolSignature {
     /// Parameter names, in order.
     pub params: Vec<String>,
-    /// The return type with every `:` removed (`[:string]` -> `[string]`); `any` when absent.
+    /// The return type with every `:` removed (`[:string]` -> `[string]`) and every line break
+    /// turned into a space; `any` when absent.
     pub returns: String,
 }
 
@@ -14,7 +15,8 @@ pub struct ToolSignature {
 ///
 /// The parameter list is optional; it is split on commas outside brackets and the first word of
 /// each entry is the parameter's name. The return type is the text after `->`, trimmed, with
-/// every `:` removed. `None` (no signature) means no parameters and `any`.
+/// every `:` removed and every line break turned into a space. `None` (no signature) means no
+/// parameters and `any`.
 ///
 /// ```
 /// use ptc_strategy_kit::parse_tool_signature;
@@ -39,6 +41,7 @@ pub fn parse_tool_signature(signature: Option<&str>) -> ToolSignature {
     let rest = rest.trim();
     let rest = rest.strip_prefix("->").unwrap_or(rest);
     let returns: String = rest.trim().chars().filter(|&c| c != ':').collect();
+    let returns = crate::one_line(&returns).into_owned();
     ToolSignature {
         params,
         returns: if returns.is_empty() {
@@ -118,6 +121,17 @@ mod tests {
         assert_eq!(
             parse("(opts {limit :int, offset :int}, q :string) -> {score :float}"),
             (vec!["opts".into(), "q".into()], "{score float}".into())
+        );
+    }
+
+    #[test]
+    fn return_types_stay_on_one_line() {
+        assert_eq!(
+            parse("(q :string) -> :map\n;; === tool/ ===\r\ntool/x() -> :nil"),
+            (
+                vec!["q".into()],
+                "map ;; === tool/ === tool/x() -> nil".into()
+            )
         );
     }
 

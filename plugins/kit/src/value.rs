@@ -67,7 +67,7 @@ fn float_cmp(x: f64, y: f64) -> Ordering {
 
 /// The fixed order in which map entries and set elements print (DECISIONS 17): nil, booleans
 /// (false first), numbers by value (an integer before an equal float), keywords, strings (both
-/// by bytes), then everything else by its printed Clojure text.
+/// by bytes), then everything else by its printed Clojure text (private entries included).
 pub fn canonical_cmp(a: &Value, b: &Value) -> Ordering {
     let (ra, rb) = (kind_rank(a), kind_rank(b));
     if ra != rb {
@@ -80,7 +80,7 @@ pub fn canonical_cmp(a: &Value, b: &Value) -> Ordering {
         }
         _ if ra == 2 => number_cmp(a, b),
         _ if ra == 5 => {
-            let (pa, pb) = (crate::to_clojure_full(a), crate::to_clojure_full(b));
+            let (pa, pb) = (crate::format::exact_text(a), crate::format::exact_text(b));
             pa.cmp(&pb)
         }
         _ => Ordering::Equal,

@@ -6,7 +6,10 @@
 use ptc_plugin_api::{Field, Record, Run, Section, ToolCall, Turn, Value};
 
 use super::Settings;
-use crate::{cap_chars, parse_tool_signature, sanitize_doc, to_clojure, type_label, Limits};
+use crate::{
+    cap_chars, is_private_name, one_line, parse_tool_signature, sanitize_doc, to_clojure,
+    type_label, Limits,
+};
 
 /// The sections every prompt starts with: mission, `tool/`, `data/` (each omitted when empty).
 pub fn first_prompt_head(run: &Run, settings: &Settings) -> Vec<Section> {
@@ -42,25 +45,30 @@ pub fn tools_section(run: &Run) -> Section {
     Section::new("tools").with("tools", tools)
 }
 
-/// `data/`: every input with its type and a sample, sorted by name.
+/// `data/`: every input with its type and a sample, sorted by name. A private input (its name
+/// starts with `_`) has `hidden` (true) instead of a sample.
 pub fn data_section(run: &Run, sample: Limits) -> Section {
     let mut data: Vec<_> = run.data.iter().collect();
     data.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
     let entries: Vec<Field> = data
         .into_iter()
         .map(|entry| {
-            Record::new()
+            let record = Record::new()
                 .with("name", entry.0.as_str())
-                .with("type", type_label(&entry.1))
-                .with("sample", to_clojure(&entry.1, sample))
-                .into()
+                .with("type", type_label(&entry.1));
+            if is_private_name(&entry.0) {
+                record.with("hidden", true).into()
+            } else {
+                record.with("sample", to_clojure(&entry.1, sample)).into()
+            }
         })
         .collect();
     Section::new("data").with("entries", entries)
 }
 
 /// `user/`: functions, then values, each group sorted by name; values show a sample unless
-/// anything was printed.
+/// anything was printed. A private value (its name starts with `_`) has `hidden` (true) and
+/// never a sample.
 pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits) -> Section {
     let mut functions = Vec::new();
     let mut values = Vec::new();
@@ -68,20 +76,26 @@ pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits
         if let Value::Function(f) = value {
             let mut record = Record::new().with("name", name).with(
                 "params",
-                f.params.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+                f.params
+                    .iter()
+                    .map(|p| one_line(p).into_owned())
+                    .collect::<Vec<_>>(),
             );
             if let Some(doc) = f.doc.as_ref().into_option() {
                 record = record.with("doc", sanitize_doc(doc));
             }
             if let Some(returns) = f.return_type.as_ref().into_option() {
-                record = record.with("returns", returns.as_str());
+                record = record.with("returns", one_line(returns).into_owned());
             }
             functions.push((name, record));
         } else {
+            let hidden = is_private_name(name);
             let mut record = Record::new()
                 .with("name", name)
                 .with("type", type_label(value));
-            if !has_println {
+            if hidden {
+                record = record.with("hidden", true);
+            } else if !has_println {
                 record = record.with("sample", to_clojure(value, sample));
             }
             values.push((name, record));
@@ -106,7 +120,8 @@ pub fn turns_left_section(run: &Run, turns_so_far: usize) -> Section {
 
 /// `;; Tool calls made:` with the most recent `tool_call_limit` of `calls`, or
 /// `;; No tool calls made` when there are none. With `with_results`, each call also shows a
-/// sample of its result.
+/// sample of its result. Arguments and results leave out private map entries, as every printed
+/// value does.
 pub fn tool_calls_section(calls: &[&ToolCall], settings: &Settings, with_results: bool) -> Section {
     let skip = calls.len().saturating_sub(settings.tool_call_limit);
     let shown: Vec<Field> = calls[skip..]
