@@ -202,7 +202,9 @@ mod tests {
                 "program": "(println \"\u{1b}[2J\")",
                 "success": false,
                 "prints": ["\u{1b}[31mred\ttab"],
-                "tool_calls": [{"name": "t\u{9b}", "args": {"k": "\u{1b}"}, "result": "\u{8}"}],
+                // Names are checked when the recording is read (no control characters), so
+                // here only values and text the model wrote carry them.
+                "tool_calls": [{"name": "t", "args": {"k": "\u{1b}"}, "result": "\u{8}"}],
                 "error": {"reason": "r\u{1b}", "message": "m\u{1b}[1A"},
             }],
         });
@@ -225,7 +227,6 @@ mod tests {
             "plan\\x1b]0;owned\\x07",
             "\\x1b[2J",
             "\\x1b[31mred\ttab",
-            "t\\x9b",
             "r\\x1b",
             "m\\x1b[1A",
         ] {
