@@ -63,8 +63,22 @@ fn a_jsonl_line_is_a_recording_wherever_one_is_accepted() {
         .ptc(["render", &format!("{}:3", path.display())])
         .bad_input();
     assert!(err.contains("corpus.jsonl:3:13: at `mission`"), "{err}");
+    // ptc ab measures the good line, names the bad ones, and exits 1: results, but partial.
+    let run = crate::support::all_strategies().ptc(["ab", path.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("1 recording(s), 1 prompt(s)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr
+            .contains("corpus.jsonl:1: at `mission`: placeholder {{who}}"),
+        "{}",
+        run.stderr
+    );
     let err = crate::support::all_strategies()
-        .ptc(["ab", path.to_str().unwrap()])
+        .ptc(["ab", path.to_str().unwrap(), "--strict"])
         .bad_input();
     assert!(
         err.contains("corpus.jsonl:1: at `mission`: placeholder {{who}}"),
