@@ -227,14 +227,11 @@ pub enum ImportFrom {
 /// Runs a parsed command line, writing results to `out` and warnings to stderr.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
     crate::recording::set_max_recording_bytes(cli.max_recording_bytes);
-    let mut config = Config::load_allowing_insecure(
+    let config = Config::load_allowing_insecure(
         cli.config.as_deref(),
         &cli.sets,
         cli.allow_insecure_plugins,
     )?;
-    if cli.allow_insecure_plugins {
-        config.layer_set("plugins.allow_insecure=true")?;
-    }
     // Plugins are loaded by the commands that use strategies only (`trace` when it renders):
     // the others run no plugin code.
     let host = Host::new(config).on_plugins_loaded(|host| {

@@ -83,10 +83,12 @@ pub fn run(
     let per_recording: Vec<Result<Vec<RunMeasure>, Error>> = sources
         .par_iter()
         .map(|source| {
-            let recording = source.load(&defaults);
-            let Ok(recording) = recording else {
-                progress();
-                return recording.map(|_| Vec::new());
+            let recording = match source.load(&defaults) {
+                Ok(recording) => recording,
+                Err(e) => {
+                    progress();
+                    return Err(e);
+                }
             };
             let mut counter = Counter::new(plan.tokenizer);
             let runs = prompters

@@ -125,7 +125,8 @@ impl Config {
     }
 
     /// [`Config::load`]; with `allow_insecure` (`--allow-insecure-plugins`) a configuration
-    /// file that another user could have written is read too.
+    /// file that another user could have written is read too, and so are such plugins
+    /// (`[plugins] allow_insecure` is set last, over every layer).
     pub fn load_allowing_insecure(
         config_file: Option<&Path>,
         sets: &[String],
@@ -146,6 +147,9 @@ impl Config {
         }
         for arg in sets {
             config.layer_set(arg)?;
+        }
+        if allow_insecure {
+            config.layer_set("plugins.allow_insecure=true")?;
         }
         // A profile may be completed by any layer, so it is checked once all are applied.
         config.pricing_profiles()?;

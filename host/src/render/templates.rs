@@ -182,8 +182,8 @@ impl Templates {
         let mut context = Context::new();
         let mut given = 0;
         for Tuple2(name, field) in section.fields.iter() {
-            given += name.as_str().len() + field_size(field);
-            context.insert_value(name.as_str(), field_value(field));
+            given += name.as_str().len();
+            context.insert_value(name.as_str(), field_value(field, &mut given));
         }
         let mut text = self.render_context(section.template.as_str(), &context, given)?;
         if text.ends_with('\n') {
@@ -218,19 +218,6 @@ impl Write for Bounded {
     }
 }
 
-/// The bytes of text in a field (a number or a boolean counts as 20).
-fn field_size(field: &Field) -> usize {
-    match field {
-        Field::Text(s) => s.len(),
-        Field::Integer(_) | Field::Boolean(_) => 20,
-        Field::List(items) => items.iter().map(field_size).sum(),
-        Field::Record(fields) => fields
-            .iter()
-            .map(|Tuple2(name, field)| name.as_str().len() + field_size(field))
-            .sum(),
-    }
-}
-
 /// The bytes of text in a tera value (anything but a string, a list or a map counts as 20).
 fn value_size(value: &Value) -> usize {
     if let Some(text) = value.as_str() {
@@ -246,22 +233,42 @@ fn value_size(value: &Value) -> usize {
     }
 }
 
-/// A strategy's field as a tera value. Field names are static strings, so records borrow them.
-fn field_value(field: &Field) -> Value {
+/// A strategy's field as a tera value, adding the bytes of text it holds to `size` (a number
+/// or a boolean counts as 20, as in [`value_size`]). Field names are static strings, so records
+/// borrow them.
+fn field_value(field: &Field, size: &mut usize) -> Value {
     match field {
-        Field::Text(s) => Value::from(s.as_str()),
-        Field::Integer(i) => Value::from(*i),
-        Field::Boolean(b) => Value::from(*b),
-        Field::List(items) => Value::from(items.iter().map(field_value).collect::<Vec<Value>>()),
-        Field::Record(fields) => Value::from(record(fields)),
+        Field::Text(s) => {
+            *size += s.len();
+            Value::from(s.as_str())
+        }
+        Field::Integer(i) => {
+            *size += 20;
+            Value::from(*i)
+        }
+        Field::Boolean(b) => {
+            *size += 20;
+            Value::from(*b)
+        }
+        Field::List(items) => Value::from(
+            items
+                .iter()
+                .map(|item| field_value(item, size))
+                .collect::<Vec<Value>>(),
+        ),
+        Field::Record(fields) => Value::from(record(fields, size)),
     }
 }
 
-fn record(fields: &[Tuple2<FieldName, Field>]) -> tera::Map {
+fn record(fields: &[Tuple2<FieldName, Field>], size: &mut usize) -> tera::Map {
     let mut map = tera::Map::default();
     map.reserve(fields.len());
     for Tuple2(name, field) in fields {
-        map.insert(tera::value::Key::Str(name.as_str()), field_value(field));
+        *size += name.as_str().len();
+        map.insert(
+            tera::value::Key::Str(name.as_str()),
+            field_value(field, size),
+        );
     }
     map
 }
