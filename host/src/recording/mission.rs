@@ -112,7 +112,7 @@ pub fn problems(mission: &str, data: &[(String, Value)]) -> Vec<String> {
 
 /// One message per placeholder of `mission` that cannot expand: it has no data or names a
 /// private value (every one, in order).
-pub fn missing(mission: &str, data: &[(String, Value)]) -> Vec<String> {
+fn missing(mission: &str, data: &[(String, Value)]) -> Vec<String> {
     placeholders(mission)
         .into_iter()
         .filter_map(|(_, name)| lookup(name, data).err())
