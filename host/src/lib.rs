@@ -34,7 +34,7 @@ pub use recording::{
 };
 pub use render::templates::{TemplateError, Templates};
 pub use render::trigger::{Prompter, RunCache};
-pub use render::{Prompt, RenderedMessage, Renderer, SectionCache};
+pub use render::{BlockSpan, Prompt, RenderedMessage, Renderer, SectionCache};
 
 /// The bundled example recordings, compiled in: (file name, JSON).
 pub mod examples {

@@ -2,8 +2,9 @@
 //! types that cross the boundary, the root module, [`export_strategy!`] and [`guard`].
 //!
 //! A strategy is a `cdylib` that exports a [`StrategyModRef`] root module. It receives the
-//! [`Run`] and the [`Turn`]s so far, and returns an [`Output`]: messages made of [`Section`]s.
-//! The strategy decides *what* is shown and computes the values (the helpers strategies share,
+//! [`Run`] and the [`Turn`]s so far, and returns an [`Output`]: messages made of content
+//! [`Block`]s, blocks made of [`Section`]s; a block may carry a cache breakpoint, where the
+//! strategy asks the client to have the provider cache the prompt up to. The strategy decides *what* is shown and computes the values (the helpers strategies share,
 //! such as value formatting and type labels, are in the `ptc-strategy-kit` crate); each section
 //! names a template, and the templates decide *how* it looks. The host renders the templates,
 //! so users change the text without rebuilding anything.
@@ -60,7 +61,7 @@ pub use module::{
 };
 pub use options::{OptionSpec, OptionValue, Options};
 pub use output::{
-    ErrorKind, Field, FieldName, Message, Output, Record, RenderError, Role, Section, Stats,
+    Block, ErrorKind, Field, FieldName, Message, Output, Record, RenderError, Role, Section, Stats,
 };
 pub use run::{Memory, Run, Tool, ToolCall, Turn, TurnError};
 pub use value::{Function, Value};

@@ -19,7 +19,7 @@ use crate::run::{Run, Turn};
 /// The version of the contract between host and plugins. A plugin loads only into a host whose
 /// `ABI_VERSION` equals the one it was built with (see `ABI.md`); abi_stable checks the layout
 /// of every type on top of that.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 /// The name of the symbol holding a plugin's [`ABI_VERSION`] (a `u32`), exported by
 /// [`export_strategy!`](crate::export_strategy) beside the root module.

@@ -1,7 +1,9 @@
-//! What a strategy returns: messages made of sections. The strategy decides what is shown and
-//! computes the values (type labels, samples cut to limits, ...); each section names the
-//! template that decides how it looks. The host renders the sections through its templates and
-//! joins the non-empty ones of a message with one blank line.
+//! What a strategy returns: messages made of content blocks, blocks made of sections. The
+//! strategy decides what is shown and computes the values (type labels, samples cut to limits,
+//! ...); each section names the template that decides how it looks. The host renders the
+//! sections through its templates and joins the non-empty ones of a message with one blank
+//! line. The blocks and their cache breakpoints tell a client where a provider's prompt cache
+//! may end: they change the price of a prompt, never its text.
 
 use abi_stable::std_types::{RStr, RString, RVec, Tuple2};
 use abi_stable::StableAbi;
@@ -141,20 +143,84 @@ impl Section {
     }
 }
 
-/// A chat message: its content is its sections, rendered and joined by one blank line.
+/// A content block of a message: some of its sections, rendered and joined as a message's are.
+///
+/// A provider's prompt cache can only end at a block boundary (Anthropic's rule), so the blocks
+/// decide what can be read from the cache, not only the text: a stable prefix that grows must
+/// grow by new blocks, never by a longer block.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub struct Block {
+    pub sections: RVec<Section>,
+    /// A cache breakpoint: the client should ask the provider to cache the prompt up to and
+    /// including this block (Anthropic's `cache_control`). At most four per prompt.
+    pub cache_breakpoint: bool,
+}
+
+impl Block {
+    /// A block without a cache breakpoint.
+    pub fn new(sections: Vec<Section>) -> Block {
+        Block {
+            sections: sections.into(),
+            cache_breakpoint: false,
+        }
+    }
+
+    /// The block with a cache breakpoint.
+    pub fn cached(mut self) -> Block {
+        self.cache_breakpoint = true;
+        self
+    }
+}
+
+/// A chat message: content blocks made of sections. Its text is its non-empty sections,
+/// rendered and joined by one blank line, whatever blocks they are in; a block whose sections
+/// all render empty is left out of the message (its breakpoint, if any, moves to the block
+/// before it, which ends the same prefix).
 #[repr(C)]
 #[derive(StableAbi, Clone, Debug, PartialEq)]
 pub struct Message {
     pub role: Role,
-    pub sections: RVec<Section>,
+    pub blocks: RVec<Block>,
 }
 
 impl Message {
+    /// A message of one block, without a cache breakpoint.
     pub fn new(role: Role, sections: Vec<Section>) -> Message {
+        Message::of_blocks(role, vec![Block::new(sections)])
+    }
+
+    pub fn of_blocks(role: Role, blocks: Vec<Block>) -> Message {
         Message {
             role,
-            sections: sections.into(),
+            blocks: blocks.into(),
         }
+    }
+
+    /// The message with a cache breakpoint on its last block.
+    pub fn cached(mut self) -> Message {
+        self.set_cache_breakpoint();
+        self
+    }
+
+    /// Puts a cache breakpoint on the message's last block.
+    pub fn set_cache_breakpoint(&mut self) {
+        if let Some(last) = self.blocks.last_mut() {
+            last.cache_breakpoint = true;
+        }
+    }
+
+    /// Every section of the message, block after block.
+    pub fn sections(&self) -> impl Iterator<Item = &Section> {
+        self.blocks.iter().flat_map(|b| b.sections.iter())
+    }
+
+    /// The message's sections, block after block, its blocks given up.
+    pub fn into_sections(self) -> Vec<Section> {
+        self.blocks
+            .into_iter()
+            .flat_map(|b| b.sections.into_iter())
+            .collect()
     }
 }
 

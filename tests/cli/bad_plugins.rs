@@ -46,8 +46,8 @@ const CASES: &[Case] = &[
         name: "abi-version-bumped",
         patches: &[(
             "src/module.rs",
-            "pub const ABI_VERSION: u32 = 1;",
             "pub const ABI_VERSION: u32 = 2;",
+            "pub const ABI_VERSION: u32 = 3;",
         )],
     },
 ];
@@ -202,7 +202,7 @@ fn line_about<'a>(stderr: &'a str, file: &str) -> &'a str {
 const HOST: &str = concat!(
     "this host has ptc-plugin-api ",
     env!("CARGO_PKG_VERSION"),
-    " (ABI version 1)"
+    " (ABI version 2)"
 );
 
 #[test]
@@ -230,7 +230,7 @@ fn plugins_built_against_another_plugin_api_are_skipped_with_one_line_each() {
     assert!(field.starts_with("warning: skipping plugin "), "{field}");
     assert!(
         field.contains(&format!(
-            ": built for ptc-plugin-api {version} (ABI version 1), {HOST}: their types differ; first difference: "
+            ": built for ptc-plugin-api {version} (ABI version 2), {HOST}: their types differ; first difference: "
         )),
         "{field}"
     );
@@ -246,7 +246,7 @@ fn plugins_built_against_another_plugin_api_are_skipped_with_one_line_each() {
     let variant = line_about(&stderr, &dylib_name("variant-added"));
     assert!(
         variant.contains(&format!(
-            ": built for ptc-plugin-api {version} (ABI version 1), {HOST}: their types differ; first difference: "
+            ": built for ptc-plugin-api {version} (ABI version 2), {HOST}: their types differ; first difference: "
         )),
         "{variant}"
     );
@@ -261,7 +261,7 @@ fn plugins_built_against_another_plugin_api_are_skipped_with_one_line_each() {
     let abi = line_about(&stderr, &dylib_name("abi-version-bumped"));
     assert!(
         abi.contains(&format!(
-            ": built for ptc-plugin-api {version} (ABI version 2), {HOST}: the plugin speaks ABI version 2, this host 1; rebuild"
+            ": built for ptc-plugin-api {version} (ABI version 3), {HOST}: the plugin speaks ABI version 3, this host 2; rebuild"
         )),
         "{abi}"
     );
@@ -313,7 +313,7 @@ fn asking_for_a_bad_plugin_is_an_error_naming_its_file() {
         ("variant-added", "their types differ; first difference: "),
         (
             "abi-version-bumped",
-            "the plugin speaks ABI version 2, this host 1",
+            "the plugin speaks ABI version 3, this host 2",
         ),
         ("no-root-module", "not a ptc strategy plugin"),
     ] {

@@ -260,10 +260,7 @@ mod tests {
     use ptc_plugin_api::Role;
 
     fn msg(role: Role, content: &str) -> RenderedMessage {
-        RenderedMessage {
-            role,
-            content: content.into(),
-        }
+        RenderedMessage::plain(role, content)
     }
 
     #[test]

@@ -15,11 +15,54 @@ use crate::recording::Recording;
 use crate::render::templates::{TemplateError, Templates};
 use crate::Error;
 
-/// A chat message with its text.
+/// A chat message with its text and its content blocks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RenderedMessage {
     pub role: Role,
     pub content: String,
+    /// The content blocks, in order: byte ranges of `content`, one blank line between two.
+    /// A message whose content is empty has none.
+    pub blocks: Vec<BlockSpan>,
+}
+
+/// One content block of a [`RenderedMessage`]: `content[start..end]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockSpan {
+    pub start: usize,
+    pub end: usize,
+    /// The strategy put a cache breakpoint on this block.
+    pub cache_breakpoint: bool,
+}
+
+/// The most cache breakpoints a prompt may carry (Anthropic's limit).
+pub const MAX_CACHE_BREAKPOINTS: usize = 4;
+
+impl RenderedMessage {
+    /// A message of one block without a breakpoint (or none, when `content` is empty).
+    pub fn plain(role: Role, content: impl Into<String>) -> RenderedMessage {
+        let content = content.into();
+        let blocks = if content.is_empty() {
+            Vec::new()
+        } else {
+            vec![BlockSpan {
+                start: 0,
+                end: content.len(),
+                cache_breakpoint: false,
+            }]
+        };
+        RenderedMessage {
+            role,
+            content,
+            blocks,
+        }
+    }
+
+    /// The text of each block, with whether it carries a cache breakpoint.
+    pub fn block_texts(&self) -> impl Iterator<Item = (&str, bool)> {
+        self.blocks
+            .iter()
+            .map(|b| (&self.content[b.start..b.end], b.cache_breakpoint))
+    }
 }
 
 /// The prompt sent before turn `turns + 1`.
@@ -116,40 +159,77 @@ impl<'a> Renderer<'a> {
     }
 
     /// [`Renderer::messages`], reusing the text of sections rendered before from `cache`.
+    ///
+    /// A block whose sections all render empty is left out; its cache breakpoint moves to the
+    /// block before it (in this message or an earlier one), which ends the same prefix. More
+    /// than [`MAX_CACHE_BREAKPOINTS`] breakpoints are the strategy's failure.
     pub fn messages_cached(
         &self,
         output: &Output,
         mut cache: Option<&mut SectionCache>,
     ) -> Result<Vec<RenderedMessage>, Error> {
-        let mut messages = Vec::with_capacity(output.messages.len());
+        let mut messages: Vec<RenderedMessage> = Vec::with_capacity(output.messages.len());
+        let mut breakpoints = 0;
         for message in output.messages.iter() {
             let mut content = String::new();
-            for section in message.sections.iter() {
-                let rendered;
-                let text: &str = match cache.as_deref_mut() {
-                    Some(cache) => {
-                        if !cache.contains_key(section) {
-                            let text = self.section(section)?;
-                            cache.insert(section.clone(), text);
+            let mut blocks = Vec::with_capacity(message.blocks.len());
+            for block in message.blocks.iter() {
+                let before = content.len();
+                for section in block.sections.iter() {
+                    let rendered;
+                    let text: &str = match cache.as_deref_mut() {
+                        Some(cache) => {
+                            if !cache.contains_key(section) {
+                                let text = self.section(section)?;
+                                cache.insert(section.clone(), text);
+                            }
+                            &cache[section]
                         }
-                        &cache[section]
+                        None => {
+                            rendered = self.section(section)?;
+                            &rendered
+                        }
+                    };
+                    if text.is_empty() {
+                        continue;
                     }
-                    None => {
-                        rendered = self.section(section)?;
-                        &rendered
+                    if !content.is_empty() {
+                        content.push_str("\n\n");
                     }
-                };
-                if text.is_empty() {
-                    continue;
+                    content.push_str(text);
                 }
-                if !content.is_empty() {
-                    content.push_str("\n\n");
+                breakpoints += usize::from(block.cache_breakpoint);
+                if content.len() > before {
+                    // The separator before the block's text belongs to no block.
+                    let start = if before == 0 { 0 } else { before + 2 };
+                    blocks.push(BlockSpan {
+                        start,
+                        end: content.len(),
+                        cache_breakpoint: block.cache_breakpoint,
+                    });
+                } else if block.cache_breakpoint {
+                    // An empty block ends the prefix the block before it ends.
+                    let before = blocks
+                        .last_mut()
+                        .or_else(|| messages.iter_mut().rev().find_map(|m| m.blocks.last_mut()));
+                    if let Some(before) = before {
+                        before.cache_breakpoint = true;
+                    }
                 }
-                content.push_str(text);
             }
             messages.push(RenderedMessage {
                 role: message.role,
                 content,
+                blocks,
+            });
+        }
+        if breakpoints > MAX_CACHE_BREAKPOINTS {
+            return Err(Error::Strategy {
+                strategy: self.strategy.name.clone(),
+                file: self.strategy.file.clone(),
+                source: ptc_plugin_api::RenderError::input(&format!(
+                    "the prompt has {breakpoints} cache breakpoints; a provider accepts at most {MAX_CACHE_BREAKPOINTS}"
+                )),
             });
         }
         Ok(messages)

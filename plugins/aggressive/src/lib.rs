@@ -98,8 +98,10 @@ impl Strategy for Aggressive {
         coalesce::count_tool_calls(&mut stats, calls, 0);
         coalesce::count_printlns(&mut stats, prints, 0);
         Ok(Output {
+            // The user message changes with every turn: only the system prompt can be read
+            // from the cache by the next prompt.
             messages: vec![
-                coalesce::system_message(run),
+                coalesce::system_message(run).cached(),
                 Message::new(Role::User, sections),
             ]
             .into(),

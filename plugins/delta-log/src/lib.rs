@@ -12,8 +12,8 @@
 //! a run agrees on them.
 
 use ptc_plugin_api::{
-    export_strategy, Field, Memory, Message, OptionSpec, OptionValue, Options, Output, RenderError,
-    Role, Run, Section, Stats, Strategy, Turn, Value,
+    export_strategy, Block, Field, Memory, Message, OptionSpec, OptionValue, Options, Output,
+    RenderError, Role, Run, Section, Stats, Strategy, Turn, Value,
 };
 use ptc_strategy_kit::coalesce::{self, Settings};
 use ptc_strategy_kit::{defined_since, is_private_name, Limits};
@@ -80,9 +80,17 @@ impl Strategy for DeltaLog {
         }
         let point = recoalescing_point(turns, budget, &settings);
         let (head, mut stats) = coalesce::user_message(run, &turns[..point], &settings);
-        let mut sections: Vec<Section> = head.sections.into_vec();
+        let mut head = head.into_sections();
         // The head's own turns-left line would change every prompt: the log ends with one.
-        sections.pop();
+        head.pop();
+        // The head shows the latest error of its turns only while its last turn failed; an
+        // earlier one the log had shown stays, as the line its delta had.
+        let head_turns = &turns[..point];
+        if let Some(failed) = head_turns.iter().rev().find(|t| !t.success) {
+            if head_turns.last().is_some_and(|last| last.success) {
+                head.push(earlier_error(failed));
+            }
+        }
         let mut memory_before: &Memory = turns[..point]
             .iter()
             .rev()
@@ -95,8 +103,11 @@ impl Strategy for DeltaLog {
         let mut log_chars = if point > 0 {
             usize::MAX
         } else {
-            fields_chars(&system.sections) + fields_chars(&sections)
+            fields_chars(system.sections()) + fields_chars(&head)
         };
+        // One block for the head, one per delta: the log grows by blocks, so that the prefix
+        // the previous prompt cached ends on a block boundary of this one.
+        let mut blocks = vec![Block::new(head)];
         // The latest turn, whether its delta went to the log whole, and the memory before it.
         let mut latest: Option<(&Turn, bool, &Memory)> = None;
         for turn in &turns[point..] {
@@ -104,32 +115,50 @@ impl Strategy for DeltaLog {
             let section = delta(turn, memory_before, inline, &settings, &mut stats);
             if inline {
                 // Past the cache minimum the measure no longer matters.
-                log_chars += fields_chars(std::slice::from_ref(&section));
+                log_chars += fields_chars([&section]);
             }
-            sections.push(section);
+            blocks.push(Block::new(vec![section]));
             latest = Some((turn, inline, memory_before));
             if turn.success {
                 memory_before = turn.memory.as_slice();
             }
+        }
+        // The cache breakpoint: on the latest delta (or the head), before the tail.
+        if let Some(last) = blocks.last_mut() {
+            last.cache_breakpoint = true;
         }
         // The tail, replaced by the next prompt: what is worth reading only while it is the
         // latest. A failed program while its error is the latest (the log keeps the error
         // line), the samples of the values the latest turn defined (the log keeps name and
         // type). Each is written to the cache once instead of being read for the rest of the
         // run.
+        let mut tail = Vec::new();
         if let Some((turn, false, before)) = latest {
             if !turn.success {
-                sections.push(coalesce::error_section(turn));
+                tail.push(coalesce::error_section(turn));
             } else if turn.prints.is_empty() {
-                sections.extend(samples(turn, before, latest_sample));
+                tail.extend(samples(turn, before, latest_sample));
             }
         }
-        sections.push(coalesce::turns_left_section(run, turns.len()));
+        tail.push(coalesce::turns_left_section(run, turns.len()));
+        blocks.push(Block::new(tail));
         Ok(Output {
-            messages: vec![system, Message::new(Role::User, sections)].into(),
+            messages: vec![system, Message::of_blocks(Role::User, blocks)].into(),
             stats,
         })
     }
+}
+
+/// The line of a failed turn's delta, without its calls: an earlier error the head keeps.
+fn earlier_error(turn: &Turn) -> Section {
+    Section::new("delta")
+        .with("functions", Vec::<Field>::new())
+        .with("values", Vec::<Field>::new())
+        .with("calls", Vec::<Field>::new())
+        .with("prints", Vec::<Field>::new())
+        .with("turn", turn.number)
+        .with("failed", true)
+        .with("message", turn.error_text().unwrap_or("error"))
 }
 
 /// The last re-coalescing point at or before `turns.len()`: walking the turns, a new point is
@@ -255,7 +284,7 @@ fn delta(
 
 /// The characters of text `sections` hold: a measure of their rendered length that does not
 /// depend on the templates.
-fn fields_chars(sections: &[Section]) -> usize {
+fn fields_chars<'a>(sections: impl IntoIterator<Item = &'a Section>) -> usize {
     fn field(f: &Field) -> usize {
         match f {
             Field::Text(s) => s.len() + 1,
@@ -265,7 +294,7 @@ fn fields_chars(sections: &[Section]) -> usize {
         }
     }
     sections
-        .iter()
+        .into_iter()
         .map(|s| s.fields.iter().map(|f| field(&f.1)).sum::<usize>())
         .sum()
 }

@@ -67,6 +67,16 @@ impl Strategy for ObservationMasking {
                 memory_before = turn.memory.as_slice();
             }
         }
+        // The next prompt masks one more turn, the oldest shown whole, and keeps everything
+        // before its feedback: the breakpoint goes on that turn's response (message 2 + 2i),
+        // or on the last message while no turn is to be masked next.
+        let next_masked = (turns.len() + 1).saturating_sub(window);
+        let mark = if next_masked > masked && masked < turns.len() {
+            2 + 2 * masked
+        } else {
+            messages.len() - 1
+        };
+        messages[mark].set_cache_breakpoint();
         Ok(Output {
             messages: messages.into(),
             stats,

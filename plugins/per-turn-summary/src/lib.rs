@@ -73,6 +73,10 @@ impl Strategy for PerTurnSummary {
                 memory_before = turn.memory.as_slice();
             }
         }
+        // Append-only: the whole prompt is the next one's prefix.
+        if let Some(last) = messages.last_mut() {
+            last.set_cache_breakpoint();
+        }
         Ok(Output {
             messages: messages.into(),
             stats,

@@ -39,11 +39,22 @@ impl Strategy for RollingWindow {
         }
         let (older, recent) = turns.split_at(turns.len().saturating_sub(window));
         let (first, mut stats) = coalesce::user_message(run, older, &settings);
-        let mut messages = vec![coalesce::system_message(run), first];
+        // The next prompt keeps this one as its prefix only while the window is not full;
+        // once it is, the first user message changes with every turn and only the system
+        // prompt can be read from the cache.
+        let window_full = turns.len() >= window;
+        let system = coalesce::system_message(run);
+        let system = if window_full { system.cached() } else { system };
+        let mut messages = vec![system, first];
         for turn in recent {
             messages.extend(coalesce::exchange(run, turn));
         }
         stats += coalesce::shown_whole(recent);
+        if !window_full {
+            if let Some(last) = messages.last_mut() {
+                last.set_cache_breakpoint();
+            }
+        }
         Ok(Output {
             messages: messages.into(),
             stats,

@@ -41,7 +41,9 @@ impl Strategy for SingleUserCoalesced {
         }
         let (user, stats) = coalesce::user_message(run, turns, &settings);
         Ok(Output {
-            messages: vec![coalesce::system_message(run), user].into(),
+            // The user message changes with every turn: only the system prompt can be read from
+            // the cache by the next prompt.
+            messages: vec![coalesce::system_message(run).cached(), user].into(),
             stats,
         })
     }

@@ -1,6 +1,7 @@
 //! The conversation without compression, as `full-history` sends it and as other strategies
 //! show the turns they keep whole: after the first prompt, each turn's response as the
-//! assistant's message and its prints or error as the user's feedback.
+//! assistant's message and its prints or error as the user's feedback. Each message is one
+//! block; the prompt is append-only, so its last block carries the cache breakpoint.
 
 use ptc_plugin_api::{Field, Message, Output, Role, Run, Section, Turn};
 
@@ -15,6 +16,10 @@ pub fn uncompressed(run: &Run, turns: &[Turn], settings: &Settings) -> Output {
     let mut messages = vec![system_message(run), first];
     for turn in turns {
         messages.extend(exchange(run, turn));
+    }
+    // Append-only: the whole prompt is the next one's prefix.
+    if let Some(last) = messages.last_mut() {
+        last.set_cache_breakpoint();
     }
     Output {
         messages: messages.into(),
