@@ -52,24 +52,31 @@ fn figures_are_consistent() {
             // No caching: every token at $3 per million.
             let none = p["cost"]["none"]["cost"].as_f64().unwrap();
             assert!((none - tokens as f64 * 3e-6).abs() < 1e-12, "{p}");
-            // Anthropic: below 1,024 tokens nothing is cached.
+            // Anthropic: every token is read, written or plain; below 1,024 tokens nothing
+            // is cached.
             let anthropic = &p["cost"]["anthropic"];
+            let count = |key: &str| anthropic[key].as_u64().unwrap();
+            assert_eq!(
+                count("read") + count("written") + count("plain"),
+                tokens,
+                "{p}"
+            );
             if tokens < 1024 {
-                assert_eq!(anthropic["cached"], 0);
-                assert_eq!(anthropic["uncached"], tokens);
-            } else {
-                let split =
-                    anthropic["cached"].as_u64().unwrap() + anthropic["written"].as_u64().unwrap();
-                assert_eq!(split, tokens);
+                assert_eq!((count("read"), count("written")), (0, 0), "{p}");
             }
             // full-history is append-only: each prompt shares all of the previous one but the
-            // reply header.
+            // reply header, and reads what the previous one cached (its breakpoint is on the
+            // last message).
             if run["strategy"] == "full-history" {
                 if let Some(prev) = previous {
                     assert!(
                         p["shared"].as_u64().unwrap() + 3 >= prev["tokens"].as_u64().unwrap(),
                         "{p}"
                     );
+                    let before = &prev["cost"]["anthropic"];
+                    let cached =
+                        before["read"].as_u64().unwrap() + before["written"].as_u64().unwrap();
+                    assert_eq!(count("read"), cached, "{p}");
                 }
             }
             previous = Some(p);
@@ -94,7 +101,9 @@ fn output_is_identical_whatever_the_thread_count() {
     assert_eq!(one, run("4"));
     let text = String::from_utf8(one).unwrap();
     assert!(
-        text.starts_with("recording,strategy,turns,tokens,shared,cached_anthropic,cost_anthropic,"),
+        text.starts_with(
+            "recording,strategy,turns,tokens,shared,read_anthropic,written_anthropic,plain_anthropic,cost_anthropic,"
+        ),
         "{text}"
     );
     assert_eq!(text.lines().count(), 1 + bundled().1 * STRATEGIES.len());

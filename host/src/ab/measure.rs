@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::ab::pricing::{Pricing, PromptCost};
+use crate::ab::pricing::{CacheState, Caching, Pricing, PromptCost, Request};
 use crate::ab::retention::{Facts, Retention};
 use crate::ab::tokens::Counter;
 use crate::ab::Summary;
@@ -86,6 +86,10 @@ pub(super) fn measure(
     };
     let mut previous = Vec::new();
     let mut cache = RunCache::default();
+    // What each provider holds in its cache for this run; the blocks are measured only for a
+    // provider whose caching is explicit.
+    let mut provider_caches = vec![CacheState::default(); pricing.len()];
+    let explicit = pricing.iter().any(|p| p.caching == Caching::Explicit);
     let facts = Facts::of(&recording.turns);
     for turns in 0..recording.turns.len() {
         let (prompt, render_ns) =
@@ -99,6 +103,20 @@ pub(super) fn measure(
                 }
             };
         let (tokens, shared) = counter.measure(&previous, &prompt.messages);
+        let request = if explicit {
+            counter.request(&prompt.messages, tokens, shared, None)
+        } else {
+            Request {
+                tokens,
+                shared,
+                ..Request::default()
+            }
+        };
+        let costs = pricing
+            .iter()
+            .zip(&mut provider_caches)
+            .map(|(p, cache)| p.cost(&request, cache))
+            .collect();
         let text: String = prompt
             .messages
             .iter()
@@ -110,7 +128,7 @@ pub(super) fn measure(
             turns,
             tokens,
             shared,
-            costs: pricing.iter().map(|p| p.cost(tokens, shared)).collect(),
+            costs,
             retention: facts.retention(turns, &text),
             render_ns,
         };

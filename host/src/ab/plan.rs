@@ -2,7 +2,7 @@
 //! `name@option=value`), the baseline among them, the pricing profiles and the tokenizer,
 //! resolved from the configuration and the command line.
 
-use crate::ab::pricing::Pricing;
+use crate::ab::pricing::{Caching, Placement, Pricing, Ttl};
 use crate::ab::tokens::Tokenizer;
 use crate::host::Host;
 use crate::Error;
@@ -93,18 +93,20 @@ impl AbPlan {
         variants.insert(0, base);
         let tokenizer_name = tokenizer.unwrap_or(config.ab_tokenizer());
         let tokenizer = Tokenizer::named(tokenizer_name)?;
-        let profiles = config.pricing_profiles()?;
-        let primary = pricing.unwrap_or(config.ab_pricing()).to_owned();
+        let configured = config.pricing_profiles()?;
+        // Every profile, and each explicit one also with the `auto` placement, so that the
+        // report compares the strategies' layouts with the common client policy.
+        let mut profiles = Vec::with_capacity(configured.len() * 2);
+        for profile in &configured {
+            profiles.push(profile.clone());
+            if profile.caching == Caching::Explicit && profile.placement != Placement::Auto {
+                let auto = format!("{}@breakpoints=auto", profile.name);
+                profiles.push(pricing_variant(&configured, &auto)?);
+            }
+        }
+        let primary = pricing.unwrap_or(config.ab_pricing()).trim().to_owned();
         if !profiles.iter().any(|p| p.name == primary) {
-            return Err(Error::UnknownName {
-                what: "pricing profile",
-                name: primary,
-                known: profiles
-                    .iter()
-                    .map(|p| p.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
+            profiles.push(pricing_variant(&configured, &primary)?);
         }
         Ok(AbPlan {
             variants,
@@ -115,6 +117,64 @@ impl AbPlan {
             baseline_added,
         })
     }
+}
+
+/// A configured pricing profile with keys set for this run: `name@key=value@...`, where a
+/// key is `breakpoints` (`strategy`, `auto`, `none`), `cache_ttl` (`5m`, `1h`) or
+/// `min_cacheable_tokens`. It is named as written.
+pub fn pricing_variant(profiles: &[Pricing], spec: &str) -> Result<Pricing, Error> {
+    let spec = spec.trim();
+    let mut parts = spec.split('@');
+    let name = parts.next().unwrap_or("").trim();
+    let Some(base) = profiles.iter().find(|p| p.name == name) else {
+        return Err(Error::UnknownName {
+            what: "pricing profile",
+            name: name.to_owned(),
+            known: profiles
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    };
+    let bad = |reason: String| Error::BadVariant {
+        spec: spec.to_owned(),
+        reason,
+    };
+    let mut profile = base.clone();
+    profile.name = spec.to_owned();
+    for part in parts {
+        let (key, value) = part
+            .split_once('=')
+            .map(|(k, v)| (k.trim(), v.trim()))
+            .ok_or_else(|| bad(format!("`{part}` is not key=value")))?;
+        match key {
+            "breakpoints" => {
+                profile.placement = Placement::parse(value).ok_or_else(|| {
+                    bad(format!(
+                        "breakpoints must be `strategy`, `auto` or `none`, not `{value}`"
+                    ))
+                })?;
+            }
+            "cache_ttl" => {
+                profile.ttl = Ttl::parse(value)
+                    .ok_or_else(|| bad(format!("cache_ttl must be `5m` or `1h`, not `{value}`")))?;
+            }
+            "min_cacheable_tokens" => {
+                profile.min_cacheable_tokens = value.parse().map_err(|_| {
+                    bad(format!(
+                        "min_cacheable_tokens must be a number of tokens, not `{value}`"
+                    ))
+                })?;
+            }
+            other => {
+                return Err(bad(format!(
+                    "unknown key `{other}`; a pricing profile's keys for one run are breakpoints, cache_ttl and min_cacheable_tokens"
+                )))
+            }
+        }
+    }
+    Ok(profile)
 }
 
 #[cfg(test)]
@@ -134,5 +194,47 @@ mod tests {
         );
         assert!(Variant::parse("x@nope").is_err());
         assert!(Variant::parse("@a=1").is_err());
+    }
+
+    #[test]
+    fn pricing_variants_set_keys_for_one_run() {
+        let base = Pricing {
+            name: "anthropic".into(),
+            input_per_mtok: 3.0,
+            cache_read_per_mtok: 0.3,
+            cache_write_per_mtok: 3.75,
+            cache_write_1h_per_mtok: 6.0,
+            min_cacheable_tokens: 1024,
+            cache_step_tokens: 1,
+            caching: Caching::Explicit,
+            ttl: Ttl::FiveMinutes,
+            placement: Placement::Strategy,
+        };
+        let profiles = [base.clone()];
+        let v = pricing_variant(
+            &profiles,
+            " anthropic@breakpoints=auto@cache_ttl=1h@min_cacheable_tokens=2048 ",
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            Pricing {
+                name: "anthropic@breakpoints=auto@cache_ttl=1h@min_cacheable_tokens=2048".into(),
+                placement: Placement::Auto,
+                ttl: Ttl::OneHour,
+                min_cacheable_tokens: 2048,
+                ..base.clone()
+            }
+        );
+        assert_eq!(pricing_variant(&profiles, "anthropic").unwrap(), base);
+        let error = |spec| pricing_variant(&profiles, spec).unwrap_err().to_string();
+        assert!(
+            error("anthropic@breakpoints=all").contains("`strategy`, `auto` or `none`, not `all`")
+        );
+        assert!(error("anthropic@cache_ttl=1d").contains("`5m` or `1h`, not `1d`"));
+        assert!(error("anthropic@min_cacheable_tokens=x").contains("not `x`"));
+        assert!(error("anthropic@ttl=1h").contains("unknown key `ttl`"));
+        assert!(error("anthropic@auto").contains("`auto` is not key=value"));
+        assert!(error("claude").contains("anthropic"));
     }
 }

@@ -1,109 +1,326 @@
 //! Prices and prompt caching of a provider, from `[pricing.<name>]` in the configuration, and
-//! the cost of a prompt given the prefix it shares with the previous request of its run.
+//! what each prompt of a run costs under that provider's caching rules.
+//!
+//! Two rules are simulated, each as its provider publishes it:
+//!
+//! - **Explicit** (Anthropic). A request is a sequence of content blocks; a block may carry a
+//!   cache breakpoint (at most [`MAX_BREAKPOINTS`]; where they go is the [`Placement`]). The
+//!   request reads the longest prefix that ends at one of its block boundaries, equals a
+//!   prefix an earlier request of the run wrote, and lies within [`LOOKBACK_BLOCKS`] blocks
+//!   before (and including) one of its breakpoints. The tokens from there up to its last
+//!   breakpoint are written (at the write price of the profile's TTL); the tokens after the
+//!   last breakpoint are plain input. Every breakpoint whose prefix reaches the minimum writes
+//!   that prefix; one under the minimum caches nothing.
+//! - **Implicit** (OpenAI, Gemini). No markers: the longest prefix the prompt shares with the
+//!   previous request of its run is read, when the prompt and the prefix reach the minimum,
+//!   counted in steps of `cache_step_tokens`; everything else is plain input. No write premium.
+//!
+//! The requests of one run are assumed to follow each other within the TTL, unless the
+//! recording has per-turn timestamps: an entry not read or written for longer than the TTL is
+//! then gone.
+
+use std::fmt;
+
+use rustc_hash::FxHashMap;
+use serde::de::{self, Deserialize, Deserializer, Unexpected};
+
+/// The most breakpoints a request may carry.
+pub const MAX_BREAKPOINTS: usize = 4;
+
+/// How many blocks before a breakpoint (the breakpoint's own block included) a request looks
+/// for a prefix written earlier.
+pub const LOOKBACK_BLOCKS: usize = 20;
+
+/// A provider's caching rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caching {
+    /// Anthropic's: breakpoints on content blocks, writes at a premium.
+    Explicit,
+    /// OpenAI's and Gemini's: the shared prefix is read, nothing is marked.
+    Implicit,
+}
+
+/// Where a request carries its cache breakpoints (explicit caching only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Where the strategy put them.
+    Strategy,
+    /// On the last block of the system prompt and the last block of the final message: what
+    /// gateways and Anthropic's automatic caching do.
+    Auto,
+    /// Nowhere: nothing is cached.
+    None,
+}
+
+impl Caching {
+    pub fn parse(name: &str) -> Option<Caching> {
+        match name {
+            "explicit" => Some(Caching::Explicit),
+            "implicit" => Some(Caching::Implicit),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Caching::Explicit => "explicit",
+            Caching::Implicit => "implicit",
+        }
+    }
+}
+
+impl Placement {
+    pub fn parse(name: &str) -> Option<Placement> {
+        match name {
+            "strategy" => Some(Placement::Strategy),
+            "auto" => Some(Placement::Auto),
+            "none" => Some(Placement::None),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Placement::Strategy => "strategy",
+            Placement::Auto => "auto",
+            Placement::None => "none",
+        }
+    }
+
+    /// The indices of the blocks of `request` that carry a breakpoint, in order.
+    pub fn breakpoints(self, request: &Request) -> Vec<usize> {
+        match self {
+            Placement::Strategy => request
+                .blocks
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.strategy_breakpoint)
+                .map(|(i, _)| i)
+                .collect(),
+            Placement::Auto => {
+                let system = request.blocks.iter().rposition(|b| b.system);
+                let last = request.blocks.len().checked_sub(1);
+                let mut marks: Vec<usize> = system.into_iter().chain(last).collect();
+                marks.dedup();
+                marks
+            }
+            Placement::None => Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for Placement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How long a cache entry lives without being read or written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ttl {
+    FiveMinutes,
+    OneHour,
+}
+
+impl Ttl {
+    pub fn parse(name: &str) -> Option<Ttl> {
+        match name {
+            "5m" => Some(Ttl::FiveMinutes),
+            "1h" => Some(Ttl::OneHour),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ttl::FiveMinutes => "5m",
+            Ttl::OneHour => "1h",
+        }
+    }
+
+    pub fn seconds(self) -> f64 {
+        match self {
+            Ttl::FiveMinutes => 300.0,
+            Ttl::OneHour => 3600.0,
+        }
+    }
+}
+
+/// Reads one of the names `parse` knows, as the configuration spells it.
+macro_rules! deserialize_by_name {
+    ($type:ty, $expected:literal) => {
+        impl<'de> Deserialize<'de> for $type {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let name = String::deserialize(deserializer)?;
+                <$type>::parse(&name)
+                    .ok_or_else(|| de::Error::invalid_value(Unexpected::Str(&name), &$expected))
+            }
+        }
+    };
+}
+
+deserialize_by_name!(Caching, "\"explicit\" or \"implicit\"");
+deserialize_by_name!(Placement, "\"strategy\", \"auto\" or \"none\"");
+deserialize_by_name!(Ttl, "\"5m\" or \"1h\"");
 
 /// A provider's input prices (per million tokens) and caching rules.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pricing {
+    /// The profile's name, with its placement and TTL when they are not the profile's own
+    /// (`anthropic@breakpoints=auto`).
     pub name: String,
     pub input_per_mtok: f64,
     /// Price of a token read from the cache.
     pub cache_read_per_mtok: f64,
-    /// Price of a token written to the cache (the input price where writes cost nothing extra).
+    /// Price of a token written to the cache with a 5-minute TTL (explicit caching).
     pub cache_write_per_mtok: f64,
-    /// A prompt shorter than this is neither read from nor written to the cache; 0 disables
+    /// Price of a token written to the cache with a 1-hour TTL (explicit caching).
+    pub cache_write_1h_per_mtok: f64,
+    /// A prefix shorter than this is neither read from nor written to the cache; 0 disables
     /// caching.
     pub min_cacheable_tokens: usize,
     /// Cached prefixes count in steps of this many tokens (OpenAI: 128); 1 for any length.
+    /// Implicit caching only.
     pub cache_step_tokens: usize,
+    pub caching: Caching,
+    pub ttl: Ttl,
+    pub placement: Placement,
 }
 
 /// What one prompt costs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PromptCost {
     /// Tokens read from the cache.
-    pub cached: usize,
+    pub read: usize,
     /// Tokens written to the cache.
     pub written: usize,
     /// Tokens paid at the plain input price.
-    pub uncached: usize,
+    pub plain: usize,
     /// In dollars.
     pub cost: f64,
 }
 
+/// One content block of a request, as a prompt cache sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheBlock {
+    /// Tokens of the request up to the end of this block.
+    pub end: usize,
+    /// Identifies the request's prefix up to the end of this block: equal prefixes, equal keys.
+    pub prefix: u64,
+    /// The strategy put a breakpoint here.
+    pub strategy_breakpoint: bool,
+    /// The block is part of the system prompt.
+    pub system: bool,
+}
+
+/// A request as a prompt cache sees it: its blocks, in order, and its tokens.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Request {
+    pub blocks: Vec<CacheBlock>,
+    /// Every token of the request (at least the end of its last block).
+    pub tokens: usize,
+    /// Tokens shared as an exact prefix with the previous request (implicit caching).
+    pub shared: usize,
+    /// Seconds since the start of the run when the request is sent, if the recording says.
+    pub at: Option<f64>,
+}
+
+/// What a provider holds in its cache for one run: prefix key → when it was last written or
+/// read (seconds; 0 when the recording has no times).
+#[derive(Clone, Debug, Default)]
+pub struct CacheState {
+    entries: FxHashMap<u64, f64>,
+}
+
 impl Pricing {
-    /// The cost of a prompt of `total` tokens whose first `shared` tokens equal the previous
-    /// request of the same run.
-    ///
-    /// A prompt shorter than the minimum pays the plain input price for everything. Otherwise
-    /// the shared prefix, when it reaches the minimum, is read from the cache (cut down to the
-    /// cache step), and the rest is written to it, at the write price.
-    pub fn cost(&self, total: usize, shared: usize) -> PromptCost {
-        let per = |tokens: usize, price: f64| tokens as f64 * price / 1_000_000.0;
-        if self.min_cacheable_tokens == 0 || total < self.min_cacheable_tokens {
-            return PromptCost {
-                uncached: total,
-                cost: per(total, self.input_per_mtok),
-                ..PromptCost::default()
-            };
+    /// The plain cost of `tokens`.
+    fn per(tokens: usize, price: f64) -> f64 {
+        tokens as f64 * price / 1_000_000.0
+    }
+
+    fn write_price(&self) -> f64 {
+        match self.ttl {
+            Ttl::FiveMinutes => self.cache_write_per_mtok,
+            Ttl::OneHour => self.cache_write_1h_per_mtok,
+        }
+    }
+
+    fn priced(&self, read: usize, written: usize, plain: usize) -> PromptCost {
+        PromptCost {
+            read,
+            written,
+            plain,
+            cost: Pricing::per(read, self.cache_read_per_mtok)
+                + Pricing::per(written, self.write_price())
+                + Pricing::per(plain, self.input_per_mtok),
+        }
+    }
+
+    /// The cost of `request`, given what earlier requests of its run left in `cache`, which it
+    /// updates.
+    pub fn cost(&self, request: &Request, cache: &mut CacheState) -> PromptCost {
+        if self.min_cacheable_tokens == 0 {
+            return self.priced(0, 0, request.tokens);
+        }
+        match self.caching {
+            Caching::Implicit => self.implicit(request.tokens, request.shared),
+            Caching::Explicit => self.explicit(request, cache),
+        }
+    }
+
+    /// Implicit caching: the prefix shared with the previous request is read, when the prompt
+    /// and the prefix reach the minimum, in whole steps.
+    fn implicit(&self, total: usize, shared: usize) -> PromptCost {
+        if total < self.min_cacheable_tokens || shared < self.min_cacheable_tokens {
+            return self.priced(0, 0, total);
         }
         let step = self.cache_step_tokens.max(1);
-        let cached = if shared >= self.min_cacheable_tokens {
-            shared.min(total) / step * step
-        } else {
-            0
-        };
-        let written = total - cached;
-        PromptCost {
-            cached,
-            written,
-            uncached: 0,
-            cost: per(cached, self.cache_read_per_mtok) + per(written, self.cache_write_per_mtok),
+        let read = shared.min(total) / step * step;
+        self.priced(read, 0, total - read)
+    }
+
+    /// Explicit caching, as the module documentation says.
+    fn explicit(&self, request: &Request, cache: &mut CacheState) -> PromptCost {
+        let now = request.at.unwrap_or(0.0);
+        let ttl = self.ttl.seconds();
+        cache.entries.retain(|_, at| now - *at <= ttl);
+        let mut breakpoints = self.placement.breakpoints(request);
+        // A request with more is refused by the provider; the strategy's are checked when it
+        // renders, so only the last four can be here.
+        if breakpoints.len() > MAX_BREAKPOINTS {
+            breakpoints.drain(..breakpoints.len() - MAX_BREAKPOINTS);
         }
+        if breakpoints.is_empty() {
+            return self.priced(0, 0, request.tokens);
+        }
+        let mut read = 0;
+        let mut read_key = None;
+        for &mark in &breakpoints {
+            let first = (mark + 1).saturating_sub(LOOKBACK_BLOCKS);
+            let hit = (first..=mark)
+                .rev()
+                .map(|i| &request.blocks[i])
+                .find(|b| cache.entries.contains_key(&b.prefix));
+            if let Some(hit) = hit.filter(|hit| hit.end > read) {
+                read = hit.end;
+                read_key = Some(hit.prefix);
+            }
+        }
+        if let Some(key) = read_key {
+            cache.entries.insert(key, now);
+        }
+        let mut cached_to = read;
+        for &mark in &breakpoints {
+            let block = &request.blocks[mark];
+            if block.end >= self.min_cacheable_tokens {
+                cache.entries.insert(block.prefix, now);
+                cached_to = cached_to.max(block.end);
+            }
+        }
+        let written = cached_to - read;
+        self.priced(read, written, request.tokens - cached_to)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn anthropic() -> Pricing {
-        Pricing {
-            name: "anthropic".into(),
-            input_per_mtok: 3.0,
-            cache_read_per_mtok: 0.3,
-            cache_write_per_mtok: 3.75,
-            min_cacheable_tokens: 1024,
-            cache_step_tokens: 1,
-        }
-    }
-
-    #[test]
-    fn short_prompts_pay_the_input_price() {
-        let c = anthropic().cost(1000, 900);
-        assert_eq!((c.cached, c.written, c.uncached), (0, 0, 1000));
-        assert!((c.cost - 0.003).abs() < 1e-12);
-    }
-
-    #[test]
-    fn long_prompts_read_the_shared_prefix_and_write_the_rest() {
-        let c = anthropic().cost(3000, 2000);
-        assert_eq!((c.cached, c.written, c.uncached), (2000, 1000, 0));
-        assert!((c.cost - (2000.0 * 0.3 + 1000.0 * 3.75) / 1e6).abs() < 1e-12);
-        let first = anthropic().cost(3000, 0);
-        assert_eq!((first.cached, first.written), (0, 3000));
-    }
-
-    #[test]
-    fn openai_counts_the_cache_in_steps() {
-        let openai = Pricing {
-            name: "openai".into(),
-            input_per_mtok: 1.25,
-            cache_read_per_mtok: 0.125,
-            cache_write_per_mtok: 1.25,
-            min_cacheable_tokens: 1024,
-            cache_step_tokens: 128,
-        };
-        assert_eq!(openai.cost(5000, 1100).cached, 1024);
-        assert_eq!(openai.cost(5000, 1000).cached, 0);
-    }
-}
+mod tests;

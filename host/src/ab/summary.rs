@@ -4,6 +4,26 @@
 use crate::ab::retention::Retention;
 use crate::ab::{Ab, PromptMeasure};
 
+/// Input tokens by how a provider's cache billed them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheTokens {
+    pub read: usize,
+    pub written: usize,
+    pub plain: usize,
+}
+
+impl CacheTokens {
+    /// The share of input tokens read from the cache.
+    pub fn read_share(self) -> f64 {
+        let total = self.read + self.written + self.plain;
+        if total == 0 {
+            0.0
+        } else {
+            self.read as f64 / total as f64
+        }
+    }
+}
+
 /// The figures of one variant over every recording.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Summary {
@@ -14,6 +34,8 @@ pub struct Summary {
     pub cached_tokens: usize,
     /// One per pricing profile.
     pub costs: Vec<f64>,
+    /// Tokens read from the cache, written to it and paid plain: one per pricing profile.
+    pub cache: Vec<CacheTokens>,
     pub retention: Retention,
     pub render_ns: u64,
     /// Recordings the variant failed on, with the first error.
@@ -26,9 +48,15 @@ impl Summary {
         self.prompts += 1;
         self.tokens += p.tokens;
         self.max_tokens = self.max_tokens.max(p.tokens);
-        self.cached_tokens += p.costs[primary].cached;
+        self.cached_tokens += p.costs[primary].read;
         for (total, cost) in self.costs.iter_mut().zip(&p.costs) {
             *total += cost.cost;
+        }
+        self.cache.resize(p.costs.len(), CacheTokens::default());
+        for (total, cost) in self.cache.iter_mut().zip(&p.costs) {
+            total.read += cost.read;
+            total.written += cost.written;
+            total.plain += cost.plain;
         }
         self.retention.add(&p.retention);
         self.render_ns += p.render_ns;
@@ -41,6 +69,15 @@ impl Summary {
         self.cached_tokens += other.cached_tokens;
         for (total, cost) in self.costs.iter_mut().zip(&other.costs) {
             *total += cost;
+        }
+        self.cache.resize(
+            self.cache.len().max(other.cache.len()),
+            CacheTokens::default(),
+        );
+        for (total, more) in self.cache.iter_mut().zip(&other.cache) {
+            total.read += more.read;
+            total.written += more.written;
+            total.plain += more.plain;
         }
         self.retention.add(&other.retention);
         self.render_ns += other.render_ns;

@@ -7,8 +7,11 @@
 //! providers differ by a few tokens per message, which changes no comparison between
 //! strategies.
 
-use rustc_hash::FxHashMap;
+use std::hash::{Hash, Hasher};
 
+use rustc_hash::{FxHashMap, FxHasher};
+
+use crate::ab::pricing::{CacheBlock, Request};
 use crate::render::RenderedMessage;
 
 /// Tokens every message costs besides its role and content.
@@ -210,6 +213,53 @@ impl Counter {
         (total, shared)
     }
 
+    /// The blocks of `messages` as a prompt cache sees them: each with the tokens of the
+    /// request up to its end (a message's overhead and role count with its first block, the
+    /// blank line between two blocks with the first of them, the reply priming after the last)
+    /// and a key of the prefix it ends (its own and every earlier block's text, role and
+    /// message).
+    pub fn blocks(&mut self, messages: &[RenderedMessage]) -> Vec<CacheBlock> {
+        let mut blocks = Vec::new();
+        let mut before = 0;
+        let mut key = FxHasher::default();
+        for (i, message) in messages.iter().enumerate() {
+            let head = MESSAGE_OVERHEAD + self.text(message.role.as_str());
+            i.hash(&mut key);
+            message.role.as_str().hash(&mut key);
+            for (b, span) in message.blocks.iter().enumerate() {
+                let limit = message
+                    .blocks
+                    .get(b + 1)
+                    .map_or(message.content.len(), |next| next.start);
+                message.content[span.start..span.end].hash(&mut key);
+                blocks.push(CacheBlock {
+                    end: before + head + self.count_before(&message.content, limit),
+                    prefix: key.finish(),
+                    strategy_breakpoint: span.cache_breakpoint,
+                    system: message.role == ptc_plugin_api::Role::System,
+                });
+            }
+            before += self.message(message);
+        }
+        blocks
+    }
+
+    /// [`Counter::blocks`] as a [`Request`] of `tokens` sharing `shared` with the previous one.
+    pub fn request(
+        &mut self,
+        messages: &[RenderedMessage],
+        tokens: usize,
+        shared: usize,
+        at: Option<f64>,
+    ) -> Request {
+        Request {
+            blocks: self.blocks(messages),
+            tokens,
+            shared,
+            at,
+        }
+    }
+
     /// Tokens of the pieces of `text` that end within its first `limit` bytes: the piece cut at
     /// `limit` is not shared.
     fn count_before(&mut self, text: &str, limit: usize) -> usize {
@@ -306,6 +356,70 @@ mod tests {
             counter.prompt(&messages),
             REPLY_PRIMING + 2 * MESSAGE_OVERHEAD + role_tokens + 8
         );
+    }
+
+    #[test]
+    fn blocks_end_where_the_tokens_of_their_prefix_end() {
+        let mut counter = Counter::new(Tokenizer::O200kBase);
+        let user = RenderedMessage {
+            role: Role::User,
+            content: "one two\n\nthree four five\n\nsix".into(),
+            blocks: vec![
+                crate::render::BlockSpan {
+                    start: 0,
+                    end: 7,
+                    cache_breakpoint: false,
+                },
+                crate::render::BlockSpan {
+                    start: 9,
+                    end: 24,
+                    cache_breakpoint: true,
+                },
+                crate::render::BlockSpan {
+                    start: 26,
+                    end: 29,
+                    cache_breakpoint: false,
+                },
+            ],
+        };
+        let messages = [msg(Role::System, "S"), user.clone()];
+        let blocks = counter.blocks(&messages);
+        let system = counter.message(&messages[0]);
+        let head = MESSAGE_OVERHEAD + counter.text("user");
+        let ends: Vec<usize> = blocks.iter().map(|b| b.end).collect();
+        assert_eq!(
+            ends,
+            [
+                system,
+                system + head + Tokenizer::O200kBase.count("one two\n\n"),
+                system + head + Tokenizer::O200kBase.count("one two\n\nthree four five\n\n"),
+                system + counter.message(&user),
+            ]
+        );
+        assert_eq!(counter.prompt(&messages), ends[3] + REPLY_PRIMING);
+        let marks: Vec<bool> = blocks.iter().map(|b| b.strategy_breakpoint).collect();
+        assert_eq!(marks, [false, false, true, false]);
+        let system_blocks: Vec<bool> = blocks.iter().map(|b| b.system).collect();
+        assert_eq!(system_blocks, [true, false, false, false]);
+        // Equal prefixes have equal keys; a change in a block changes its key and every later
+        // one, not the earlier ones.
+        assert_eq!(counter.blocks(&messages), blocks);
+        let mut changed = user.clone();
+        changed.content = "one two\n\nthree four fivE\n\nsix".into();
+        let other = counter.blocks(&[msg(Role::System, "S"), changed]);
+        let same: Vec<bool> = blocks
+            .iter()
+            .zip(&other)
+            .map(|(a, b)| a.prefix == b.prefix)
+            .collect();
+        assert_eq!(same, [true, true, false, false]);
+        // The same text in another role is another prefix.
+        let assistant = RenderedMessage {
+            role: Role::Assistant,
+            ..user
+        };
+        let other = counter.blocks(&[msg(Role::System, "S"), assistant]);
+        assert_ne!(other[1].prefix, blocks[1].prefix);
     }
 
     #[test]

@@ -315,6 +315,10 @@ impl Config {
                     cache_write_per_mtok: profile.cache_write_per_mtok,
                     min_cacheable_tokens: profile.min_cacheable_tokens as usize,
                     cache_step_tokens: profile.cache_step_tokens as usize,
+                    caching: profile.caching,
+                    cache_write_1h_per_mtok: profile.cache_write_1h_per_mtok,
+                    ttl: profile.cache_ttl,
+                    placement: profile.placement,
                 })
             })
             .collect()

@@ -16,6 +16,8 @@ use serde::de::{self, IgnoredAny, IntoDeserializer, Unexpected, Visitor};
 use serde::Deserialize;
 use serde_path_to_error::Segment;
 
+use crate::ab::pricing::{Caching, Placement, Ttl};
+
 /// The whole configuration, strategy options aside.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a table of sections")]
@@ -106,6 +108,15 @@ pub(super) struct PricingTable {
     pub cache_write_per_mtok: Option<Price>,
     pub min_cacheable_tokens: Option<Price>,
     pub cache_step_tokens: Option<Price>,
+    /// Optional: `implicit` when not set.
+    pub caching: Option<Caching>,
+    /// Optional: twice the input price when not set.
+    pub cache_write_1h_per_mtok: Option<Price>,
+    /// Optional: `5m` when not set.
+    pub cache_ttl: Option<Ttl>,
+    /// Optional: `strategy` when not set.
+    #[serde(rename = "breakpoints")]
+    pub placement: Option<Placement>,
 }
 
 /// A `[pricing.<name>]` table with every key set.
@@ -116,18 +127,27 @@ pub(super) struct Profile {
     pub cache_write_per_mtok: f64,
     pub min_cacheable_tokens: f64,
     pub cache_step_tokens: f64,
+    pub caching: Caching,
+    pub cache_write_1h_per_mtok: f64,
+    pub cache_ttl: Ttl,
+    pub placement: Placement,
 }
 
 impl PricingTable {
     /// Every key's value, or the first key (in the order of the file) that is not set.
     pub fn complete(&self) -> Result<Profile, &'static str> {
         let price = |price: Option<Price>, key| price.map(|p| p.0).ok_or(key);
+        let input = price(self.input_per_mtok, "input_per_mtok")?;
         Ok(Profile {
             input_per_mtok: price(self.input_per_mtok, "input_per_mtok")?,
             cache_read_per_mtok: price(self.cache_read_per_mtok, "cache_read_per_mtok")?,
             cache_write_per_mtok: price(self.cache_write_per_mtok, "cache_write_per_mtok")?,
             min_cacheable_tokens: price(self.min_cacheable_tokens, "min_cacheable_tokens")?,
             cache_step_tokens: price(self.cache_step_tokens, "cache_step_tokens")?,
+            caching: self.caching.unwrap_or(Caching::Implicit),
+            cache_write_1h_per_mtok: self.cache_write_1h_per_mtok.map_or(2.0 * input, |p| p.0),
+            cache_ttl: self.cache_ttl.unwrap_or(Ttl::FiveMinutes),
+            placement: self.placement.unwrap_or(Placement::Strategy),
         })
     }
 }

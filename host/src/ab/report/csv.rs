@@ -15,7 +15,7 @@ fn csv_field(text: &str) -> String {
 pub fn csv(ab: &Ab) -> String {
     let mut out = String::from("recording,strategy,turns,tokens,shared");
     for p in &ab.pricing {
-        out.push_str(&format!(",cached_{0},cost_{0}", p.name));
+        out.push_str(&format!(",read_{0},written_{0},plain_{0},cost_{0}", p.name));
     }
     for cat in ["symbols", "tool_calls", "printed_lines", "error"] {
         out.push_str(&format!(",{cat}_visible,{cat}_total"));
@@ -32,7 +32,10 @@ pub fn csv(ab: &Ab) -> String {
                 p.shared
             ));
             for c in &p.costs {
-                out.push_str(&format!(",{},{:.8}", c.cached, c.cost));
+                out.push_str(&format!(
+                    ",{},{},{},{:.8}",
+                    c.read, c.written, c.plain, c.cost
+                ));
             }
             let r = &p.retention;
             for s in [r.symbols, r.tool_calls, r.printed_lines, r.error] {

@@ -32,6 +32,20 @@ pub fn json(ab: &Ab) -> Json {
                 .zip(&s.costs)
                 .map(|(p, c)| (p.name.clone(), json!(c)))
                 .collect();
+            let cache: serde_json::Map<String, Json> = ab
+                .pricing
+                .iter()
+                .zip(&s.cache)
+                .map(|(p, c)| {
+                    let tokens = json!({
+                        "read": c.read,
+                        "written": c.written,
+                        "plain": c.plain,
+                        "read_share": c.read_share(),
+                    });
+                    (p.name.clone(), tokens)
+                })
+                .collect();
             let vs: serde_json::Map<String, Json> = ab
                 .pricing
                 .iter()
@@ -48,6 +62,7 @@ pub fn json(ab: &Ab) -> Json {
                 "tokens_vs_baseline": vs_base(s, s.tokens as f64, base.tokens as f64),
                 "cached_share": s.cached_share(),
                 "cost": cost,
+                "cache": cache,
                 "cost_vs_baseline": vs,
                 "retention": retention_json(&s.retention),
                 "render_us_mean": s.mean_render_us(),
@@ -69,7 +84,7 @@ pub fn json(ab: &Ab) -> Json {
                     "tokens": p.tokens,
                     "shared": p.shared,
                     "cost": ab.pricing.iter().zip(&p.costs).map(|(pr, c)| (pr.name.clone(), json!({
-                        "cached": c.cached, "written": c.written, "uncached": c.uncached, "cost": c.cost,
+                        "read": c.read, "written": c.written, "plain": c.plain, "cost": c.cost,
                     }))).collect::<serde_json::Map<String, Json>>(),
                     "retention": retention_json(&p.retention),
                     "render_us": p.render_ns as f64 / 1000.0,
@@ -85,8 +100,12 @@ pub fn json(ab: &Ab) -> Json {
             "input_per_mtok": p.input_per_mtok,
             "cache_read_per_mtok": p.cache_read_per_mtok,
             "cache_write_per_mtok": p.cache_write_per_mtok,
+            "cache_write_1h_per_mtok": p.cache_write_1h_per_mtok,
             "min_cacheable_tokens": p.min_cacheable_tokens,
             "cache_step_tokens": p.cache_step_tokens,
+            "caching": p.caching.as_str(),
+            "cache_ttl": p.ttl.as_str(),
+            "breakpoints": p.placement.as_str(),
         })).collect::<Vec<_>>(),
         "primary_pricing": ab.pricing[ab.primary_pricing].name,
         "strategies": strategies,

@@ -1,0 +1,382 @@
+//! Each rule of the simulation on small requests whose costs are computed by hand. Prices are
+//! Anthropic's Sonnet list prices ($3 input, $0.30 read, $3.75 5-minute write, $6 1-hour
+//! write) and OpenAI's ($1.25 input, $0.125 read), so that a cost reads as tokens × price.
+
+use super::*;
+
+fn anthropic() -> Pricing {
+    Pricing {
+        name: "anthropic".into(),
+        input_per_mtok: 3.0,
+        cache_read_per_mtok: 0.3,
+        cache_write_per_mtok: 3.75,
+        cache_write_1h_per_mtok: 6.0,
+        min_cacheable_tokens: 1024,
+        cache_step_tokens: 1,
+        caching: Caching::Explicit,
+        ttl: Ttl::FiveMinutes,
+        placement: Placement::Strategy,
+    }
+}
+
+fn openai() -> Pricing {
+    Pricing {
+        name: "openai".into(),
+        input_per_mtok: 1.25,
+        cache_read_per_mtok: 0.125,
+        cache_write_per_mtok: 1.25,
+        cache_write_1h_per_mtok: 1.25,
+        min_cacheable_tokens: 1024,
+        cache_step_tokens: 128,
+        caching: Caching::Implicit,
+        ttl: Ttl::FiveMinutes,
+        placement: Placement::Strategy,
+    }
+}
+
+/// A request of blocks given as (tokens at the block's end, prefix key, breakpoint), the
+/// first block the system prompt, and `tokens` in all.
+fn request(blocks: &[(usize, u64, bool)], tokens: usize) -> Request {
+    Request {
+        blocks: blocks
+            .iter()
+            .enumerate()
+            .map(|(i, &(end, prefix, mark))| CacheBlock {
+                end,
+                prefix,
+                strategy_breakpoint: mark,
+                system: i == 0,
+            })
+            .collect(),
+        tokens,
+        shared: 0,
+        at: None,
+    }
+}
+
+fn dollars(tokens: usize, price: f64) -> f64 {
+    tokens as f64 * price / 1e6
+}
+
+fn assert_cost(cost: PromptCost, read: usize, written: usize, plain: usize, dollars: f64) {
+    assert_eq!(
+        (cost.read, cost.written, cost.plain),
+        (read, written, plain)
+    );
+    assert!(
+        (cost.cost - dollars).abs() < 1e-12,
+        "{} != {dollars}",
+        cost.cost
+    );
+}
+
+#[test]
+fn implicit_reads_the_shared_prefix_in_steps_and_writes_nothing() {
+    let mut cache = CacheState::default();
+    let mut r = request(&[], 5000);
+    r.shared = 1100;
+    // 1100 tokens shared: 8 whole steps of 128 = 1024 read, the other 3976 plain.
+    let c = openai().cost(&r, &mut cache);
+    assert_cost(c, 1024, 0, 3976, dollars(1024, 0.125) + dollars(3976, 1.25));
+    // A prefix of exactly the minimum is read; one token less is not.
+    r.shared = 1024;
+    assert_eq!(openai().cost(&r, &mut cache).read, 1024);
+    r.shared = 1023;
+    assert_cost(
+        openai().cost(&r, &mut cache),
+        0,
+        0,
+        5000,
+        dollars(5000, 1.25),
+    );
+}
+
+#[test]
+fn implicit_prompts_under_the_minimum_pay_the_input_price() {
+    let mut r = request(&[], 1000);
+    r.shared = 1000;
+    let c = openai().cost(&r, &mut CacheState::default());
+    assert_cost(c, 0, 0, 1000, dollars(1000, 1.25));
+    // A prompt of exactly the minimum, all of it shared, is read whole.
+    let mut r = request(&[], 1024);
+    r.shared = 1024;
+    assert_eq!(openai().cost(&r, &mut CacheState::default()).read, 1024);
+    // With a step of 1 every shared token counts.
+    let gemini = Pricing {
+        cache_step_tokens: 1,
+        ..openai()
+    };
+    let mut r = request(&[], 3000);
+    r.shared = 2001;
+    assert_eq!(gemini.cost(&r, &mut CacheState::default()).read, 2001);
+}
+
+#[test]
+fn no_minimum_means_no_caching() {
+    let p = Pricing {
+        min_cacheable_tokens: 0,
+        ..anthropic()
+    };
+    let r = request(&[(100, 1, false), (3000, 2, true)], 3010);
+    assert_cost(
+        p.cost(&r, &mut CacheState::default()),
+        0,
+        0,
+        3010,
+        dollars(3010, 3.0),
+    );
+}
+
+#[test]
+fn explicit_writes_up_to_the_last_breakpoint_and_the_tail_is_plain() {
+    let mut cache = CacheState::default();
+    // System (100), history (to 2900, marked), tail (to 3000), 10 tokens of reply priming.
+    let first = request(&[(100, 1, false), (2900, 2, true), (3000, 3, false)], 3010);
+    assert_cost(
+        anthropic().cost(&first, &mut cache),
+        0,
+        2900,
+        110,
+        dollars(2900, 3.75) + dollars(110, 3.0),
+    );
+    // The next request repeats the marked prefix, adds a block and marks it: reads 2900,
+    // writes the 600 up to its new breakpoint, and its tail is plain.
+    let second = request(
+        &[
+            (100, 1, false),
+            (2900, 2, false),
+            (3500, 4, true),
+            (3600, 5, false),
+        ],
+        3610,
+    );
+    assert_cost(
+        anthropic().cost(&second, &mut cache),
+        2900,
+        600,
+        110,
+        dollars(2900, 0.3) + dollars(600, 3.75) + dollars(110, 3.0),
+    );
+    // The same request again reads everything up to its breakpoint and writes nothing.
+    assert_cost(
+        anthropic().cost(&second, &mut cache),
+        3500,
+        0,
+        110,
+        dollars(3500, 0.3) + dollars(110, 3.0),
+    );
+}
+
+#[test]
+fn a_prefix_written_by_no_breakpoint_is_not_read() {
+    let mut cache = CacheState::default();
+    // Marked at the end: only the prefix of the whole request is written, not the 2000 at
+    // its second block.
+    let first = request(&[(100, 1, false), (2000, 2, false), (3000, 3, true)], 3000);
+    anthropic().cost(&first, &mut cache);
+    let second = request(&[(100, 1, false), (2000, 2, false), (3500, 9, true)], 3500);
+    assert_cost(
+        anthropic().cost(&second, &mut cache),
+        0,
+        3500,
+        0,
+        dollars(3500, 3.75),
+    );
+}
+
+#[test]
+fn a_read_looks_back_twenty_blocks_from_a_breakpoint() {
+    // A first request marked at block 1 (2000 tokens); a second that has 19 or 20 more
+    // blocks after it and is marked on its last one.
+    for (more, hit) in [(19, true), (20, false)] {
+        let mut cache = CacheState::default();
+        anthropic().cost(
+            &request(&[(100, 1, false), (2000, 2, true)], 2000),
+            &mut cache,
+        );
+        let mut blocks = vec![(100, 1, false), (2000, 2, false)];
+        for i in 0..more {
+            blocks.push((2000 + 10 * (i + 1), 100 + i as u64, false));
+        }
+        blocks.last_mut().unwrap().2 = true;
+        let end = blocks.last().unwrap().0;
+        let c = anthropic().cost(&request(&blocks, end), &mut cache);
+        // The breakpoint's block counts: 19 more blocks put block 1 the 20th looked at.
+        if hit {
+            assert_cost(
+                c,
+                2000,
+                end - 2000,
+                0,
+                dollars(2000, 0.3) + dollars(end - 2000, 3.75),
+            );
+        } else {
+            assert_cost(c, 0, end, 0, dollars(end, 3.75));
+        }
+    }
+}
+
+#[test]
+fn an_earlier_breakpoint_extends_the_lookback() {
+    let mut cache = CacheState::default();
+    anthropic().cost(
+        &request(&[(100, 1, false), (2000, 2, true)], 2000),
+        &mut cache,
+    );
+    // 30 blocks later: too far for the last breakpoint, within reach of one on block 5.
+    let mut blocks = vec![(100, 1, false), (2000, 2, false)];
+    for i in 0..30 {
+        blocks.push((2000 + 10 * (i + 1), 100 + i as u64, i == 3 || i == 29));
+    }
+    let c = anthropic().cost(&request(&blocks, 2300), &mut cache);
+    assert_cost(c, 2000, 300, 0, dollars(2000, 0.3) + dollars(300, 3.75));
+}
+
+#[test]
+fn a_breakpoint_under_the_minimum_caches_nothing() {
+    let mut cache = CacheState::default();
+    // Marked at 1023 tokens: nothing written, the tail plain.
+    let first = request(&[(100, 1, false), (1023, 2, true), (1500, 3, false)], 1500);
+    assert_cost(
+        anthropic().cost(&first, &mut cache),
+        0,
+        0,
+        1500,
+        dollars(1500, 3.0),
+    );
+    // So the next request reads nothing; its own breakpoint at exactly 1024 is written.
+    let second = request(&[(100, 1, false), (1023, 2, false), (1024, 4, true)], 1600);
+    assert_cost(
+        anthropic().cost(&second, &mut cache),
+        0,
+        1024,
+        576,
+        dollars(1024, 3.75) + dollars(576, 3.0),
+    );
+}
+
+#[test]
+fn at_most_four_breakpoints_count_the_last_four() {
+    let mut cache = CacheState::default();
+    // Five marks: the first (at 1100) is not sent, so its prefix is never written.
+    let blocks: Vec<(usize, u64, bool)> = (0..5)
+        .map(|i| (1100 + 100 * i, i as u64 + 1, true))
+        .collect();
+    let c = anthropic().cost(&request(&blocks, 1500), &mut cache);
+    assert_cost(c, 0, 1500, 0, dollars(1500, 3.75));
+    let probe = request(&[(1100, 1, true)], 1100);
+    let again = anthropic().cost(&probe, &mut cache);
+    assert_eq!(
+        again.read, 0,
+        "the fifth breakpoint from the end wrote nothing"
+    );
+    let probe = request(&[(1100, 9, false), (1200, 2, true)], 1200);
+    assert_eq!(anthropic().cost(&probe, &mut cache).read, 1200);
+}
+
+#[test]
+fn the_one_hour_ttl_pays_its_own_write_price() {
+    let p = Pricing {
+        ttl: Ttl::OneHour,
+        ..anthropic()
+    };
+    let r = request(&[(100, 1, false), (2000, 2, true), (2100, 3, false)], 2100);
+    assert_cost(
+        p.cost(&r, &mut CacheState::default()),
+        0,
+        2000,
+        100,
+        dollars(2000, 6.0) + dollars(100, 3.0),
+    );
+}
+
+#[test]
+fn entries_expire_after_the_ttl_unless_read() {
+    let p = anthropic();
+    let mut cache = CacheState::default();
+    let at = |r: &Request, t: f64| Request {
+        at: Some(t),
+        ..r.clone()
+    };
+    let r = request(&[(100, 1, false), (2000, 2, true)], 2000);
+    p.cost(&at(&r, 0.0), &mut cache);
+    // Read at 250 s: the entry lives on until 550 s.
+    assert_eq!(p.cost(&at(&r, 250.0), &mut cache).read, 2000);
+    assert_eq!(p.cost(&at(&r, 550.0), &mut cache).read, 2000);
+    // 301 s later it is gone, and written again.
+    let c = p.cost(&at(&r, 851.0), &mut cache);
+    assert_eq!((c.read, c.written), (0, 2000));
+    // The one-hour TTL keeps it.
+    let hour = Pricing {
+        ttl: Ttl::OneHour,
+        ..anthropic()
+    };
+    let mut cache = CacheState::default();
+    hour.cost(&at(&r, 0.0), &mut cache);
+    assert_eq!(hour.cost(&at(&r, 3600.0), &mut cache).read, 2000);
+    assert_eq!(hour.cost(&at(&r, 7201.0), &mut cache).read, 0);
+}
+
+#[test]
+fn placements_put_the_breakpoints() {
+    let r = request(
+        &[
+            (100, 1, false),
+            (2000, 2, true),
+            (2500, 3, false),
+            (2600, 4, false),
+        ],
+        2600,
+    );
+    assert_eq!(Placement::Strategy.breakpoints(&r), vec![1]);
+    // The last system block and the last block of the request.
+    assert_eq!(Placement::Auto.breakpoints(&r), vec![0, 3]);
+    assert_eq!(Placement::None.breakpoints(&r), Vec::<usize>::new());
+    let only_system = request(&[(100, 1, false)], 100);
+    assert_eq!(Placement::Auto.breakpoints(&only_system), vec![0]);
+    assert_eq!(
+        Placement::Auto.breakpoints(&Request::default()),
+        Vec::<usize>::new()
+    );
+    // With no breakpoint everything is plain.
+    let none = Pricing {
+        placement: Placement::None,
+        ..anthropic()
+    };
+    assert_cost(
+        none.cost(&r, &mut CacheState::default()),
+        0,
+        0,
+        2600,
+        dollars(2600, 3.0),
+    );
+    // Auto on the same request: writes all 2600 (the system prompt is under the minimum).
+    let auto = Pricing {
+        placement: Placement::Auto,
+        ..anthropic()
+    };
+    assert_cost(
+        auto.cost(&r, &mut CacheState::default()),
+        0,
+        2600,
+        0,
+        dollars(2600, 3.75),
+    );
+}
+
+#[test]
+fn names_parse_back() {
+    for p in [Placement::Strategy, Placement::Auto, Placement::None] {
+        assert_eq!(Placement::parse(p.as_str()), Some(p));
+        assert_eq!(p.to_string(), p.as_str());
+    }
+    assert_eq!(Placement::parse("all"), None);
+    for t in [Ttl::FiveMinutes, Ttl::OneHour] {
+        assert_eq!(Ttl::parse(t.as_str()), Some(t));
+    }
+    assert_eq!(Ttl::parse("1d"), None);
+    assert_eq!(
+        (Ttl::FiveMinutes.seconds(), Ttl::OneHour.seconds()),
+        (300.0, 3600.0)
+    );
+}
