@@ -175,7 +175,8 @@ fn html_table(header: &[String], rows: &[Row]) -> String {
 }
 
 /// One self-contained HTML page (no network): tables and charts, laid out by the host template
-/// `report.html`. Its context: `intro`, `baseline` (label), `summary_table` and
+/// `report.html`. Its context: `intro`, `verdicts` (one line per provider: the cheapest
+/// strategy at full retention), `baseline` (label), `summary_table` and
 /// `baseline_table` (HTML tables), `strategies` (`label`, `colour`, `rendered`: whether it
 /// rendered any prompt), `tokens_chart`, `cost_chart` and `retention_chart` (SVG figures),
 /// `message_overhead`, `reply_priming` and `tokenizer`. Texts are HTML-escaped already.
@@ -223,6 +224,10 @@ pub fn html(ab: &Ab, templates: &Templates) -> Result<String, TemplateError> {
     let pricing = &ab.pricing[ab.primary_pricing].name;
     let context = json!({
         "intro": escape(&intro(ab, &summaries)),
+        "verdicts": super::verdict::verdicts(ab, &summaries)
+            .iter()
+            .map(|v| escape(&super::verdict::line(ab, &summaries, v)))
+            .collect::<Vec<_>>(),
         "baseline": escape(&ab.variants[ab.baseline].label),
         "summary_table": html_table(&strings(h1), &r1),
         "baseline_table": html_table(&h2, &r2),

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value as Json};
 
-use super::vs_base;
+use super::{verdict, vs_base};
 use crate::ab::retention::{Retention, Share};
 use crate::ab::Ab;
 
@@ -108,6 +108,15 @@ pub fn json(ab: &Ab) -> Json {
             "breakpoints": p.placement.as_str(),
         })).collect::<Vec<_>>(),
         "primary_pricing": ab.pricing[ab.primary_pricing].name,
+        "verdict": verdict::verdicts(ab, &summaries).iter().map(|v| json!({
+            "provider": v.provider,
+            "strategy": ab.variants[v.variant].label,
+            "pricing": ab.pricing[v.profile].name,
+            "breakpoints": ab.pricing[v.profile].placement.as_str(),
+            "cost_vs_baseline": v.vs_baseline,
+            "full_retention": v.full_retention,
+            "text": verdict::line(ab, &summaries, v),
+        })).collect::<Vec<_>>(),
         "strategies": strategies,
         "runs": runs,
     })

@@ -7,6 +7,7 @@ mod csv;
 mod html;
 mod json;
 mod table;
+pub mod verdict;
 
 pub use csv::csv;
 pub use html::html;

@@ -55,6 +55,7 @@ pub fn table(ab: &Ab) -> String {
     out.push_str(&aligned(&strings(h1), &r1));
     out.push_str("\nvs baseline: tokens, and cost under each pricing profile\n");
     out.push_str(&aligned(&h2, &r2));
+    out.push_str(&super::verdict::section(ab, &summaries));
     out.push_str(&failures(ab, &summaries));
     out
 }
@@ -68,6 +69,7 @@ pub fn markdown_tables(ab: &Ab) -> String {
     out.push_str(&markdown(&strings(h1), &r1));
     out.push_str("\nvs baseline: tokens, and cost under each pricing profile\n\n");
     out.push_str(&markdown(&h2, &r2));
+    out.push_str(&super::verdict::section(ab, &summaries));
     out.push_str(&failures(ab, &summaries));
     out
 }

@@ -1,0 +1,129 @@
+//! The answer a user runs `ptc ab` for: per provider, which strategy, with which cache
+//! placement, is cheapest at full retention.
+//!
+//! **Full retention** means that every prompt showed every symbol defined so far and the
+//! latest error (the `symbols` and `error` retention categories at 100%, or nothing to retain).
+//! A strategy that failed on some recording does not qualify. The pricing profiles of one
+//! provider are the profile and its variants (`anthropic`, `anthropic@breakpoints=auto`): they
+//! are compared together, so the answer names the placement too.
+
+use crate::ab::retention::Share;
+use crate::ab::{Ab, Summary};
+
+/// The cheapest (variant, profile) of one provider.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// The provider: the profile's name without its variant keys.
+    pub provider: String,
+    /// Index in [`Ab::variants`].
+    pub variant: usize,
+    /// Index in [`Ab::pricing`].
+    pub profile: usize,
+    /// Cost relative to the baseline under the provider's own profile.
+    pub vs_baseline: Option<f64>,
+    /// Whether the strategy keeps every symbol and the latest error; when no strategy does,
+    /// the verdict is the cheapest of all.
+    pub full_retention: bool,
+}
+
+fn full(share: Share) -> bool {
+    share.ratio().is_none_or(|r| r >= 1.0)
+}
+
+/// Whether a variant qualifies: it rendered every recording and kept every symbol and error.
+pub fn keeps_everything(s: &Summary) -> bool {
+    s.prompts > 0 && s.failed == 0 && full(s.retention.symbols) && full(s.retention.error)
+}
+
+/// One verdict per provider, in the order of the profiles.
+pub fn verdicts(ab: &Ab, summaries: &[Summary]) -> Vec<Verdict> {
+    let mut providers: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, p) in ab.pricing.iter().enumerate() {
+        let provider = p.name.split('@').next().unwrap_or(&p.name);
+        match providers.iter_mut().find(|(name, _)| *name == provider) {
+            Some((_, profiles)) => profiles.push(i),
+            None => providers.push((provider, vec![i])),
+        }
+    }
+    let base = &summaries[ab.baseline];
+    providers
+        .into_iter()
+        .filter_map(|(provider, profiles)| {
+            let own = *profiles.first()?;
+            let candidates = |qualified: bool| {
+                summaries
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, s)| s.prompts > 0 && (!qualified || keeps_everything(s)))
+                    .flat_map(|(v, s)| profiles.iter().map(move |&p| (v, p, s.costs[p])))
+                    .min_by(|a, b| a.2.total_cmp(&b.2))
+            };
+            let (best, full_retention) = match candidates(true) {
+                Some(best) => (best, true),
+                None => (candidates(false)?, false),
+            };
+            let (variant, profile, cost) = best;
+            Some(Verdict {
+                provider: provider.to_owned(),
+                variant,
+                profile,
+                vs_baseline: (base.costs[own] > 0.0).then(|| cost / base.costs[own]),
+                full_retention,
+            })
+        })
+        .collect()
+}
+
+/// The verdict as one line: `anthropic: delta-log (breakpoints=strategy), 0.88x full-history
+/// (12% less), is the cheapest at full retention`.
+pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
+    let variant = &ab.variants[verdict.variant].label;
+    let profile = &ab.pricing[verdict.profile];
+    let grouped = ab
+        .pricing
+        .iter()
+        .filter(|p| p.name.split('@').next() == Some(verdict.provider.as_str()))
+        .count();
+    let placement = if grouped > 1 {
+        format!(" with breakpoints={}", profile.placement)
+    } else {
+        String::new()
+    };
+    let baseline = &ab.variants[ab.baseline].label;
+    let versus = match verdict.vs_baseline {
+        Some(r) if r < 1.0 => format!("{r:.2}x {baseline} ({:.0}% less)", (1.0 - r) * 100.0),
+        Some(r) if r > 1.0 => format!("{r:.2}x {baseline} ({:.0}% more)", (r - 1.0) * 100.0),
+        Some(r) => format!("{r:.2}x {baseline}"),
+        None => "no baseline cost to compare".to_owned(),
+    };
+    if verdict.full_retention {
+        format!(
+            "{}: {variant}{placement}, {versus}, is the cheapest at full retention",
+            verdict.provider
+        )
+    } else {
+        let s = &summaries[verdict.variant];
+        let pct = |share: Share| {
+            share
+                .ratio()
+                .map_or_else(|| "n/a".into(), |r| format!("{:.0}%", r * 100.0))
+        };
+        format!(
+            "{}: no strategy keeps every symbol and the latest error; the cheapest is {variant}{placement}, {versus}, keeping {} of symbols and {} of latest errors",
+            verdict.provider,
+            pct(s.retention.symbols),
+            pct(s.retention.error)
+        )
+    }
+}
+
+/// Every verdict line, under a heading.
+pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
+    let mut out = String::from("\nverdict: per provider, the cheapest strategy at full retention (every symbol and the latest error kept)\n");
+    for verdict in verdicts(ab, summaries) {
+        out.push_str("  ");
+        out.push_str(&line(ab, summaries, &verdict));
+        out.push('\n');
+    }
+    out
+}
