@@ -392,3 +392,55 @@ fn a_bad_recording_is_reported_and_the_others_are_measured() {
         "{err}"
     );
 }
+
+/// With per-turn times, an Anthropic cache entry not used for longer than its TTL is gone; the
+/// one-hour TTL keeps it. Without times the requests are taken to follow each other at once.
+#[test]
+fn recorded_times_expire_cache_entries_past_the_ttl() {
+    let mut recording: Json =
+        serde_json::from_slice(&std::fs::read(example("data-exploration.json")).unwrap()).unwrap();
+    let read = |recording: &Json, pricing: &str| -> u64 {
+        let file = all_strategies().write("timed/run.json", recording.to_string());
+        let json = ab_json(
+            all_strategies(),
+            &[
+                file.to_str().unwrap(),
+                "--strategies",
+                "full-history",
+                "--pricing",
+                pricing,
+            ],
+        );
+        json["strategies"][0]["cache"][pricing]["read"]
+            .as_u64()
+            .unwrap()
+    };
+    let untimed = read(&recording, "anthropic");
+    assert!(untimed > 0, "full-history reads its earlier prompts");
+    let set_times = |recording: &mut Json, gap: f64| {
+        for (i, turn) in recording["turns"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            turn["started_at"] = Json::from(1_700_000_000.0 + gap * i as f64);
+        }
+    };
+    set_times(&mut recording, 60.0);
+    assert_eq!(read(&recording, "anthropic"), untimed);
+    set_times(&mut recording, 301.0);
+    assert_eq!(read(&recording, "anthropic"), 0);
+    assert_eq!(read(&recording, "anthropic@cache_ttl=1h"), untimed);
+    // Times that go backwards are a rule error, like a skipped turn number.
+    recording["turns"][2]["started_at"] = Json::from(1.0);
+    let file = all_strategies().write("timed/backwards.json", recording.to_string());
+    let run = all_strategies().ptc(["validate", file.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("turns[2].started_at") || run.stderr.contains("turns[2].started_at"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+}

@@ -104,7 +104,8 @@ pub(super) fn measure(
             };
         let (tokens, shared) = counter.measure(&previous, &prompt.messages);
         let request = if explicit {
-            counter.request(&prompt.messages, tokens, shared, None)
+            let at = recording.started_at.get(turns).copied().flatten();
+            counter.request(&prompt.messages, tokens, shared, at)
         } else {
             Request {
                 tokens,

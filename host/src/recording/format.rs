@@ -75,6 +75,10 @@ pub(super) struct TurnJson {
     /// The whole `user/` namespace after the turn: name -> value.
     #[serde(default)]
     pub memory: NamedValues,
+    /// When the prompt before this turn was sent, in seconds (any epoch, e.g. Unix time).
+    /// Optional; `ptc ab` uses it to expire prompt-cache entries older than the TTL.
+    #[schemars(range(min = 0))]
+    pub started_at: Option<f64>,
 }
 
 /// Why a turn failed.

@@ -32,6 +32,8 @@ pub struct Recording {
     pub path: PathBuf,
     pub run: Run,
     pub turns: Vec<Turn>,
+    /// Per turn: when the prompt before it was sent (seconds), if the recording says.
+    pub started_at: Vec<Option<f64>>,
 }
 
 /// What a recording takes from configuration when it does not say.
@@ -167,11 +169,13 @@ impl Recording {
             max_turns,
             signature: json.signature.map(RString::from).into(),
         };
+        let started_at = json.turns.iter().map(|t| t.started_at).collect();
         let turns = json.turns.into_iter().map(turn).collect();
         Ok(Recording {
             path: located(),
             run,
             turns,
+            started_at,
         })
     }
 }

@@ -149,6 +149,22 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
                 ),
             );
         }
+        if let Some(at) = turn.started_at {
+            let before = json.turns[..i].iter().rev().find_map(|t| t.started_at);
+            if !at.is_finite() || at < 0.0 {
+                rule(
+                    E,
+                    format!("turns[{i}].started_at"),
+                    format!("must be a number of seconds, not {at}"),
+                );
+            } else if let Some(before) = before.filter(|&b| at < b) {
+                rule(
+                    E,
+                    format!("turns[{i}].started_at"),
+                    format!("{at} is before the {before} of an earlier turn"),
+                );
+            }
+        }
         if !turn.success && turn.error.is_none() {
             rule(
                 E,
