@@ -101,3 +101,40 @@ fn many_distinct_options_keep_answering_with_the_right_options() {
         assert_eq!(shown, total.min(*limit), "{answer}");
     }
 }
+
+#[test]
+fn a_recording_is_rendered_with_its_maps_in_the_order_written() {
+    // `memory` lists definitions in the order they were made; a JSON value would sort them.
+    let path = example("data-exploration.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let host = in_process_host(&[]);
+    let recording =
+        ptc::Recording::parse(text.as_bytes(), &path, &host.recording_defaults().unwrap()).unwrap();
+    let request = serde_json::json!({"id": 1, "strategy": "observation-masking"}).to_string();
+    // One line, the keys as written: a JSON string holds no raw newline.
+    let one_line = text.trim().replace('\n', " ");
+    let request = format!(
+        "{},\"recording\":{one_line}}}\n",
+        request.trim_end_matches('}')
+    );
+    let answer = &answers(request.as_bytes(), 1 << 20)[0];
+    let prompt = host
+        .renderer(Some("observation-masking"))
+        .unwrap()
+        .render(&recording, recording.turns.len())
+        .unwrap();
+    let served: Vec<&str> = answer["messages"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer}"))
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    let rendered: Vec<&str> = prompt.messages.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(served, rendered);
+    assert!(
+        rendered
+            .concat()
+            .contains("defined: in-stock, by-category, categories, budget"),
+        "{rendered:?}"
+    );
+}

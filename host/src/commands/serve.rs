@@ -162,6 +162,13 @@ impl<T> Recent<T> {
     }
 }
 
+/// A request's `recording` field, unparsed.
+#[derive(serde::Deserialize)]
+struct RawRecording<'a> {
+    #[serde(borrow)]
+    recording: &'a serde_json::value::RawValue,
+}
+
 fn failure(id: &Json, code: &str, message: impl std::fmt::Display) -> Json {
     json!({"id": id, "error": {"code": code, "message": message.to_string()}})
 }
@@ -182,8 +189,17 @@ fn answer<'h>(
     let Some(recording) = request.get("recording") else {
         return failure(&id, "bad_request", "missing \"recording\"");
     };
-    let bytes = serde_json::to_vec(recording).expect("JSON serializes");
-    let recording = match Recording::parse(&bytes, "request".as_ref(), defaults) {
+    // The recording as the request wrote it: a map's keys in their order (definitions,
+    // tool-call arguments), which a JSON value would sort.
+    let raw;
+    let bytes = match serde_json::from_str::<RawRecording<'_>>(line) {
+        Ok(RawRecording { recording }) => recording.get().as_bytes(),
+        Err(_) => {
+            raw = serde_json::to_vec(recording).expect("JSON serializes");
+            &raw
+        }
+    };
+    let recording = match Recording::parse(bytes, "request".as_ref(), defaults) {
         Ok(r) => r,
         Err(e) => return failure(&id, "bad_recording", e),
     };
