@@ -339,44 +339,57 @@ fn render_help_explains_the_request_formats_and_options() {
     }
 }
 
-/// The Python that has the SDKs: a venv made in `dir`, the packages installed from the
-/// registry. `Err` says why it could not be made.
-fn sdk_python(dir: &Path) -> Result<PathBuf, String> {
+/// A Python that has the SDKs: `python3` with them installed from the registry into `dir`,
+/// in a venv (or, where python3 has no venv module, `pip install --target` and PYTHONPATH).
+/// `Err` says why there is none.
+fn sdk_python(dir: &Path) -> Result<Command, String> {
+    let run = |command: &mut Command, what: &str| match command.output() {
+        Err(e) => Err(format!("{what} does not run: {e}")),
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => Err(format!(
+            "{what} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    };
+    let pip_install = [
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--timeout",
+        "20",
+        "--retries",
+        "1",
+    ];
+    let packages = ["anthropic", "openai"];
     let venv = dir.join("venv");
-    let made = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(&venv)
-        .output()
-        .map_err(|e| format!("python3 does not run: {e}"))?;
-    if !made.status.success() {
-        return Err(format!(
-            "python3 -m venv failed: {}",
-            String::from_utf8_lossy(&made.stderr)
-        ));
-    }
-    let python = venv.join("bin/python");
-    let installed = Command::new(&python)
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--timeout",
-            "20",
-            "--retries",
-            "1",
-            "anthropic",
-            "openai",
-        ])
-        .output()
-        .map_err(|e| format!("pip does not run: {e}"))?;
-    if !installed.status.success() {
-        return Err(format!(
-            "pip install anthropic openai failed (no network?): {}",
-            String::from_utf8_lossy(&installed.stderr)
-        ));
-    }
+    let python = if run(
+        Command::new("python3").args(["-m", "venv"]).arg(&venv),
+        "python3 -m venv",
+    )
+    .is_ok()
+    {
+        let python = venv.join("bin/python");
+        run(
+            Command::new(&python).args(pip_install).args(packages),
+            "pip install anthropic openai (in a venv)",
+        )?;
+        Command::new(python)
+    } else {
+        let site = dir.join("site-packages");
+        run(
+            Command::new("python3")
+                .args(pip_install)
+                .arg("--target")
+                .arg(&site)
+                .args(packages),
+            "python3 -m pip install --target",
+        )?;
+        let mut python = Command::new("python3");
+        python.env("PYTHONPATH", site);
+        python
+    };
     Ok(python)
 }
 
@@ -387,7 +400,7 @@ fn sdk_python(dir: &Path) -> Result<PathBuf, String> {
 #[test]
 fn requests_pass_the_official_sdk_request_types() {
     let scratch = tempfile::tempdir().unwrap();
-    let python = match sdk_python(scratch.path()) {
+    let mut python = match sdk_python(scratch.path()) {
         Ok(python) => python,
         Err(reason) if std::env::var_os("PTC_REQUIRE_SDK_CHECK").is_none() => {
             println!("skipped: {reason}");
@@ -395,7 +408,7 @@ fn requests_pass_the_official_sdk_request_types() {
         }
         Err(reason) => panic!("PTC_REQUIRE_SDK_CHECK is set and {reason}"),
     };
-    let output = Command::new(python)
+    let output = python
         .arg(repo().join("tests/cli/request_check.py"))
         .arg(env!("CARGO_BIN_EXE_ptc"))
         .args(recordings())
@@ -403,7 +416,7 @@ fn requests_pass_the_official_sdk_request_types() {
         .args(STRATEGIES.iter().map(|(name, _)| name))
         .current_dir(all_strategies().path())
         .output()
-        .expect("the venv's python runs");
+        .expect("python3 runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
