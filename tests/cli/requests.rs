@@ -426,3 +426,56 @@ fn requests_pass_the_official_sdk_request_types() {
     assert!(stdout.starts_with("ok: "), "{stdout}");
     println!("{stdout}");
 }
+
+/// Whether `shown` is `real` with some texts cut at `...`.
+fn cut_from(shown: &Json, real: &Json) -> bool {
+    match (shown, real) {
+        (Json::Object(a), Json::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(k, v)| b.get(k).is_some_and(|r| cut_from(v, r)))
+        }
+        (Json::Array(a), Json::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(v, r)| cut_from(v, r))
+        }
+        (Json::String(a), Json::String(b)) => {
+            a == b || a.strip_suffix("...").is_some_and(|a| b.starts_with(a))
+        }
+        _ => shown == real,
+    }
+}
+
+#[test]
+fn the_readme_shows_real_requests() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let section = readme
+        .split("## Ready-to-send requests")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the README's section on requests");
+    let mut shown = 0;
+    for block in section.split("```sh\n").skip(1) {
+        let (command, rest) = block.split_once("\n```\n").unwrap();
+        let Some(json) = rest.strip_prefix("```json\n") else {
+            continue;
+        };
+        let json: Json = serde_json::from_str(json.split_once("```").unwrap().0).unwrap();
+        let args: Vec<&str> = command
+            .strip_prefix("$ptc ")
+            .expect("a ptc command")
+            .split_whitespace()
+            .collect();
+        let real = all_strategies()
+            .ptc(args.iter().map(|a| {
+                if a.starts_with("examples/") {
+                    repo().join(a).display().to_string()
+                } else {
+                    a.to_string()
+                }
+            }))
+            .json();
+        assert!(cut_from(&json, &real), "{command}:\n{real:#}");
+        shown += 1;
+    }
+    assert_eq!(shown, 2);
+}
