@@ -13,8 +13,10 @@ use crate::output::write_out;
 use crate::Error;
 
 pub use crate::commands::ab::AbFormat;
+pub use crate::commands::render::{RenderFormat, RequestArgs};
 pub use crate::commands::trace::TraceView;
 pub use crate::output::Format;
+pub use crate::render::request::{CacheTtl, Placement};
 
 /// Compress the message history of PTC-Lisp code agents with pluggable strategies.
 ///
@@ -192,6 +194,13 @@ pub enum Command {
     ///
     /// The prompt for turn K+1 is rendered from the first K recorded turns (default: all of
     /// them, i.e. the prompt after the last recorded turn).
+    ///
+    /// `--format anthropic` and `--format openai` print a request body to send as it is
+    /// (`curl https://api.anthropic.com/v1/messages ... -d @body.json`). Anthropic: the system
+    /// messages' blocks in `system`, every other message's blocks as text blocks, and
+    /// `cache_control` on the blocks --cache-placement chooses (at most 4). OpenAI: one string
+    /// per message; OpenAI caches prompt prefixes without markers. Both leave out blank blocks
+    /// and messages and keep consecutive messages of one role as they are.
     Render {
         /// A recording: a JSON file (see the README for the format)
         recording: PathBuf,
@@ -201,8 +210,30 @@ pub enum Command {
         /// The strategy [default: [compression] strategy of the configuration]
         #[arg(long, value_name = "NAME")]
         strategy: Option<String>,
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
+        /// What to print
+        #[arg(long, value_enum, default_value_t = RenderFormat::Text)]
+        format: RenderFormat,
+        /// The request's model (anthropic, openai)
+        /// [default: claude-sonnet-4-5 for anthropic, gpt-5 for openai]
+        #[arg(long, value_name = "NAME", help_heading = "Request options")]
+        model: Option<String>,
+        /// The reply's token limit: `max_tokens` (anthropic, which requires it) or
+        /// `max_completion_tokens` (openai, left out when not given) [default: 4096 for anthropic]
+        #[arg(long, value_name = "N", help_heading = "Request options",
+              value_parser = clap::value_parser!(u32).range(1..))]
+        max_tokens: Option<u32>,
+        /// Which blocks carry a `cache_control` breakpoint (anthropic) [default: strategy]
+        #[arg(
+            long,
+            value_enum,
+            value_name = "POLICY",
+            help_heading = "Request options"
+        )]
+        cache_placement: Option<Placement>,
+        /// How long the cache keeps what a breakpoint writes (anthropic): 1h adds
+        /// `"ttl": "1h"` to every `cache_control` [default: 5m]
+        #[arg(long, value_enum, value_name = "TTL", help_heading = "Request options")]
+        cache_ttl: Option<CacheTtl>,
     },
 }
 
@@ -260,7 +291,23 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             turns,
             strategy,
             format,
-        } => commands::render::render(&host, &recording, turns, strategy.as_deref(), format)?,
+            model,
+            max_tokens,
+            cache_placement,
+            cache_ttl,
+        } => commands::render::render(
+            &host,
+            &recording,
+            turns,
+            strategy.as_deref(),
+            format,
+            &RequestArgs {
+                model,
+                max_tokens,
+                placement: cache_placement,
+                ttl: cache_ttl,
+            },
+        )?,
         Command::Ab {
             recordings,
             strategies,

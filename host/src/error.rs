@@ -94,6 +94,8 @@ pub enum Error {
     },
     #[error(transparent)]
     Template(#[from] TemplateError),
+    #[error("the prompt of strategy `{strategy}` has no user or assistant message: a Messages API request needs one")]
+    NoConversation { strategy: String },
 
     // Comparing strategies (`ptc ab`).
     #[error("none of the {count} recording(s) could be read (see the warnings above)")]

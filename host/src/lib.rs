@@ -18,6 +18,7 @@ mod render;
 
 pub use commands::serve;
 pub use recording::import;
+pub use render::request;
 
 pub use ab::pricing::{Pricing, PromptCost};
 pub use ab::retention::{Facts, Retention, Share};

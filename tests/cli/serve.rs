@@ -101,3 +101,158 @@ fn many_distinct_options_keep_answering_with_the_right_options() {
         assert_eq!(shown, total.min(*limit), "{answer}");
     }
 }
+
+/// The answer to one request: `good_request(1)` with `fields` added.
+fn answer_with(fields: Json) -> Json {
+    let mut request: Json = serde_json::from_str(&good_request(1)).unwrap();
+    for (key, value) in fields.as_object().unwrap() {
+        request[key] = value.clone();
+    }
+    let mut answers = answers(format!("{request}\n").as_bytes(), 1 << 20);
+    assert_eq!(answers.len(), 1);
+    answers.remove(0)
+}
+
+#[test]
+fn a_request_body_is_answered_in_the_format_asked() {
+    let json = answer_with(serde_json::json!({}));
+    assert_eq!(answer_with(serde_json::json!({"format": "json"})), json);
+    let keys = |answer: &Json| {
+        let mut keys: Vec<String> = answer.as_object().unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    };
+    let anthropic = answer_with(serde_json::json!({
+        "format": "anthropic", "cache_placement": "auto", "cache_ttl": "1h",
+        "model": "claude-opus-4-1", "max_tokens": 100,
+    }));
+    assert_eq!(
+        keys(&anthropic),
+        ["id", "request", "stats", "strategy", "turns"]
+    );
+    assert_eq!(
+        (&anthropic["id"], &anthropic["stats"], &anthropic["turns"]),
+        (&json["id"], &json["stats"], &json["turns"])
+    );
+    let body = &anthropic["request"];
+    assert_eq!(body["model"], "claude-opus-4-1");
+    assert_eq!(body["max_tokens"], 100);
+    assert_eq!(
+        body["system"][0]["cache_control"],
+        serde_json::json!({"type": "ephemeral", "ttl": "1h"})
+    );
+    assert_eq!(
+        body.to_string().matches("cache_control").count(),
+        2,
+        "{body}"
+    );
+    let user = &json["messages"][1]["content"];
+    let blocks: Vec<&str> = body["messages"][0]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(blocks.join("\n\n"), user.as_str().unwrap());
+
+    let openai = answer_with(serde_json::json!({"format": "openai"}));
+    assert_eq!(openai["request"]["model"], "gpt-5");
+    assert_eq!(openai["request"]["messages"], json["messages"]);
+}
+
+#[test]
+fn request_options_of_the_wrong_type_are_errors_not_defaults() {
+    for (fields, message) in [
+        (
+            serde_json::json!({"format": 5}),
+            "\"format\" must be \"json\", \"anthropic\" or \"openai\", not 5",
+        ),
+        (
+            serde_json::json!({"format": "text"}),
+            "\"format\" must be \"json\", \"anthropic\" or \"openai\", not \"text\"",
+        ),
+        (
+            serde_json::json!({"format": "anthropic", "model": 5}),
+            "\"model\" must be a model name (a string), not 5",
+        ),
+        (
+            serde_json::json!({"format": "anthropic", "max_tokens": "100"}),
+            "\"max_tokens\" must be a positive integer",
+        ),
+        (
+            serde_json::json!({"format": "anthropic", "max_tokens": 0}),
+            "\"max_tokens\" must be a positive integer",
+        ),
+        (
+            serde_json::json!({"format": "openai", "max_tokens": -1}),
+            "\"max_tokens\" must be a positive integer",
+        ),
+        (
+            serde_json::json!({"format": "anthropic", "cache_placement": true}),
+            "\"cache_placement\" must be \"strategy\", \"auto\" or \"none\", not true",
+        ),
+        (
+            serde_json::json!({"format": "anthropic", "cache_placement": "last"}),
+            "\"cache_placement\": unknown cache placement `last` (strategy, auto or none)",
+        ),
+        (
+            serde_json::json!({"format": "anthropic", "cache_ttl": 60}),
+            "\"cache_ttl\" must be \"5m\" or \"1h\", not 60",
+        ),
+        (
+            serde_json::json!({"cache_ttl": "1h"}),
+            "\"cache_ttl\" applies to the anthropic format, not to json",
+        ),
+        (
+            serde_json::json!({"format": "openai", "cache_placement": "auto"}),
+            "\"cache_placement\" applies to the anthropic format, not to openai",
+        ),
+        (
+            serde_json::json!({"model": "gpt-5"}),
+            "\"model\" applies to the anthropic and openai formats, not to json",
+        ),
+    ] {
+        let answer = answer_with(fields.clone());
+        assert_eq!(code(&answer), "bad_request", "{fields}: {answer}");
+        assert_eq!(answer["id"], 1);
+        let got = answer["error"]["message"].as_str().unwrap();
+        assert!(got.contains(message), "{fields}: {got}");
+    }
+}
+
+#[test]
+fn a_recording_is_rendered_with_its_maps_in_the_order_written() {
+    // `memory` lists definitions in the order they were made; a JSON value would sort them.
+    let path = example("data-exploration.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let host = in_process_host(&[]);
+    let recording =
+        ptc::Recording::parse(text.as_bytes(), &path, &host.recording_defaults().unwrap()).unwrap();
+    let request = serde_json::json!({"id": 1, "strategy": "observation-masking"}).to_string();
+    // One line, the keys as written: a JSON string holds no raw newline.
+    let one_line = text.trim().replace('\n', " ");
+    let request = format!(
+        "{},\"recording\":{one_line}}}\n",
+        request.trim_end_matches('}')
+    );
+    let answer = &answers(request.as_bytes(), 1 << 20)[0];
+    let prompt = host
+        .renderer(Some("observation-masking"))
+        .unwrap()
+        .render(&recording, recording.turns.len())
+        .unwrap();
+    let served: Vec<&str> = answer["messages"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer}"))
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    let rendered: Vec<&str> = prompt.messages.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(served, rendered);
+    assert!(
+        rendered
+            .concat()
+            .contains("defined: in-stock, by-category, categories, budget"),
+        "{rendered:?}"
+    );
+}

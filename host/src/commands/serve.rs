@@ -4,7 +4,11 @@
 //! Request: `{"id": any, "recording": RECORDING, "turns": K, "strategy": NAME, "options": {...}}`
 //! where RECORDING is the recording format with the turns so far, and `turns` (default: all),
 //! `strategy` (default: the configured one) and `options` (the strategy's options) are optional.
-//! Response: `{"id", "strategy", "turns", "messages": [{"role", "content"}], "stats": {...}}`, or
+//! Response: `{"id", "strategy", "turns", "messages": [{"role", "content"}], "stats": {...}}`.
+//! With `"format": "anthropic"` or `"openai"` (default `"json"`: the response above) the
+//! response holds a request body in place of the messages, as `ptc render --format` prints it:
+//! `{"id", "strategy", "turns", "request": BODY, "stats"}`; `model`, `max_tokens` and, for
+//! anthropic, `cache_placement` and `cache_ttl` are the options of `ptc render`. An error is
 //! `{"id", "error": {"code", "message"}}` with code `bad_request`, `too_large`, `bad_recording`,
 //! `unknown_strategy` or `render_failed`. A bad request gets an error response; the server goes
 //! on with the next line, whatever the line holds: invalid UTF-8, a line longer than the limit
@@ -18,11 +22,13 @@ use std::io::{BufRead, Write};
 use serde_json::{json, Value as Json};
 
 use crate::ab::tokens::{Counter, Tokenizer};
+use crate::commands::render::{RenderFormat, RequestArgs};
 use crate::config::Config;
 use crate::host::Host;
 use crate::recording::Recording;
+use crate::render::request::{self, RequestOptions};
 use crate::render::trigger::Prompter;
-use crate::render::PromptView;
+use crate::render::{PromptView, StatsView};
 use crate::Error;
 
 /// The default bound on one request line, in bytes (`--max-request-bytes`): 64 MiB.
@@ -162,6 +168,13 @@ impl<T> Recent<T> {
     }
 }
 
+/// A request's `recording` field, unparsed.
+#[derive(serde::Deserialize)]
+struct RawRecording<'a> {
+    #[serde(borrow)]
+    recording: &'a serde_json::value::RawValue,
+}
+
 fn failure(id: &Json, code: &str, message: impl std::fmt::Display) -> Json {
     json!({"id": id, "error": {"code": code, "message": message.to_string()}})
 }
@@ -182,8 +195,17 @@ fn answer<'h>(
     let Some(recording) = request.get("recording") else {
         return failure(&id, "bad_request", "missing \"recording\"");
     };
-    let bytes = serde_json::to_vec(recording).expect("JSON serializes");
-    let recording = match Recording::parse(&bytes, "request".as_ref(), defaults) {
+    // The recording as the request wrote it: a map's keys in their order (definitions,
+    // tool-call arguments), which a JSON value would sort.
+    let raw;
+    let bytes = match serde_json::from_str::<RawRecording<'_>>(line) {
+        Ok(RawRecording { recording }) => recording.get().as_bytes(),
+        Err(_) => {
+            raw = serde_json::to_vec(recording).expect("JSON serializes");
+            &raw
+        }
+    };
+    let recording = match Recording::parse(bytes, "request".as_ref(), defaults) {
         Ok(r) => r,
         Err(e) => return failure(&id, "bad_recording", e),
     };
@@ -220,16 +242,81 @@ fn answer<'h>(
             }
         },
     };
+    let (format, options) = match request_format(&request) {
+        Ok(asked) => asked,
+        Err(message) => return failure(&id, "bad_request", message),
+    };
     let mut counter = Counter::new(tokenizer);
-    match prompter.render(&recording, turns, &mut counter) {
-        Ok((prompt, _)) => {
+    let prompt = match prompter.render(&recording, turns, &mut counter) {
+        Ok((prompt, _)) => prompt,
+        Err(e @ Error::TurnsOutOfRange { .. }) => return failure(&id, "bad_request", e),
+        Err(e) => return failure(&id, "render_failed", e),
+    };
+    let body = match format {
+        RenderFormat::Anthropic => match request::anthropic(&prompt, &options) {
+            Ok(body) => serde_json::to_value(body),
+            Err(e) => return failure(&id, "render_failed", e),
+        },
+        RenderFormat::OpenAi => serde_json::to_value(request::openai(&prompt, &options)),
+        RenderFormat::Json | RenderFormat::Text => {
             let mut response = serde_json::to_value(PromptView::from(&prompt)).expect("JSON");
             response["id"] = id;
-            response
+            return response;
         }
-        Err(e @ Error::TurnsOutOfRange { .. }) => failure(&id, "bad_request", e),
-        Err(e) => failure(&id, "render_failed", e),
-    }
+    };
+    json!({
+        "id": id,
+        "strategy": prompt.strategy,
+        "turns": prompt.turns,
+        "request": body.expect("JSON"),
+        "stats": StatsView::from(prompt.stats),
+    })
+}
+
+/// The request's `format` and the options of a request body, or why they are wrong.
+fn request_format(request: &Json) -> Result<(RenderFormat, RequestOptions), String> {
+    let given = |name: &str| request.get(name).filter(|v| !v.is_null());
+    let text = |name: &str, what: &str| match given(name) {
+        None => Ok(None),
+        Some(Json::String(s)) => Ok(Some(s.as_str())),
+        Some(other) => Err(format!("\"{name}\" must be {what}, not {other}")),
+    };
+    let format = match text("format", "\"json\", \"anthropic\" or \"openai\"")? {
+        None | Some("json") => RenderFormat::Json,
+        Some("anthropic") => RenderFormat::Anthropic,
+        Some("openai") => RenderFormat::OpenAi,
+        Some(other) => {
+            return Err(format!(
+                "\"format\" must be \"json\", \"anthropic\" or \"openai\", not \"{other}\""
+            ))
+        }
+    };
+    let max_tokens = match given("max_tokens") {
+        None => None,
+        Some(n) => match n.as_u64().and_then(|n| u32::try_from(n).ok()) {
+            Some(n) if n > 0 => Some(n),
+            _ => {
+                return Err(format!(
+                    "\"max_tokens\" must be a positive integer (at most {}), not {n}",
+                    u32::MAX
+                ))
+            }
+        },
+    };
+    let args = RequestArgs {
+        model: text("model", "a model name (a string)")?.map(str::to_owned),
+        max_tokens,
+        placement: text("cache_placement", "\"strategy\", \"auto\" or \"none\"")?
+            .map(str::parse)
+            .transpose()
+            .map_err(|e| format!("\"cache_placement\": {e}"))?,
+        ttl: text("cache_ttl", "\"5m\" or \"1h\"")?
+            .map(str::parse)
+            .transpose()
+            .map_err(|e| format!("\"cache_ttl\": {e}"))?,
+    };
+    let options = args.for_format(format, |name| format!("\"{name}\""))?;
+    Ok((format, options))
 }
 
 /// A prompter for `strategy` with the request's `options` set for it.

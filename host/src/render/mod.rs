@@ -2,6 +2,7 @@
 //! the strategy's templates.
 
 mod filters;
+pub mod request;
 mod template_error;
 pub mod templates;
 pub mod trigger;

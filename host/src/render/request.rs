@@ -1,0 +1,532 @@
+//! Ready-to-send request bodies: a rendered prompt as an Anthropic Messages API request (text
+//! blocks, `cache_control` on the blocks a [`Placement`] chooses) or as an OpenAI Chat
+//! Completions request (one string per message: OpenAI caches prefixes without markers).
+//!
+//! What the bodies leave out and change, because the APIs require it:
+//! - a block whose text is empty or only whitespace (Anthropic rejects such text blocks; its
+//!   breakpoint moves to the block before it, which ends the same prefix), and a message left
+//!   with no block (both formats);
+//! - Anthropic has no `system` role among its messages: every system message's blocks go to
+//!   the top-level `system` array, in order (as Anthropic's own OpenAI compatibility layer does);
+//! - the trailing whitespace of a final assistant message, which Anthropic rejects (a final
+//!   assistant message is a prefill the reply continues).
+//!
+//! Consecutive messages of one role are kept as they are: both APIs accept them (Anthropic
+//! merges them into one turn), and keeping them keeps the blocks the strategy laid out.
+//!
+//! [`Placement`] and [`CacheTtl`] are this module's own; the cost simulation of `ptc ab` has
+//! its policies in its pricing profiles.
+
+use std::str::FromStr;
+
+use ptc_plugin_api::Role;
+use serde::Serialize;
+
+use crate::render::Prompt;
+use crate::Error;
+
+/// The model of an Anthropic request when none is given: Claude Sonnet 4.5's alias.
+pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
+/// The model of an OpenAI request when none is given (the `openai` pricing profile's).
+pub const DEFAULT_OPENAI_MODEL: &str = "gpt-5";
+/// `max_tokens` of an Anthropic request when none is given (the API requires one).
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// Where an Anthropic request carries its cache breakpoints (`cache_control` markers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Placement {
+    /// The blocks the strategy marked
+    #[default]
+    Strategy,
+    /// The last system block and the last block of the final message (a common client and
+    /// gateway policy)
+    Auto,
+    /// No breakpoint: nothing is cached
+    None,
+}
+
+impl Placement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Placement::Strategy => "strategy",
+            Placement::Auto => "auto",
+            Placement::None => "none",
+        }
+    }
+}
+
+impl FromStr for Placement {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Placement, String> {
+        match name {
+            "strategy" => Ok(Placement::Strategy),
+            "auto" => Ok(Placement::Auto),
+            "none" => Ok(Placement::None),
+            other => Err(format!(
+                "unknown cache placement `{other}` (strategy, auto or none)"
+            )),
+        }
+    }
+}
+
+/// How long Anthropic keeps what a breakpoint writes: 5 minutes (the API's default) or 1 hour
+/// (writes cost 2x the input price instead of 1.25x).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum CacheTtl {
+    /// 5 minutes: `cache_control` carries no `ttl`
+    #[default]
+    #[value(name = "5m")]
+    FiveMinutes,
+    /// 1 hour: `"ttl": "1h"`
+    #[value(name = "1h")]
+    OneHour,
+}
+
+impl FromStr for CacheTtl {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<CacheTtl, String> {
+        match name {
+            "5m" => Ok(CacheTtl::FiveMinutes),
+            "1h" => Ok(CacheTtl::OneHour),
+            other => Err(format!("unknown cache TTL `{other}` (5m or 1h)")),
+        }
+    }
+}
+
+/// What a request body takes beyond the prompt.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestOptions {
+    /// [default: [`DEFAULT_ANTHROPIC_MODEL`] or [`DEFAULT_OPENAI_MODEL`]]
+    pub model: Option<String>,
+    /// Anthropic's `max_tokens` [default: [`DEFAULT_MAX_TOKENS`]]; OpenAI's
+    /// `max_completion_tokens`, left out when not given.
+    pub max_tokens: Option<u32>,
+    /// Anthropic only.
+    pub placement: Placement,
+    /// Anthropic only.
+    pub ttl: CacheTtl,
+}
+
+/// A Messages API request body (`POST /v1/messages`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AnthropicRequest<'a> {
+    pub model: String,
+    pub max_tokens: u32,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub system: Vec<TextBlock<'a>>,
+    pub messages: Vec<AnthropicMessage<'a>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AnthropicMessage<'a> {
+    pub role: &'static str,
+    pub content: Vec<TextBlock<'a>>,
+}
+
+/// `{"type": "text", "text": ..., "cache_control": ...}`
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TextBlock<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
+}
+
+/// `{"type": "ephemeral"}`, with `"ttl": "1h"` for the one-hour cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CacheControl {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<&'static str>,
+}
+
+/// A Chat Completions request body (`POST /v1/chat/completions`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpenAiRequest<'a> {
+    pub model: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_completion_tokens: Option<u32>,
+    pub messages: Vec<OpenAiMessage<'a>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpenAiMessage<'a> {
+    pub role: &'static str,
+    pub content: &'a str,
+}
+
+/// A message as a request sends it: its role and its non-blank blocks, each with whether it
+/// carries a breakpoint.
+struct Sent<'a> {
+    role: Role,
+    blocks: Vec<(&'a str, bool)>,
+}
+
+/// The messages of `prompt` with their blank blocks left out (a breakpoint of one moves to the
+/// block before it) and the messages left without a block too.
+fn sent(prompt: &Prompt) -> Vec<Sent<'_>> {
+    let mut sent: Vec<Sent<'_>> = Vec::with_capacity(prompt.messages.len());
+    for message in &prompt.messages {
+        let mut blocks: Vec<(&str, bool)> = Vec::with_capacity(message.blocks.len());
+        for (text, breakpoint) in message.block_texts() {
+            if !text.trim().is_empty() {
+                blocks.push((text, breakpoint));
+            } else if breakpoint {
+                let before = blocks
+                    .last_mut()
+                    .or_else(|| sent.iter_mut().rev().find_map(|m| m.blocks.last_mut()));
+                if let Some(before) = before {
+                    before.1 = true;
+                }
+            }
+        }
+        if !blocks.is_empty() {
+            sent.push(Sent {
+                role: message.role,
+                blocks,
+            });
+        }
+    }
+    sent
+}
+
+/// `prompt` as an Anthropic Messages API request body. A prompt without a user or assistant
+/// message cannot be one (the API needs at least one message).
+pub fn anthropic<'a>(
+    prompt: &'a Prompt,
+    options: &RequestOptions,
+) -> Result<AnthropicRequest<'a>, Error> {
+    let cache_control = CacheControl {
+        kind: "ephemeral",
+        ttl: match options.ttl {
+            CacheTtl::FiveMinutes => None,
+            CacheTtl::OneHour => Some("1h"),
+        },
+    };
+    let block = |(text, breakpoint): (&'a str, bool)| TextBlock {
+        kind: "text",
+        text,
+        cache_control: breakpoint.then_some(cache_control),
+    };
+    let mut system = Vec::new();
+    let mut messages = Vec::new();
+    for message in sent(prompt) {
+        let blocks = message.blocks.into_iter().map(block);
+        match message.role {
+            Role::System => system.extend(blocks),
+            Role::User | Role::Assistant => messages.push(AnthropicMessage {
+                role: message.role.as_str(),
+                content: blocks.collect(),
+            }),
+        }
+    }
+    let Some(last) = messages.last_mut() else {
+        return Err(Error::NoConversation {
+            strategy: prompt.strategy.clone(),
+        });
+    };
+    if last.role == "assistant" {
+        if let Some(block) = last.content.last_mut() {
+            block.text = block.text.trim_end();
+        }
+    }
+    match options.placement {
+        Placement::Strategy => {}
+        Placement::None | Placement::Auto => {
+            let every = system
+                .iter_mut()
+                .chain(messages.iter_mut().flat_map(|m| &mut m.content));
+            for block in every {
+                block.cache_control = None;
+            }
+        }
+    }
+    if options.placement == Placement::Auto {
+        let final_block = messages.last_mut().and_then(|m| m.content.last_mut());
+        for block in [system.last_mut(), final_block].into_iter().flatten() {
+            block.cache_control = Some(cache_control);
+        }
+    }
+    Ok(AnthropicRequest {
+        model: options
+            .model
+            .clone()
+            .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned()),
+        max_tokens: options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        system,
+        messages,
+    })
+}
+
+/// `prompt` as an OpenAI Chat Completions request body: each message's text as it is, the
+/// blank messages left out.
+pub fn openai<'a>(prompt: &'a Prompt, options: &RequestOptions) -> OpenAiRequest<'a> {
+    OpenAiRequest {
+        model: options
+            .model
+            .clone()
+            .unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_owned()),
+        max_completion_tokens: options.max_tokens,
+        messages: prompt
+            .messages
+            .iter()
+            .filter(|m| !m.content.trim().is_empty())
+            .map(|m| OpenAiMessage {
+                role: m.role.as_str(),
+                content: &m.content,
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ptc_plugin_api::Stats;
+    use serde_json::{json, Value as Json};
+
+    use super::*;
+    use crate::render::{BlockSpan, RenderedMessage};
+
+    /// A message of `blocks` (text, breakpoint), joined as the renderer joins them.
+    fn message(role: Role, blocks: &[(&str, bool)]) -> RenderedMessage {
+        let mut content = String::new();
+        let mut spans = Vec::new();
+        for (text, cache_breakpoint) in blocks {
+            if !content.is_empty() {
+                content.push_str("\n\n");
+            }
+            let start = content.len();
+            content.push_str(text);
+            spans.push(BlockSpan {
+                start,
+                end: content.len(),
+                cache_breakpoint: *cache_breakpoint,
+            });
+        }
+        RenderedMessage {
+            role,
+            content,
+            blocks: spans,
+        }
+    }
+
+    fn prompt(messages: Vec<RenderedMessage>) -> Prompt {
+        Prompt {
+            strategy: "test".into(),
+            turns: 1,
+            messages,
+            stats: Stats::default(),
+        }
+    }
+
+    /// A prompt of a system message of two blocks, then user / assistant / user, the strategy
+    /// marking the first system block and the first user message.
+    fn conversation() -> Prompt {
+        prompt(vec![
+            message(Role::System, &[("rules", true), ("tools", false)]),
+            message(Role::User, &[("mission", true), ("data", false)]),
+            message(Role::Assistant, &[("(program)", false)]),
+            message(Role::User, &[("result", false), ("turns left", false)]),
+        ])
+    }
+
+    fn anthropic_json(prompt: &Prompt, placement: Placement, ttl: CacheTtl) -> Json {
+        let options = RequestOptions {
+            placement,
+            ttl,
+            ..RequestOptions::default()
+        };
+        serde_json::to_value(anthropic(prompt, &options).unwrap()).unwrap()
+    }
+
+    /// (message index, or -1 for `system`; block index) of every block with a breakpoint.
+    fn marked(body: &Json) -> Vec<(i64, usize)> {
+        let mut found = Vec::new();
+        let system = body.get("system").and_then(Json::as_array);
+        for (j, block) in system.into_iter().flatten().enumerate() {
+            if block.get("cache_control").is_some() {
+                found.push((-1, j));
+            }
+        }
+        for (i, message) in body["messages"].as_array().unwrap().iter().enumerate() {
+            for (j, block) in message["content"].as_array().unwrap().iter().enumerate() {
+                if block.get("cache_control").is_some() {
+                    found.push((i as i64, j));
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn the_strategy_placement_keeps_the_strategys_marks() {
+        let body = anthropic_json(&conversation(), Placement::Strategy, CacheTtl::FiveMinutes);
+        assert_eq!(
+            body,
+            json!({
+                "model": "claude-sonnet-4-5",
+                "max_tokens": 4096,
+                "system": [
+                    {"type": "text", "text": "rules", "cache_control": {"type": "ephemeral"}},
+                    {"type": "text", "text": "tools"},
+                ],
+                "messages": [
+                    {"role": "user", "content": [
+                        {"type": "text", "text": "mission", "cache_control": {"type": "ephemeral"}},
+                        {"type": "text", "text": "data"},
+                    ]},
+                    {"role": "assistant", "content": [{"type": "text", "text": "(program)"}]},
+                    {"role": "user", "content": [
+                        {"type": "text", "text": "result"},
+                        {"type": "text", "text": "turns left"},
+                    ]},
+                ],
+            })
+        );
+    }
+
+    #[test]
+    fn auto_marks_the_last_system_block_and_the_last_block_of_the_final_message() {
+        let body = anthropic_json(&conversation(), Placement::Auto, CacheTtl::FiveMinutes);
+        assert_eq!(marked(&body), [(-1, 1), (2, 1)]);
+        // Two system messages: the last block of the last one.
+        let mut two = conversation();
+        two.messages
+            .insert(1, message(Role::System, &[("more rules", false)]));
+        let body = anthropic_json(&two, Placement::Auto, CacheTtl::FiveMinutes);
+        assert_eq!(body["system"][2]["text"], "more rules");
+        assert_eq!(marked(&body), [(-1, 2), (2, 1)]);
+        // No system message: the final block only.
+        let mut none = conversation();
+        none.messages.remove(0);
+        let body = anthropic_json(&none, Placement::Auto, CacheTtl::FiveMinutes);
+        assert!(body.get("system").is_none(), "{body}");
+        assert_eq!(marked(&body), [(2, 1)]);
+    }
+
+    #[test]
+    fn none_marks_nothing() {
+        let body = anthropic_json(&conversation(), Placement::None, CacheTtl::OneHour);
+        assert_eq!(marked(&body), []);
+        assert!(!body.to_string().contains("cache_control"));
+    }
+
+    #[test]
+    fn the_ttl_is_written_for_one_hour_only() {
+        let body = anthropic_json(&conversation(), Placement::Strategy, CacheTtl::OneHour);
+        assert_eq!(
+            body["system"][0]["cache_control"],
+            json!({"type": "ephemeral", "ttl": "1h"})
+        );
+        assert_eq!(
+            body["messages"][0]["content"][0]["cache_control"],
+            json!({"type": "ephemeral", "ttl": "1h"})
+        );
+        let body = anthropic_json(&conversation(), Placement::Auto, CacheTtl::FiveMinutes);
+        assert_eq!(
+            body["system"][1]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        assert!(!body.to_string().contains("ttl"));
+    }
+
+    #[test]
+    fn blank_blocks_and_messages_are_left_out_and_their_marks_move_back() {
+        let prompt = prompt(vec![
+            message(Role::System, &[("rules", false)]),
+            message(Role::User, &[("  \n", true)]),
+            message(
+                Role::User,
+                &[("mission", false), ("\n", true), ("data", false)],
+            ),
+            message(Role::User, &[]),
+            message(Role::Assistant, &[("(program)  \n", false)]),
+        ]);
+        let body = anthropic_json(&prompt, Placement::Strategy, CacheTtl::FiveMinutes);
+        let roles: Vec<&str> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant"]);
+        assert_eq!(marked(&body), [(-1, 0), (0, 0)]);
+        assert_eq!(body["messages"][0]["content"][1]["text"], "data");
+        // A final assistant message loses its trailing whitespace.
+        assert_eq!(body["messages"][1]["content"][0]["text"], "(program)");
+        let openai = serde_json::to_value(openai(&prompt, &RequestOptions::default())).unwrap();
+        assert_eq!(
+            openai,
+            json!({"model": "gpt-5", "messages": [
+                {"role": "system", "content": "rules"},
+                {"role": "user", "content": "mission\n\n\n\n\ndata"},
+                {"role": "assistant", "content": "(program)  \n"},
+            ]})
+        );
+    }
+
+    #[test]
+    fn a_prompt_of_system_messages_only_is_no_anthropic_request() {
+        let prompt = prompt(vec![message(Role::System, &[("rules", true)])]);
+        let err = anthropic(&prompt, &RequestOptions::default()).unwrap_err();
+        assert!(
+            err.to_string().contains("no user or assistant message"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_model_and_max_tokens_are_the_options_or_the_defaults() {
+        let options = RequestOptions {
+            model: Some("claude-opus-4-1".into()),
+            max_tokens: Some(100),
+            ..RequestOptions::default()
+        };
+        let prompt = conversation();
+        let body = anthropic(&prompt, &options).unwrap();
+        assert_eq!(
+            (body.model.as_str(), body.max_tokens),
+            ("claude-opus-4-1", 100)
+        );
+        let body = openai(&prompt, &options);
+        assert_eq!(
+            (body.model.as_str(), body.max_completion_tokens),
+            ("claude-opus-4-1", Some(100))
+        );
+        let body =
+            serde_json::to_value(openai(&conversation(), &RequestOptions::default())).unwrap();
+        assert_eq!(body["model"], "gpt-5");
+        assert!(body.get("max_completion_tokens").is_none());
+    }
+
+    #[test]
+    fn openai_sends_each_message_as_its_text() {
+        let prompt = conversation();
+        let body = openai(&prompt, &RequestOptions::default());
+        let sent: Vec<(&str, &str)> = body.messages.iter().map(|m| (m.role, m.content)).collect();
+        let rendered: Vec<(&str, &str)> = prompt
+            .messages
+            .iter()
+            .map(|m| (m.role.as_str(), m.content.as_str()))
+            .collect();
+        assert_eq!(sent, rendered);
+    }
+
+    #[test]
+    fn names_parse() {
+        assert_eq!("auto".parse(), Ok(Placement::Auto));
+        assert_eq!("none".parse(), Ok(Placement::None));
+        assert_eq!("strategy".parse(), Ok(Placement::Strategy));
+        assert!("Auto"
+            .parse::<Placement>()
+            .unwrap_err()
+            .contains("strategy, auto or none"));
+        assert_eq!("1h".parse(), Ok(CacheTtl::OneHour));
+        assert_eq!("5m".parse(), Ok(CacheTtl::FiveMinutes));
+        assert!("60m".parse::<CacheTtl>().unwrap_err().contains("5m or 1h"));
+    }
+}
