@@ -16,7 +16,7 @@ pub use crate::commands::ab::AbFormat;
 pub use crate::commands::render::{RenderFormat, RequestArgs};
 pub use crate::commands::trace::TraceView;
 pub use crate::output::Format;
-pub use crate::render::request::{CacheTtl, Placement};
+pub use crate::render::request::{Placement, Ttl};
 
 /// Compress the message history of PTC-Lisp code agents with pluggable strategies.
 ///
@@ -233,7 +233,7 @@ pub enum Command {
         /// How long the cache keeps what a breakpoint writes (anthropic): 1h adds
         /// `"ttl": "1h"` to every `cache_control` [default: 5m]
         #[arg(long, value_enum, value_name = "TTL", help_heading = "Request options")]
-        cache_ttl: Option<CacheTtl>,
+        cache_ttl: Option<Ttl>,
     },
 }
 

@@ -41,14 +41,15 @@ pub enum Caching {
 }
 
 /// Where a request carries its cache breakpoints (explicit caching only).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Placement {
-    /// Where the strategy put them.
+    /// The blocks the strategy marked
+    #[default]
     Strategy,
-    /// On the last block of the system prompt and the last block of the final message: what
-    /// gateways and Anthropic's automatic caching do.
+    /// The last block of the system prompt and the last block of the final message (what
+    /// gateways and Anthropic's automatic caching do)
     Auto,
-    /// Nowhere: nothing is cached.
+    /// No breakpoint: nothing is cached
     None,
 }
 
@@ -116,9 +117,14 @@ impl fmt::Display for Placement {
 }
 
 /// How long a cache entry lives without being read or written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Ttl {
+    /// 5 minutes: writes cost 1.25x the input price; `cache_control` carries no `ttl`
+    #[default]
+    #[value(name = "5m")]
     FiveMinutes,
+    /// 1 hour: writes cost 2x the input price; `"ttl": "1h"`
+    #[value(name = "1h")]
     OneHour,
 }
 
@@ -146,7 +152,7 @@ impl Ttl {
     }
 }
 
-/// Reads one of the names `parse` knows, as the configuration spells it.
+/// Reads one of the names `parse` knows, as the configuration and requests spell them.
 macro_rules! deserialize_by_name {
     ($type:ty, $expected:literal) => {
         impl<'de> Deserialize<'de> for $type {
@@ -154,6 +160,14 @@ macro_rules! deserialize_by_name {
                 let name = String::deserialize(deserializer)?;
                 <$type>::parse(&name)
                     .ok_or_else(|| de::Error::invalid_value(Unexpected::Str(&name), &$expected))
+            }
+        }
+
+        impl std::str::FromStr for $type {
+            type Err = String;
+
+            fn from_str(name: &str) -> Result<Self, String> {
+                <$type>::parse(name).ok_or_else(|| format!("`{name}` is not {}", $expected))
             }
         }
     };

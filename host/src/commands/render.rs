@@ -10,7 +10,7 @@ use crate::commands::ab::tokenizer;
 use crate::host::Host;
 use crate::output::{pretty, prompt_json, prompt_text};
 use crate::recording::corpus;
-use crate::render::request::{self, CacheTtl, Placement, RequestOptions};
+use crate::render::request::{self, Placement, RequestOptions, Ttl};
 use crate::Error;
 
 /// What `ptc render` prints.
@@ -45,7 +45,7 @@ pub struct RequestArgs {
     pub model: Option<String>,
     pub max_tokens: Option<u32>,
     pub placement: Option<Placement>,
-    pub ttl: Option<CacheTtl>,
+    pub ttl: Option<Ttl>,
 }
 
 impl RequestArgs {

@@ -14,14 +14,13 @@
 //! Consecutive messages of one role are kept as they are: both APIs accept them (Anthropic
 //! merges them into one turn), and keeping them keeps the blocks the strategy laid out.
 //!
-//! [`Placement`] and [`CacheTtl`] are this module's own; the cost simulation of `ptc ab` has
-//! its policies in its pricing profiles.
-
-use std::str::FromStr;
+//! [`Placement`] and [`Ttl`] are the ones `ptc ab`'s pricing profiles simulate, so that what
+//! a request asks for is what the cost simulation priced.
 
 use ptc_plugin_api::Role;
 use serde::Serialize;
 
+pub use crate::ab::pricing::{Placement, Ttl};
 use crate::render::Prompt;
 use crate::Error;
 
@@ -31,69 +30,6 @@ pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-5";
 /// `max_tokens` of an Anthropic request when none is given (the API requires one).
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
-
-/// Where an Anthropic request carries its cache breakpoints (`cache_control` markers).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Placement {
-    /// The blocks the strategy marked
-    #[default]
-    Strategy,
-    /// The last system block and the last block of the final message (a common client and
-    /// gateway policy)
-    Auto,
-    /// No breakpoint: nothing is cached
-    None,
-}
-
-impl Placement {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Placement::Strategy => "strategy",
-            Placement::Auto => "auto",
-            Placement::None => "none",
-        }
-    }
-}
-
-impl FromStr for Placement {
-    type Err = String;
-
-    fn from_str(name: &str) -> Result<Placement, String> {
-        match name {
-            "strategy" => Ok(Placement::Strategy),
-            "auto" => Ok(Placement::Auto),
-            "none" => Ok(Placement::None),
-            other => Err(format!(
-                "unknown cache placement `{other}` (strategy, auto or none)"
-            )),
-        }
-    }
-}
-
-/// How long Anthropic keeps what a breakpoint writes: 5 minutes (the API's default) or 1 hour
-/// (writes cost 2x the input price instead of 1.25x).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum CacheTtl {
-    /// 5 minutes: `cache_control` carries no `ttl`
-    #[default]
-    #[value(name = "5m")]
-    FiveMinutes,
-    /// 1 hour: `"ttl": "1h"`
-    #[value(name = "1h")]
-    OneHour,
-}
-
-impl FromStr for CacheTtl {
-    type Err = String;
-
-    fn from_str(name: &str) -> Result<CacheTtl, String> {
-        match name {
-            "5m" => Ok(CacheTtl::FiveMinutes),
-            "1h" => Ok(CacheTtl::OneHour),
-            other => Err(format!("unknown cache TTL `{other}` (5m or 1h)")),
-        }
-    }
-}
 
 /// What a request body takes beyond the prompt.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -106,7 +42,7 @@ pub struct RequestOptions {
     /// Anthropic only.
     pub placement: Placement,
     /// Anthropic only.
-    pub ttl: CacheTtl,
+    pub ttl: Ttl,
 }
 
 /// A Messages API request body (`POST /v1/messages`).
@@ -203,8 +139,8 @@ pub fn anthropic<'a>(
     let cache_control = CacheControl {
         kind: "ephemeral",
         ttl: match options.ttl {
-            CacheTtl::FiveMinutes => None,
-            CacheTtl::OneHour => Some("1h"),
+            Ttl::FiveMinutes => None,
+            Ttl::OneHour => Some("1h"),
         },
     };
     let block = |(text, breakpoint): (&'a str, bool)| TextBlock {
@@ -334,7 +270,7 @@ mod tests {
         ])
     }
 
-    fn anthropic_json(prompt: &Prompt, placement: Placement, ttl: CacheTtl) -> Json {
+    fn anthropic_json(prompt: &Prompt, placement: Placement, ttl: Ttl) -> Json {
         let options = RequestOptions {
             placement,
             ttl,
@@ -364,7 +300,7 @@ mod tests {
 
     #[test]
     fn the_strategy_placement_keeps_the_strategys_marks() {
-        let body = anthropic_json(&conversation(), Placement::Strategy, CacheTtl::FiveMinutes);
+        let body = anthropic_json(&conversation(), Placement::Strategy, Ttl::FiveMinutes);
         assert_eq!(
             body,
             json!({
@@ -391,33 +327,33 @@ mod tests {
 
     #[test]
     fn auto_marks_the_last_system_block_and_the_last_block_of_the_final_message() {
-        let body = anthropic_json(&conversation(), Placement::Auto, CacheTtl::FiveMinutes);
+        let body = anthropic_json(&conversation(), Placement::Auto, Ttl::FiveMinutes);
         assert_eq!(marked(&body), [(-1, 1), (2, 1)]);
         // Two system messages: the last block of the last one.
         let mut two = conversation();
         two.messages
             .insert(1, message(Role::System, &[("more rules", false)]));
-        let body = anthropic_json(&two, Placement::Auto, CacheTtl::FiveMinutes);
+        let body = anthropic_json(&two, Placement::Auto, Ttl::FiveMinutes);
         assert_eq!(body["system"][2]["text"], "more rules");
         assert_eq!(marked(&body), [(-1, 2), (2, 1)]);
         // No system message: the final block only.
         let mut none = conversation();
         none.messages.remove(0);
-        let body = anthropic_json(&none, Placement::Auto, CacheTtl::FiveMinutes);
+        let body = anthropic_json(&none, Placement::Auto, Ttl::FiveMinutes);
         assert!(body.get("system").is_none(), "{body}");
         assert_eq!(marked(&body), [(2, 1)]);
     }
 
     #[test]
     fn none_marks_nothing() {
-        let body = anthropic_json(&conversation(), Placement::None, CacheTtl::OneHour);
+        let body = anthropic_json(&conversation(), Placement::None, Ttl::OneHour);
         assert_eq!(marked(&body), []);
         assert!(!body.to_string().contains("cache_control"));
     }
 
     #[test]
     fn the_ttl_is_written_for_one_hour_only() {
-        let body = anthropic_json(&conversation(), Placement::Strategy, CacheTtl::OneHour);
+        let body = anthropic_json(&conversation(), Placement::Strategy, Ttl::OneHour);
         assert_eq!(
             body["system"][0]["cache_control"],
             json!({"type": "ephemeral", "ttl": "1h"})
@@ -426,7 +362,7 @@ mod tests {
             body["messages"][0]["content"][0]["cache_control"],
             json!({"type": "ephemeral", "ttl": "1h"})
         );
-        let body = anthropic_json(&conversation(), Placement::Auto, CacheTtl::FiveMinutes);
+        let body = anthropic_json(&conversation(), Placement::Auto, Ttl::FiveMinutes);
         assert_eq!(
             body["system"][1]["cache_control"],
             json!({"type": "ephemeral"})
@@ -446,7 +382,7 @@ mod tests {
             message(Role::User, &[]),
             message(Role::Assistant, &[("(program)  \n", false)]),
         ]);
-        let body = anthropic_json(&prompt, Placement::Strategy, CacheTtl::FiveMinutes);
+        let body = anthropic_json(&prompt, Placement::Strategy, Ttl::FiveMinutes);
         let roles: Vec<&str> = body["messages"]
             .as_array()
             .unwrap()
@@ -525,8 +461,8 @@ mod tests {
             .parse::<Placement>()
             .unwrap_err()
             .contains("strategy, auto or none"));
-        assert_eq!("1h".parse(), Ok(CacheTtl::OneHour));
-        assert_eq!("5m".parse(), Ok(CacheTtl::FiveMinutes));
-        assert!("60m".parse::<CacheTtl>().unwrap_err().contains("5m or 1h"));
+        assert_eq!("1h".parse(), Ok(Ttl::OneHour));
+        assert_eq!("5m".parse(), Ok(Ttl::FiveMinutes));
+        assert!("60m".parse::<Ttl>().unwrap_err().contains("5m or 1h"));
     }
 }
