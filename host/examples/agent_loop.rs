@@ -90,13 +90,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ],
         "turns": [],
     });
-    // A single-shot run is never compressed (SS-001).
-    let strategy = if max_turns == 1 {
-        "full-history"
-    } else {
-        host.config().strategy()
-    };
-    let renderer = host.renderer(Some(strategy))?;
+    // A single-shot run sends only its first prompt, which has no history to compress (SS-001):
+    // the configured strategy renders it like any other.
+    let renderer = host.renderer(Some(host.config().strategy()))?;
     let defaults = host.recording_defaults()?;
     let mut memory = serde_json::Map::new();
     for response in RESPONSES {

@@ -23,7 +23,7 @@ pub use render::request;
 pub use ab::pricing::{Pricing, PromptCost};
 pub use ab::retention::{Facts, Retention, Share};
 pub use ab::tokens::{Counter, Tokenizer};
-pub use ab::{run as run_ab, Ab, AbPlan, PromptMeasure, RunMeasure, Summary, Variant};
+pub use ab::{run as run_ab, Ab, AbPlan, PromptMeasure, RunDetail, RunMeasure, Summary, Variant};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};

@@ -178,3 +178,25 @@ fn every_strategy_folder_is_listed_where_it_must_be() {
         );
     }
 }
+
+/// DECISIONS 2: with `max_turns = 1` the first prompt is the only one sent; rendering after
+/// that turn is allowed and, like every render after the last turn, ends with the FINAL TURN
+/// line. No strategy falls back to another view, so the JSON names the strategy that wrote the
+/// text.
+#[test]
+fn after_the_only_turn_of_a_single_shot_run_every_strategy_shows_the_final_turn() {
+    let path = example("single-shot.json");
+    for (strategy, _) in STRATEGIES.iter() {
+        let render = all_strategies().render_json(&path, 1, &["--strategy", strategy]);
+        assert_eq!(render["strategy"], *strategy);
+        let text = conversation(&render);
+        assert!(!text.contains("Turn 2 of 1"), "{strategy}:\n{text}");
+        let messages = crate::support::messages(&render);
+        let last = &messages.last().unwrap().1;
+        assert_eq!(
+            last.lines().last(),
+            Some("FINAL TURN - you must call (return result) or (fail reason) now."),
+            "{strategy}:\n{text}"
+        );
+    }
+}

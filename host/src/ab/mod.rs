@@ -1,7 +1,9 @@
 //! A/B testing strategies on recorded runs: for every recording and strategy, the prompt sent
 //! before each turn is rendered and measured: tokens, prompt-cache cost under every pricing
-//! profile, retention, render time. Recordings are spread over cores; results are collected in
-//! recording order, so every figure but the render time is identical whatever the thread count.
+//! profile, retention, render time. Recordings are spread over cores a chunk at a time; the
+//! results of a chunk are added up in recording order, so every figure but the render time is
+//! identical whatever the thread count, and what is held does not grow with the corpus unless
+//! the output lists every prompt.
 //!
 //! This module holds the run itself, [`run`] and its result [`Ab`]; what it compares is resolved
 //! in `plan`, one recording through one variant is measured in `measure`, and the measures are
@@ -15,10 +17,13 @@ pub mod retention;
 mod summary;
 pub mod tokens;
 
+use std::path::PathBuf;
+
 use rayon::prelude::*;
 
 use crate::ab::measure::{measure, unusable};
 use crate::ab::pricing::Pricing;
+use crate::ab::summary::Totals;
 use crate::ab::tokens::{Counter, Tokenizer};
 use crate::config::Config;
 use crate::host::Host;
@@ -30,7 +35,11 @@ pub use measure::{PromptMeasure, RunMeasure};
 pub use plan::{AbPlan, Variant};
 pub use summary::Summary;
 
-/// An A/B run: the variants, the pricing profiles, and every measure.
+/// Recordings measured in parallel before their results are added up: enough to keep every
+/// core busy, few enough that their measures take little memory.
+const CHUNK: usize = 1024;
+
+/// An A/B run: the variants, the pricing profiles, and the measures added up per variant.
 pub struct Ab {
     pub variants: Vec<Variant>,
     /// Index of the baseline in `variants`.
@@ -39,8 +48,11 @@ pub struct Ab {
     /// Index of the profile of the table's cost column.
     pub primary_pricing: usize,
     pub tokenizer: Tokenizer,
+    /// Every run added up, per variant: see [`Ab::summaries`] and [`Ab::by_turn`].
+    totals: Totals,
+    /// Every prompt's measures, only when the run was asked for detail (else empty).
     /// Recording-major: all variants of recording 0, then of recording 1, ...
-    pub runs: Vec<RunMeasure>,
+    pub runs: Vec<RunDetail>,
     /// Whether the baseline was added to the variants asked for.
     pub baseline_added: bool,
     /// The recordings that could not be read, in order: (where, why). They are left out of
@@ -48,9 +60,21 @@ pub struct Ab {
     pub bad_recordings: Vec<(String, Error)>,
 }
 
+/// The prompts of one recording through one variant, as the per-prompt outputs (JSON, CSV)
+/// list them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunDetail {
+    pub recording: PathBuf,
+    pub variant: usize,
+    /// Why the variant could not render this recording.
+    pub error: Option<String>,
+    pub prompts: Vec<PromptMeasure>,
+}
+
 /// Renders and measures every recording through every variant of `plan`. Recordings are read
-/// one at a time per thread and dropped once measured, so memory stays bounded by the largest
-/// recording; per-prompt measures are kept only with `detail`. `progress` is called once per
+/// one at a time per thread and dropped once measured, and their measures are added up per
+/// variant as they arrive, so memory stays bounded by the largest recording and the number of
+/// variants; only with `detail` is every prompt's measure kept. `progress` is called once per
 /// recording done. A recording that cannot be read is left out and listed in
 /// [`Ab::bad_recordings`] (with `strict`, the first, in order, is the error instead). A variant
 /// whose strategy is not loaded is reported as failed on every recording; a bad option of a
@@ -80,44 +104,56 @@ pub fn run(
         .iter()
         .position(|p| p.name == plan.primary_pricing)
         .unwrap_or(0);
-    let per_recording: Vec<Result<Vec<RunMeasure>, Error>> = sources
-        .par_iter()
-        .map(|source| {
-            let recording = match source.load(&defaults) {
-                Ok(recording) => recording,
-                Err(e) => {
-                    progress();
-                    return Err(e);
-                }
-            };
-            let mut counter = Counter::new(plan.tokenizer);
-            let runs = prompters
-                .iter()
-                .enumerate()
-                .map(|(i, p)| match p {
-                    Ok(p) => measure(
-                        p,
-                        i,
-                        &recording,
-                        &plan.pricing,
-                        primary_pricing,
-                        detail,
-                        &mut counter,
-                    ),
-                    Err(reason) => unusable(i, &recording, plan.pricing.len(), reason),
-                })
-                .collect();
-            progress();
-            Ok(runs)
-        })
-        .collect();
-    let mut runs = Vec::with_capacity(sources.len() * plan.variants.len());
+    let measure_all = |source: &Source| -> Result<Vec<RunMeasure>, Error> {
+        let recording = match source.load(&defaults) {
+            Ok(recording) => recording,
+            Err(e) => {
+                progress();
+                return Err(e);
+            }
+        };
+        let mut counter = Counter::new(plan.tokenizer);
+        let runs = prompters
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match p {
+                Ok(p) => measure(
+                    p,
+                    i,
+                    &recording,
+                    &plan.pricing,
+                    primary_pricing,
+                    detail,
+                    &mut counter,
+                ),
+                Err(reason) => unusable(i, &recording, plan.pricing.len(), reason),
+            })
+            .collect();
+        progress();
+        Ok(runs)
+    };
+    let mut totals = Totals::new(plan.variants.len(), plan.pricing.len());
+    let mut runs = Vec::new();
     let mut bad_recordings = Vec::new();
-    for (source, result) in sources.iter().zip(per_recording) {
-        match result {
-            Ok(measures) => runs.extend(measures),
-            Err(e) if strict => return Err(e),
-            Err(e) => bad_recordings.push((source.label().display().to_string(), e)),
+    for chunk in sources.chunks(CHUNK) {
+        let measured: Vec<Result<Vec<RunMeasure>, Error>> =
+            chunk.par_iter().map(measure_all).collect();
+        for (source, result) in chunk.iter().zip(measured) {
+            match result {
+                Ok(measures) => {
+                    totals.add(&measures);
+                    if detail {
+                        runs.extend(measures.into_iter().map(|m| RunDetail {
+                            recording: m.recording,
+                            variant: m.variant,
+                            error: m.error,
+                            prompts: m.prompts,
+                        }));
+                    }
+                }
+                Err(e) if strict => return Err(e),
+                Err(e) => bad_recordings.push((source.label().display().to_string(), e)),
+            }
         }
     }
     let baseline = plan
@@ -131,6 +167,7 @@ pub fn run(
         pricing: plan.pricing,
         primary_pricing,
         tokenizer: plan.tokenizer,
+        totals,
         runs,
         baseline_added: plan.baseline_added,
         bad_recordings,
@@ -158,4 +195,76 @@ pub fn prompter_for<'h>(host: &'h Host, variant: &Variant) -> Result<Prompter<'h
         config.layer_set(&format!("strategies.{}.{option}={value}", variant.strategy))?;
     }
     host.prompter_with(Some(&variant.strategy), &config, threshold)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plugins::LoadedStrategy;
+
+    /// A host with two of the strategies `cargo test` built next to this test binary.
+    fn host() -> Host {
+        let deps = std::env::current_exe()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .to_owned();
+        let strategies = ["full_history", "turn_count"]
+            .iter()
+            .map(|name| {
+                let file = deps.join(format!(
+                    "{}ptc_strategy_{name}{}",
+                    std::env::consts::DLL_PREFIX,
+                    std::env::consts::DLL_SUFFIX
+                ));
+                LoadedStrategy::load(&file).unwrap()
+            })
+            .collect();
+        Host::with_strategies(Config::defaults(), strategies)
+    }
+
+    /// `copies` times the same bundled recording through both strategies.
+    fn ab(host: &Host, copies: usize, detail: bool) -> Ab {
+        let (name, json) = crate::examples::EXAMPLES
+            .iter()
+            .find(|(name, _)| *name == "data-exploration.json")
+            .unwrap();
+        let sources = vec![Source::Embedded { name, json }; copies];
+        let plan = AbPlan::new(host, Some("full-history,turn-count"), None, None).unwrap();
+        run(host, plan, &sources, detail, true, &|| {}).unwrap()
+    }
+
+    #[test]
+    fn without_detail_what_is_held_does_not_grow_with_the_recordings() {
+        let host = host();
+        let (one, many) = (ab(&host, 1, false), ab(&host, CHUNK + 3, false));
+        assert_eq!((one.recordings(), many.recordings()), (1, CHUNK + 3));
+        assert!(many.runs.is_empty(), "no run is kept without detail");
+        assert_eq!(many.summaries().len(), 2);
+        // The per-turn series are as long as the longest recording, whatever their number.
+        let shape = |ab: &Ab| ab.by_turn().iter().map(Vec::len).collect::<Vec<_>>();
+        assert_eq!(shape(&one), vec![4, 4]);
+        assert_eq!(shape(&many), shape(&one));
+        for (a, b) in one.summaries().iter().zip(many.summaries()) {
+            assert_eq!(b.prompts, a.prompts * (CHUNK + 3));
+            assert_eq!(b.tokens, a.tokens * (CHUNK + 3));
+        }
+        for (a, b) in one.by_turn().iter().zip(many.by_turn()) {
+            for ((tokens_a, _), (tokens_b, _)) in a.iter().zip(b) {
+                assert_eq!(*tokens_a, tokens_b, "a mean over identical recordings");
+            }
+        }
+    }
+
+    #[test]
+    fn detail_keeps_every_prompt_and_the_same_totals() {
+        let host = host();
+        let (mut brief, mut detailed) = (ab(&host, 3, false), ab(&host, 3, true));
+        brief.clear_timing();
+        detailed.clear_timing();
+        assert_eq!(detailed.runs.len(), 3 * 2);
+        assert!(detailed.runs.iter().all(|r| r.prompts.len() == 4));
+        assert_eq!(brief.summaries(), detailed.summaries());
+        assert_eq!(brief.by_turn(), detailed.by_turn());
+    }
 }

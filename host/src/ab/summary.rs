@@ -1,8 +1,10 @@
 //! Adding measures up: the [`Summary`] of a variant over every recording, the means and shares
-//! the reports show, and the per-turn series of an [`Ab`] run.
+//! the reports show, and the per-turn series of an [`Ab`] run. Each run is folded into
+//! [`Totals`] as it is measured, in recording order, so what is held does not grow with the
+//! number of recordings and every sum is added in the same order whatever the thread count.
 
 use crate::ab::retention::Retention;
-use crate::ab::{Ab, PromptMeasure};
+use crate::ab::{Ab, PromptMeasure, RunMeasure};
 
 /// Input tokens by how a provider's cache billed them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -116,9 +118,8 @@ impl Ab {
     /// The variants asked for that rendered no prompt at all, with the first reason; `None`
     /// when at least one rendered (the command then succeeds, the failures in its report).
     pub fn all_asked_failed(&self) -> Option<String> {
-        let summaries = self.summaries();
         let mut failures = Vec::new();
-        for (i, (variant, summary)) in self.variants.iter().zip(&summaries).enumerate() {
+        for (i, (variant, summary)) in self.variants.iter().zip(self.summaries()).enumerate() {
             if i == self.baseline && self.baseline_added {
                 continue;
             }
@@ -137,50 +138,99 @@ impl Ab {
         (!failures.is_empty()).then(|| failures.join("; "))
     }
 
+    /// The recordings measured (the bad ones left out).
+    pub fn recordings(&self) -> usize {
+        self.totals.recordings
+    }
+
     /// One summary per variant, in variant order.
-    pub fn summaries(&self) -> Vec<Summary> {
-        let mut sums = vec![
-            Summary {
-                costs: vec![0.0; self.pricing.len()],
-                ..Summary::default()
-            };
-            self.variants.len()
-        ];
-        for run in &self.runs {
-            sums[run.variant].merge(&run.totals);
-        }
-        sums
+    pub fn summaries(&self) -> &[Summary] {
+        &self.totals.summaries
     }
 
     /// Per turn index k (the prompt before turn k + 1): (mean tokens, summed cost under the
     /// primary profile) over the recordings that reach it, per variant.
     pub fn by_turn(&self) -> Vec<Vec<(f64, f64)>> {
-        let max_turns = self.runs.iter().map(|r| r.by_turn.len()).max().unwrap_or(0);
-        let mut sums = vec![vec![(0usize, 0.0f64, 0usize); max_turns]; self.variants.len()];
-        for run in &self.runs {
-            for (k, (tokens, cost)) in run.by_turn.iter().enumerate() {
-                let cell = &mut sums[run.variant][k];
-                cell.0 += tokens;
-                cell.1 += cost;
-                cell.2 += 1;
-            }
-        }
-        sums.into_iter()
+        let turns = self.totals.turns.iter().map(Vec::len).max().unwrap_or(0);
+        self.totals
+            .turns
+            .iter()
             .map(|series| {
-                series
-                    .into_iter()
-                    .map(|(tokens, cost, n)| {
-                        (
-                            if n == 0 {
-                                0.0
-                            } else {
-                                tokens as f64 / n as f64
-                            },
-                            cost,
-                        )
+                // A turn index no recording reaches counts as 0.
+                (0..turns)
+                    .map(|k| {
+                        series.get(k).map_or((0.0, 0.0), |sum| {
+                            (sum.tokens as f64 / sum.recordings as f64, sum.cost)
+                        })
                     })
                     .collect()
             })
             .collect()
+    }
+
+    /// Sets every render time to 0, so that the output is reproducible.
+    pub fn clear_timing(&mut self) {
+        for summary in &mut self.totals.summaries {
+            summary.render_ns = 0;
+        }
+        for run in &mut self.runs {
+            for p in &mut run.prompts {
+                p.render_ns = 0;
+            }
+        }
+    }
+}
+
+/// The prompts before one turn index of one variant, added up over the recordings that reach it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct TurnSum {
+    tokens: usize,
+    /// Under the primary pricing profile.
+    cost: f64,
+    recordings: usize,
+}
+
+/// Every run added up per variant: its [`Summary`] and its per-turn sums. Its size depends on
+/// the variants and the longest recording, never on the number of recordings.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Totals {
+    /// Recordings measured.
+    pub recordings: usize,
+    /// One per variant, in variant order.
+    summaries: Vec<Summary>,
+    /// Per variant, per turn index.
+    turns: Vec<Vec<TurnSum>>,
+}
+
+impl Totals {
+    pub(super) fn new(variants: usize, profiles: usize) -> Totals {
+        Totals {
+            recordings: 0,
+            summaries: vec![
+                Summary {
+                    costs: vec![0.0; profiles],
+                    ..Summary::default()
+                };
+                variants
+            ],
+            turns: vec![Vec::new(); variants],
+        }
+    }
+
+    /// Adds the runs of one recording, one per variant. Called in recording order.
+    pub(super) fn add(&mut self, runs: &[RunMeasure]) {
+        self.recordings += 1;
+        for run in runs {
+            self.summaries[run.variant].merge(&run.totals);
+            let series = &mut self.turns[run.variant];
+            if series.len() < run.by_turn.len() {
+                series.resize(run.by_turn.len(), TurnSum::default());
+            }
+            for (sum, (tokens, cost)) in series.iter_mut().zip(&run.by_turn) {
+                sum.tokens += tokens;
+                sum.cost += cost;
+                sum.recordings += 1;
+            }
+        }
     }
 }

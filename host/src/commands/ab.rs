@@ -73,18 +73,13 @@ pub fn ab(
         });
     }
     if no_timing {
-        for run in &mut result.runs {
-            run.totals.render_ns = 0;
-            for p in &mut run.prompts {
-                p.render_ns = 0;
-            }
-        }
+        result.clear_timing();
     }
     if let Some(failures) = result.all_asked_failed() {
         return Err(Error::AbAllFailed { failures });
     }
     for (variant, summary) in result.variants.iter().zip(result.summaries()) {
-        if let Some(err) = summary.first_error {
+        if let Some(err) = &summary.first_error {
             eprintln!(
                 "warning: strategy {} failed on {} recording(s); first: {err}",
                 variant.label, summary.failed

@@ -36,7 +36,7 @@ fn report(host: &Host, paths: &[PathBuf], format: Format) -> Result<(String, usi
     let mut json = Vec::new();
     for source in &sources {
         let (file, first_line) = match source {
-            Source::Line { path, line, .. } => (path.clone(), *line),
+            Source::Line { path, line, .. } => (path.to_path_buf(), *line),
             other => (other.label(), 1),
         };
         let problems = match source.bytes() {

@@ -8,6 +8,7 @@
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::recording::{
     max_recording_bytes, read_limited, Recording, RecordingDefaults, RecordingError,
@@ -19,9 +20,10 @@ use crate::Error;
 pub enum Source {
     /// A `.json` file holding one recording.
     File(PathBuf),
-    /// Line `line` (1-based) of a JSONL file, `len` bytes from byte `offset`.
+    /// Line `line` (1-based) of a JSONL file, `len` bytes from byte `offset`. The lines of a
+    /// file share its path.
     Line {
-        path: PathBuf,
+        path: Arc<Path>,
         line: usize,
         offset: u64,
         len: usize,
@@ -47,7 +49,7 @@ impl Source {
     fn place(&self) -> (PathBuf, usize) {
         match self {
             Source::File(path) => (path.clone(), 1),
-            Source::Line { path, line, .. } => (path.clone(), *line),
+            Source::Line { path, line, .. } => (path.to_path_buf(), *line),
             Source::Embedded { .. } => (self.label(), 1),
         }
     }
@@ -178,6 +180,7 @@ fn jsonl_lines_within(path: &Path, limit: u64) -> Result<Vec<Source>, Error> {
     };
     let file = std::fs::File::open(path).map_err(io)?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
+    let shared: Arc<Path> = Arc::from(path);
     let mut sources = Vec::new();
     let mut line = 1usize;
     // Where the current line starts, where reading is, and where the line's last
@@ -205,7 +208,7 @@ fn jsonl_lines_within(path: &Path, limit: u64) -> Result<Vec<Source>, Error> {
         if ends_line || at_end {
             if let Some(end) = content_end.take() {
                 sources.push(Source::Line {
-                    path: path.to_owned(),
+                    path: Arc::clone(&shared),
                     line,
                     offset: start,
                     len: usize::try_from(end - start).expect("a line within the limit"),
@@ -248,13 +251,13 @@ mod tests {
             jsonl_lines(&path).unwrap(),
             vec![
                 Source::Line {
-                    path: path.clone(),
+                    path: Arc::from(path.as_path()),
                     line: 1,
                     offset: 0,
                     len: 3
                 },
                 Source::Line {
-                    path: path.clone(),
+                    path: Arc::from(path.as_path()),
                     line: 3,
                     offset: 5,
                     len: 8

@@ -25,7 +25,7 @@ export_strategy!(DeltaLog);
 impl Strategy for DeltaLog {
     const NAME: &'static str = "delta-log";
     const DESCRIPTION: &'static str =
-        "A coalesced head, an append-only log of compact per-turn deltas, a short tail: cheaper than full history once prompt caching is priced. A run with max_turns = 1 is sent uncompressed.";
+        "A coalesced head, an append-only log of compact per-turn deltas, a short tail: cheaper than full history once prompt caching is priced.";
 
     fn options() -> Vec<OptionSpec> {
         let mut options = vec![
@@ -75,9 +75,6 @@ impl Strategy for DeltaLog {
             limit: options.count("latest_sample_limit")?,
             ..settings.sample
         };
-        if run.max_turns == 1 && !turns.is_empty() {
-            return Ok(coalesce::uncompressed(run, turns, &settings));
-        }
         let point = recoalescing_point(turns, budget, &settings);
         let (head, mut stats) = coalesce::user_message(run, &turns[..point], &settings);
         let mut head = head.into_sections();

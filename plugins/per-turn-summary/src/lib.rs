@@ -34,7 +34,7 @@ const OWN_TEMPLATES: &[(&str, &str)] = &[
 impl Strategy for PerTurnSummary {
     const NAME: &'static str = "per-turn-summary";
     const DESCRIPTION: &'static str =
-        "Each turn's program, then a summary of that turn alone; append-only, cache-friendly. A run with max_turns = 1 is sent uncompressed.";
+        "Each turn's program, then a summary of that turn alone; append-only, cache-friendly.";
 
     /// The coalesced view's options; the limits apply to each turn's summary.
     fn options() -> Vec<OptionSpec> {
@@ -49,9 +49,6 @@ impl Strategy for PerTurnSummary {
 
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = Settings::read(options)?;
-        if run.max_turns == 1 && !turns.is_empty() {
-            return Ok(coalesce::uncompressed(run, turns, &settings));
-        }
         let (first, _) = coalesce::user_message(run, &[], &settings);
         let mut messages = vec![coalesce::system_message(run), first];
         let mut stats = Stats {

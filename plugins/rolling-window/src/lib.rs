@@ -15,7 +15,7 @@ export_strategy!(RollingWindow);
 impl Strategy for RollingWindow {
     const NAME: &'static str = "rolling-window";
     const DESCRIPTION: &'static str =
-        "The last `window` turns in full; older turns coalesced as single-user-coalesced does. A run with max_turns = 1 is sent uncompressed.";
+        "The last `window` turns in full; older turns coalesced as single-user-coalesced does.";
 
     fn options() -> Vec<OptionSpec> {
         let mut options = vec![OptionSpec::count(
@@ -34,9 +34,6 @@ impl Strategy for RollingWindow {
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = Settings::read(options)?;
         let window = options.count("window")?;
-        if run.max_turns == 1 && !turns.is_empty() {
-            return Ok(coalesce::uncompressed(run, turns, &settings));
-        }
         let (older, recent) = turns.split_at(turns.len().saturating_sub(window));
         let (first, mut stats) = coalesce::user_message(run, older, &settings);
         // The next prompt keeps this one as its prefix only while the window is not full;

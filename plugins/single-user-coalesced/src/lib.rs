@@ -5,7 +5,8 @@
 //! `data/`; `user/` (the memory of the last successful turn); the expected output; the tool
 //! calls of successful turns (or `;; No tool calls made`); their println output; the latest
 //! error while the last turn failed; the turns left. When anything was printed no value shows a
-//! sample. A run with `max_turns = 1` is not compressed (SS-001).
+//! sample. A run with `max_turns = 1` sends only its first prompt, which has no history to
+//! compress (SS-001); rendered after its turn, it shows that turn coalesced, like any other.
 //!
 //! This crate decides what is shown; the templates in `templates/coalesce/` decide
 //! how it looks. The sections themselves are built by `ptc_strategy_kit::coalesce`, which every
@@ -24,7 +25,7 @@ export_strategy!(SingleUserCoalesced);
 impl Strategy for SingleUserCoalesced {
     const NAME: &'static str = "single-user-coalesced";
     const DESCRIPTION: &'static str =
-        "All history coalesced into one user message: namespaces, tool calls, output, latest error. A run with max_turns = 1 is sent uncompressed.";
+        "All history coalesced into one user message: namespaces, tool calls, output, latest error.";
 
     fn options() -> Vec<OptionSpec> {
         coalesce::options()
@@ -36,9 +37,6 @@ impl Strategy for SingleUserCoalesced {
 
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = Settings::read(options)?;
-        if run.max_turns == 1 && !turns.is_empty() {
-            return Ok(coalesce::uncompressed(run, turns, &settings));
-        }
         let (user, stats) = coalesce::user_message(run, turns, &settings);
         Ok(Output {
             // The user message changes with every turn: only the system prompt can be read from

@@ -208,8 +208,8 @@ pub fn html(ab: &Ab, templates: &Templates) -> Result<String, TemplateError> {
             false => Vec::new(),
         })
         .collect();
-    let (h1, r1) = summary_rows(ab, &summaries);
-    let (h2, r2) = pricing_rows(ab, &summaries);
+    let (h1, r1) = summary_rows(ab, summaries);
+    let (h2, r2) = pricing_rows(ab, summaries);
     let strategies: Vec<serde_json::Value> = labels
         .iter()
         .enumerate()
@@ -223,10 +223,10 @@ pub fn html(ab: &Ab, templates: &Templates) -> Result<String, TemplateError> {
         .collect();
     let pricing = &ab.pricing[ab.primary_pricing].name;
     let context = json!({
-        "intro": escape(&intro(ab, &summaries)),
-        "verdicts": super::verdict::verdicts(ab, &summaries)
+        "intro": escape(&intro(ab, summaries)),
+        "verdicts": super::verdict::verdicts(ab, summaries)
             .iter()
-            .map(|v| escape(&super::verdict::line(ab, &summaries, v)))
+            .map(|v| escape(&super::verdict::line(ab, summaries, v)))
             .collect::<Vec<_>>(),
         "baseline": escape(&ab.variants[ab.baseline].label),
         "summary_table": html_table(&strings(h1), &r1),
@@ -244,7 +244,7 @@ pub fn html(ab: &Ab, templates: &Templates) -> Result<String, TemplateError> {
             &labels,
             &cumulative
         ),
-        "retention_chart": retention_chart(&labels, &summaries),
+        "retention_chart": retention_chart(&labels, summaries),
         "message_overhead": crate::ab::tokens::MESSAGE_OVERHEAD,
         "reply_priming": crate::ab::tokens::REPLY_PRIMING,
         "tokenizer": ab.tokenizer.name(),

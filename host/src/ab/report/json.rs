@@ -24,7 +24,7 @@ pub fn json(ab: &Ab) -> Json {
     let strategies: Vec<Json> = ab
         .variants
         .iter()
-        .zip(&summaries)
+        .zip(summaries)
         .map(|(v, s)| {
             let cost: serde_json::Map<String, Json> = ab
                 .pricing

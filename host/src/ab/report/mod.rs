@@ -119,10 +119,9 @@ fn pricing_rows(ab: &Ab, summaries: &[Summary]) -> (Vec<String>, Vec<Row>) {
 
 /// The line above the tables: recordings, prompts, strategies, tokenizer, pricing, baseline.
 fn intro(ab: &Ab, summaries: &[Summary]) -> String {
-    let recordings = ab.runs.len() / ab.variants.len().max(1);
     format!(
         "{} recording(s), {} prompt(s) through {} strategies; tokens: {}; cost: {} pricing, baseline {}",
-        recordings,
+        ab.recordings(),
         summaries[ab.baseline].prompts,
         ab.variants.len(),
         ab.tokenizer.name(),

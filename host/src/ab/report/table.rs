@@ -49,28 +49,28 @@ fn markdown(header: &[String], rows: &[Row]) -> String {
 /// The terminal table.
 pub fn table(ab: &Ab) -> String {
     let summaries = ab.summaries();
-    let (h1, r1) = summary_rows(ab, &summaries);
-    let (h2, r2) = pricing_rows(ab, &summaries);
-    let mut out = intro(ab, &summaries) + "\n\n";
+    let (h1, r1) = summary_rows(ab, summaries);
+    let (h2, r2) = pricing_rows(ab, summaries);
+    let mut out = intro(ab, summaries) + "\n\n";
     out.push_str(&aligned(&strings(h1), &r1));
     out.push_str("\nvs baseline: tokens, and cost under each pricing profile\n");
     out.push_str(&aligned(&h2, &r2));
-    out.push_str(&super::verdict::section(ab, &summaries));
-    out.push_str(&failures(ab, &summaries));
+    out.push_str(&super::verdict::section(ab, summaries));
+    out.push_str(&failures(ab, summaries));
     out
 }
 
 /// The same as markdown tables.
 pub fn markdown_tables(ab: &Ab) -> String {
     let summaries = ab.summaries();
-    let (h1, r1) = summary_rows(ab, &summaries);
-    let (h2, r2) = pricing_rows(ab, &summaries);
-    let mut out = format!("{}\n\n", intro(ab, &summaries));
+    let (h1, r1) = summary_rows(ab, summaries);
+    let (h2, r2) = pricing_rows(ab, summaries);
+    let mut out = format!("{}\n\n", intro(ab, summaries));
     out.push_str(&markdown(&strings(h1), &r1));
     out.push_str("\nvs baseline: tokens, and cost under each pricing profile\n\n");
     out.push_str(&markdown(&h2, &r2));
-    out.push_str(&super::verdict::section(ab, &summaries));
-    out.push_str(&failures(ab, &summaries));
+    out.push_str(&super::verdict::section(ab, summaries));
+    out.push_str(&failures(ab, summaries));
     out
 }
 
