@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ptc::request::{self, CacheTtl, Placement, RequestOptions};
+use ptc::request::{self, Placement, RequestOptions, Ttl};
 use serde_json::Value as Json;
 
 use crate::support::{all_strategies, example, in_process_host, messages, repo, STRATEGIES};
@@ -22,7 +22,7 @@ fn recordings() -> Vec<PathBuf> {
     found
 }
 
-fn options(placement: Placement, ttl: CacheTtl) -> RequestOptions {
+fn options(placement: Placement, ttl: Ttl) -> RequestOptions {
     RequestOptions {
         placement,
         ttl,
@@ -86,11 +86,11 @@ fn anthropic_bodies_put_breakpoints_where_the_placement_says_on_every_bundled_pr
                 rendered.splice(0..0, system);
 
                 for (placement, ttl) in [
-                    (Placement::Strategy, CacheTtl::FiveMinutes),
-                    (Placement::Strategy, CacheTtl::OneHour),
-                    (Placement::Auto, CacheTtl::FiveMinutes),
-                    (Placement::Auto, CacheTtl::OneHour),
-                    (Placement::None, CacheTtl::OneHour),
+                    (Placement::Strategy, Ttl::FiveMinutes),
+                    (Placement::Strategy, Ttl::OneHour),
+                    (Placement::Auto, Ttl::FiveMinutes),
+                    (Placement::Auto, Ttl::OneHour),
+                    (Placement::None, Ttl::OneHour),
                 ] {
                     let body = request::anthropic(&prompt, &options(placement, ttl)).unwrap();
                     let body = serde_json::to_value(body).unwrap();
@@ -152,8 +152,8 @@ fn anthropic_bodies_put_breakpoints_where_the_placement_says_on_every_bundled_pr
                     };
                     assert_eq!(marks, expected, "{what}");
                     let control = match ttl {
-                        CacheTtl::FiveMinutes => serde_json::json!({"type": "ephemeral"}),
-                        CacheTtl::OneHour => serde_json::json!({"type": "ephemeral", "ttl": "1h"}),
+                        Ttl::FiveMinutes => serde_json::json!({"type": "ephemeral"}),
+                        Ttl::OneHour => serde_json::json!({"type": "ephemeral", "ttl": "1h"}),
                     };
                     for (_, c) in &sent {
                         assert!(c.is_none_or(|c| *c == control), "{what}: {c:?}");
@@ -329,7 +329,7 @@ fn render_help_explains_the_request_formats_and_options() {
         "anthropic: An Anthropic Messages API request body",
         "openai:    An OpenAI Chat Completions request body",
         "--cache-placement <POLICY>",
-        "auto:     The last system block and the last block of the final message",
+        "auto:     The last block of the system prompt and the last block of the final message",
         "--cache-ttl <TTL>",
         "--model <NAME>",
         "--max-tokens <N>",

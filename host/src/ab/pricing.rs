@@ -154,7 +154,7 @@ impl Ttl {
 
 /// Reads one of the names `parse` knows, as the configuration and requests spell them.
 macro_rules! deserialize_by_name {
-    ($type:ty, $expected:literal) => {
+    ($type:ty, $what:literal, $expected:literal) => {
         impl<'de> Deserialize<'de> for $type {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let name = String::deserialize(deserializer)?;
@@ -167,15 +167,25 @@ macro_rules! deserialize_by_name {
             type Err = String;
 
             fn from_str(name: &str) -> Result<Self, String> {
-                <$type>::parse(name).ok_or_else(|| format!("`{name}` is not {}", $expected))
+                <$type>::parse(name).ok_or_else(|| {
+                    format!(
+                        "unknown {} `{name}` ({})",
+                        $what,
+                        $expected.replace('"', "")
+                    )
+                })
             }
         }
     };
 }
 
-deserialize_by_name!(Caching, "\"explicit\" or \"implicit\"");
-deserialize_by_name!(Placement, "\"strategy\", \"auto\" or \"none\"");
-deserialize_by_name!(Ttl, "\"5m\" or \"1h\"");
+deserialize_by_name!(Caching, "cache rule", "\"explicit\" or \"implicit\"");
+deserialize_by_name!(
+    Placement,
+    "cache placement",
+    "\"strategy\", \"auto\" or \"none\""
+);
+deserialize_by_name!(Ttl, "cache TTL", "\"5m\" or \"1h\"");
 
 /// A provider's input prices (per million tokens) and caching rules.
 #[derive(Clone, Debug, PartialEq)]
