@@ -7,6 +7,7 @@
 //! provider are the profile and its variants (`anthropic`, `anthropic@breakpoints=auto`): they
 //! are compared together, so the answer names the placement too.
 
+use crate::ab::pricing::Pricing;
 use crate::ab::retention::Share;
 use crate::ab::{Ab, Summary};
 
@@ -37,15 +38,19 @@ pub fn keeps_everything(s: &Summary) -> bool {
 
 /// One verdict per provider, in the order of the profiles.
 pub fn verdicts(ab: &Ab, summaries: &[Summary]) -> Vec<Verdict> {
+    cheapest(&ab.pricing, &summaries[ab.baseline], summaries)
+}
+
+/// [`verdicts`] from the profiles, the baseline's summary and every variant's.
+fn cheapest(pricing: &[Pricing], base: &Summary, summaries: &[Summary]) -> Vec<Verdict> {
     let mut providers: Vec<(&str, Vec<usize>)> = Vec::new();
-    for (i, p) in ab.pricing.iter().enumerate() {
+    for (i, p) in pricing.iter().enumerate() {
         let provider = p.name.split('@').next().unwrap_or(&p.name);
         match providers.iter_mut().find(|(name, _)| *name == provider) {
             Some((_, profiles)) => profiles.push(i),
             None => providers.push((provider, vec![i])),
         }
     }
-    let base = &summaries[ab.baseline];
     providers
         .into_iter()
         .filter_map(|(provider, profiles)| {
@@ -126,4 +131,112 @@ pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ab::pricing::{Caching, Placement, Ttl};
+    use crate::ab::retention::Retention;
+
+    fn profile(name: &str) -> Pricing {
+        Pricing {
+            name: name.into(),
+            input_per_mtok: 3.0,
+            cache_read_per_mtok: 0.3,
+            cache_write_per_mtok: 3.75,
+            cache_write_1h_per_mtok: 6.0,
+            min_cacheable_tokens: 1024,
+            cache_step_tokens: 1,
+            caching: Caching::Explicit,
+            ttl: Ttl::FiveMinutes,
+            placement: Placement::Strategy,
+        }
+    }
+
+    /// A variant's summary: its cost per profile, and symbols and errors kept of 10.
+    fn summary(costs: &[f64], symbols: usize, errors: usize) -> Summary {
+        Summary {
+            prompts: 10,
+            costs: costs.to_vec(),
+            retention: Retention {
+                symbols: Share {
+                    visible: symbols,
+                    total: 10,
+                },
+                error: Share {
+                    visible: errors,
+                    total: 10,
+                },
+                ..Retention::default()
+            },
+            ..Summary::default()
+        }
+    }
+
+    #[test]
+    fn the_cheapest_at_full_retention_across_a_providers_placements() {
+        let pricing = [
+            profile("anthropic"),
+            profile("anthropic@breakpoints=auto"),
+            profile("openai"),
+        ];
+        let summaries = [
+            summary(&[1.0, 1.0, 1.0], 10, 10), // the baseline
+            summary(&[0.5, 0.4, 0.9], 10, 9),  // cheapest, but drops an error
+            summary(&[0.8, 3.0, 0.95], 10, 10),
+            summary(&[0.9, 0.7, 0.97], 10, 10),
+        ];
+        let v = cheapest(&pricing, &summaries[0], &summaries);
+        assert_eq!(v.len(), 2, "one per provider");
+        // anthropic: variant 3 with the auto placement (0.7) beats variant 2's own (0.8).
+        assert_eq!(
+            (v[0].provider.as_str(), v[0].variant, v[0].profile),
+            ("anthropic", 3, 1)
+        );
+        assert!((v[0].vs_baseline.unwrap() - 0.7).abs() < 1e-12);
+        assert!(v[0].full_retention);
+        assert_eq!(
+            (v[1].provider.as_str(), v[1].variant, v[1].profile),
+            ("openai", 2, 2)
+        );
+    }
+
+    #[test]
+    fn a_failed_strategy_does_not_qualify_and_without_a_qualifier_the_cheapest_is_named() {
+        let pricing = [profile("p")];
+        let mut failed = summary(&[0.1], 10, 10);
+        failed.failed = 1;
+        let summaries = [
+            summary(&[1.0], 10, 5),
+            failed,
+            summary(&[0.6], 9, 10),
+            summary(&[0.5], 10, 9),
+        ];
+        let v = cheapest(&pricing, &summaries[0], &summaries);
+        // Nobody keeps everything: the cheapest of those that rendered, the failed one included.
+        assert_eq!((v[0].variant, v[0].full_retention), (1, false));
+        // With nothing to retain a category counts as kept.
+        let mut nothing = summary(&[0.7], 0, 0);
+        nothing.retention = Retention::default();
+        let summaries = [summary(&[1.0], 10, 10), nothing];
+        let v = cheapest(&pricing, &summaries[0], &summaries);
+        assert_eq!((v[0].variant, v[0].full_retention), (1, true));
+        // A strategy that rendered nothing is never the answer.
+        let mut silent = summary(&[0.0], 10, 10);
+        silent.prompts = 0;
+        let summaries = [summary(&[1.0], 10, 10), silent];
+        let v = cheapest(&pricing, &summaries[0], &summaries);
+        assert_eq!(v[0].variant, 0);
+    }
+
+    #[test]
+    fn keeps_everything_needs_every_symbol_and_error_and_no_failure() {
+        assert!(keeps_everything(&summary(&[1.0], 10, 10)));
+        assert!(!keeps_everything(&summary(&[1.0], 9, 10)));
+        assert!(!keeps_everything(&summary(&[1.0], 10, 9)));
+        let mut failed = summary(&[1.0], 10, 10);
+        failed.failed = 2;
+        assert!(!keeps_everything(&failed));
+    }
 }
