@@ -375,6 +375,30 @@ fn names_parse_back() {
         assert_eq!(Ttl::parse(t.as_str()), Some(t));
     }
     assert_eq!(Ttl::parse("1d"), None);
+    for c in [Caching::Explicit, Caching::Implicit] {
+        assert_eq!(Caching::parse(c.as_str()), Some(c));
+    }
+    assert_eq!(
+        (Caching::Explicit.as_str(), Caching::Implicit.as_str()),
+        ("explicit", "implicit")
+    );
+    assert_eq!(Caching::parse("both"), None);
+    // As the configuration and requests read them.
+    assert_eq!("auto".parse::<Placement>(), Ok(Placement::Auto));
+    assert_eq!(
+        "last".parse::<Placement>(),
+        Err("unknown cache placement `last` (strategy, auto or none)".to_owned())
+    );
+    assert_eq!(
+        "1d".parse::<Ttl>(),
+        Err("unknown cache TTL `1d` (5m or 1h)".to_owned())
+    );
+    let read = |text: &str| toml::from_str::<std::collections::BTreeMap<String, Placement>>(text);
+    assert_eq!(read("p = \"none\"").unwrap()["p"], Placement::None);
+    assert!(read("p = \"all\"")
+        .unwrap_err()
+        .to_string()
+        .contains("expected \"strategy\", \"auto\" or \"none\""));
     assert_eq!(
         (Ttl::FiveMinutes.seconds(), Ttl::OneHour.seconds()),
         (300.0, 3600.0)
