@@ -311,27 +311,26 @@ impl Pricing {
         let mut breakpoints = self.placement.breakpoints(request);
         // A request with more is refused by the provider; the strategy's are checked when it
         // renders, so only the last four can be here.
-        if breakpoints.len() > MAX_BREAKPOINTS {
-            breakpoints.drain(..breakpoints.len() - MAX_BREAKPOINTS);
-        }
+        let over = breakpoints.len().saturating_sub(MAX_BREAKPOINTS);
+        breakpoints.drain(..over);
         if breakpoints.is_empty() {
             return self.priced(0, 0, request.tokens);
         }
-        let mut read = 0;
-        let mut read_key = None;
-        for &mark in &breakpoints {
-            let first = (mark + 1).saturating_sub(LOOKBACK_BLOCKS);
-            let hit = (first..=mark)
-                .rev()
-                .map(|i| &request.blocks[i])
-                .find(|b| cache.entries.contains_key(&b.prefix));
-            if let Some(hit) = hit.filter(|hit| hit.end > read) {
-                read = hit.end;
-                read_key = Some(hit.prefix);
-            }
-        }
-        if let Some(key) = read_key {
-            cache.entries.insert(key, now);
+        // Per breakpoint, the latest block within its lookback whose prefix is cached; the
+        // longest of those is read (and its entry refreshed).
+        let hit = breakpoints
+            .iter()
+            .filter_map(|&mark| {
+                let first = (mark + 1).saturating_sub(LOOKBACK_BLOCKS);
+                (first..=mark)
+                    .rev()
+                    .map(|i| &request.blocks[i])
+                    .find(|b| cache.entries.contains_key(&b.prefix))
+            })
+            .max_by_key(|b| b.end);
+        let read = hit.map_or(0, |b| b.end);
+        if let Some(hit) = hit {
+            cache.entries.insert(hit.prefix, now);
         }
         let mut cached_to = read;
         for &mark in &breakpoints {

@@ -272,6 +272,19 @@ fn at_most_four_breakpoints_count_the_last_four() {
     );
     let probe = request(&[(1100, 9, false), (1200, 2, true)], 1200);
     assert_eq!(anthropic().cost(&probe, &mut cache).read, 1200);
+    // Six marks: the first two are not sent. Exactly four: all are.
+    for (marks, written) in [(6, [false, false, true, true, true, true]), (4, [true; 6])] {
+        let mut cache = CacheState::default();
+        let blocks: Vec<(usize, u64, bool)> = (0..6)
+            .map(|i| (1100 + 100 * i, i as u64 + 1, i >= 6 - marks))
+            .collect();
+        anthropic().cost(&request(&blocks, 1600), &mut cache);
+        for (i, expected) in written.iter().enumerate().skip(6 - marks) {
+            let probe = request(&[(1100 + 100 * i, i as u64 + 1, true)], 1100 + 100 * i);
+            let read = anthropic().cost(&probe, &mut cache.clone()).read;
+            assert_eq!(read > 0, *expected, "{marks} marks, block {i}");
+        }
+    }
 }
 
 #[test]
