@@ -86,7 +86,7 @@ pub(super) fn measure(
     };
     let mut previous = Vec::new();
     let mut cache = RunCache::default();
-    let facts = Facts::of(&recording.turns);
+    let facts = Facts::of(&recording.run, &recording.turns);
     for turns in 0..recording.turns.len() {
         let (prompt, render_ns) =
             match prompter.render_cached(recording, turns, counter, &mut cache) {

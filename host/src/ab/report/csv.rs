@@ -17,7 +17,13 @@ pub fn csv(ab: &Ab) -> String {
     for p in &ab.pricing {
         out.push_str(&format!(",cached_{0},cost_{0}", p.name));
     }
-    for cat in ["symbols", "tool_calls", "printed_lines", "error"] {
+    for cat in [
+        "symbols",
+        "tool_calls",
+        "printed_lines",
+        "error",
+        "used_next",
+    ] {
         out.push_str(&format!(",{cat}_visible,{cat}_total"));
     }
     out.push_str(",render_us\n");
@@ -35,7 +41,13 @@ pub fn csv(ab: &Ab) -> String {
                 out.push_str(&format!(",{},{:.8}", c.cached, c.cost));
             }
             let r = &p.retention;
-            for s in [r.symbols, r.tool_calls, r.printed_lines, r.error] {
+            for s in [
+                r.symbols,
+                r.tool_calls,
+                r.printed_lines,
+                r.error,
+                r.used_next,
+            ] {
                 out.push_str(&format!(",{},{}", s.visible, s.total));
             }
             out.push_str(&format!(",{:.3}\n", p.render_ns as f64 / 1000.0));
