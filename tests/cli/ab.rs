@@ -443,4 +443,94 @@ fn recorded_times_expire_cache_entries_past_the_ttl() {
         run.stdout,
         run.stderr
     );
+
+/// Two turns: the first program reads `data/orders`; the second calls `tool/notify` with the
+/// memory's `n` and reads `:total`, a key of the data (`:message` is only in its own call).
+const USED_NEXT_RUN: &str = r#"{
+  "mission": "Count the orders.",
+  "max_turns": 3,
+  "tools": [{"name": "notify", "signature": "(message :string) -> nil"}],
+  "data": {"orders": [{":id": 1, ":total": 5.0}]},
+  "turns": [
+    {"number": 1, "raw_response": "Counting.", "program": "(def n (count data/orders))",
+     "success": true, "result": 1, "prints": [], "tool_calls": [], "memory": {"n": 1}},
+    {"number": 2, "raw_response": "Done.",
+     "program": "(tool/notify {:message (str n)}) ; (tool/other)\n(return (:total (first data/orders)))",
+     "success": true, "result": 5.0, "prints": [],
+     "tool_calls": [{"name": "notify", "args": {":message": "1"}, "result": null}],
+     "memory": {"n": 1}}
+  ]
+}"#;
+
+/// Before turn 1: `data/orders`, shown. Before turn 2: `tool/notify`, `n`, `data/orders` and
+/// `:total`, all shown by the coalesced prompt (`n` in its `user/` section), all but `n` by
+/// full history (the raw response it repeats holds no program).
+#[test]
+fn used_next_is_in_every_format() {
+    let scratch = Scratch::with_plugins(&["ptc-strategy-full-history", crate::support::SUC]);
+    scratch.write("runs/used.json", USED_NEXT_RUN);
+    let args = |format: &str| {
+        vec![
+            "ab".to_owned(),
+            "runs".to_owned(),
+            "--strategies".to_owned(),
+            "single-user-coalesced".to_owned(),
+            "--no-timing".to_owned(),
+            "--format".to_owned(),
+            format.to_owned(),
+        ]
+    };
+    let json = scratch.ptc(args("json")).json();
+    let used = |i: usize| json["strategies"][i]["retention"]["used_next"].clone();
+    assert_eq!(
+        used(0),
+        serde_json::json!({"visible": 4, "total": 5, "ratio": 0.8})
+    );
+    assert_eq!(
+        used(1),
+        serde_json::json!({"visible": 5, "total": 5, "ratio": 1.0})
+    );
+    let per_prompt: Vec<&Json> = json["runs"][0]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["retention"]["used_next"]["total"])
+        .collect();
+    assert_eq!(per_prompt, [1, 4]);
+
+    let table = scratch.ptc(args("table")).ok();
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[2].ends_with("error  used next  render us"), "{table}");
+    assert!(lines[3].ends_with("80%        0.0"), "{table}");
+    assert!(lines[4].ends_with("100%        0.0"), "{table}");
+    let markdown = scratch.ptc(args("markdown")).ok();
+    assert!(
+        markdown.contains("| error | used next | render us |"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("| 80% | 0.0 |"), "{markdown}");
+
+    let csv = scratch.ptc(args("csv")).ok();
+    let mut rows = csv.lines();
+    assert!(
+        rows.next()
+            .unwrap()
+            .ends_with(",error_visible,error_total,used_next_visible,used_next_total,render_us"),
+        "{csv}"
+    );
+    let used: Vec<&str> = rows
+        .map(|row| {
+            let cells: Vec<&str> = row.split(',').collect();
+            cells[cells.len() - 3]
+        })
+        .collect();
+    assert_eq!(used, ["1", "3", "1", "4"], "visible, per prompt: {csv}");
+
+    let out = scratch.path().join("used.html");
+    let mut report = args("table");
+    report.extend(["--report".to_owned(), out.display().to_string()]);
+    scratch.ptc(report).ok();
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains(">used next</text>"), "a group of bars");
+    assert!(html.contains("<th>used next</th>"), "a column");
 }

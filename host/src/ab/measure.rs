@@ -90,7 +90,7 @@ pub(super) fn measure(
     // provider whose caching is explicit.
     let mut provider_caches = vec![CacheState::default(); pricing.len()];
     let explicit = pricing.iter().any(|p| p.caching == Caching::Explicit);
-    let facts = Facts::of(&recording.turns);
+    let facts = Facts::of(&recording.run, &recording.turns);
     for turns in 0..recording.turns.len() {
         let (prompt, render_ns) =
             match prompter.render_cached(recording, turns, counter, &mut cache) {

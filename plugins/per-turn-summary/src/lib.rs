@@ -119,3 +119,67 @@ fn summary(
     sections.push(coalesce::turns_left_section(run, turn.number as usize));
     sections
 }
+
+#[cfg(test)]
+mod tests {
+    use abi_stable::std_types::{ROption, RVec};
+    use ptc_plugin_api::{OptionValue, ToolCall, Value};
+
+    use super::*;
+
+    fn turn(number: u32, calls: usize, prints: usize) -> Turn {
+        Turn {
+            number,
+            raw_response: "".into(),
+            program: ROption::RSome("(x)".into()),
+            success: true,
+            result: Value::Nil,
+            error: ROption::RNone,
+            prints: (0..prints).map(|i| format!("p{i}").into()).collect(),
+            tool_calls: (0..calls)
+                .map(|i| ToolCall {
+                    name: format!("t{i}").into(),
+                    args: Value::Nil,
+                    result: Value::Nil,
+                })
+                .collect(),
+            memory: RVec::new(),
+        }
+    }
+
+    /// The limits apply to each turn's summary, and the statistics add the turns up.
+    #[test]
+    fn each_turn_drops_what_is_past_its_limits() {
+        let run = Run {
+            mission: "m".into(),
+            system_prompt: "s".into(),
+            tools: RVec::new(),
+            data: RVec::new(),
+            max_turns: 5,
+            signature: ROption::RNone,
+        };
+        let mut options = Options::defaults(&PerTurnSummary::options());
+        for entry in options.entries.iter_mut() {
+            match entry.0.as_str() {
+                "tool_call_limit" => entry.1 = OptionValue::Integer(1),
+                "println_limit" => entry.1 = OptionValue::Integer(2),
+                _ => {}
+            }
+        }
+        let output = PerTurnSummary::render(&run, &[turn(1, 2, 3), turn(2, 1, 1)], &options)
+            .expect("renders");
+        assert_eq!(
+            output.stats,
+            Stats {
+                turns_compressed: 2,
+                tool_calls_total: 3,
+                tool_calls_shown: 2,
+                tool_calls_dropped: 1,
+                printlns_total: 4,
+                printlns_shown: 3,
+                printlns_dropped: 1,
+                error_turns_collapsed: 0,
+            }
+        );
+    }
+}

@@ -17,7 +17,13 @@ pub fn csv(ab: &Ab) -> String {
     for p in &ab.pricing {
         out.push_str(&format!(",read_{0},written_{0},plain_{0},cost_{0}", p.name));
     }
-    for cat in ["symbols", "tool_calls", "printed_lines", "error"] {
+    for cat in [
+        "symbols",
+        "tool_calls",
+        "printed_lines",
+        "error",
+        "used_next",
+    ] {
         out.push_str(&format!(",{cat}_visible,{cat}_total"));
     }
     out.push_str(",render_us\n");
@@ -38,7 +44,13 @@ pub fn csv(ab: &Ab) -> String {
                 ));
             }
             let r = &p.retention;
-            for s in [r.symbols, r.tool_calls, r.printed_lines, r.error] {
+            for s in [
+                r.symbols,
+                r.tool_calls,
+                r.printed_lines,
+                r.error,
+                r.used_next,
+            ] {
                 out.push_str(&format!(",{},{}", s.visible, s.total));
             }
             out.push_str(&format!(",{:.3}\n", p.render_ns as f64 / 1000.0));

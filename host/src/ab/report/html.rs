@@ -103,7 +103,13 @@ fn short_number(v: f64) -> String {
 
 /// Grouped bars: retention per category, one bar per variant.
 fn retention_chart(labels: &[String], summaries: &[Summary]) -> String {
-    let categories = ["symbols", "tool calls", "printed lines", "latest error"];
+    let categories = [
+        "symbols",
+        "tool calls",
+        "printed lines",
+        "latest error",
+        "used next",
+    ];
     let (w, h, left, bottom, top) = (720.0, 280.0, 50.0, 40.0, 20.0);
     let group = (w - left) / categories.len() as f64;
     let bar = (group - 20.0) / labels.len().max(1) as f64;
@@ -128,6 +134,7 @@ fn retention_chart(labels: &[String], summaries: &[Summary]) -> String {
                 s.retention.tool_calls,
                 s.retention.printed_lines,
                 s.retention.error,
+                s.retention.used_next,
             ][c];
             // No fact of that kind in the history, or no prompt rendered: no bar, not 0%.
             let Some(r) = share.ratio() else {

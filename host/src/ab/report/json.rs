@@ -14,6 +14,7 @@ fn retention_json(r: &Retention) -> Json {
         "tool_calls": share(r.tool_calls),
         "printed_lines": share(r.printed_lines),
         "error": share(r.error),
+        "used_next": share(r.used_next),
     })
 }
 

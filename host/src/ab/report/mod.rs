@@ -56,6 +56,7 @@ fn summary_rows(ab: &Ab, summaries: &[Summary]) -> (Vec<&'static str>, Vec<Row>)
         "calls",
         "prints",
         "error",
+        "used next",
         "render us",
     ];
     let base = &summaries[ab.baseline];
@@ -83,6 +84,7 @@ fn summary_rows(ab: &Ab, summaries: &[Summary]) -> (Vec<&'static str>, Vec<Row>)
                     percent(s.retention.tool_calls),
                     percent(s.retention.printed_lines),
                     percent(s.retention.error),
+                    percent(s.retention.used_next),
                     format!("{:.1}", s.mean_render_us()),
                 ],
             }

@@ -114,3 +114,180 @@ pub fn count_printlns(stats: &mut Stats, total: usize, limit: usize) {
     stats.printlns_shown += shown;
     stats.printlns_dropped += total as u64 - shown;
 }
+
+#[cfg(test)]
+mod tests {
+    use abi_stable::std_types::{ROption, RVec};
+    use ptc_plugin_api::{Options, TurnError};
+
+    use super::*;
+    use crate::coalesce::settings_with_defaults;
+
+    fn stats(total: u64, shown: u64, dropped: u64) -> Stats {
+        Stats {
+            tool_calls_total: total,
+            tool_calls_shown: shown,
+            tool_calls_dropped: dropped,
+            printlns_total: total * 10,
+            printlns_shown: shown * 10,
+            printlns_dropped: dropped * 10,
+            ..Stats::default()
+        }
+    }
+
+    fn call(name: &str) -> ToolCall {
+        ToolCall {
+            name: name.into(),
+            args: Value::Nil,
+            result: Value::Nil,
+        }
+    }
+
+    /// A turn with `calls` tool calls and `prints` println entries.
+    fn turn(number: u32, success: bool, calls: usize, prints: usize) -> Turn {
+        Turn {
+            number,
+            raw_response: "".into(),
+            program: ROption::RNone,
+            success,
+            result: Value::Nil,
+            error: match success {
+                true => ROption::RNone,
+                false => ROption::RSome(TurnError {
+                    reason: "eval_error".into(),
+                    message: ROption::RNone,
+                }),
+            },
+            prints: (0..prints).map(|i| format!("p{i}").into()).collect(),
+            tool_calls: (0..calls).map(|i| call(&format!("t{i}"))).collect(),
+            memory: RVec::new(),
+        }
+    }
+
+    fn settings(tool_call_limit: usize, println_limit: usize, failed_calls: bool) -> Settings {
+        let mut settings = settings_with_defaults(&Options::default()).unwrap();
+        settings.tool_call_limit = tool_call_limit;
+        settings.println_limit = println_limit;
+        settings.failed_turn_tool_calls = failed_calls;
+        settings
+    }
+
+    #[test]
+    fn calls_past_the_limit_are_dropped_and_added_to_the_counts() {
+        let mut s = Stats::default();
+        count_tool_calls(&mut s, 2, 1);
+        assert_eq!(
+            (s.tool_calls_total, s.tool_calls_shown, s.tool_calls_dropped),
+            (2, 1, 1)
+        );
+        let mut s = stats(10, 7, 3);
+        count_tool_calls(&mut s, 5, 2);
+        assert_eq!(
+            (s.tool_calls_total, s.tool_calls_shown, s.tool_calls_dropped),
+            (15, 9, 6)
+        );
+        count_tool_calls(&mut s, 3, 20);
+        assert_eq!(
+            (s.tool_calls_total, s.tool_calls_shown, s.tool_calls_dropped),
+            (18, 12, 6)
+        );
+        assert_eq!(
+            (s.printlns_total, s.printlns_shown, s.printlns_dropped),
+            (100, 70, 30),
+            "printlns untouched"
+        );
+    }
+
+    #[test]
+    fn printlns_past_the_limit_are_dropped_and_added_to_the_counts() {
+        let mut s = Stats::default();
+        count_printlns(&mut s, 2, 1);
+        assert_eq!(
+            (s.printlns_total, s.printlns_shown, s.printlns_dropped),
+            (2, 1, 1)
+        );
+        let mut s = stats(1, 1, 0);
+        count_printlns(&mut s, 5, 2);
+        assert_eq!(
+            (s.printlns_total, s.printlns_shown, s.printlns_dropped),
+            (15, 12, 3)
+        );
+        count_printlns(&mut s, 3, 20);
+        assert_eq!(
+            (s.printlns_total, s.printlns_shown, s.printlns_dropped),
+            (18, 15, 3)
+        );
+        assert_eq!(
+            (s.tool_calls_total, s.tool_calls_shown, s.tool_calls_dropped),
+            (1, 1, 0),
+            "tool calls untouched"
+        );
+    }
+
+    #[test]
+    fn turns_shown_whole_count_the_successful_turns_only() {
+        let turns = [
+            turn(1, true, 2, 3),
+            turn(2, false, 4, 5),
+            turn(3, true, 1, 0),
+        ];
+        assert_eq!(
+            shown_whole(&turns),
+            Stats {
+                tool_calls_total: 3,
+                tool_calls_shown: 3,
+                printlns_total: 3,
+                printlns_shown: 3,
+                ..Stats::default()
+            }
+        );
+        assert_eq!(shown_whole(&[]), Stats::default());
+    }
+
+    #[test]
+    fn the_history_counts_what_its_sections_show_and_drop() {
+        let turns = [
+            turn(1, true, 2, 3),
+            turn(2, false, 4, 5),
+            turn(3, false, 1, 1),
+            turn(4, true, 1, 0),
+        ];
+        let history = History::of(&turns, &settings(1, 2, false));
+        assert_eq!(
+            history.stats,
+            Stats {
+                turns_compressed: 4,
+                tool_calls_total: 3,
+                tool_calls_shown: 1,
+                tool_calls_dropped: 2,
+                printlns_total: 3,
+                printlns_shown: 2,
+                printlns_dropped: 1,
+                error_turns_collapsed: 2,
+            }
+        );
+        assert!(history.has_println);
+        // With the failed turns' calls, still with only the successful turns' prints; the
+        // latest failed turn is shown, not collapsed.
+        let history = History::of(&turns[..3], &settings(10, 10, true));
+        assert_eq!(
+            history.stats,
+            Stats {
+                turns_compressed: 3,
+                tool_calls_total: 7,
+                tool_calls_shown: 7,
+                tool_calls_dropped: 0,
+                printlns_total: 3,
+                printlns_shown: 3,
+                printlns_dropped: 0,
+                error_turns_collapsed: 1,
+            }
+        );
+        let history = History::of(&turns[3..], &settings(10, 10, false));
+        assert!(!history.has_println);
+        assert_eq!(
+            History::of(&[], &settings(1, 1, false)).stats,
+            Stats::default()
+        );
+    }
+}

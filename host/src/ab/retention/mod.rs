@@ -3,8 +3,8 @@
 //! third-party plugins included.
 //!
 //! The facts of the first `k` turns, and when each counts as visible:
-//! - **symbols**: the names defined in the memory of the last successful turn; visible when the
-//!   name appears as a whole word;
+//! - **symbols**: the names defined in the memory of the last successful turn, private ones
+//!   (starting with `_`) left out; visible when the name appears as a whole word;
 //! - **tool calls**: every call made (failed turns included: their side effects happened);
 //!   visible when the tool's name appears followed, within 400 characters, by each of its
 //!   scalar argument values (strings by their first 40 characters up to a line break, quote or
@@ -13,11 +13,42 @@
 //! - **printed lines**: every non-empty line printed (failed turns included), by its first 60
 //!   characters;
 //! - **error**: the message (or reason) of the latest failed turn, by its first line, up to 80
-//!   characters.
+//!   characters;
+//! - **used next**: the names that the program of turn `k + 1` uses (the next program the
+//!   recording holds: the prompt rendered after `k` turns is the one that program answered;
+//!   nothing when that turn has no program) and that the history of the first `k` turns holds,
+//!   each distinct name once. The program is read by [`reader`] (strings, comments and forms
+//!   discarded with `#_` are skipped; the name a `def`/`defn` defines is not a use); then
+//!   - a symbol `user/x`, or a bare `x`, is a fact when `x` is a name of the memory of the last
+//!     successful turn of the `k`; visible when `x` appears as a whole word;
+//!   - a symbol `data/x`, or a bare `x` that is no such name, is a fact when `x` is a key of the
+//!     run's data; visible when `data/x` appears as a whole word;
+//!   - a symbol `tool/x`, or a bare `x` that is neither, is a fact when `x` is one of the run's
+//!     tools; visible when `tool/x` or `x` appears as a whole word. A bare `x` that is both a
+//!     data key and a tool is ambiguous (the interpreter refuses it) and no fact;
+//!   - a keyword `:x` is a fact when the history's values hold it: a keyword value or map key,
+//!     at any depth, of the run's data, of the memory of that last successful turn, or of the
+//!     result, the tool-call arguments or the tool-call results of any of the `k` turns;
+//!     visible when `:x` appears as a whole word. Printed text and earlier programs are not
+//!     values: a keyword only they hold is no fact.
+//!
+//!   There is no scope analysis: a local binding that shadows a memory name counts as a use of
+//!   it. Private names are never facts (DECISIONS 23): memory names, data keys, tools and
+//!   keywords starting with `_`, nor what a value holds under a private key.
+//!
+//! A whole word is an occurrence of the needle that no symbol character (a letter, a digit or
+//! one of `-_?!*<>=/.+'`) touches on either side; the other needles match anywhere.
+
+mod reader;
+#[cfg(test)]
+mod tests;
+mod used_next;
 
 use memchr::memmem::Finder;
-use ptc_plugin_api::{Turn, Value};
-use ptc_strategy_kit::{is_private_key, to_clojure_full};
+use ptc_plugin_api::{Run, Turn, Value};
+use ptc_strategy_kit::{is_private_key, is_private_name, to_clojure_full};
+
+use used_next::used_next;
 
 /// Visible / total facts of one category.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,6 +81,7 @@ pub struct Retention {
     pub tool_calls: Share,
     pub printed_lines: Share,
     pub error: Share,
+    pub used_next: Share,
 }
 
 impl Retention {
@@ -58,6 +90,7 @@ impl Retention {
         self.tool_calls.add(other.tool_calls);
         self.printed_lines.add(other.printed_lines);
         self.error.add(other.error);
+        self.used_next.add(other.used_next);
     }
 }
 
@@ -71,6 +104,9 @@ pub struct Facts {
     lines: Vec<(usize, Finder<'static>)>,
     /// Per turn: its error's first line when it failed.
     errors: Vec<Option<Finder<'static>>>,
+    /// Per turn `k`: the names its program uses that the first `k` turns hold, each as the
+    /// needles any of which shows it.
+    used_next: Vec<Vec<Vec<Finder<'static>>>>,
 }
 
 struct CallFact {
@@ -83,18 +119,19 @@ fn finder(needle: &str) -> Finder<'static> {
 }
 
 impl Facts {
-    pub fn of(turns: &[Turn]) -> Facts {
+    pub fn of(run: &Run, turns: &[Turn]) -> Facts {
         let mut facts = Facts {
             memories: Vec::with_capacity(turns.len()),
             calls: Vec::new(),
             lines: Vec::new(),
             errors: Vec::with_capacity(turns.len()),
+            used_next: used_next(run, turns),
         };
         for (i, turn) in turns.iter().enumerate() {
             facts.memories.push(turn.success.then(|| {
                 turn.memory
                     .iter()
-                    .filter(|e| !e.0.is_empty())
+                    .filter(|e| is_fact_name(&e.0))
                     .map(|e| finder(&e.0))
                     .collect()
             }));
@@ -141,8 +178,17 @@ impl Facts {
                 .expect("a failed turn");
             r.error.count(error.find(bytes).is_some());
         }
+        for needles in self.used_next.get(turns).into_iter().flatten() {
+            r.used_next
+                .count(needles.iter().any(|needle| contains_word(text, needle)));
+        }
         r
     }
+}
+
+/// A name that can be a fact: not empty, not private.
+fn is_fact_name(name: &str) -> bool {
+    !name.is_empty() && !is_private_name(name)
 }
 
 fn prefix_chars(text: &str, n: usize) -> &str {
@@ -199,68 +245,4 @@ fn arg_needles(args: &Value) -> Vec<String> {
             _ => None,
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn words_match_whole_symbols_only() {
-        let orders = finder("orders");
-        assert!(contains_word("orders ; = list[3]", &orders));
-        assert!(!contains_word("big-orders ; = list[3]", &orders));
-        assert!(!contains_word("orders2", &orders));
-    }
-
-    #[test]
-    fn calls_need_their_name_and_scalar_arguments_nearby() {
-        let args = ptc_strategy_kit::map_from(vec![
-            (Value::keyword("to"), Value::string("ada@example.com")),
-            (Value::keyword("n"), Value::Integer(5)),
-        ])
-        .unwrap();
-        let call = CallFact {
-            name: finder("send"),
-            needles: arg_needles(&args).iter().map(|n| finder(n)).collect(),
-        };
-        assert!(call_visible(
-            ";   send({:n 5 :to \"ada@example.com\"})",
-            &call
-        ));
-        assert!(call_visible(
-            "(tool/send {:to \"ada@example.com\"\n :n 5})",
-            &call
-        ));
-        assert!(!call_visible(";   send({:n 5})", &call));
-    }
-
-    #[test]
-    fn private_arguments_are_not_facts() {
-        let args = ptc_strategy_kit::map_from(vec![
-            (Value::keyword("_token"), Value::string("secret123")),
-            (Value::string("_key"), Value::Integer(77)),
-            (Value::keyword("query"), Value::string("data")),
-        ])
-        .unwrap();
-        assert_eq!(arg_needles(&args), ["data"]);
-        let facts = Facts::of(&[Turn {
-            number: 1,
-            raw_response: "".into(),
-            program: ptc_plugin_api::abi_stable::std_types::ROption::RNone,
-            success: true,
-            result: Value::Nil,
-            error: ptc_plugin_api::abi_stable::std_types::ROption::RNone,
-            prints: Default::default(),
-            tool_calls: vec![ptc_plugin_api::ToolCall {
-                name: "api_call".into(),
-                args,
-                result: Value::Nil,
-            }]
-            .into(),
-            memory: Default::default(),
-        }]);
-        let shown = facts.retention(1, ";   api_call({:query \"data\"})");
-        assert_eq!((shown.tool_calls.visible, shown.tool_calls.total), (1, 1));
-    }
 }

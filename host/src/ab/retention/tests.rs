@@ -1,0 +1,458 @@
+//! Retention pinned on hand-built recordings: every count below is worked out by hand from the
+//! rules of the module's doc.
+
+use ptc_plugin_api::abi_stable::std_types::{ROption, RVec, Tuple2};
+use ptc_plugin_api::{Run, Tool, ToolCall, Turn, TurnError, Value};
+use ptc_strategy_kit::{map_from, set_from};
+
+use super::*;
+
+// Recordings, built by hand.
+
+pub(super) fn kw(name: &str) -> Value {
+    Value::keyword(name)
+}
+
+pub(super) fn map(entries: Vec<(Value, Value)>) -> Value {
+    map_from(entries).unwrap()
+}
+
+pub(super) fn set(items: Vec<Value>) -> Value {
+    set_from(items).unwrap()
+}
+
+pub(super) fn run(tools: &[&str], data: Vec<(&str, Value)>) -> Run {
+    Run {
+        mission: "".into(),
+        system_prompt: "".into(),
+        tools: tools
+            .iter()
+            .map(|name| Tool {
+                name: (*name).into(),
+                signature: ROption::RNone,
+                description: ROption::RNone,
+            })
+            .collect(),
+        data: data
+            .into_iter()
+            .map(|(name, value)| Tuple2(name.into(), value))
+            .collect(),
+        max_turns: 10,
+        signature: ROption::RNone,
+    }
+}
+
+/// A successful turn that did nothing.
+pub(super) fn turn(number: u32) -> Turn {
+    Turn {
+        number,
+        raw_response: "".into(),
+        program: ROption::RNone,
+        success: true,
+        result: Value::Nil,
+        error: ROption::RNone,
+        prints: RVec::new(),
+        tool_calls: RVec::new(),
+        memory: RVec::new(),
+    }
+}
+
+/// A turn that failed with `message` (or with no message and the reason `reason`).
+pub(super) fn failed(number: u32, message: Option<&str>) -> Turn {
+    Turn {
+        success: false,
+        error: ROption::RSome(TurnError {
+            reason: "timeout".into(),
+            message: message.map(Into::into).into(),
+        }),
+        ..turn(number)
+    }
+}
+
+pub(super) fn program(mut turn: Turn, text: &str) -> Turn {
+    turn.program = ROption::RSome(text.into());
+    turn
+}
+
+pub(super) fn memory(mut turn: Turn, entries: Vec<(&str, Value)>) -> Turn {
+    turn.memory = entries
+        .into_iter()
+        .map(|(name, value)| Tuple2(name.into(), value))
+        .collect();
+    turn
+}
+
+pub(super) fn call(name: &str, args: Value, result: Value) -> ToolCall {
+    ToolCall {
+        name: name.into(),
+        args,
+        result,
+    }
+}
+
+fn share(visible: usize, total: usize) -> Share {
+    Share { visible, total }
+}
+
+fn needles(fact: &CallFact) -> Vec<String> {
+    fact.needles
+        .iter()
+        .map(|n| String::from_utf8_lossy(n.needle()).into_owned())
+        .collect()
+}
+
+fn call_fact(name: &str, args: &Value) -> CallFact {
+    CallFact {
+        name: finder(name),
+        needles: arg_needles(args).iter().map(|n| finder(n)).collect(),
+    }
+}
+
+// Shares.
+
+#[test]
+fn a_share_counts_the_visible_among_all() {
+    let mut s = Share::default();
+    s.count(true);
+    s.count(false);
+    s.count(true);
+    assert_eq!(s, share(2, 3));
+    let mut t = share(1, 4);
+    t.add(s);
+    assert_eq!(t, share(3, 7));
+}
+
+#[test]
+fn the_ratio_is_visible_over_total_and_none_without_facts() {
+    assert_eq!(share(1, 4).ratio(), Some(0.25));
+    assert_eq!(share(3, 3).ratio(), Some(1.0));
+    assert_eq!(share(0, 2).ratio(), Some(0.0));
+    assert_eq!(share(0, 0).ratio(), None);
+}
+
+#[test]
+fn retentions_add_up_category_by_category() {
+    let mut r = Retention {
+        symbols: share(1, 2),
+        tool_calls: share(3, 4),
+        printed_lines: share(5, 6),
+        error: share(7, 8),
+        used_next: share(9, 10),
+    };
+    r.add(&Retention {
+        symbols: share(10, 20),
+        tool_calls: share(30, 40),
+        printed_lines: share(50, 60),
+        error: share(70, 80),
+        used_next: share(90, 100),
+    });
+    assert_eq!(
+        r,
+        Retention {
+            symbols: share(11, 22),
+            tool_calls: share(33, 44),
+            printed_lines: share(55, 66),
+            error: share(77, 88),
+            used_next: share(99, 110),
+        }
+    );
+}
+
+// Matching.
+
+#[test]
+fn words_match_whole_symbols_only() {
+    let orders = finder("orders");
+    assert!(contains_word("orders ; = list[3]", &orders));
+    assert!(contains_word("(count orders)", &orders));
+    assert!(contains_word("orders", &orders));
+    assert!(!contains_word("big-orders ; = list[3]", &orders));
+    assert!(!contains_word("orders2", &orders));
+    assert!(!contains_word("user/orders", &orders));
+    assert!(!contains_word("orders?", &orders));
+    assert!(!contains_word("éorders", &orders), "a letter outside ASCII");
+    assert!(
+        contains_word("big-orders orders!x orders", &orders),
+        "a later occurrence"
+    );
+    assert!(!contains_word("no such thing", &orders));
+    for c in "-_?!*<>=/.+'".chars() {
+        assert!(!contains_word(&format!("orders{c}"), &orders), "{c}");
+        assert!(!contains_word(&format!("{c}orders"), &orders), "{c}");
+    }
+    for c in " ;:()[]{}\"\n,".chars() {
+        assert!(contains_word(&format!("{c}orders{c}"), &orders), "{c:?}");
+    }
+}
+
+#[test]
+fn prefixes_count_characters() {
+    assert_eq!(prefix_chars("héllo", 2), "hé");
+    assert_eq!(prefix_chars("héllo", 5), "héllo");
+    assert_eq!(prefix_chars("héllo", 9), "héllo");
+    assert_eq!(prefix_chars("", 3), "");
+}
+
+#[test]
+fn fact_names_are_neither_empty_nor_private() {
+    assert!(is_fact_name("orders"));
+    assert!(is_fact_name("a_b"));
+    assert!(!is_fact_name(""));
+    assert!(!is_fact_name("_token"));
+}
+
+#[test]
+fn calls_need_their_name_and_scalar_arguments_nearby() {
+    let args = map(vec![
+        (kw("to"), Value::string("ada@example.com")),
+        (kw("n"), Value::Integer(5)),
+    ]);
+    let call = call_fact("send", &args);
+    assert!(call_visible(
+        ";   send({:n 5 :to \"ada@example.com\"})",
+        &call
+    ));
+    assert!(call_visible(
+        "(tool/send {:to \"ada@example.com\"\n :n 5})",
+        &call
+    ));
+    assert!(!call_visible(";   send({:n 5})", &call));
+    assert!(
+        !call_visible("5 ada@example.com send()", &call),
+        "before the name"
+    );
+    assert!(
+        call_visible("send() ; send(:n 5 ada@example.com)", &call),
+        "at a later occurrence of the name"
+    );
+    assert!(!call_visible(
+        "ada@example.com 5",
+        &call_fact("send", &Value::Nil)
+    ));
+    assert!(call_visible("send", &call_fact("send", &Value::Nil)));
+}
+
+#[test]
+fn call_arguments_must_lie_within_400_characters_of_the_name() {
+    let call = call_fact("send", &Value::string("ada"));
+    // "send" and 393 characters fill 397 of the window: "ada" ends on its 400th character.
+    let inside = format!("é; send{}ada", "é".repeat(393));
+    assert!(call_visible(&inside, &call));
+    let outside = format!("é; send{}ada", "é".repeat(394));
+    assert!(!call_visible(&outside, &call));
+}
+
+#[test]
+fn call_needles_are_the_scalar_arguments_as_printed() {
+    let args = map(vec![
+        (kw("a"), Value::Integer(-3)),
+        (kw("b"), Value::Float(2.5)),
+        (kw("c"), kw("high")),
+        (kw("d"), Value::Boolean(true)),
+        (kw("e"), Value::string("line one\nline two")),
+        (kw("f"), Value::string("say \"hi\"")),
+        (kw("g"), Value::string("back\\slash")),
+        (kw("h"), Value::string("\"quoted first")),
+        (kw("i"), Value::string(&"x".repeat(45))),
+        (kw("j"), Value::List(vec![Value::Integer(1)].into())),
+        (kw("k"), Value::Nil),
+        (kw("l"), Value::string("")),
+        (kw("m"), map(vec![(kw("deep"), Value::Integer(9))])),
+        (kw("_n"), Value::string("private")),
+        (Value::string("_o"), Value::Integer(77)),
+    ]);
+    let call = call_fact("x", &args);
+    assert_eq!(
+        needles(&call),
+        [
+            "-3",
+            "2.5",
+            ":high",
+            "true",
+            "line one",
+            "say ",
+            "back",
+            &"x".repeat(40)
+        ]
+    );
+    let list = Value::List(vec![Value::Integer(1), Value::string("two"), Value::Nil].into());
+    assert_eq!(arg_needles(&list), ["1", "two"]);
+    assert_eq!(arg_needles(&Value::Nil), Vec::<String>::new());
+    assert_eq!(arg_needles(&Value::string("solo")), ["solo"]);
+    assert_eq!(arg_needles(&Value::Integer(7)), ["7"]);
+    assert_eq!(arg_needles(&Value::string("ünï")), ["ünï"]);
+}
+
+#[test]
+fn private_arguments_are_not_facts() {
+    let args = map(vec![
+        (kw("_token"), Value::string("secret123")),
+        (Value::string("_key"), Value::Integer(77)),
+        (kw("query"), Value::string("data")),
+    ]);
+    assert_eq!(arg_needles(&args), ["data"]);
+    let mut t = turn(1);
+    t.tool_calls = vec![call("api_call", args, Value::Nil)].into();
+    let facts = Facts::of(&run(&[], vec![]), &[t]);
+    let shown = facts.retention(1, ";   api_call({:query \"data\"})");
+    assert_eq!(shown.tool_calls, share(1, 1));
+}
+
+// Facts of a recording, turn by turn.
+
+/// Five turns: two successful with different memories around a failed one, a failed one
+/// with no message, and one whose error has an empty first line.
+fn history() -> Vec<Turn> {
+    let mut t1 = memory(
+        turn(1),
+        vec![
+            ("orders", Value::Integer(3)),
+            ("", Value::Integer(1)),
+            ("_token", Value::string("s")),
+        ],
+    );
+    t1.prints = vec!["first line\n\n   \n  second line  ".into(), "".into()].into();
+    t1.tool_calls = vec![call(
+        "lookup",
+        map(vec![(kw("id"), Value::Integer(7))]),
+        Value::Nil,
+    )]
+    .into();
+    let mut t2 = memory(
+        failed(2, Some("boom: bad\nstack trace")),
+        vec![("ignored", Value::Nil)],
+    );
+    t2.prints = vec!["from failed".into()].into();
+    t2.tool_calls = vec![call("send", Value::string("ada"), Value::Nil)].into();
+    let mut t3 = memory(
+        turn(3),
+        vec![("orders", Value::Integer(4)), ("total", Value::Integer(1))],
+    );
+    t3.prints = vec![format!("{}{}", "L".repeat(60), "tail ten..").into()].into();
+    let t4 = failed(4, None);
+    vec![t1, t2, t3, t4]
+}
+
+#[test]
+fn nothing_to_retain_before_the_first_turn() {
+    let turns = history();
+    let facts = Facts::of(&run(&[], vec![]), &turns);
+    assert_eq!(facts.retention(0, "anything"), Retention::default());
+}
+
+#[test]
+fn the_facts_of_the_first_turn() {
+    let turns = history();
+    let facts = Facts::of(&run(&[], vec![]), &turns);
+    // Memory: `orders` (the empty and the private name are no facts); one call; the two
+    // non-empty lines of the first print, trimmed; no error yet.
+    let text = "orders ; = integer\nlookup({:id 7})\nfirst line";
+    let r = facts.retention(1, text);
+    assert_eq!(r.symbols, share(1, 1));
+    assert_eq!(r.tool_calls, share(1, 1));
+    assert_eq!(r.printed_lines, share(1, 2));
+    assert_eq!(r.error, share(0, 0));
+    let r = facts.retention(1, "_token first line\nsecond line");
+    assert_eq!(r.symbols, share(0, 1));
+    assert_eq!(r.tool_calls, share(0, 1));
+    assert_eq!(r.printed_lines, share(2, 2));
+}
+
+#[test]
+fn a_failed_turn_adds_its_calls_prints_and_error_but_not_its_memory() {
+    let turns = history();
+    let facts = Facts::of(&run(&[], vec![]), &turns);
+    let text = "ignored send(\"ada\") from failed boom: bad";
+    let r = facts.retention(2, text);
+    assert_eq!(r.symbols, share(0, 1), "still the first turn's memory");
+    assert_eq!(r.tool_calls, share(1, 2));
+    assert_eq!(r.printed_lines, share(1, 3));
+    assert_eq!(r.error, share(1, 1));
+    assert_eq!(facts.retention(2, "boom: bad\nstack").error, share(1, 1));
+    assert_eq!(facts.retention(2, "stack trace").error, share(0, 1));
+}
+
+#[test]
+fn the_latest_successful_memory_and_the_latest_error_count() {
+    let turns = history();
+    let facts = Facts::of(&run(&[], vec![]), &turns);
+    // Printed lines are matched by their first 60 characters.
+    let text = format!("total orders2 boom: bad timeout {}", "L".repeat(60));
+    let r = facts.retention(3, &text);
+    assert_eq!(r.symbols, share(1, 2));
+    assert_eq!(r.tool_calls, share(0, 2));
+    assert_eq!(r.printed_lines, share(1, 4));
+    assert_eq!(r.error, share(1, 1), "the second turn's");
+    assert_eq!(facts.retention(3, "timeout").error, share(0, 1));
+    let r = facts.retention(4, "timeout");
+    assert_eq!(
+        r.error,
+        share(1, 1),
+        "a reason stands for a missing message"
+    );
+    assert_eq!(facts.retention(4, "boom: bad").error, share(0, 1));
+}
+
+#[test]
+fn an_error_with_an_empty_first_line_is_no_fact() {
+    let turns = [failed(1, Some("\nsecond line"))];
+    let facts = Facts::of(&run(&[], vec![]), &turns);
+    assert_eq!(facts.retention(1, "second line").error, share(0, 0));
+    let turns = [failed(1, Some("  first  \nsecond"))];
+    let facts = Facts::of(&run(&[], vec![]), &turns);
+    assert_eq!(facts.retention(1, "x first y").error, share(1, 1));
+}
+
+#[test]
+fn errors_and_lines_are_matched_by_their_start() {
+    let message = format!("{}{}", "e".repeat(80), "MORE");
+    let mut t = failed(1, Some(&message));
+    t.prints = vec![format!("{}MORE", "p".repeat(60)).into()].into();
+    let facts = Facts::of(&run(&[], vec![]), &[t]);
+    let r = facts.retention(1, &format!("{} {}", "e".repeat(80), "p".repeat(60)));
+    assert_eq!(r.error, share(1, 1));
+    assert_eq!(r.printed_lines, share(1, 1));
+    let r = facts.retention(1, &format!("{} {}", "e".repeat(79), "p".repeat(59)));
+    assert_eq!(r.error, share(0, 1));
+    assert_eq!(r.printed_lines, share(0, 1));
+}
+
+// Used next, end to end.
+
+#[test]
+fn used_next_counts_the_next_programs_names_visible_in_the_prompt_before_it() {
+    let run = run(
+        &["get-order", "notify"],
+        vec![(
+            "orders",
+            Value::List(vec![map(vec![(kw("id"), Value::Integer(1))])].into()),
+        )],
+    );
+    let turns = [
+        program(turn(1), "(def first-order (first data/orders))"),
+        program(
+            memory(turn(2), vec![("first-order", Value::Nil)]),
+            "(tool/get-order {:id (:id first-order)}) (notify \"x\") (:nope first-order)",
+        ),
+        turn(3),
+    ];
+    let facts = Facts::of(&run, &turns);
+    // Before turn 1: `data/orders` (the name `first-order` is defined, not used).
+    assert_eq!(
+        facts.retention(0, "data/orders ; list").used_next,
+        share(1, 1)
+    );
+    assert_eq!(facts.retention(0, "orders").used_next, share(0, 1));
+    // Before turn 2: tool/get-order, :id (a key in the data) and tool/notify (called bare);
+    // `first-order` is in no memory yet (turn 1 recorded none), `:nope` in no value.
+    let text = "get-order(id) tool/notify :id";
+    assert_eq!(facts.retention(1, text).used_next, share(3, 3));
+    assert_eq!(
+        facts.retention(1, "get-orders notify2 {:id}").used_next,
+        share(1, 3)
+    );
+    // Before turn 3: a turn with no program uses nothing.
+    assert_eq!(facts.retention(2, "anything").used_next, share(0, 0));
+    // After the last turn there is no next program.
+    assert_eq!(facts.retention(3, "anything").used_next, share(0, 0));
+}
