@@ -443,6 +443,7 @@ fn recorded_times_expire_cache_entries_past_the_ttl() {
         run.stdout,
         run.stderr
     );
+}
 
 /// Two turns: the first program reads `data/orders`; the second calls `tool/notify` with the
 /// memory's `n` and reads `:total`, a key of the data (`:message` is only in its own call).
