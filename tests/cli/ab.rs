@@ -465,7 +465,9 @@ fn a_bad_recording_is_reported_and_the_others_are_measured() {
     scratch.ptc(["ab", "nothing"]).bad_input();
     // Only bad recordings: an error too.
     scratch.write("bad/x.json", "{\"mission\": 5}");
-    let err = scratch.ptc(["ab", "bad"]).bad_input();
+    let err = scratch
+        .ptc(["ab", "bad", "--set", "ab.baseline=single-user-coalesced"])
+        .bad_input();
     assert!(
         err.contains("none of the 1 recording(s) could be read"),
         "{err}"
