@@ -23,17 +23,30 @@ pub enum Error {
     Usage(String),
     #[error("bad strategy variant `{spec}`: {reason} (write name@option=value)")]
     BadVariant { spec: String, reason: String },
-    #[error("unknown {what} `{name}` (known: {known})")]
+    #[error("unknown {what} `{name}` (known: {known}){suggestion}")]
     UnknownName {
         what: &'static str,
         name: String,
         known: String,
+        /// `; did you mean `...`?` when a known name is close, else empty.
+        suggestion: String,
+    },
+    /// An option of a strategy variant (`name@option=value`) that the strategy does not have.
+    #[error("unknown option `{option}` in `{spec}`: strategy `{strategy}` has the options {known}{suggestion}")]
+    UnknownOption {
+        spec: String,
+        option: String,
+        strategy: String,
+        known: String,
+        suggestion: String,
     },
 
     // Choosing a strategy among the loaded plugins.
-    #[error("unknown strategy `{name}`: the loaded strategies are {loaded} (searched {dirs}; `ptc strategies` lists them){skipped}")]
+    #[error("unknown strategy `{name}`: the loaded strategies are {loaded} (searched {dirs}; `ptc strategies` lists them){skipped}{suggestion}")]
     UnknownStrategy {
         name: String,
+        /// `; did you mean `...`?` when a loaded strategy's name is close, else empty.
+        suggestion: String,
         loaded: String,
         dirs: String,
         /// `; N plugin file(s) were not loaded (see the warnings)` when some were not.
@@ -122,6 +135,16 @@ pub enum Error {
 }
 
 impl Error {
+    /// An unknown name among `known`, with a suggestion when one of them is close.
+    pub fn unknown_name(what: &'static str, name: &str, known: &[&str]) -> Error {
+        Error::UnknownName {
+            what,
+            name: name.to_owned(),
+            known: known.join(", "),
+            suggestion: crate::suggest::did_you_mean(name, known.iter().copied()),
+        }
+    }
+
     /// 2 for bad input, bad configuration or an unusable strategy; 1 when the output cannot
     /// be written, or when `ptc ab` wrote its results without the recordings it could not read.
     pub fn exit_code(&self) -> i32 {

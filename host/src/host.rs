@@ -110,14 +110,20 @@ impl Host {
             .collect()
     }
 
+    /// The name of the strategy a command uses when none is given: `[compression] strategy`,
+    /// or `full-history` when compression is disabled.
+    pub fn default_strategy(&self) -> &str {
+        if self.config.compression_enabled() {
+            self.config.strategy()
+        } else {
+            UNCOMPRESSED_STRATEGY
+        }
+    }
+
     /// The strategy a command uses: `name` if given, else `[compression] strategy`, or
     /// `full-history` when compression is disabled.
     pub fn strategy(&self, name: Option<&str>) -> Result<&LoadedStrategy, Error> {
-        let name = match name {
-            Some(name) => name,
-            None if self.config.compression_enabled() => self.config.strategy(),
-            None => UNCOMPRESSED_STRATEGY,
-        };
+        let name = name.unwrap_or_else(|| self.default_strategy());
         self.plugins().get(name).ok_or_else(|| {
             let warnings = self.plugin_warnings();
             if let Some(warning) = warnings.iter().find(|w| w.may_hold(name)) {
@@ -134,6 +140,7 @@ impl Host {
                 .collect();
             Error::UnknownStrategy {
                 name: name.to_owned(),
+                suggestion: crate::suggest::did_you_mean(name, loaded.iter().copied()),
                 loaded: if loaded.is_empty() {
                     "none".into()
                 } else {

@@ -15,6 +15,7 @@ mod output;
 mod plugins;
 mod recording;
 mod render;
+mod suggest;
 
 pub use commands::serve;
 pub use recording::import;

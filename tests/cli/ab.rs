@@ -284,8 +284,84 @@ fn bad_arguments_are_errors() {
         .ptc(["ab", "--strategies", "single-user-coalesced@windw=2"])
         .bad_input();
     assert!(
-        err.contains("strategies.single-user-coalesced.windw"),
+        err.contains("unknown option `windw` in `single-user-coalesced@windw=2`"),
         "{err}"
+    );
+}
+
+/// A name no loaded plugin provides is a usage error before anything runs, naming what was
+/// typed and the closest known name.
+#[test]
+fn misspelt_names_are_usage_errors_with_a_suggestion() {
+    let scratch = all_strategies();
+    let err = scratch
+        .ptc(["ab", "--strategies", "single-user-coalesed,delta-log"])
+        .bad_input();
+    assert!(
+        err.starts_with(
+            "error: unknown strategy `single-user-coalesed`: the loaded strategies are"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("; did you mean `single-user-coalesced`?"),
+        "{err}"
+    );
+    let err = scratch
+        .ptc(["ab", "--strategies", "rolling-window@windw=1"])
+        .bad_input();
+    assert!(
+        err.starts_with("error: unknown option `windw` in `rolling-window@windw=1`: strategy `rolling-window` has the options window, "),
+        "{err}"
+    );
+    assert!(err.ends_with("; did you mean `window`?"), "{err}");
+    let err = scratch.ptc(["ab", "--pricing", "anthropc"]).bad_input();
+    assert_eq!(
+        err,
+        "error: unknown pricing profile `anthropc` (known: anthropic, gemini, none, openai); did you mean `anthropic`?"
+    );
+    let err = scratch
+        .ptc(["ab", "--pricing", "anthropic@cache_tl=1h"])
+        .bad_input();
+    assert!(err.contains("; did you mean `cache_ttl`?"), "{err}");
+    let err = scratch.ptc(["ab", "--tokenizer", "o200k_bse"]).bad_input();
+    assert!(
+        err.ends_with("(known: o200k_base, cl100k_base); did you mean `o200k_base`?"),
+        "{err}"
+    );
+    let recording = example("failure-recovery.json");
+    let recording = recording.to_str().unwrap();
+    let err = scratch
+        .ptc(["render", recording, "--strategy", "delta-lgo"])
+        .bad_input();
+    assert!(err.ends_with("; did you mean `delta-log`?"), "{err}");
+    let err = scratch
+        .ptc(["render", recording, "--set", "println_limt=2"])
+        .bad_input();
+    assert!(
+        err.starts_with("error: unknown key `println_limt` in --set println_limt=2"),
+        "{err}"
+    );
+    assert!(err.ends_with("; did you mean `println_limit`?"), "{err}");
+    let err = scratch
+        .ptc(["render", recording, "--set", "compresion.println_limit=2"])
+        .bad_input();
+    assert!(err.ends_with("; did you mean `compression`?"), "{err}");
+}
+
+#[test]
+fn diff_with_one_strategy_says_it_takes_two() {
+    let err = all_strategies()
+        .ptc([
+            "diff",
+            example("failure-recovery.json").to_str().unwrap(),
+            "--strategies",
+            "delta-log",
+        ])
+        .bad_input();
+    assert_eq!(
+        err,
+        "error: `ptc diff` compares two strategies, --strategies A,B (e.g. --strategies full-history,delta-log); `delta-log` names only one"
     );
 }
 
@@ -336,11 +412,14 @@ fn a_bad_recording_is_reported_and_the_others_are_measured() {
     let jsonl = format!("{line}\n{line}\n{{\"mission\": 5}}\n");
     scratch.write("runs/a.json", &good);
     scratch.write("runs/b.jsonl", jsonl);
+    // This scratch has no full-history plugin: the baseline is the strategy compared.
     let args = [
         "ab",
         "runs",
         "--strategies",
         "single-user-coalesced",
+        "--set",
+        "ab.baseline=single-user-coalesced",
         "--format",
         "json",
         "--no-timing",
@@ -386,7 +465,9 @@ fn a_bad_recording_is_reported_and_the_others_are_measured() {
     scratch.ptc(["ab", "nothing"]).bad_input();
     // Only bad recordings: an error too.
     scratch.write("bad/x.json", "{\"mission\": 5}");
-    let err = scratch.ptc(["ab", "bad"]).bad_input();
+    let err = scratch
+        .ptc(["ab", "bad", "--set", "ab.baseline=single-user-coalesced"])
+        .bad_input();
     assert!(
         err.contains("none of the 1 recording(s) could be read"),
         "{err}"

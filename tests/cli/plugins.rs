@@ -26,7 +26,17 @@ fn strategies_lists_every_loaded_plugin_with_its_options() {
     assert!(option["doc"].as_str().unwrap().contains("println"));
     let mut keys: Vec<&String> = suc.as_object().unwrap().keys().collect();
     keys.sort();
-    assert_eq!(keys, ["description", "file", "name", "options", "version"]);
+    assert_eq!(
+        keys,
+        [
+            "default",
+            "description",
+            "file",
+            "name",
+            "options",
+            "version"
+        ]
+    );
 }
 
 #[test]

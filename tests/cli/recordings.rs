@@ -212,7 +212,7 @@ fn serve_answers_a_python_client_and_survives_bad_requests() {
 }
 
 #[test]
-fn init_writes_the_defaults_to_edit_and_never_overwrites() {
+fn init_writes_the_missing_defaults_and_lists_the_files_it_skips() {
     let scratch = crate::support::all_strategies();
     let dir = scratch.path().join("init-here");
     let out = scratch.ptc(["init", dir.to_str().unwrap()]).ok();
@@ -228,12 +228,44 @@ fn init_writes_the_defaults_to_edit_and_never_overwrites() {
         std::fs::read_to_string(repo().join("templates/coalesce/tools.tera")).unwrap()
     );
     assert!(dir.join("templates/system_prompt.tera").is_file());
-    let err = scratch.ptc(["init", dir.to_str().unwrap()]).bad_input();
+    let written: usize = out["wrote ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // Into a directory that has some of the files: the missing ones are written, the others
+    // kept and listed.
+    std::fs::write(dir.join("ptc.toml"), "# mine\n").unwrap();
+    std::fs::remove_file(dir.join("templates/coalesce/tools.tera")).unwrap();
+    let out = scratch.ptc(["init", dir.to_str().unwrap()]).ok();
+    let skipped = written - 1;
     assert!(
-        err.contains("ptc.toml exists (--force overwrites it)"),
-        "{err}"
+        out.starts_with(&format!(
+            "wrote 1 files into {}\nskipped {skipped} files that exist (--force overwrites them):\n  {}\n",
+            dir.display(),
+            dir.join("ptc.toml").display()
+        )),
+        "{out}"
     );
-    scratch.ptc(["init", dir.to_str().unwrap(), "--force"]).ok();
+    assert_eq!(out.lines().count(), 2 + skipped, "{out}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("ptc.toml")).unwrap(),
+        "# mine\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("templates/coalesce/tools.tera")).unwrap(),
+        tools
+    );
+    let out = scratch.ptc(["init", dir.to_str().unwrap(), "--force"]).ok();
+    assert_eq!(
+        out,
+        format!("wrote {written} files into {}\n", dir.display())
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("ptc.toml")).unwrap(),
+        config
+    );
 }
 
 #[test]

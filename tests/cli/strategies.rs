@@ -32,6 +32,34 @@ fn strategies_lists_every_bundled_strategy_loaded_from_dylibs() {
     }
 }
 
+/// The strategy commands use when none is named is marked, in text and JSON, and follows
+/// `[compression] strategy`.
+#[test]
+fn strategies_marks_the_default() {
+    let scratch = all_strategies();
+    let text = scratch.ptc(["strategies"]).ok();
+    let marked: Vec<&str> = text.lines().filter(|l| l.ends_with(" (default)")).collect();
+    assert_eq!(marked.len(), 1, "{text}");
+    assert!(marked[0].starts_with("single-user-coalesced "), "{text}");
+    let list = scratch
+        .ptc([
+            "strategies",
+            "--format",
+            "json",
+            "--set",
+            "compression.strategy=delta-log",
+        ])
+        .json();
+    let defaults: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["default"] == true)
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(defaults, ["delta-log"]);
+}
+
 /// Rendered in this process through the same dylibs the binary loads: what is tested is every
 /// strategy on every prefix, not the command line (the snapshots test that).
 #[test]

@@ -77,8 +77,9 @@ pub struct RunDetail {
 /// variants; only with `detail` is every prompt's measure kept. `progress` is called once per
 /// recording done. A recording that cannot be read is left out and listed in
 /// [`Ab::bad_recordings`] (with `strict`, the first, in order, is the error instead). A variant
-/// whose strategy is not loaded is reported as failed on every recording; a bad option of a
-/// variant is an error.
+/// whose strategy's plugin did not load is reported as failed on every recording; a name that
+/// no loaded plugin provides and a bad option of a variant are errors, before any recording is
+/// read.
 pub fn run(
     host: &Host,
     plan: AbPlan,
@@ -92,9 +93,7 @@ pub fn run(
         .iter()
         .map(|v| match prompter_for(host, v) {
             Ok(prompter) => Ok(Ok(prompter)),
-            Err(e @ (Error::UnknownStrategy { .. } | Error::StrategyNotLoaded { .. })) => {
-                Ok(Err(e.to_string()))
-            }
+            Err(e @ Error::StrategyNotLoaded { .. }) => Ok(Err(e.to_string())),
             Err(e) => Err(e),
         })
         .collect::<Result<_, _>>()?;
@@ -177,6 +176,26 @@ pub fn run(
 /// The prompter of a variant: its options set for it alone; `compress_above_tokens` turns on
 /// the trigger.
 pub fn prompter_for<'h>(host: &'h Host, variant: &Variant) -> Result<Prompter<'h>, Error> {
+    let strategy = host.strategy(Some(&variant.strategy))?;
+    for (option, _) in &variant.options {
+        let known: Vec<&str> = strategy.options.iter().map(|s| s.name.as_str()).collect();
+        if option != "compress_above_tokens" && !known.contains(&option.as_str()) {
+            return Err(Error::UnknownOption {
+                spec: variant.label.clone(),
+                option: option.clone(),
+                strategy: variant.strategy.clone(),
+                known: if known.is_empty() {
+                    "compress_above_tokens".into()
+                } else {
+                    format!("{} and compress_above_tokens", known.join(", "))
+                },
+                suggestion: crate::suggest::did_you_mean(
+                    option,
+                    known.iter().copied().chain(["compress_above_tokens"]),
+                ),
+            });
+        }
+    }
     let mut config: Config = host.config().clone();
     let mut threshold = config.compress_above_tokens();
     for (option, value) in &variant.options {

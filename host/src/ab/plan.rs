@@ -127,15 +127,8 @@ pub fn pricing_variant(profiles: &[Pricing], spec: &str) -> Result<Pricing, Erro
     let mut parts = spec.split('@');
     let name = parts.next().unwrap_or("").trim();
     let Some(base) = profiles.iter().find(|p| p.name == name) else {
-        return Err(Error::UnknownName {
-            what: "pricing profile",
-            name: name.to_owned(),
-            known: profiles
-                .iter()
-                .map(|p| p.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        });
+        let known: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
+        return Err(Error::unknown_name("pricing profile", name, &known));
     };
     let bad = |reason: String| Error::BadVariant {
         spec: spec.to_owned(),
@@ -168,9 +161,11 @@ pub fn pricing_variant(profiles: &[Pricing], spec: &str) -> Result<Pricing, Erro
                 })?;
             }
             other => {
+                let keys = ["breakpoints", "cache_ttl", "min_cacheable_tokens"];
                 return Err(bad(format!(
-                    "unknown key `{other}`; a pricing profile's keys for one run are breakpoints, cache_ttl and min_cacheable_tokens"
-                )))
+                    "unknown key `{other}`; a pricing profile's keys for one run are breakpoints, cache_ttl and min_cacheable_tokens{}",
+                    crate::suggest::did_you_mean(other, keys)
+                )));
             }
         }
     }

@@ -38,10 +38,8 @@ impl Tokenizer {
 
     /// [`Tokenizer::from_name`], or an error naming the ones there are.
     pub fn named(name: &str) -> Result<Tokenizer, crate::Error> {
-        Tokenizer::from_name(name).ok_or_else(|| crate::Error::UnknownName {
-            what: "tokenizer",
-            name: name.into(),
-            known: "o200k_base, cl100k_base".into(),
+        Tokenizer::from_name(name).ok_or_else(|| {
+            crate::Error::unknown_name("tokenizer", name, &["o200k_base", "cl100k_base"])
         })
     }
 

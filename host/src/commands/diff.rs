@@ -20,10 +20,19 @@ pub fn diff(
 ) -> Result<String, Error> {
     let specs: Vec<&str> = strategies.split(',').map(str::trim).collect();
     let [a, b] = specs.as_slice() else {
-        return Err(Error::BadVariant {
-            spec: strategies.into(),
-            reason: "--strategies takes exactly two, A,B".into(),
-        });
+        let baseline = host.config().ab_baseline();
+        let example = match specs.as_slice() {
+            [one] if !one.is_empty() && *one != baseline => format!("{baseline},{one}"),
+            _ => format!("{baseline},delta-log"),
+        };
+        let given = match specs.iter().filter(|s| !s.is_empty()).count() {
+            0 => "none".to_owned(),
+            1 => "only one".to_owned(),
+            n => n.to_string(),
+        };
+        return Err(Error::Usage(format!(
+            "`ptc diff` compares two strategies, --strategies A,B (e.g. --strategies {example}); `{strategies}` names {given}"
+        )));
     };
     let plan = AbPlan::new(host, Some(strategies), None, None)?;
     let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;

@@ -1,6 +1,6 @@
 //! `ptc init`: the default configuration and every default template (the host's, the shared
-//! sections under `coalesce/`, each loaded strategy's own) written where users edit them, never
-//! over existing files unless forced.
+//! sections under `coalesce/`, each loaded strategy's own) written where users edit them: the
+//! missing ones are written and the existing ones listed as skipped, unless forced.
 
 use std::path::{Path, PathBuf};
 
@@ -8,7 +8,9 @@ use crate::host::Host;
 use crate::output::write_atomically;
 use crate::Error;
 
-/// Writes `ptc.toml` and `templates/` into `dir` (default: the working directory).
+/// Writes `ptc.toml` and `templates/` into `dir` (default: the working directory): every file
+/// that does not exist yet, or every file with `force`. Says what it wrote and lists what it
+/// skipped.
 pub fn init(host: &Host, dir: Option<&Path>, force: bool) -> Result<String, Error> {
     let dir = dir.unwrap_or(Path::new("."));
     let mut files: Vec<(PathBuf, String)> = vec![(
@@ -35,13 +37,9 @@ pub fn init(host: &Host, dir: Option<&Path>, force: bool) -> Result<String, Erro
             }
         }
     }
-    if !force {
-        if let Some((existing, _)) = files.iter().find(|(path, _)| path.exists()) {
-            return Err(Error::Exists {
-                path: existing.clone(),
-            });
-        }
-    }
+    let (skipped, files): (Vec<_>, Vec<_>) = files
+        .into_iter()
+        .partition(|(path, _)| !force && path.exists());
     for (path, text) in &files {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|source| Error::WriteFile {
@@ -51,9 +49,15 @@ pub fn init(host: &Host, dir: Option<&Path>, force: bool) -> Result<String, Erro
         }
         write_atomically(path, text.as_bytes())?;
     }
-    Ok(format!(
-        "wrote {} files into {}\n",
-        files.len(),
-        dir.display()
-    ))
+    let mut text = format!("wrote {} files into {}\n", files.len(), dir.display());
+    if !skipped.is_empty() {
+        text.push_str(&format!(
+            "skipped {} files that exist (--force overwrites them):\n",
+            skipped.len()
+        ));
+        for (path, _) in &skipped {
+            text.push_str(&format!("  {}\n", path.display()));
+        }
+    }
+    Ok(text)
 }

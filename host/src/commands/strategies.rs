@@ -1,5 +1,6 @@
 //! `ptc strategies`: the strategies loaded from the plugin directories, with their versions,
-//! files and options, for people or as JSON.
+//! files and options, for people or as JSON; the one commands use when none is named is marked
+//! as the default.
 
 use ptc_plugin_api::OptionValue;
 use serde_json::json;
@@ -11,6 +12,7 @@ use crate::Error;
 /// The list in `format`; as text, the directories searched when nothing was loaded.
 pub fn strategies(host: &Host, format: Format) -> Result<String, Error> {
     let strategies = host.plugins().strategies();
+    let default = host.default_strategy();
     Ok(match format {
         Format::Json => {
             let list: Vec<_> = strategies
@@ -18,6 +20,7 @@ pub fn strategies(host: &Host, format: Format) -> Result<String, Error> {
                 .map(|s| {
                     json!({
                         "name": s.name,
+                        "default": s.name == default,
                         "version": s.version,
                         "description": s.description,
                         "file": s.file.display().to_string(),
@@ -46,9 +49,10 @@ pub fn strategies(host: &Host, format: Format) -> Result<String, Error> {
             }
             for s in strategies {
                 text.push_str(&format!(
-                    "{} {}\n    {}\n    {}\n",
+                    "{} {}{}\n    {}\n    {}\n",
                     s.name,
                     s.version,
+                    if s.name == default { " (default)" } else { "" },
                     s.description,
                     s.file.display()
                 ));

@@ -173,15 +173,23 @@ impl Layered {
             }
         };
         match problem {
-            Problem::Unknown { known } => ConfigError::UnknownKey {
-                origin: place(&key),
-                hint: if section.is_empty() {
-                    format!(" (the sections are {})", known.join(", "))
-                } else {
-                    format!(" (the [{section}] keys are {})", known.join(", "))
-                },
-                key,
-            },
+            Problem::Unknown { known } => {
+                let own = key.rsplit('.').next().unwrap_or(&key);
+                let suggestion =
+                    crate::suggest::did_you_mean(own, known.iter().map(|k| k.as_ref()));
+                ConfigError::UnknownKey {
+                    origin: place(&key),
+                    hint: if section.is_empty() {
+                        format!(" (the sections are {}){suggestion}", known.join(", "))
+                    } else {
+                        format!(
+                            " (the [{section}] keys are {}){suggestion}",
+                            known.join(", ")
+                        )
+                    },
+                    key,
+                }
+            }
             Problem::Missing { .. } => ConfigError::BadValue {
                 origin: place(&section),
                 expected: format!("a value (every key of [{section}] is required)"),

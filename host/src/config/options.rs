@@ -23,13 +23,19 @@ impl Config {
             } else if self.is_shared_limit(&key) {
                 format!("compression.{key}")
             } else {
+                let shared = self.typed.compression.shared_limits();
+                let known = specs
+                    .iter()
+                    .map(|s| s.name.as_str())
+                    .chain(shared.iter().map(|(name, _)| *name));
                 return Err(ConfigError::UnknownKey {
+                    hint: format!(
+                        ": neither an option of strategy `{strategy}` ({}) nor a [compression] key{}",
+                        option_names(specs),
+                        crate::suggest::did_you_mean(&key, known)
+                    ),
                     key,
                     origin: origin.name,
-                    hint: format!(
-                        ": neither an option of strategy `{strategy}` ({}) nor a [compression] key",
-                        option_names(specs)
-                    ),
                 });
             };
             self.apply(Layer::single(&full, value, origin))?;
@@ -48,11 +54,13 @@ impl Config {
         let own = self.layers.table(&["strategies", name]);
         for key in own.into_iter().flat_map(|table| table.keys()) {
             if !specs.iter().any(|s| s.name.as_str() == key) {
+                let suggestion =
+                    crate::suggest::did_you_mean(key, specs.iter().map(|s| s.name.as_str()));
                 let key = format!("strategies.{name}.{key}");
                 return Err(ConfigError::UnknownKey {
                     origin: self.place(&key),
                     hint: format!(
-                        ": strategy `{name}` has the options {}",
+                        ": strategy `{name}` has the options {}{suggestion}",
                         option_names(specs)
                     ),
                     key,
