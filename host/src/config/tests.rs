@@ -89,7 +89,7 @@ fn errors_name_key_and_file() {
     );
     assert_eq!(
         error("[compresion]\nx = 1\n"),
-        "unknown key `compresion` in user.toml:1:2 (the sections are compression, plugins, templates, ab, pricing, strategies)"
+        "unknown key `compresion` in user.toml:1:2 (the sections are compression, plugins, templates, ab, pricing, strategies); did you mean `compression`?"
     );
 }
 
