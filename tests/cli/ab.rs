@@ -347,6 +347,15 @@ fn misspelt_names_are_usage_errors_with_a_suggestion() {
         .ptc(["render", recording, "--set", "compresion.println_limit=2"])
         .bad_input();
     assert!(err.ends_with("; did you mean `compression`?"), "{err}");
+    // A variant's value is named as it was written, not as a configuration key.
+    let err = scratch
+        .ptc(["ab", "--strategies", "rolling-window@window=abc"])
+        .bad_input();
+    assert_eq!(
+        err.trim_end(),
+        "error: bad value for `window` in `rolling-window@window=abc`: expected an integer \
+         (like the default 2), found the string \"abc\""
+    );
 }
 
 #[test]

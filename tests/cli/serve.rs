@@ -211,6 +211,17 @@ fn request_options_of_the_wrong_type_are_errors_not_defaults() {
             serde_json::json!({"model": "gpt-5"}),
             "\"model\" applies to the anthropic and openai formats, not to json",
         ),
+        // The request's words, not a configuration key or a command-line flag.
+        (
+            serde_json::json!({"options": {"println_limit": "two"}}),
+            "bad value for `println_limit` in the request's \"options\": expected an integer \
+             (like the default 15), found the string \"two\"",
+        ),
+        (
+            serde_json::json!({"options": {"println_limt": 2}}),
+            "unknown key `println_limt` in the request's \"options\": strategy \
+             `single-user-coalesced` has the options",
+        ),
     ] {
         let answer = answer_with(fields.clone());
         assert_eq!(code(&answer), "bad_request", "{fields}: {answer}");

@@ -211,7 +211,12 @@ pub fn prompter_for<'h>(host: &'h Host, variant: &Variant) -> Result<Prompter<'h
             }
             continue;
         }
-        config.layer_set(&format!("strategies.{}.{option}={value}", variant.strategy))?;
+        config.set_option(
+            &variant.strategy,
+            option,
+            value,
+            &format!("`{}`", variant.label),
+        )?;
     }
     host.prompter_with(Some(&variant.strategy), &config, threshold)
 }

@@ -328,7 +328,7 @@ fn prompter<'h>(host: &'h Host, strategy: &str, options: &Json) -> Result<Prompt
                 Json::String(s) => format!("{s:?}"),
                 other => other.to_string(),
             };
-            config.layer_set(&format!("strategies.{strategy}.{name}={literal}"))?;
+            config.set_option(strategy, name, &literal, "the request's \"options\"")?;
         }
     } else if !options.is_null() {
         return Err(Error::Usage(format!(

@@ -95,6 +95,9 @@ pub struct Config {
     typed: Schema,
     /// `--set KEY=VALUE` flags whose bare key is resolved once the strategy is known.
     bare: Vec<(String, toml::Value, Origin)>,
+    /// Strategy options set by [`Config::set_option`]: (`strategies.<name>.<option>`,
+    /// `<option>`), so that an error names the option as the user wrote it.
+    said_options: Vec<(String, String)>,
 }
 
 impl Config {
@@ -112,6 +115,7 @@ impl Config {
             layers,
             typed,
             bare: Vec::new(),
+            said_options: Vec::new(),
         }
     }
 
@@ -219,6 +223,39 @@ impl Config {
             self.bare.push((key.to_owned(), value, origin));
             Ok(())
         }
+    }
+
+    /// Sets option `option` of strategy `strategy` to `raw` (TOML, else a string), as the user
+    /// wrote it in `said`: a variant (`rolling-window@window=2`) or a request's `"options"`.
+    /// An error about the value names `option` and `said`, not a configuration key.
+    pub fn set_option(
+        &mut self,
+        strategy: &str,
+        option: &str,
+        raw: &str,
+        said: &str,
+    ) -> Result<(), ConfigError> {
+        let key = format!("strategies.{strategy}.{option}");
+        let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(raw.to_owned()));
+        let origin = Origin {
+            name: said.to_owned(),
+            dir: PathBuf::from("."),
+        };
+        self.said_options.push((key.clone(), option.to_owned()));
+        self.apply(Layer::single(&key, value, origin))
+    }
+
+    /// `key` as the user wrote it: the option name for an option set by
+    /// [`Config::set_option`], else the key itself.
+    fn key_as_said(&self, key: &str) -> String {
+        self.said_options
+            .iter()
+            .rev()
+            .find(|(full, _)| full == key)
+            .map_or_else(|| key.to_owned(), |(_, option)| option.clone())
     }
 
     /// The strategy `[compression] strategy` names.

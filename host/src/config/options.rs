@@ -63,7 +63,7 @@ impl Config {
                         ": strategy `{name}` has the options {}{suggestion}",
                         option_names(specs)
                     ),
-                    key,
+                    key: self.key_as_said(&key),
                 });
             }
         }
@@ -79,7 +79,12 @@ impl Config {
                     .map(|value| (format!("compression.{option}"), value)),
             };
             let value = match set {
-                Some((key, value)) => option_value(&key, value, &self.place(&key), &spec.default)?,
+                Some((key, value)) => option_value(
+                    &self.key_as_said(&key),
+                    value,
+                    &self.place(&key),
+                    &spec.default,
+                )?,
                 None => spec.default.clone(),
             };
             resolved.push((spec.name.to_string(), value));
