@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, ColorChoice, CommandFactory, Parser, Subcommand};
 
 use crate::commands;
 use crate::config::Config;
@@ -24,45 +24,87 @@ pub use crate::render::request::{Placement, Ttl};
 /// prompt, then what the strategy keeps of the history (symbols defined, tool calls made,
 /// output printed, the latest error, the turns left). Strategies are plugins (dylibs) found in
 /// the plugin directories; every text comes from a template you can edit.
+///
+/// The configuration options (--config, --set, --allow-insecure-plugins) belong to the commands
+/// that read the configuration; they may also come before the command (`ptc --config F ab`).
 #[derive(Debug, Parser)]
 #[command(name = "ptc", version, max_term_width = 100)]
 pub struct Cli {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+
+    /// Log what ptc does to stderr (-v: debug, -vv: trace); RUST_LOG also works
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = GLOBAL)]
+    pub verbose: u8,
+
+    /// Print no warnings and no progress bar; errors are still printed
+    #[arg(short, long, global = true, help_heading = GLOBAL)]
+    pub quiet: bool,
+
+    /// When to use colour on the terminal: help, diffs, `trace`, logs [default: auto, which
+    /// also honours NO_COLOR]
+    #[arg(long, global = true, value_enum, value_name = "WHEN", help_heading = GLOBAL)]
+    pub color: Option<ColorChoice>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The help heading of the options every command takes.
+const GLOBAL: &str = "Global options";
+
+/// The options of the commands that read the configuration (and load strategies).
+#[derive(Clone, Debug, Default, Args)]
+#[command(next_help_heading = "Configuration")]
+pub struct ConfigArgs {
     /// Configuration file layered over the built-in defaults [default: ./ptc.toml if present]
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
     /// Set a configuration key, after the files: `println_limit=5` (an option of the selected
     /// strategy, else a [compression] key) or `section.key=value`
     /// (`strategies.single-user-coalesced.println_limit=5`). The value is TOML; anything else
     /// is a string. Repeatable.
-    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
+    #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
 
     /// Load plugin files and directories that another user could write (group- or
     /// world-writable, or owned by someone else than you or root); the same as `[plugins]
     /// allow_insecure = true`
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub allow_insecure_plugins: bool,
+}
 
+impl ConfigArgs {
+    /// These options, given before the command, with `later` (given after it) over them.
+    fn then(self, later: &ConfigArgs) -> ConfigArgs {
+        ConfigArgs {
+            config: later.config.clone().or(self.config),
+            sets: self.sets.into_iter().chain(later.sets.clone()).collect(),
+            allow_insecure_plugins: self.allow_insecure_plugins || later.allow_insecure_plugins,
+        }
+    }
+}
+
+/// The limit of the commands that read recordings.
+#[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Configuration")]
+pub struct RecordingArgs {
     /// Largest recording read, in bytes: a recording file, a line of a JSONL corpus or of a
     /// trace log to import; a larger one is an error, found before more is read
-    #[arg(long, global = true, value_name = "BYTES", default_value_t = crate::recording::DEFAULT_MAX_RECORDING_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::recording::DEFAULT_MAX_RECORDING_BYTES)]
     pub max_recording_bytes: u64,
-
-    /// Log what ptc does to stderr (-v: debug, -vv: trace); RUST_LOG also works
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
-    pub verbose: u8,
-
-    #[command(subcommand)]
-    pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List the strategies loaded from the plugin directories, with their options
     Strategies {
+        /// What to print
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        #[command(flatten)]
+        config: ConfigArgs,
     },
     /// Compare strategies on recorded runs: tokens, prompt-cache cost, retention, render time
     ///
@@ -93,6 +135,7 @@ pub enum Command {
         /// Pricing profile of the cost column [default: `[ab] pricing`]
         #[arg(long, value_name = "NAME")]
         pricing: Option<String>,
+        /// What to print on stdout
         #[arg(long, value_enum, default_value_t = AbFormat::Table)]
         format: AbFormat,
         /// Also write a self-contained HTML report with charts
@@ -105,6 +148,10 @@ pub enum Command {
         /// leaving it out, warning about it, and exiting 1 after the results
         #[arg(long)]
         strict: bool,
+        #[command(flatten)]
+        config: ConfigArgs,
+        #[command(flatten)]
+        limits: RecordingArgs,
     },
     /// Check recordings: syntax, types and rules, every problem reported
     ///
@@ -114,8 +161,13 @@ pub enum Command {
     Validate {
         /// Recording files, JSONL files or directories [default: the bundled examples]
         paths: Vec<PathBuf>,
+        /// What to print: one line per problem, or every problem as JSON
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        #[command(flatten)]
+        config: ConfigArgs,
+        #[command(flatten)]
+        limits: RecordingArgs,
     },
     /// Print the JSON Schema of the recording format
     Schema,
@@ -132,6 +184,10 @@ pub enum Command {
         /// code `too_large` and skipped, never held in memory
         #[arg(long, value_name = "BYTES", default_value_t = commands::serve::DEFAULT_MAX_REQUEST_BYTES)]
         max_request_bytes: usize,
+        #[command(flatten)]
+        config: ConfigArgs,
+        #[command(flatten)]
+        limits: RecordingArgs,
     },
     /// Start a strategy of your own: a crate with a small real strategy, its templates, a README
     /// and a test, depending on this checkout's ptc-plugin-api
@@ -152,6 +208,8 @@ pub enum Command {
         /// Overwrite files that exist
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        config: ConfigArgs,
     },
     /// Make a recording from another runtime's log
     Import {
@@ -178,6 +236,10 @@ pub enum Command {
         /// Number of recorded turns to show [default: all]
         #[arg(long, value_name = "K")]
         turns: Option<usize>,
+        #[command(flatten)]
+        config: ConfigArgs,
+        #[command(flatten)]
+        limits: RecordingArgs,
     },
     /// A unified diff of the prompts two strategies send before a turn
     Diff {
@@ -189,6 +251,10 @@ pub enum Command {
         /// The two strategies, `A,B` (variants allowed)
         #[arg(long, value_name = "A,B")]
         strategies: String,
+        #[command(flatten)]
+        config: ConfigArgs,
+        #[command(flatten)]
+        limits: RecordingArgs,
     },
     /// Render the prompt a recorded run sends before a turn
     ///
@@ -234,6 +300,29 @@ pub enum Command {
         /// `"ttl": "1h"` to every `cache_control` [default: 5m]
         #[arg(long, value_enum, value_name = "TTL", help_heading = "Request options")]
         cache_ttl: Option<Ttl>,
+        #[command(flatten)]
+        config: ConfigArgs,
+        #[command(flatten)]
+        limits: RecordingArgs,
+    },
+    /// Print a shell completion script
+    ///
+    /// bash: `ptc completions bash > ~/.local/share/bash-completion/completions/ptc`; zsh:
+    /// write it as `_ptc` into a directory of your `fpath`; fish: `ptc completions fish >
+    /// ~/.config/fish/completions/ptc.fish`; PowerShell: add the output to your `$PROFILE`.
+    Completions {
+        /// The shell
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print ptc's man page (roff), or write one page per command into a directory
+    ///
+    /// `ptc man | man -l -` reads it; `ptc man --dir ~/.local/share/man/man1` installs
+    /// ptc.1, ptc-ab.1, ptc-render.1, ... for `man ptc-ab`.
+    Man {
+        /// Write ptc.1 and a page per command here instead of printing ptc.1
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -252,25 +341,129 @@ pub enum ImportFrom {
         /// Overwrite the --output file when it exists
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        config: ConfigArgs,
+        #[command(flatten)]
+        limits: RecordingArgs,
     },
+}
+
+impl Command {
+    /// The configuration options given after the command, for the commands that take them.
+    fn config(&self) -> Option<&ConfigArgs> {
+        match self {
+            Command::Strategies { config, .. }
+            | Command::Ab { config, .. }
+            | Command::Validate { config, .. }
+            | Command::Serve { config, .. }
+            | Command::Init { config, .. }
+            | Command::Trace { config, .. }
+            | Command::Diff { config, .. }
+            | Command::Render { config, .. }
+            | Command::Import {
+                from: ImportFrom::PtcRunner { config, .. },
+            } => Some(config),
+            Command::Schema
+            | Command::NewPlugin { .. }
+            | Command::Completions { .. }
+            | Command::Man { .. } => None,
+        }
+    }
+
+    /// `--max-recording-bytes`, for the commands that read recordings.
+    fn max_recording_bytes(&self) -> Option<u64> {
+        match self {
+            Command::Ab { limits, .. }
+            | Command::Validate { limits, .. }
+            | Command::Serve { limits, .. }
+            | Command::Trace { limits, .. }
+            | Command::Diff { limits, .. }
+            | Command::Render { limits, .. }
+            | Command::Import {
+                from: ImportFrom::PtcRunner { limits, .. },
+            } => Some(limits.max_recording_bytes),
+            _ => None,
+        }
+    }
+}
+
+/// Parses the command line with `--color` applied to clap's own help and errors.
+pub fn parse() -> Cli {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let color = colour_asked(&args).unwrap_or(ColorChoice::Auto);
+    crate::output::set_colour(color);
+    let matches = Cli::command().color(color).get_matches_from(&args);
+    match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(err) => err.exit(),
+    }
+}
+
+/// The `--color WHEN` of a command line, looked at before clap parses it so that clap's own
+/// messages follow it (the last one wins, as clap reads it).
+fn colour_asked(args: &[std::ffi::OsString]) -> Option<ColorChoice> {
+    let mut asked = None;
+    let mut args = args.iter().filter_map(|a| a.to_str());
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            break;
+        }
+        let value = match arg.strip_prefix("--color") {
+            Some("") => args.next(),
+            Some(rest) => rest.strip_prefix('='),
+            None => None,
+        };
+        if let Some(choice) =
+            value.and_then(|v| <ColorChoice as clap::ValueEnum>::from_str(v, true).ok())
+        {
+            asked = Some(choice);
+        }
+    }
+    asked
+}
+
+/// Applies `-q` and `--color` to the whole run (before logging is set up).
+pub fn apply_global_options(cli: &Cli) {
+    crate::output::set_quiet(cli.quiet);
+    if let Some(color) = cli.color {
+        crate::output::set_colour(color);
+    }
 }
 
 /// Runs a parsed command line, writing results to `out` and warnings to stderr.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
-    crate::recording::set_max_recording_bytes(cli.max_recording_bytes);
+    apply_global_options(&cli);
+    match &cli.command {
+        Command::Completions { shell } => {
+            let mut text = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "ptc", &mut text);
+            return out.write_all(&text).map_err(Error::Output);
+        }
+        Command::Man { dir } => return man(dir.as_deref(), out),
+        _ => {}
+    }
+    if let Some(bytes) = cli.command.max_recording_bytes() {
+        crate::recording::set_max_recording_bytes(bytes);
+    }
+    let args = match cli.command.config() {
+        Some(after) => cli.config.then(after),
+        None => cli.config,
+    };
     let config = Config::load_allowing_insecure(
-        cli.config.as_deref(),
-        &cli.sets,
-        cli.allow_insecure_plugins,
+        args.config.as_deref(),
+        &args.sets,
+        args.allow_insecure_plugins,
     )?;
     // Plugins are loaded by the commands that use strategies only (`trace` when it renders):
     // the others run no plugin code.
     let host = Host::new(config).on_plugins_loaded(|host| {
         for warning in host.plugin_warnings() {
-            eprintln!("warning: {warning}");
+            crate::output::warn(warning);
         }
         for (name, origin) in host.unused_strategy_tables() {
-            eprintln!("warning: {origin} configures strategy `{name}`, which is not loaded");
+            crate::output::warn(format_args!(
+                "{origin} configures strategy `{name}`, which is not loaded"
+            ));
         }
     });
     if matches!(
@@ -285,7 +478,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
         host.plugins();
     }
     let text = match cli.command {
-        Command::Strategies { format } => commands::strategies::strategies(&host, format)?,
+        Command::Strategies { format, .. } => commands::strategies::strategies(&host, format)?,
         Command::Render {
             recording,
             turns,
@@ -295,6 +488,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             max_tokens,
             cache_placement,
             cache_ttl,
+            ..
         } => commands::render::render(
             &host,
             &recording,
@@ -317,6 +511,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             report,
             no_timing,
             strict,
+            ..
         } => {
             return commands::ab::ab(
                 &host,
@@ -335,6 +530,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             recording,
             turns,
             strategies,
+            ..
         } => commands::diff::diff(&host, &recording, turns, &strategies)?,
         Command::Schema => commands::schema::schema(),
         Command::Serve {
@@ -347,13 +543,14 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             path,
             api_path,
         } => commands::new_plugin::new_plugin(&name, path, api_path)?,
-        Command::Init { dir, force } => commands::init::init(&host, dir.as_deref(), force)?,
+        Command::Init { dir, force, .. } => commands::init::init(&host, dir.as_deref(), force)?,
         Command::Import {
             from:
                 ImportFrom::PtcRunner {
                     trace,
                     output,
                     force,
+                    ..
                 },
         } => commands::import::ptc_runner(&host, &trace, output.as_deref(), force)?,
         Command::Trace {
@@ -363,6 +560,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             usage,
             strategy,
             turns,
+            ..
         } => commands::trace::trace(
             &host,
             &recording,
@@ -372,9 +570,35 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             strategy.as_deref(),
             turns,
         )?,
-        Command::Validate { paths, format } => {
+        Command::Validate { paths, format, .. } => {
             return commands::validate::validate(&host, &paths, format, out);
         }
+        Command::Completions { .. } | Command::Man { .. } => unreachable!("answered above"),
     };
     write_out(out, &text)
+}
+
+/// `ptc man`: ptc.1 on `out`, or ptc.1 and one page per command written into `dir`.
+fn man(dir: Option<&std::path::Path>, out: &mut dyn Write) -> Result<(), Error> {
+    let command = Cli::command();
+    match dir {
+        None => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(command)
+                .render(&mut page)
+                .map_err(Error::Output)?;
+            out.write_all(&page).map_err(Error::Output)
+        }
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|source| Error::WriteFile {
+                path: dir.to_owned(),
+                source,
+            })?;
+            clap_mangen::generate_to(command, dir).map_err(|source| Error::WriteFile {
+                path: dir.to_owned(),
+                source,
+            })?;
+            Ok(())
+        }
+    }
 }

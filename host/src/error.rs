@@ -114,8 +114,12 @@ pub enum Error {
     #[error("none of the {count} recording(s) could be read (see the warnings above)")]
     NoGoodRecording { count: usize },
     /// The results were written; these recordings are left out of them.
-    #[error("{bad} of {count} recordings could not be read and are left out of the results (see the warnings above; --strict stops at the first)")]
-    SomeRecordingsBad { bad: usize, count: usize },
+    #[error("{bad} of {count} recordings could not be read and are left out of the results (first: {first}; the warnings name each, --strict stops at the first)")]
+    SomeRecordingsBad {
+        bad: usize,
+        count: usize,
+        first: String,
+    },
     #[error("no strategy asked for could be compared: {failures}")]
     AbAllFailed { failures: String },
 

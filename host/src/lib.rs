@@ -44,17 +44,20 @@ pub mod examples {
 }
 pub use recording::value_json::MAX_DEPTH;
 
-/// Installs the stderr log subscriber: `-v` debug, `-vv` trace, else `RUST_LOG` or warnings.
+/// Installs the stderr log subscriber: `-v` debug, `-vv` trace, else `RUST_LOG` or warnings
+/// (errors only with `-q`). Colour codes only where `--color` allows them on stderr.
 pub fn init_logging(verbose: u8) {
     let filter = match verbose {
-        0 => tracing_subscriber::EnvFilter::try_from_default_env()
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        0 => tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+            tracing_subscriber::EnvFilter::new(if output::quiet() { "error" } else { "warn" })
+        }),
         1 => tracing_subscriber::EnvFilter::new("debug"),
         _ => tracing_subscriber::EnvFilter::new("trace"),
     };
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(output::stderr_colour())
         .without_time()
         .init();
 }

@@ -1,9 +1,8 @@
 //! `ptc`: parse the command line, run it, map the error to an exit code.
 
-use clap::Parser;
-
 fn main() {
-    let cli = ptc::cli::Cli::parse();
+    let cli = ptc::cli::parse();
+    ptc::cli::apply_global_options(&cli);
     ptc::init_logging(cli.verbose);
     let stdout = std::io::stdout();
     if let Err(err) = ptc::cli::run(cli, &mut stdout.lock()) {

@@ -1,10 +1,12 @@
 //! How commands hand their results over: the text-or-JSON choice, pretty JSON, a rendered
-//! prompt as text or JSON, whether stdout gets colour, and files written atomically.
+//! prompt as text or JSON, whether stdout and stderr get colour (`--color`), warnings (`-q`),
+//! and files written atomically.
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
-use clap::ValueEnum;
+use clap::{ColorChoice, ValueEnum};
 use serde::Serialize;
 
 use crate::host::Host;
@@ -14,15 +16,62 @@ use crate::Error;
 /// Output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// For people
+    /// Lines for people to read
     Text,
-    /// For programs
+    /// One JSON document, for programs (its fields are documented in the README)
     Json,
 }
 
-/// Whether stdout gets ANSI colour: it is a terminal and `NO_COLOR` is not set.
+/// `--color`: `auto` (0), `always` (1), `never` (2).
+static COLOUR: AtomicU8 = AtomicU8::new(0);
+/// `-q`: no warnings and no progress bar.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Sets what `--color` chose for the whole run.
+pub fn set_colour(choice: ColorChoice) {
+    let code = match choice {
+        ColorChoice::Auto => 0,
+        ColorChoice::Always => 1,
+        ColorChoice::Never => 2,
+    };
+    COLOUR.store(code, Ordering::Relaxed);
+}
+
+/// Whether a stream gets ANSI colour: `--color always`, or `auto` (the default) when it is a
+/// terminal and `NO_COLOR` is not set.
+fn colour_on(terminal: bool) -> bool {
+    match COLOUR.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => terminal && std::env::var_os("NO_COLOR").is_none(),
+    }
+}
+
+/// Whether stdout gets ANSI colour.
 pub fn colour() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+    colour_on(std::io::stdout().is_terminal())
+}
+
+/// Whether stderr (logs, progress) gets ANSI colour.
+pub fn stderr_colour() -> bool {
+    colour_on(std::io::stderr().is_terminal())
+}
+
+/// Sets `-q` for the whole run.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Whether `-q` was given: warnings and the progress bar are left out.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
+/// Prints `warning: {message}` on stderr, unless `-q`.
+pub fn warn(message: impl std::fmt::Display) {
+    if !quiet() {
+        eprintln!("warning: {message}");
+    }
 }
 
 /// Whether stdout is a terminal.

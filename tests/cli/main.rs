@@ -4,6 +4,7 @@ mod ab;
 mod bad_input;
 mod bad_plugins;
 mod config;
+mod conventions;
 mod determinism;
 mod examples;
 mod limits;

@@ -113,6 +113,13 @@ impl Run {
         errors[0].to_owned()
     }
 
+    /// The run was refused as a usage error (clap's own, exit 2, nothing on stdout); its stderr.
+    pub fn run_failed(self) -> String {
+        assert_eq!(self.code, 2, "expected exit 2:\n{}", self.stderr);
+        assert_eq!(self.stdout, "", "nothing may be written on error");
+        self.stderr
+    }
+
     pub fn json(self) -> Json {
         serde_json::from_str(&self.ok()).expect("JSON output")
     }

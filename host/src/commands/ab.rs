@@ -56,7 +56,7 @@ pub fn ab(
             what: format!("{} (no .json or .jsonl file)", what.join(", ")),
         });
     }
-    let bar = if std::io::stderr().is_terminal() && sources.len() > 1 {
+    let bar = if std::io::stderr().is_terminal() && sources.len() > 1 && !crate::output::quiet() {
         indicatif::ProgressBar::new(sources.len() as u64)
     } else {
         indicatif::ProgressBar::hidden()
@@ -65,7 +65,7 @@ pub fn ab(
     let mut result = run_ab(host, plan, &sources, detail, strict, &|| bar.inc(1))?;
     bar.finish_and_clear();
     for (recording, error) in &result.bad_recordings {
-        eprintln!("warning: skipping recording {recording}: {error}");
+        crate::output::warn(format_args!("skipping recording {recording}: {error}"));
     }
     if result.bad_recordings.len() == sources.len() {
         return Err(Error::NoGoodRecording {
@@ -80,10 +80,10 @@ pub fn ab(
     }
     for (variant, summary) in result.variants.iter().zip(result.summaries()) {
         if let Some(err) = &summary.first_error {
-            eprintln!(
-                "warning: strategy {} failed on {} recording(s); first: {err}",
+            crate::output::warn(format_args!(
+                "strategy {} failed on {} recording(s); first: {err}",
                 variant.label, summary.failed
-            );
+            ));
         }
     }
     if let Some(file) = report_file {
@@ -97,11 +97,12 @@ pub fn ab(
         AbFormat::Json => pretty(&report::json(&result)),
     };
     write_out(out, &text)?;
-    match result.bad_recordings.len() {
-        0 => Ok(()),
-        bad => Err(Error::SomeRecordingsBad {
-            bad,
+    match result.bad_recordings.first() {
+        None => Ok(()),
+        Some((first, _)) => Err(Error::SomeRecordingsBad {
+            bad: result.bad_recordings.len(),
             count: sources.len(),
+            first: first.to_string(),
         }),
     }
 }

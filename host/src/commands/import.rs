@@ -20,12 +20,14 @@ pub fn ptc_runner(
         check_output(trace, path, force)?;
     }
     let imported = crate::recording::import::ptc_runner(trace, &host.recording_defaults()?)?;
-    eprintln!(
-        "imported 1 run ({} turns) from {}: {}",
-        imported.turns,
-        trace.display(),
-        imported.losses
-    );
+    if !crate::output::quiet() {
+        eprintln!(
+            "imported 1 run ({} turns) from {}: {}",
+            imported.turns,
+            trace.display(),
+            imported.losses
+        );
+    }
     let text = pretty(&imported.json);
     match output {
         Some(path) => {
