@@ -108,9 +108,12 @@ pub enum Command {
     },
     /// Check recordings: syntax, types and rules, every problem reported
     ///
-    /// Rules: consecutive turn numbers from 1, an `error` on failed turns, no more turns than
-    /// `max_turns`, valid names, mission placeholders that have data; tool calls naming tools
-    /// the recording does not declare are warnings. Exit 0 when there is no error, 2 otherwise.
+    /// Every problem in one run, each as FILE:LINE:COLUMN with its JSON path: the shape
+    /// (types, unknown, missing or repeated fields, values) checked against `ptc schema`, and
+    /// the rules: consecutive turn numbers from 1, an `error` on failed turns, no more turns
+    /// than `max_turns`, valid names, mission placeholders that have data; tool calls naming
+    /// tools the recording does not declare are warnings. Exit 0 when there is no error, 2
+    /// otherwise.
     Validate {
         /// Recording files, JSONL files or directories [default: the bundled examples]
         paths: Vec<PathBuf>,

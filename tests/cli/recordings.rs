@@ -32,6 +32,85 @@ fn validate_reports_every_problem_with_file_line_and_path() {
     assert_eq!(json["problems"].as_array().unwrap().len(), 9);
     assert_eq!(json["problems"][8]["line"], 3);
     assert_eq!(json["problems"][8]["column"], 13);
+    // Every problem has its place: the text there is the field or the value it is about.
+    let first = BAD.lines().next().unwrap();
+    for (problem, text) in json["problems"].as_array().unwrap().iter().zip([
+        r#""mission""#,
+        r#""mission""#,
+        r#""name": "bad name""#,
+        r#""turns""#,
+        r#"{"number": 2"#,
+        r#""number": 2"#,
+        r#""name": "ghost""#,
+        r#""number": 3"#,
+    ]) {
+        assert_eq!(problem["line"], 1, "{problem}");
+        let column = problem["column"].as_u64().unwrap() as usize;
+        assert!(first[column - 1..].starts_with(text), "{problem}: {text}");
+    }
+}
+
+/// The text at `line`:`column` (both from 1) of `text`.
+fn at(text: &str, line: u64, column: u64) -> &str {
+    let line = text
+        .lines()
+        .nth(line as usize - 1)
+        .expect("the line exists");
+    &line[column as usize - 1..]
+}
+
+#[test]
+fn validate_reports_every_problem_of_shape_and_rule_in_one_run_each_in_its_place() {
+    let path = repo().join("tests/fixtures/recordings/many-problems.json");
+    let run = shared().ptc(["validate", path.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let report = run
+        .stdout
+        .replace(&path.display().to_string(), "many-problems.json");
+    insta::assert_snapshot!("validate_many_problems", report);
+    assert_eq!(run.stderr, "error: 12 error(s) in 1 recording(s)\n");
+    let json = shared().ptc(["validate", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(json.code, 2);
+    let json: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let problems = json["problems"].as_array().unwrap();
+    let expected = [
+        ("misson", "error", r#""misson": "typo""#),
+        ("mission", "error", r#""mission": "Find {{who}}""#),
+        ("data.x", "error", r#"{"$nope": 1}"#),
+        ("turns", "error", r#""turns": ["#),
+        ("turns[0].success", "error", r#""yes""#),
+        ("turns[1]", "error", r#"{"number": 3"#),
+        ("turns[1].number", "error", r#""number": 3"#),
+        (
+            "turns[1].tool_calls[0].name",
+            "warning",
+            r#""name": "ghost""#,
+        ),
+        (
+            "turns[1].tool_calls[0].args",
+            "error",
+            r#"{"a": 1, "a": 2}"#,
+        ),
+        ("turns[2].number", "error", r#""number": 4"#),
+        ("turns[2].prints[0]", "error", "5]"),
+        ("turns[2].started_at", "error", r#""started_at": -1"#),
+        ("turns[3]", "error", "5\n"),
+    ];
+    assert_eq!(problems.len(), expected.len(), "{problems:#?}");
+    for (problem, (json_path, severity, place)) in problems.iter().zip(expected) {
+        assert_eq!(problem["json_path"], json_path, "{problem}");
+        assert_eq!(problem["severity"], severity, "{problem}");
+        let (line, column) = (
+            problem["line"].as_u64().unwrap(),
+            problem["column"].as_u64().unwrap(),
+        );
+        let found = at(&text, line, column);
+        assert!(
+            found.starts_with(place.trim_end_matches('\n')),
+            "{json_path} at {line}:{column}: {found:?}"
+        );
+    }
 }
 
 #[test]
