@@ -155,9 +155,12 @@ pub enum Command {
     },
     /// Check recordings: syntax, types and rules, every problem reported
     ///
-    /// Rules: consecutive turn numbers from 1, an `error` on failed turns, no more turns than
-    /// `max_turns`, valid names, mission placeholders that have data; tool calls naming tools
-    /// the recording does not declare are warnings. Exit 0 when there is no error, 2 otherwise.
+    /// Every problem in one run, each as FILE:LINE:COLUMN with its JSON path: the shape
+    /// (types, unknown, missing or repeated fields, values) checked against `ptc schema`, and
+    /// the rules: consecutive turn numbers from 1, an `error` on failed turns, no more turns
+    /// than `max_turns`, valid names, mission placeholders that have data; tool calls naming
+    /// tools the recording does not declare are warnings. Exit 0 when there is no error, 2
+    /// otherwise.
     Validate {
         /// Recording files, JSONL files or directories [default: the bundled examples]
         paths: Vec<PathBuf>,
@@ -331,9 +334,20 @@ pub enum Command {
 pub enum ImportFrom {
     /// A ptc_runner JSONL trace log: the root run becomes a recording; what the trace lost is
     /// summarized on stderr
+    ///
+    /// Reads both trace formats: v1 (events without `schema_version`, the agent in
+    /// `metadata.agent`) and v2 (`schema_version: 2`, the agent in an `agent.config` event).
+    /// A trace without the run's mission, or without its max_turns when it has more turns than
+    /// the configured default, is an error naming the field; --mission and --max-turns give them.
     PtcRunner {
         /// The trace log (JSONL)
         trace: PathBuf,
+        /// The run's mission, when the trace has none (replaces the trace's own)
+        #[arg(long, value_name = "TEXT")]
+        mission: Option<String>,
+        /// The run's max_turns, when the trace has none (replaces the trace's own)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        max_turns: Option<u32>,
         /// Write the recording here instead of stdout; never the trace itself, and an
         /// existing file only with --force
         #[arg(short, long, value_name = "OUT")]
@@ -548,11 +562,16 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             from:
                 ImportFrom::PtcRunner {
                     trace,
+                    mission,
+                    max_turns,
                     output,
                     force,
                     ..
                 },
-        } => commands::import::ptc_runner(&host, &trace, output.as_deref(), force)?,
+        } => {
+            let supplied = crate::recording::import::Supplied { mission, max_turns };
+            commands::import::ptc_runner(&host, &trace, output.as_deref(), force, &supplied)?
+        }
         Command::Trace {
             recording,
             view,

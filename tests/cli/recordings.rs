@@ -32,6 +32,85 @@ fn validate_reports_every_problem_with_file_line_and_path() {
     assert_eq!(json["problems"].as_array().unwrap().len(), 9);
     assert_eq!(json["problems"][8]["line"], 3);
     assert_eq!(json["problems"][8]["column"], 13);
+    // Every problem has its place: the text there is the field or the value it is about.
+    let first = BAD.lines().next().unwrap();
+    for (problem, text) in json["problems"].as_array().unwrap().iter().zip([
+        r#""mission""#,
+        r#""mission""#,
+        r#""name": "bad name""#,
+        r#""turns""#,
+        r#"{"number": 2"#,
+        r#""number": 2"#,
+        r#""name": "ghost""#,
+        r#""number": 3"#,
+    ]) {
+        assert_eq!(problem["line"], 1, "{problem}");
+        let column = problem["column"].as_u64().unwrap() as usize;
+        assert!(first[column - 1..].starts_with(text), "{problem}: {text}");
+    }
+}
+
+/// The text at `line`:`column` (both from 1) of `text`.
+fn at(text: &str, line: u64, column: u64) -> &str {
+    let line = text
+        .lines()
+        .nth(line as usize - 1)
+        .expect("the line exists");
+    &line[column as usize - 1..]
+}
+
+#[test]
+fn validate_reports_every_problem_of_shape_and_rule_in_one_run_each_in_its_place() {
+    let path = repo().join("tests/fixtures/recordings/many-problems.json");
+    let run = shared().ptc(["validate", path.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let report = run
+        .stdout
+        .replace(&path.display().to_string(), "many-problems.json");
+    insta::assert_snapshot!("validate_many_problems", report);
+    assert_eq!(run.stderr, "error: 12 error(s) in 1 recording(s)\n");
+    let json = shared().ptc(["validate", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(json.code, 2);
+    let json: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let problems = json["problems"].as_array().unwrap();
+    let expected = [
+        ("misson", "error", r#""misson": "typo""#),
+        ("mission", "error", r#""mission": "Find {{who}}""#),
+        ("data.x", "error", r#"{"$nope": 1}"#),
+        ("turns", "error", r#""turns": ["#),
+        ("turns[0].success", "error", r#""yes""#),
+        ("turns[1]", "error", r#"{"number": 3"#),
+        ("turns[1].number", "error", r#""number": 3"#),
+        (
+            "turns[1].tool_calls[0].name",
+            "warning",
+            r#""name": "ghost""#,
+        ),
+        (
+            "turns[1].tool_calls[0].args",
+            "error",
+            r#"{"a": 1, "a": 2}"#,
+        ),
+        ("turns[2].number", "error", r#""number": 4"#),
+        ("turns[2].prints[0]", "error", "5]"),
+        ("turns[2].started_at", "error", r#""started_at": -1"#),
+        ("turns[3]", "error", "5\n"),
+    ];
+    assert_eq!(problems.len(), expected.len(), "{problems:#?}");
+    for (problem, (json_path, severity, place)) in problems.iter().zip(expected) {
+        assert_eq!(problem["json_path"], json_path, "{problem}");
+        assert_eq!(problem["severity"], severity, "{problem}");
+        let (line, column) = (
+            problem["line"].as_u64().unwrap(),
+            problem["column"].as_u64().unwrap(),
+        );
+        let found = at(&text, line, column);
+        assert!(
+            found.starts_with(place.trim_end_matches('\n')),
+            "{json_path} at {line}:{column}: {found:?}"
+        );
+    }
 }
 
 #[test]
@@ -172,6 +251,172 @@ fn import_turns_a_ptc_runner_trace_into_a_recording() {
     assert!(
         user.contains(";   send-email({:body \"Your order is late\" :to \"ada@example.com\"})"),
         "{user}"
+    );
+}
+
+#[test]
+fn a_v2_trace_imports_to_the_recording_its_v1_trace_gives() {
+    let traces = repo().join("tests/cli/traces");
+    let import = |trace: &str, out: &str| {
+        let out = shared().path().join(out);
+        let run = shared().ptc([
+            "import",
+            "ptc-runner",
+            traces.join(trace).to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--force",
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        (std::fs::read_to_string(out).unwrap(), run.stderr)
+    };
+    let (v1, v1_summary) = import("ptc-runner.jsonl", "from-v1.json");
+    let (v2, v2_summary) = import("ptc-runner-v2.jsonl", "from-v2.json");
+    assert_eq!(v1, v2);
+    assert!(v1_summary.contains("(trace format v1): "), "{v1_summary}");
+    assert!(v2_summary.contains("(trace format v2): "), "{v2_summary}");
+    // The same losses, and no note: both traces give max_turns.
+    let losses = |summary: &str| summary.split_once("): ").unwrap().1.to_owned();
+    assert_eq!(losses(&v1_summary), losses(&v2_summary));
+    assert_eq!(v2_summary.lines().count(), 1, "{v2_summary}");
+}
+
+#[test]
+fn a_v2_trace_without_a_mission_names_the_field_and_takes_it_from_mission() {
+    // The sample events of ptc_runner's own trace analyzer tests: no `agent.config` event.
+    let trace = repo().join("tests/cli/traces/ptc-runner-v2-no-mission.jsonl");
+    let trace = trace.to_str().unwrap();
+    let err = shared().ptc(["import", "ptc-runner", trace]).bad_input();
+    assert_eq!(
+        err,
+        format!(
+            "error: cannot import {trace}:2: the root run has no mission (looked for `config.prompt` of an `agent.config` event, but the root `run.start` has no `agent_id`; `data.step.prompt` of its `run.stop`); give it with --mission TEXT"
+        )
+    );
+    let run = shared().ptc([
+        "import",
+        "ptc-runner",
+        trace,
+        "--mission",
+        "Report the weather",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let recording: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        recording,
+        serde_json::json!({"mission": "Report the weather", "tools": [], "turns": []})
+    );
+    assert!(
+        run.stderr.ends_with(
+            "note: the trace gives no max_turns for the run: the recording takes the configured default (5); --max-turns N sets one\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = shared().ptc([
+        "import",
+        "ptc-runner",
+        trace,
+        "--mission",
+        "m",
+        "--max-turns",
+        "0",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("--max-turns"), "{}", run.stderr);
+}
+
+#[test]
+fn a_v2_trace_without_max_turns_names_the_field_and_takes_it_from_max_turns() {
+    // The v2 trace with no max_turns in its agent.config and no tool definitions in its step:
+    // the tools come from the agent's `tool_names`.
+    let v2 = std::fs::read_to_string(repo().join("tests/cli/traces/ptc-runner-v2.jsonl")).unwrap();
+    let edited: Vec<String> = v2
+        .lines()
+        .map(|line| {
+            let mut event: serde_json::Value = serde_json::from_str(line).unwrap();
+            if event["event"] == "agent.config" {
+                event["config"].as_object_mut().unwrap().remove("max_turns");
+            }
+            if let Some(step) = event["data"]["step"].as_object_mut() {
+                step.remove("tools");
+            }
+            event.to_string()
+        })
+        .collect();
+    let trace = shared().write("no-max-turns.jsonl", edited.join("\n") + "\n");
+    let trace = trace.to_str().unwrap();
+    // 3 turns, a default of 2.
+    let lower = "compression.max_turns=2";
+    let err = shared()
+        .ptc(["import", "ptc-runner", trace, "--set", lower])
+        .bad_input();
+    assert_eq!(
+        err,
+        format!(
+            "error: cannot import {trace}:3: the root run records 3 turns but has no max_turns (looked for `config.max_turns` of the `agent.config` event with agent_id \"5f3c9a1e\"), and the configured default is 2; give it with --max-turns N"
+        )
+    );
+    let out = shared()
+        .ptc([
+            "import",
+            "ptc-runner",
+            trace,
+            "--set",
+            lower,
+            "--max-turns",
+            "3",
+        ])
+        .ok();
+    let recording: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(recording["max_turns"], 3);
+    assert_eq!(recording["turns"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        recording["tools"],
+        serde_json::json!([
+            {"name": "lookup", "signature": null, "description": null},
+            {"name": "send-email", "signature": null, "description": null}
+        ])
+    );
+    // --mission replaces the trace's own.
+    let out = shared()
+        .ptc([
+            "import",
+            "ptc-runner",
+            trace,
+            "--mission",
+            "Mail them",
+            "--max-turns",
+            "9",
+        ])
+        .ok();
+    let recording: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(recording["mission"], "Mail them");
+    assert_eq!(recording["max_turns"], 9);
+}
+
+#[test]
+fn a_trace_of_another_format_is_refused_naming_the_versions() {
+    let v2 = std::fs::read_to_string(repo().join("tests/cli/traces/ptc-runner-v2.jsonl")).unwrap();
+    let v3 = shared().write(
+        "v3.jsonl",
+        v2.replace("\"schema_version\": 2", "\"schema_version\": 3"),
+    );
+    let err = shared()
+        .ptc(["import", "ptc-runner", v3.to_str().unwrap()])
+        .bad_input();
+    assert!(
+        err.ends_with("v3.jsonl:1: `schema_version` 3 is a trace format this ptc does not read (it reads 1 (no schema_version) and 2)"),
+        "{err}"
+    );
+    let v1 = std::fs::read_to_string(repo().join("tests/cli/traces/ptc-runner.jsonl")).unwrap();
+    let mixed = shared().write("mixed.jsonl", format!("{v1}{}", v2.lines().nth(1).unwrap()));
+    let err = shared()
+        .ptc(["import", "ptc-runner", mixed.to_str().unwrap()])
+        .bad_input();
+    assert!(
+        err.ends_with("mixed.jsonl:8: `schema_version` 2 differs from the null of line 1: one trace has one format"),
+        "{err}"
     );
 }
 

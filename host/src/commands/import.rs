@@ -5,27 +5,38 @@ use std::path::Path;
 
 use crate::host::Host;
 use crate::output::{pretty, write_atomically};
+use crate::recording::import::Supplied;
 use crate::Error;
 
-/// `ptc import ptc-runner`: the root run of a ptc_runner JSONL trace. Returns the recording,
-/// or nothing when it was written to `output`. An `output` that is the trace itself is refused,
-/// and one that is an existing file unless `force`: both are checked before anything is read.
+/// `ptc import ptc-runner`: the root run of a ptc_runner JSONL trace (v1 or v2), with what
+/// `supplied` gives in place of the trace's own. Returns the recording, or nothing when it was
+/// written to `output`. An `output` that is the trace itself is refused, and one that is an
+/// existing file unless `force`: both are checked before anything is read.
 pub fn ptc_runner(
     host: &Host,
     trace: &Path,
     output: Option<&Path>,
     force: bool,
+    supplied: &Supplied,
 ) -> Result<String, Error> {
     if let Some(path) = output {
         check_output(trace, path, force)?;
     }
-    let imported = crate::recording::import::ptc_runner(trace, &host.recording_defaults()?)?;
+    let defaults = host.recording_defaults()?;
+    let imported = crate::recording::import::ptc_runner(trace, &defaults, supplied)?;
     if !crate::output::quiet() {
         eprintln!(
-            "imported 1 run ({} turns) from {}: {}",
+            "imported 1 run ({} turns) from {} (trace format v{}): {}",
             imported.turns,
             trace.display(),
+            imported.version,
             imported.losses
+        );
+    }
+    if imported.default_max_turns && !crate::output::quiet() {
+        eprintln!(
+            "note: the trace gives no max_turns for the run: the recording takes the configured default ({}); --max-turns N sets one",
+            defaults.max_turns
         );
     }
     let text = pretty(&imported.json);

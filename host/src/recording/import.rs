@@ -1,13 +1,24 @@
 //! `ptc import ptc-runner`: a recording from a ptc_runner JSONL trace log.
 //!
-//! What the trace holds, as far as we know it: events with `event`, `trace_id`, `timestamp`,
-//! usually `metadata` and `measurements`, optional `span_id` / `parent_span_id`. The root run is
-//! the `run.start` event without a parent span; its `metadata.agent` has the mission (`prompt`),
-//! the tools (a map keyed by name, or a list), `max_turns` and `signature`, and
-//! `metadata.context` the data. The `run.stop` event of the same span has `metadata.step` with
-//! the turns (`number`, `raw_response`, `program`, `result`, `prints`, `tool_calls`, `memory`,
-//! `success?`) and `step.tools` (name, signature, description). Events and fields we do not
-//! need are ignored; missing ones take their defaults.
+//! Two formats of the log are read, told apart by the `schema_version` of its events:
+//!
+//! - **v1** (no `schema_version`): events with `event`, `trace_id`, `timestamp`, usually
+//!   `metadata` and `measurements`, optional `span_id` / `parent_span_id`. The root run is the
+//!   `run.start` event without a parent span; its `metadata.agent` has the mission (`prompt`),
+//!   the tools (a map keyed by name, or a list), `max_turns` and `signature`, and
+//!   `metadata.context` the data. The `run.stop` event of the same span has `metadata.step`.
+//! - **v2** (`schema_version: 2`, ptc_runner since March 2026): flat events with `seq`,
+//!   `agent_name`, `agent_id`, `status`, token counts and the rest in `data`. Each agent is
+//!   described once, by an `agent.config` event with its `agent_id` and `config` (`prompt`,
+//!   `max_turns`, `signature`, `tool_names`, ...); the root `run.start` names its agent by
+//!   `agent_id` and has the data in `data.context`; its `run.stop` has `data.step`.
+//!
+//! In both, the step has the turns (`number`, `raw_response`, `program`, `result`, `prints`,
+//! `tool_calls`, `memory`, `success?`), the `prompt` and the `tools` (name, signature,
+//! description). Events and fields we do not need are ignored; missing ones take their
+//! defaults. A trace without a mission for the root run, or without a `max_turns` when it has
+//! more turns than the configured default, is an error naming the field it looked for; the
+//! caller may give both ([`Supplied`]), which replace the trace's own.
 //!
 //! The trace's encoding of values is lossy: keywords arrive as strings, tuples as lists, a set
 //! as `{"map": {"<elem>": [], ...}}`, a closure as `["closure", params, body, env, history,
@@ -57,7 +68,23 @@ pub struct Imported {
     pub json: Json,
     pub turns: usize,
     pub losses: Losses,
+    /// The trace format read: 1 or 2.
+    pub version: u64,
+    /// True when neither the trace nor the caller gave a `max_turns`: the recording takes the
+    /// configured default.
+    pub default_max_turns: bool,
 }
+
+/// What the caller gives for a recording, in place of the trace's own (`--mission`,
+/// `--max-turns`).
+#[derive(Clone, Debug, Default)]
+pub struct Supplied {
+    pub mission: Option<String>,
+    pub max_turns: Option<u32>,
+}
+
+/// The trace formats read: `schema_version` absent (1) or 2.
+const VERSIONS: &str = "1 (no schema_version) and 2";
 
 /// Why a trace log cannot be imported.
 #[derive(Debug, thiserror::Error)]
@@ -69,8 +96,24 @@ pub enum ImportError {
     TooLarge(u64),
     #[error("no root `run.start` event (one without a parent_span_id)")]
     NoRootRun,
-    #[error("the root run has no mission (`metadata.agent.prompt`)")]
-    NoMission,
+    #[error("the root run has no mission (looked for {looked_for}); give it with --mission TEXT")]
+    NoMission { looked_for: String },
+    #[error("the root run records {turns} turns but has no max_turns (looked for {looked_for}), and the configured default is {default}; give it with --max-turns N")]
+    NoMaxTurns {
+        turns: usize,
+        default: u32,
+        looked_for: String,
+    },
+    #[error(
+        "`schema_version` {found} is a trace format this ptc does not read (it reads {VERSIONS})"
+    )]
+    Version { found: Json },
+    #[error("`schema_version` {found} differs from the {first} of line {first_line}: one trace has one format")]
+    MixedVersions {
+        found: Json,
+        first: Json,
+        first_line: usize,
+    },
 }
 
 /// serde_json's message without the ` at line L column C` it ends with: the line is the trace
@@ -89,15 +132,23 @@ fn bad(path: &Path, line: Option<usize>, source: ImportError) -> Error {
     }
 }
 
-/// Reads a ptc_runner trace log and builds the root run's recording; checks it as ptc reads
-/// recordings.
-pub fn ptc_runner(path: &Path, defaults: &RecordingDefaults) -> Result<Imported, Error> {
+/// Reads a ptc_runner trace log (v1 or v2) and builds the root run's recording, with what
+/// `supplied` gives in place of the trace's own; checks it as ptc reads recordings.
+pub fn ptc_runner(
+    path: &Path,
+    defaults: &RecordingDefaults,
+    supplied: &Supplied,
+) -> Result<Imported, Error> {
     let file = std::fs::File::open(path).map_err(|source| Error::Input {
         path: path.to_owned(),
         source,
     })?;
     let mut starts = Vec::new();
     let mut stops = Vec::new();
+    // v2: agent_id -> the `config` of its `agent.config` event (the first one).
+    let mut configs: Map<String, Json> = Map::new();
+    // The format, from the first event, and its line.
+    let mut version: Option<(Json, usize)> = None;
     let limit = crate::recording::max_recording_bytes();
     let mut reader = std::io::BufReader::new(file);
     let mut bytes = Vec::new();
@@ -130,12 +181,41 @@ pub fn ptc_runner(path: &Path, defaults: &RecordingDefaults) -> Result<Imported,
         }
         let event: Json =
             serde_json::from_str(line).map_err(|e| bad(path, Some(i + 1), ImportError::Json(e)))?;
+        let this = event.get("schema_version").cloned().unwrap_or(Json::Null);
+        match &version {
+            None => {
+                if !(this.is_null() || this == json!(2)) {
+                    return Err(bad(path, Some(i + 1), ImportError::Version { found: this }));
+                }
+                version = Some((this, i + 1));
+            }
+            Some((first, first_line)) if *first != this => {
+                let error = ImportError::MixedVersions {
+                    found: this,
+                    first: first.clone(),
+                    first_line: *first_line,
+                };
+                return Err(bad(path, Some(i + 1), error));
+            }
+            Some(_) => {}
+        }
         match event.get("event").and_then(Json::as_str) {
             Some("run.start") => starts.push((i + 1, event)),
             Some("run.stop") => stops.push((i + 1, event)),
+            Some("agent.config") => {
+                if let (Some(id), Some(config)) = (
+                    event.get("agent_id").and_then(Json::as_str),
+                    event.get("config"),
+                ) {
+                    if !configs.contains_key(id) {
+                        configs.insert(id.to_owned(), config.clone());
+                    }
+                }
+            }
             _ => {}
         }
     }
+    let v2 = version.is_some_and(|(v, _)| !v.is_null());
     let is_root = |e: &Json| e.get("parent_span_id").is_none_or(Json::is_null);
     let (start_line, start) = starts
         .iter()
@@ -150,23 +230,79 @@ pub fn ptc_runner(path: &Path, defaults: &RecordingDefaults) -> Result<Imported,
         nested_runs_skipped: starts.len() - 1,
         ..Losses::default()
     };
-    let meta = |e: &Json, key: &str| e.get("metadata").and_then(|m| m.get(key)).cloned();
-    let agent = meta(start, "agent").unwrap_or(Json::Null);
-    let step = stop.and_then(|s| meta(s, "step")).unwrap_or(Json::Null);
-    let mission = agent
-        .get("prompt")
-        .or_else(|| step.get("prompt"))
-        .and_then(Json::as_str)
-        .ok_or_else(|| bad(path, Some(*start_line), ImportError::NoMission))?;
+    // Where each format keeps the agent, the data and the step.
+    let bag = if v2 { "data" } else { "metadata" };
+    let field = |e: &Json, key: &str| e.get(bag).and_then(|m| m.get(key)).cloned();
+    let agent_id = start.get("agent_id").and_then(Json::as_str);
+    let agent = if v2 {
+        agent_id.and_then(|id| configs.get(id)).cloned()
+    } else {
+        field(start, "agent")
+    }
+    .unwrap_or(Json::Null);
+    let step = stop.and_then(|s| field(s, "step")).unwrap_or(Json::Null);
+    // Where the agent's `key` was looked for, for an error saying it is missing.
+    let agent_place = |key: &str| {
+        match (v2, agent_id) {
+        (false, _) => format!("`metadata.agent.{key}` of the root `run.start`"),
+        (true, Some(id)) if configs.contains_key(id) => {
+            format!("`config.{key}` of the `agent.config` event with agent_id {id:?}")
+        }
+        (true, Some(id)) => format!(
+            "`config.{key}` of an `agent.config` event with agent_id {id:?}, which the trace does not have"
+        ),
+        (true, None) => format!(
+            "`config.{key}` of an `agent.config` event, but the root `run.start` has no `agent_id`"
+        ),
+    }
+    };
+    let looked_for =
+        |key: &str| format!("{}; `{bag}.step.{key}` of its `run.stop`", agent_place(key));
+    let mission = match &supplied.mission {
+        Some(mission) => mission.clone(),
+        None => agent
+            .get("prompt")
+            .or_else(|| step.get("prompt"))
+            .and_then(Json::as_str)
+            .ok_or_else(|| {
+                let looked_for = looked_for("prompt");
+                bad(
+                    path,
+                    Some(*start_line),
+                    ImportError::NoMission { looked_for },
+                )
+            })?
+            .to_owned(),
+    };
     let mut recording = json!({ "mission": mission });
-    if let Some(n) = agent.get("max_turns").and_then(Json::as_u64) {
+    let max_turns = supplied
+        .max_turns
+        .map(u64::from)
+        .or_else(|| agent.get("max_turns").and_then(Json::as_u64));
+    if let Some(n) = max_turns {
         recording["max_turns"] = json!(n);
     }
     if let Some(sig) = agent.get("signature").and_then(Json::as_str) {
         recording["signature"] = json!(sig);
     }
-    recording["tools"] = Json::Array(tools(step.get("tools").or_else(|| agent.get("tools"))));
-    if let Some(Json::Object(context)) = meta(start, "context") {
+    let names_only = agent
+        .get("tool_names")
+        .and_then(Json::as_array)
+        .map(|names| {
+            Json::Array(
+                names
+                    .iter()
+                    .filter_map(Json::as_str)
+                    .map(|name| json!({ "name": name }))
+                    .collect(),
+            )
+        });
+    recording["tools"] = Json::Array(tools(
+        step.get("tools")
+            .or_else(|| agent.get("tools"))
+            .or(names_only.as_ref()),
+    ));
+    if let Some(Json::Object(context)) = field(start, "context") {
         recording["data"] = named(&context, &mut losses);
     }
     let turns: Vec<Json> = step
@@ -175,6 +311,14 @@ pub fn ptc_runner(path: &Path, defaults: &RecordingDefaults) -> Result<Imported,
         .map(|turns| turns.iter().map(|t| turn(t, &mut losses)).collect())
         .unwrap_or_default();
     let count = turns.len();
+    if max_turns.is_none() && count > defaults.max_turns as usize {
+        let error = ImportError::NoMaxTurns {
+            turns: count,
+            default: defaults.max_turns,
+            looked_for: agent_place("max_turns"),
+        };
+        return Err(bad(path, Some(*start_line), error));
+    }
     recording["turns"] = Json::Array(turns);
     // The recording must read back as ptc reads recordings.
     let bytes = serde_json::to_vec(&recording).expect("JSON serializes");
@@ -183,6 +327,8 @@ pub fn ptc_runner(path: &Path, defaults: &RecordingDefaults) -> Result<Imported,
         json: recording,
         turns: count,
         losses,
+        version: if v2 { 2 } else { 1 },
+        default_max_turns: max_turns.is_none(),
     })
 }
 

@@ -2,14 +2,17 @@
 //! JSON file, checked, and turned into what strategies render from.
 //!
 //! This module holds the [`Recording`] and its loading; the file format is read in `format`,
-//! its rules are checked in `rules`. Errors name the file, the line and column, and the JSON
+//! its rules are checked in `rules`; `ptc validate` checks the whole shape in `shape`, placed
+//! in the text by `place`. Errors name the file, the line and column, and the JSON
 //! path of the problem.
 
 pub mod corpus;
 mod format;
 pub mod import;
 pub mod mission;
+mod place;
 mod rules;
+mod shape;
 pub mod value_json;
 
 use std::io::Read;

@@ -4,41 +4,87 @@
 
 use std::path::Path;
 
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+
 use crate::recording::format::{parse_json, RecordingJson};
-use crate::recording::{mission, Recording, RecordingDefaults, RecordingError};
+use crate::recording::place::{strip_place, Lines};
+use crate::recording::{mission, shape, Recording, RecordingDefaults, RecordingError};
 
 impl Recording {
-    /// Every problem of a recording (`ptc validate`): a syntax error alone, else every rule
-    /// broken, warnings included.
+    /// Every problem of a recording (`ptc validate`), each placed by line and column: a syntax
+    /// error alone (nothing can be placed in a text that is not JSON), else every problem of
+    /// shape (types, unknown and missing fields, values) and every rule broken, warnings
+    /// included, in document order. Rules are checked on the recording with its problems of
+    /// shape taken out; a rule broken only where such a problem is is not repeated.
     pub fn check(
         bytes: &[u8],
         path: &Path,
         first_line: usize,
         defaults: &RecordingDefaults,
     ) -> Vec<Problem> {
-        match parse_json(bytes, path, first_line) {
-            Err(RecordingError::Syntax {
-                line,
-                column,
-                json_path,
-                message,
-                ..
-            }) => vec![Problem {
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        de.disable_recursion_limit();
+        if let Err(err) = IgnoredAny::deserialize(&mut de).and_then(|_| de.end()) {
+            return vec![Problem {
                 severity: Severity::Error,
-                line: Some(line),
-                column: Some(column),
-                json_path,
-                message,
-            }],
-            Err(other) => vec![Problem {
-                severity: Severity::Error,
-                line: None,
-                column: None,
+                line: Some(err.line() + first_line - 1),
+                column: Some(err.column()),
                 json_path: ".".into(),
-                message: other.to_string(),
-            }],
-            Ok(json) => problems(&json, defaults),
+                message: strip_place(&err),
+            }];
         }
+        let shape = shape::check(bytes);
+        let lines = Lines::new(bytes);
+        let mut found: Vec<(usize, Problem)> = Vec::new();
+        let mut add = |at: usize, severity, json_path: String, message: String| {
+            let (line, column) = lines.line_col(at);
+            found.push((
+                at,
+                Problem {
+                    severity,
+                    line: Some(line + first_line - 1),
+                    column: Some(column),
+                    json_path,
+                    message,
+                },
+            ));
+        };
+        for p in &shape.problems {
+            add(
+                p.at,
+                Severity::Error,
+                p.json_path.clone(),
+                p.message.clone(),
+            );
+        }
+        match parse_json(shape.repaired.as_bytes(), path, 1) {
+            Ok(json) => {
+                for p in problems(&json, defaults) {
+                    if !shape.covers(&p.json_path) {
+                        add(
+                            shape.place_of(&p.json_path),
+                            p.severity,
+                            p.json_path,
+                            p.message,
+                        );
+                    }
+                }
+            }
+            // What the walk let through and the reader refuses: reported all the same.
+            Err(RecordingError::Syntax {
+                json_path, message, ..
+            }) => add(
+                shape.place_of(&json_path),
+                Severity::Error,
+                json_path,
+                message,
+            ),
+            Err(other) => add(0, Severity::Error, ".".into(), other.to_string()),
+        }
+        found.sort_by_key(|(at, _)| *at);
+        found.into_iter().map(|(_, p)| p).collect()
     }
 }
 
@@ -62,7 +108,7 @@ impl Severity {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
     pub severity: Severity,
-    /// Line and column in the file, for syntax errors.
+    /// Line and column in the file (none when the file cannot be read).
     pub line: Option<usize>,
     pub column: Option<usize>,
     pub json_path: String,

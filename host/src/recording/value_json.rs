@@ -92,6 +92,23 @@ impl<'de> Deserialize<'de> for NamedValues {
     }
 }
 
+/// Reads the JSON text of one value whose containers sit `depth` levels deep (0 for a field's
+/// value, 1 for an entry of `data` or `memory`), as a recording is read: the error, if any,
+/// with the path inside the value.
+pub(crate) fn check(
+    text: &[u8],
+    depth: usize,
+) -> Result<(), serde_path_to_error::Error<serde_json::Error>> {
+    let mut de = serde_json::Deserializer::from_slice(text);
+    de.disable_recursion_limit();
+    let mut track = serde_path_to_error::Track::new();
+    let seed = ValueSeed { depth };
+    match seed.deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track)) {
+        Ok(_) => Ok(()),
+        Err(err) => Err(serde_path_to_error::Error::new(track.path(), err)),
+    }
+}
+
 /// Deserializes one value whose containers sit `depth` levels deep.
 struct ValueSeed {
     depth: usize,
