@@ -6,6 +6,7 @@ mod bad_plugins;
 mod config;
 mod determinism;
 mod examples;
+mod install;
 mod limits;
 mod new_plugin;
 mod plugins;
