@@ -126,6 +126,14 @@ fn a_user_directory_others_can_write_is_refused_like_any_plugin_directory() {
         run.stderr
     );
     assert_eq!(strategy_names(&run.json()), ["single-user-coalesced"]);
+    // Removing from there says why nothing there is known.
+    let err = scratch.ptc(["plugins", "remove", "turn-count"]).bad_input();
+    assert!(
+        err.starts_with(
+            "error: cannot remove `turn-count`: the user plugin directory is not searched: refused: it is writable by every other user"
+        ),
+        "{err}"
+    );
     // Installing there says that ptc will refuse it.
     let run = install(&scratch, &[&built_plugin(TURN_COUNT)]);
     assert_eq!(run.code, 0, "{}", run.stderr);

@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{user_plugin_directory, PluginsError};
+use super::{cause, user_plugin_directory, PluginsError};
 use crate::config::Config;
-use crate::plugins::{FileOutcome, FoundFile, PluginSet};
+use crate::plugins::{DirectoryState, FileOutcome, FoundFile, PluginSet};
 use crate::suggest::did_you_mean;
 use crate::Error;
 
@@ -25,9 +25,15 @@ pub fn remove(config: &Config, names: &[String]) -> Result<String, Error> {
             .filter(|f| provides(f, name) || file_name(f) == *name)
             .collect();
         if matching.is_empty() {
+            let reason = match found.directories.first().map(|d| &d.state) {
+                Some(DirectoryState::Skipped(err)) => {
+                    format!("the user plugin directory is not searched: {}", cause(err))
+                }
+                _ => not_installed(config, &dir, &files, name),
+            };
             errors.push(PluginsError::Remove {
                 name: name.clone(),
-                reason: not_installed(config, &dir, &files, name),
+                reason,
             });
         }
         for file in matching {
