@@ -214,6 +214,16 @@ pub enum Command {
         #[command(flatten)]
         config: ConfigArgs,
     },
+    /// Install, list and remove strategy plugins
+    ///
+    /// Strategies are searched in the `[plugins] directories` (default ./plugins), then next to
+    /// the ptc executable, then in the user plugin directory, $XDG_DATA_HOME/ptc/plugins
+    /// (~/.local/share/ptc/plugins when XDG_DATA_HOME is not set), which `install` and `remove`
+    /// change.
+    Plugins {
+        #[command(subcommand)]
+        action: PluginsAction,
+    },
     /// Make a recording from another runtime's log
     Import {
         #[command(subcommand)]
@@ -362,6 +372,45 @@ pub enum ImportFrom {
     },
 }
 
+/// What `ptc plugins` does.
+#[derive(Debug, Subcommand)]
+pub enum PluginsAction {
+    /// List every plugin directory searched, in order, with its plugin files and the strategy
+    /// each provides (or why it was not loaded, or which earlier file hides it)
+    List {
+        /// What to print
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Check strategy plugins and copy them into the user plugin directory
+    ///
+    /// PATH is a plugin file (a strategy crate's built cdylib: lib*.so, *.dylib, *.dll), or a
+    /// directory with a Cargo.toml: a strategy crate, or a workspace such as a ptc checkout,
+    /// which is built with `cargo build --release` and whose every strategy plugin is
+    /// installed. Each file is loaded first, as commands load it: one that is not a ptc
+    /// strategy plugin, or was built for another ptc-plugin-api, is refused (exit 2) and
+    /// nothing is installed. A file is written under a temporary name, then renamed, so that the
+    /// directory never holds half a plugin; it replaces the file of the same name, and any other
+    /// file there that provided the same strategy.
+    Install {
+        /// Plugin files or crate directories
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Remove plugins from the user plugin directory, by strategy name or file name
+    Remove {
+        /// Strategy names (`delta-log`) or file names (`libptc_strategy_delta_log.so`)
+        #[arg(required = true, value_name = "NAME")]
+        names: Vec<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+}
+
 impl Command {
     /// The configuration options given after the command, for the commands that take them.
     fn config(&self) -> Option<&ConfigArgs> {
@@ -376,6 +425,12 @@ impl Command {
             | Command::Render { config, .. }
             | Command::Import {
                 from: ImportFrom::PtcRunner { config, .. },
+            }
+            | Command::Plugins {
+                action:
+                    PluginsAction::List { config, .. }
+                    | PluginsAction::Install { config, .. }
+                    | PluginsAction::Remove { config, .. },
             } => Some(config),
             Command::Schema
             | Command::NewPlugin { .. }
@@ -558,6 +613,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             api_path,
         } => commands::new_plugin::new_plugin(&name, path, api_path)?,
         Command::Init { dir, force, .. } => commands::init::init(&host, dir.as_deref(), force)?,
+        Command::Plugins { action } => commands::plugins::plugins(host.config(), action)?,
         Command::Import {
             from:
                 ImportFrom::PtcRunner {

@@ -21,6 +21,8 @@ pub enum Error {
     Config(#[from] ConfigError),
     #[error("{0}")]
     Usage(String),
+    #[error(transparent)]
+    Plugins(#[from] crate::commands::plugins::PluginsError),
     #[error("bad strategy variant `{spec}`: {reason} (write name@option=value)")]
     BadVariant { spec: String, reason: String },
     #[error("unknown {what} `{name}` (known: {known}){suggestion}")]

@@ -87,9 +87,8 @@ fn figures_are_consistent() {
 #[test]
 fn output_is_identical_whatever_the_thread_count() {
     let run = |threads: &str| {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_ptc"))
+        let output = crate::support::ptc_command(all_strategies().path())
             .args(["ab", "--format", "csv", "--no-timing"])
-            .current_dir(all_strategies().path())
             .env("RAYON_NUM_THREADS", threads)
             .output()
             .unwrap();

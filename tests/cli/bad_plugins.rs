@@ -52,6 +52,14 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// The strategy built against a plugin-api with another `ABI_VERSION`.
+pub const BUMPED_ABI: &str = "abi-version-bumped";
+
+/// The built bad plugin `name` (a case, or `no-root-module`).
+pub fn bad_plugin(name: &str) -> PathBuf {
+    built().join(dylib_name(name))
+}
+
 /// The changed plugins, the control and `no-root-module`, built once per test run into
 /// `target/bad-plugins/target` (kept between runs, so only the first build compiles).
 fn built() -> &'static Path {

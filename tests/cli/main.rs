@@ -7,6 +7,7 @@ mod config;
 mod conventions;
 mod determinism;
 mod examples;
+mod install;
 mod limits;
 mod new_plugin;
 mod plugins;

@@ -1,10 +1,11 @@
 //! The promise of the authoring kit, end to end: a strategy scaffolded outside the workspace,
-//! built with cargo, dropped into a plugin directory, listed, used by `render` and `ab` with its
-//! options from `ptc.toml`.
+//! tested with cargo, built and installed by `ptc plugins install`, listed, used by `render` and
+//! `ab` with its options from `ptc.toml`.
 
+use std::path::PathBuf;
 use std::process::Command;
 
-use crate::support::{example, repo, set_mode, strategy_names, Scratch};
+use crate::support::{example, ptc_command, repo, strategy_names, Scratch};
 
 #[test]
 fn a_scaffolded_strategy_builds_drops_in_and_works() {
@@ -16,30 +17,45 @@ fn a_scaffolded_strategy_builds_drops_in_and_works() {
     assert!(out.starts_with("created "), "{out}");
     // Its own target directory: the outer `cargo test` holds the workspace's.
     let target = repo().join("target/scaffold");
-    for args in [
-        &["test", "--offline", "--quiet"][..],
-        &["build", "--offline", "--quiet"][..],
-    ] {
-        let status = Command::new(env!("CARGO"))
-            .args(args)
-            .arg("--manifest-path")
-            .arg(dir.join("Cargo.toml"))
-            .env("CARGO_TARGET_DIR", &target)
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "cargo {args:?} failed");
-    }
+    let status = Command::new(env!("CARGO"))
+        .args(["test", "--offline", "--quiet", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "cargo test failed");
+    // `ptc plugins install DIR` builds it (release) and copies it into the user plugin
+    // directory. ptc runs with a home of its own: cargo gets the real one's toolchain.
+    let home = PathBuf::from(std::env::var_os("HOME").expect("HOME"));
+    let home_of = |var: &str, default: &str| {
+        std::env::var_os(var).map_or_else(|| home.join(default), PathBuf::from)
+    };
+    let installed = scratch
+        .run(
+            ptc_command(scratch.path())
+                .args(["plugins", "install"])
+                .arg(&dir)
+                .env("CARGO", env!("CARGO"))
+                .env("CARGO_HOME", home_of("CARGO_HOME", ".cargo"))
+                .env("RUSTUP_HOME", home_of("RUSTUP_HOME", ".rustup"))
+                .env("CARGO_TARGET_DIR", &target)
+                .env("CARGO_NET_OFFLINE", "true"),
+        )
+        .ok();
     let dylib = format!(
         "{}ptc_strategy_my_strategy{}",
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
     );
-    std::fs::copy(
-        target.join("debug").join(&dylib),
-        scratch.plugins().join(&dylib),
-    )
-    .unwrap();
-    set_mode(&scratch.plugins().join(&dylib), 0o755);
+    let file = scratch.user_plugins().join(&dylib);
+    assert_eq!(
+        installed,
+        format!("installed my-strategy 0.1.0: {}\n", file.display())
+    );
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        std::fs::read(target.join("release").join(&dylib)).unwrap()
+    );
     scratch.write(
         "ptc.toml",
         "[plugins]\ndirectories = [\"plugins\"]\nnext_to_executable = false\n\n[strategies.my-strategy]\nmax_lines = 1\n",

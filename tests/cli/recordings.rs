@@ -437,13 +437,37 @@ fn a_broken_trace_names_its_line() {
     assert!(err.contains("no root `run.start` event"), "{err}");
 }
 
+/// The Python client (`clients/python`, standard library only, so plain python3 runs it from
+/// its folder without installing anything) through `ptc serve`: a render, an error answer
+/// raised, the server still answering. `clients/python/tests` is its whole test, which CI runs
+/// with pytest.
 #[test]
-fn serve_answers_a_python_client_and_survives_bad_requests() {
+fn the_python_client_renders_and_raises_through_serve() {
     let scratch = crate::support::all_strategies();
+    let script = r#"
+import sys
+from ptc_client import Ptc, RenderError
+
+with Ptc(sys.argv[1]) as ptc:
+    response = ptc.render(sys.argv[2], turns=2, strategy="delta-log")
+    assert response["strategy"] == "delta-log" and response["turns"] == 2, response
+    assert response["messages"][-1]["content"].endswith("Turns left: 6"), response
+    try:
+        ptc.render(sys.argv[2], strategy="delta-lgo")
+        raise SystemExit("an unknown strategy raised nothing")
+    except RenderError as err:
+        assert err.code == "unknown_strategy", err
+        assert "did you mean `delta-log`?" in err.message, err
+    assert ptc.render(sys.argv[2])["turns"] == 5
+print("ok")
+"#;
     let output = std::process::Command::new("python3")
-        .arg(repo().join("tests/cli/serve_client.py"))
+        .args(["-c", script])
         .arg(env!("CARGO_BIN_EXE_ptc"))
         .arg(example("failure-recovery.json"))
+        .env("PYTHONPATH", repo().join("clients/python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("XDG_DATA_HOME", scratch.path().join("data"))
         .current_dir(scratch.path())
         .output()
         .expect("python3 runs");

@@ -415,6 +415,8 @@ fn requests_pass_the_official_sdk_request_types() {
         .arg("--")
         .args(STRATEGIES.iter().map(|(name, _)| name))
         .current_dir(all_strategies().path())
+        // No plugin the user installed: the data directory of ptc is the scratch's own.
+        .env("XDG_DATA_HOME", all_strategies().path().join("data"))
         .output()
         .expect("python3 runs");
     let stdout = String::from_utf8_lossy(&output.stdout);

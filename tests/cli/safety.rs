@@ -7,11 +7,11 @@ use std::process::Command;
 
 use serde_json::json;
 
-use crate::support::{example, repo, shared, Scratch};
+use crate::support::{example, ptc_command, repo, shared, Scratch};
 
 /// `ptc ab` on one small recording through full-history, with `--report OUT`.
 fn ab_report(scratch: &Scratch, out: &str) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ptc"));
+    let mut command = ptc_command(scratch.path());
     command
         .args([
             "ab",
@@ -21,9 +21,7 @@ fn ab_report(scratch: &Scratch, out: &str) -> Command {
             "--report",
             out,
         ])
-        .arg(example("single-shot.json"))
-        .current_dir(scratch.path())
-        .env("NO_COLOR", "1");
+        .arg(example("single-shot.json"));
     command
 }
 

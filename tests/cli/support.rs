@@ -188,18 +188,22 @@ impl Scratch {
         I: IntoIterator<Item = S>,
         S: AsRef<std::ffi::OsStr>,
     {
-        let output = Command::new(env!("CARGO_BIN_EXE_ptc"))
-            .args(args)
-            .current_dir(self.path())
-            .env_remove("RUST_LOG")
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("ptc runs");
+        self.run(ptc_command(self.path()).args(args))
+    }
+
+    /// Runs a command made with [`ptc_command`].
+    pub fn run(&self, command: &mut Command) -> Run {
+        let output = command.output().expect("ptc runs");
         Run {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8(output.stdout).expect("UTF-8 stdout"),
             stderr: String::from_utf8(output.stderr).expect("UTF-8 stderr"),
         }
+    }
+
+    /// The user plugin directory of the commands run here (it does not exist until made).
+    pub fn user_plugins(&self) -> PathBuf {
+        user_plugins(self.path())
     }
 
     /// `ptc render FILE --format json --turns K EXTRA...` -> the JSON.
@@ -235,6 +239,30 @@ impl Scratch {
         assert_eq!(messages[1].0, "user");
         messages[1].1.clone()
     }
+}
+
+/// `ptc`, run in `dir` with a home and a data directory of its own under `dir` (so that no
+/// plugin the user installed is loaded), no colour and no log filter.
+pub fn ptc_command(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ptc"));
+    isolate(&mut command, dir);
+    command.current_dir(dir);
+    command
+}
+
+/// Gives `command` (`ptc`, or a program that runs it) the home `DIR/home` and the data
+/// directory `DIR/data`, no colour and no log filter.
+pub fn isolate(command: &mut Command, dir: &Path) {
+    command
+        .env("HOME", dir.join("home"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env_remove("RUST_LOG")
+        .env("NO_COLOR", "1");
+}
+
+/// The user plugin directory of commands isolated in `dir`.
+pub fn user_plugins(dir: &Path) -> PathBuf {
+    dir.join("data/ptc/plugins")
 }
 
 /// A host in this process with every bundled strategy loaded from its dylib, the compiled-in

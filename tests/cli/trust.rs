@@ -138,7 +138,8 @@ fn a_plugin_linked_into_a_directory_others_can_write_is_refused() {
     assert_eq!(
         err,
         format!(
-            "error: unknown strategy `turn-count`: the loaded strategies are single-user-coalesced (searched ./plugins; `ptc strategies` lists them); 1 plugin file(s) or directories were not loaded (see the warnings)"
+            "error: unknown strategy `turn-count`: the loaded strategies are single-user-coalesced (searched ./plugins, {}; `ptc strategies` lists them); 1 plugin file(s) or directories were not loaded (see the warnings)",
+            scratch.user_plugins().display()
         )
     );
     let run = scratch.ptc(["strategies"]);

@@ -6,6 +6,7 @@ pub mod diff;
 pub mod import;
 pub mod init;
 pub mod new_plugin;
+pub mod plugins;
 pub mod render;
 pub mod schema;
 pub mod serve;

@@ -20,6 +20,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::ab::pricing::Pricing;
+use crate::plugins::directories::{user_directory, DirectoryKind, PluginDirectory};
 use layer::{Layer, Layered};
 use schema::Schema;
 
@@ -275,18 +276,49 @@ impl Config {
 
     /// The directories searched for strategy plugins, in order.
     pub fn plugin_directories(&self) -> Vec<PathBuf> {
+        self.plugin_directory_list()
+            .into_iter()
+            .map(|dir| dir.path)
+            .collect()
+    }
+
+    /// The directories searched for strategy plugins, in order, each with why it is searched:
+    /// `[plugins] directories`, then the executable's directory (`next_to_executable`), then
+    /// the user plugin directory (`user_directory`).
+    pub fn plugin_directory_list(&self) -> Vec<PluginDirectory> {
         let plugins = &self.typed.plugins;
-        let mut dirs: Vec<PathBuf> = plugins
+        let origin = self
+            .layers
+            .source("plugins.directories")
+            .map(|source| source.origin.to_string())
+            .unwrap_or_default();
+        let mut dirs: Vec<PluginDirectory> = plugins
             .directories
             .iter()
-            .map(|dir| self.path("plugins.directories", dir))
+            .map(|dir| PluginDirectory {
+                path: self.path("plugins.directories", dir),
+                kind: DirectoryKind::Configured {
+                    origin: origin.clone(),
+                },
+            })
             .collect();
         if plugins.next_to_executable {
             if let Some(dir) = std::env::current_exe()
                 .ok()
                 .and_then(|exe| exe.parent().map(Path::to_owned))
             {
-                dirs.push(dir);
+                dirs.push(PluginDirectory {
+                    path: dir,
+                    kind: DirectoryKind::NextToExecutable,
+                });
+            }
+        }
+        if plugins.user_directory {
+            if let Some(dir) = user_directory() {
+                dirs.push(PluginDirectory {
+                    path: dir,
+                    kind: DirectoryKind::User,
+                });
             }
         }
         dirs

@@ -79,6 +79,7 @@ impl Compression {
 pub(super) struct Plugins {
     pub directories: Vec<String>,
     pub next_to_executable: bool,
+    pub user_directory: bool,
     pub allow_insecure: bool,
 }
 

@@ -343,7 +343,10 @@ fn strategy_tables_are_checked_against_the_options() {
 
 #[test]
 fn relative_paths_are_relative_to_their_file() {
-    let config = layered("[plugins]\ndirectories = [\"p\"]\nnext_to_executable = false\n").unwrap();
+    let config = layered(
+        "[plugins]\ndirectories = [\"p\"]\nnext_to_executable = false\nuser_directory = false\n",
+    )
+    .unwrap();
     assert_eq!(config.plugin_directories(), vec![PathBuf::from("/cfg/p")]);
     assert_eq!(config.templates_directory(), PathBuf::from("./templates"));
     let mut config = config;

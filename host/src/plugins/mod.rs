@@ -6,8 +6,11 @@
 //! `RootModule::load_from_file`, which caches one module per process and would hand back the
 //! first plugin for every later file. Libraries are never unloaded.
 
+pub mod directories;
 pub mod elf;
 mod error;
+mod file;
+mod found;
 pub mod trust;
 
 use std::collections::HashSet;
@@ -21,6 +24,8 @@ use ptc_plugin_api::{
 };
 
 pub use error::{Built, Difference, LoadError, PluginError};
+use file::PluginFile;
+pub use found::{DirectoryState, FileOutcome, FoundFile, SearchedDirectory};
 
 /// A strategy ready to render.
 pub struct LoadedStrategy {
@@ -121,97 +126,6 @@ impl LoadedStrategy {
     }
 }
 
-/// A plugin file opened once: the trust check, the ELF check and the dynamic loader all see
-/// this open file, so that nobody can swap the file between the checks and the loading.
-struct PluginFile {
-    /// The path as found in the plugin directory, which every message names.
-    shown: PathBuf,
-    file: std::fs::File,
-    /// Its size and owner, from the open file.
-    meta: std::fs::Metadata,
-    len: u64,
-    /// Where the open file is, symbolic links resolved.
-    real: PathBuf,
-}
-
-impl PluginFile {
-    fn open(path: &Path) -> Result<PluginFile, PluginError> {
-        let fail = |source: LoadError| PluginError::Load {
-            path: path.to_owned(),
-            source,
-        };
-        let mut options = std::fs::OpenOptions::new();
-        options.read(true);
-        #[cfg(unix)]
-        {
-            // A FIFO put in its place must not block the open; it is refused just below.
-            use std::os::unix::fs::OpenOptionsExt;
-            options.custom_flags(libc::O_NONBLOCK);
-        }
-        let file = options.open(path).map_err(|e| fail(LoadError::Read(e)))?;
-        let meta = file.metadata().map_err(|e| fail(LoadError::Read(e)))?;
-        if !meta.is_file() {
-            return Err(fail(LoadError::NotAFile));
-        }
-        let real = open_path(&file)
-            .or_else(|| path.canonicalize().ok())
-            .unwrap_or_else(|| path.to_owned());
-        Ok(PluginFile {
-            shown: path.to_owned(),
-            len: meta.len(),
-            file,
-            meta,
-            real,
-        })
-    }
-
-    /// Why another user could have changed this file, or could swap it through a directory
-    /// on its real path; `None` when only the user (or root) can.
-    #[cfg(unix)]
-    fn insecure(&self) -> Option<String> {
-        trust::insecure_open(&self.meta, &self.shown)
-            .or_else(|| trust::insecure_directories(&self.real))
-    }
-
-    #[cfg(not(unix))]
-    fn insecure(&self) -> Option<String> {
-        let _ = &self.meta;
-        trust::insecure(&self.shown)
-    }
-
-    /// The path the dynamic loader opens: on Linux the open file itself, through
-    /// `/proc/self/fd`. The descriptor then stays open for the life of the process: the loader
-    /// knows the libraries it loaded by name, so the same `/proc/self/fd/N` must never name
-    /// another file (libraries are never unloaded either). Elsewhere, the real path.
-    fn hand_over(self) -> PathBuf {
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::unix::io::{AsRawFd, IntoRawFd};
-            let through = PathBuf::from(format!("/proc/self/fd/{}", self.file.as_raw_fd()));
-            if through.exists() {
-                let _kept_open = self.file.into_raw_fd();
-                return through;
-            }
-        }
-        self.real
-    }
-}
-
-/// Where the open `file` is, when the system says (Linux).
-fn open_path(file: &std::fs::File) -> Option<PathBuf> {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::io::AsRawFd;
-        let real = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
-        real.is_absolute().then_some(real)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = file;
-        None
-    }
-}
-
 /// The path the loader was given and the path the user knows the plugin by.
 #[derive(Clone, Copy)]
 struct Named<'a> {
@@ -226,89 +140,160 @@ pub struct PluginSet {
     /// Files that did not load, in discovery order (shared: the error of a command that needs
     /// a strategy that did not load carries the warning about its file).
     pub warnings: Vec<Arc<PluginError>>,
+    /// Every directory searched, in order, with what it held.
+    pub directories: Vec<SearchedDirectory>,
 }
 
 impl PluginSet {
     /// Loads every candidate in `dirs`, in order (files sorted by name within a directory).
-    /// A directory that does not exist is skipped; the first plugin of a name wins.
+    /// A directory that does not exist is skipped. The first plugin of a name wins: one of a
+    /// later directory is hidden by it (as a command on `PATH` is), and a second one in the
+    /// same directory is a warning.
     ///
     /// Unless `allow_insecure`, a directory or file that another user could write is refused
     /// (see the `trust` module).
     pub fn discover(dirs: &[PathBuf], allow_insecure: bool) -> PluginSet {
         let mut set = PluginSet::default();
         let mut seen_files = HashSet::new();
+        let mut seen_dirs = HashSet::new();
         for dir in dirs {
-            let entries = match std::fs::read_dir(dir) {
-                Ok(entries) => entries,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    tracing::debug!("plugin directory {} does not exist", dir.display());
-                    continue;
-                }
-                Err(source) => {
-                    set.warn(PluginError::Directory {
-                        dir: dir.clone(),
-                        source,
-                    });
-                    continue;
-                }
-            };
-            if !allow_insecure {
-                if let Some(reason) = insecure_directory(dir) {
-                    set.warn(PluginError::InsecureDirectory {
-                        dir: dir.clone(),
-                        reason,
-                    });
-                    continue;
-                }
-            }
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| is_candidate(p))
-                .collect();
-            files.sort();
-            for path in files {
-                let key = path.canonicalize().unwrap_or_else(|_| path.clone());
-                if !seen_files.insert(key) {
-                    continue;
-                }
-                let plugin = match PluginFile::open(&path) {
-                    Ok(plugin) => plugin,
-                    Err(err) => {
-                        set.warn(err);
-                        continue;
-                    }
-                };
-                if !allow_insecure {
-                    if let Some(reason) = plugin.insecure() {
-                        set.warn(PluginError::Insecure { path, reason });
-                        continue;
-                    }
-                }
-                tracing::debug!("loading plugin {}", path.display());
-                match LoadedStrategy::load_open(plugin) {
-                    Ok(strategy) => set.add(strategy, &path),
-                    Err(err) => set.warn(err),
-                }
-            }
+            let searched = set.search(dir, allow_insecure, &mut seen_dirs, &mut seen_files);
+            set.directories.push(searched);
         }
         set
+    }
+
+    /// Loads the candidates of one directory.
+    fn search(
+        &mut self,
+        dir: &Path,
+        allow_insecure: bool,
+        seen_dirs: &mut HashSet<PathBuf>,
+        seen_files: &mut HashSet<PathBuf>,
+    ) -> SearchedDirectory {
+        let mut searched = SearchedDirectory {
+            path: dir.to_owned(),
+            state: DirectoryState::Searched,
+            files: Vec::new(),
+        };
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                tracing::debug!("plugin directory {} does not exist", dir.display());
+                searched.state = DirectoryState::Missing;
+                return searched;
+            }
+            Err(source) => {
+                searched.state = DirectoryState::Skipped(self.warn(PluginError::Directory {
+                    dir: dir.to_owned(),
+                    source,
+                }));
+                return searched;
+            }
+        };
+        if !seen_dirs.insert(dir.canonicalize().unwrap_or_else(|_| dir.to_owned())) {
+            searched.state = DirectoryState::Repeated;
+            return searched;
+        }
+        if !allow_insecure {
+            if let Some(reason) = insecure_directory(dir) {
+                searched.state =
+                    DirectoryState::Skipped(self.warn(PluginError::InsecureDirectory {
+                        dir: dir.to_owned(),
+                        reason,
+                    }));
+                return searched;
+            }
+        }
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| is_candidate(p))
+            .collect();
+        files.sort();
+        for path in files {
+            let key = path.canonicalize().unwrap_or_else(|_| path.clone());
+            if !seen_files.insert(key) {
+                continue;
+            }
+            let outcome = self.load_file(&path, allow_insecure);
+            searched.files.push(FoundFile { path, outcome });
+        }
+        searched
+    }
+
+    /// Loads the plugin file `path` of the directory being searched.
+    fn load_file(&mut self, path: &Path, allow_insecure: bool) -> FileOutcome {
+        let plugin = match PluginFile::open(path) {
+            Ok(plugin) => plugin,
+            Err(err) => return FileOutcome::Skipped(self.warn(err)),
+        };
+        if !allow_insecure {
+            if let Some(reason) = plugin.insecure() {
+                return FileOutcome::Skipped(self.warn(PluginError::Insecure {
+                    path: path.to_owned(),
+                    reason,
+                }));
+            }
+        }
+        tracing::debug!("loading plugin {}", path.display());
+        let strategy = match LoadedStrategy::load_open(plugin) {
+            Ok(strategy) => strategy,
+            Err(err) => return FileOutcome::Skipped(self.warn(err)),
+        };
+        let (name, version) = (strategy.name.clone(), strategy.version.clone());
+        let Some(first) = self.get(&name) else {
+            self.strategies.push(strategy);
+            return FileOutcome::Loaded {
+                strategy: name,
+                version,
+            };
+        };
+        let first_file = first.file.clone();
+        // The directory being searched is not on the list yet: a strategy of an earlier one
+        // hides this file; one of the same directory makes it a duplicate.
+        let in_earlier_directory = self
+            .directories
+            .iter()
+            .any(|d| d.files.iter().any(|f| f.strategy() == Some(name.as_str())));
+        if in_earlier_directory {
+            tracing::debug!(
+                "plugin {} is hidden by {}, which provides strategy `{name}` too",
+                path.display(),
+                first_file.display()
+            );
+            return FileOutcome::Hidden {
+                strategy: name,
+                version,
+                by: first_file,
+            };
+        }
+        FileOutcome::Skipped(self.warn(PluginError::Duplicate {
+            path: path.to_owned(),
+            name,
+            first: first_file,
+        }))
     }
 
     /// Adds a strategy unless one of the same name is loaded already.
     pub fn add(&mut self, strategy: LoadedStrategy, path: &Path) {
         match self.get(&strategy.name) {
-            Some(first) => self.warn(PluginError::Duplicate {
-                path: path.to_owned(),
-                name: strategy.name,
-                first: first.file.clone(),
-            }),
+            Some(first) => {
+                let warning = PluginError::Duplicate {
+                    path: path.to_owned(),
+                    name: strategy.name,
+                    first: first.file.clone(),
+                };
+                self.warn(warning);
+            }
             None => self.strategies.push(strategy),
         }
     }
 
-    fn warn(&mut self, warning: PluginError) {
-        self.warnings.push(Arc::new(warning));
+    fn warn(&mut self, warning: PluginError) -> Arc<PluginError> {
+        let warning = Arc::new(warning);
+        self.warnings.push(warning.clone());
+        warning
     }
 
     pub fn get(&self, name: &str) -> Option<&LoadedStrategy> {
@@ -325,7 +310,7 @@ impl PluginSet {
 
 /// Why another user could change what plugin directory `dir` holds: the directory itself,
 /// then the directories on its real path.
-fn insecure_directory(dir: &Path) -> Option<String> {
+pub fn insecure_directory(dir: &Path) -> Option<String> {
     trust::insecure(dir).or_else(|| {
         #[cfg(unix)]
         {

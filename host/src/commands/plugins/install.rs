@@ -1,0 +1,346 @@
+//! `ptc plugins install PATH...`: strategy plugins checked and copied into the user plugin
+//! directory. A PATH is a plugin file, or a directory with a Cargo.toml that is built with
+//! `cargo build --release` first (cargo's JSON messages name the libraries it built). Every
+//! file is loaded as commands load it before anything is written, so a file that is not a ptc
+//! strategy plugin, or was built for another plugin-api, is refused and nothing is installed;
+//! each file is written under a temporary name in the directory, then renamed over its
+//! destination, so that the directory never holds half a plugin.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value as Json;
+
+use super::{cause, user_plugin_directory, PluginsError};
+use crate::config::Config;
+use crate::plugins::directories::DirectoryKind;
+use crate::plugins::{insecure_directory, FileOutcome, LoadedStrategy, PluginError, PluginSet};
+use crate::Error;
+
+/// A plugin file that loaded: where it comes from, the name it is installed under, and the
+/// strategy it provides.
+struct Checked {
+    source: PathBuf,
+    file_name: String,
+    strategy: String,
+    version: String,
+}
+
+/// Installs the plugins `paths` stand for; returns one line per plugin installed.
+pub fn install(config: &Config, paths: &[PathBuf]) -> Result<String, Error> {
+    let dir = user_plugin_directory()?;
+    let mut errors = Vec::new();
+    let mut files = Vec::new();
+    for path in paths {
+        match plugin_files(path) {
+            Ok(found) => files.extend(found),
+            Err(err) => errors.push(err),
+        }
+    }
+    let mut checked: Vec<Checked> = Vec::new();
+    for source in files {
+        let strategy = match LoadedStrategy::load(&source) {
+            Ok(strategy) => strategy,
+            Err(PluginError::Load { source: cause, .. }) => {
+                errors.push(PluginsError::Load {
+                    path: source,
+                    source: cause,
+                });
+                continue;
+            }
+            Err(other) => {
+                errors.push(PluginsError::Refused {
+                    path: source,
+                    source: other,
+                });
+                continue;
+            }
+        };
+        let file_name = name_of(&source);
+        if let Some(first) = checked.iter().find(|c| c.strategy == strategy.name) {
+            errors.push(PluginsError::SameStrategy {
+                first: first.source.clone(),
+                second: source,
+                strategy: strategy.name,
+            });
+        } else if let Some(first) = checked.iter().find(|c| c.file_name == file_name) {
+            errors.push(PluginsError::SameFileName {
+                first: first.source.clone(),
+                second: source,
+                name: file_name,
+            });
+        } else {
+            checked.push(Checked {
+                source,
+                file_name,
+                strategy: strategy.name,
+                version: strategy.version,
+            });
+        }
+    }
+    if let Some(err) = PluginsError::all(errors) {
+        return Err(err.into());
+    }
+
+    create_directory(&dir)?;
+    // The files already there, to replace one that provides an installed strategy under
+    // another name.
+    let before = PluginSet::discover(std::slice::from_ref(&dir), config.allow_insecure_plugins());
+    let mut written = Vec::new();
+    for plugin in &checked {
+        written.push(write_temporary(&plugin.source, &dir, &plugin.file_name)?);
+    }
+    let mut text = String::new();
+    for (plugin, temporary) in checked.iter().zip(written) {
+        let destination = dir.join(&plugin.file_name);
+        temporary
+            .persist(&destination)
+            .map_err(|err| Error::WriteFile {
+                path: destination.clone(),
+                source: err.error,
+            })?;
+        text.push_str(&format!(
+            "installed {} {}: {}\n",
+            plugin.strategy,
+            plugin.version,
+            destination.display()
+        ));
+        let others = before
+            .directories
+            .iter()
+            .flat_map(|d| &d.files)
+            .filter(|f| f.strategy() == Some(plugin.strategy.as_str()) && f.path != destination);
+        for other in others {
+            std::fs::remove_file(&other.path).map_err(|source| Error::WriteFile {
+                path: other.path.clone(),
+                source,
+            })?;
+            text.push_str(&format!(
+                "removed {}, which provided {} too\n",
+                other.path.display(),
+                plugin.strategy
+            ));
+        }
+    }
+    warn_when_unused(config, &dir, &checked);
+    Ok(text)
+}
+
+/// The plugin files `path` stands for: itself, or what building it produced.
+fn plugin_files(path: &Path) -> Result<Vec<PathBuf>, PluginsError> {
+    let not_a_plugin = |reason: String| PluginsError::NotAPlugin {
+        path: path.to_owned(),
+        reason,
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(PluginsError::Missing {
+                path: path.to_owned(),
+            })
+        }
+        Err(e) => return Err(not_a_plugin(format!("cannot read it: {e}"))),
+    };
+    if meta.is_dir() {
+        if !path.join("Cargo.toml").is_file() {
+            return Err(not_a_plugin(
+                "a directory without a Cargo.toml: give a plugin file, or the directory of a strategy crate".into(),
+            ));
+        }
+        return build(path);
+    }
+    if !meta.is_file() {
+        return Err(not_a_plugin("not a regular file".into()));
+    }
+    let suffix = std::env::consts::DLL_SUFFIX;
+    let name = name_of(path);
+    if !name.ends_with(suffix) || name.len() == suffix.len() {
+        return Err(not_a_plugin(format!(
+            "not a plugin file: ptc loads files whose name ends in {suffix} (a strategy crate's built cdylib)"
+        )));
+    }
+    Ok(vec![path.to_owned()])
+}
+
+/// Builds the crate or workspace in `dir` with `cargo build --release`; returns the plugin
+/// libraries it built from the crates inside `dir`. Cargo's progress and messages go to stderr.
+fn build(dir: &Path) -> Result<Vec<PathBuf>, PluginsError> {
+    let root = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!("building {} (cargo build --release)", dir.display());
+    let mut child = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "--message-format=json-render-diagnostics",
+            "--manifest-path",
+        ])
+        .arg(dir.join("Cargo.toml"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|source| PluginsError::Cargo {
+            path: dir.to_owned(),
+            source,
+        })?;
+    let mut built = Vec::new();
+    if let Some(stdout) = child.stdout.take() {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Ok(message) = serde_json::from_str::<Json>(&line) {
+                built.extend(plugin_artifacts(&message, &root));
+            }
+        }
+    }
+    let status = child.wait().map_err(|source| PluginsError::Cargo {
+        path: dir.to_owned(),
+        source,
+    })?;
+    if !status.success() {
+        return Err(PluginsError::Build {
+            path: dir.to_owned(),
+            status: status.to_string(),
+        });
+    }
+    if built.is_empty() {
+        return Err(PluginsError::NothingBuilt {
+            path: dir.to_owned(),
+        });
+    }
+    built.sort();
+    built.dedup();
+    Ok(built)
+}
+
+/// The dynamic libraries of a cargo `compiler-artifact` message about a `cdylib` crate whose
+/// manifest is inside `root`.
+fn plugin_artifacts(message: &Json, root: &Path) -> Vec<PathBuf> {
+    let is_cdylib = message["target"]["kind"]
+        .as_array()
+        .is_some_and(|kinds| kinds.iter().any(|k| k == "cdylib"));
+    let inside = message["manifest_path"].as_str().is_some_and(|manifest| {
+        let manifest = Path::new(manifest);
+        manifest
+            .canonicalize()
+            .unwrap_or_else(|_| manifest.to_owned())
+            .starts_with(root)
+    });
+    if message["reason"] != "compiler-artifact" || !is_cdylib || !inside {
+        return Vec::new();
+    }
+    message["filenames"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_str)
+        .filter(|f| f.ends_with(std::env::consts::DLL_SUFFIX))
+        .map(PathBuf::from)
+        .collect()
+}
+
+/// The last component of `path`, as text.
+fn name_of(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Creates the user plugin directory (and its parents), writable by its owner only.
+fn create_directory(dir: &Path) -> Result<(), Error> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o755);
+    }
+    builder.create(dir).map_err(|source| Error::WriteFile {
+        path: dir.to_owned(),
+        source,
+    })
+}
+
+/// A copy of `source` under a temporary name in `dir`, readable by all and writable by its
+/// owner only (ptc refuses a plugin that others could write). Dropped, it is removed.
+fn write_temporary(
+    source: &Path,
+    dir: &Path,
+    file_name: &str,
+) -> Result<tempfile::NamedTempFile, Error> {
+    let fail = |path: &Path, source| Error::WriteFile {
+        path: path.to_owned(),
+        source,
+    };
+    let destination = dir.join(file_name);
+    let mut temporary = tempfile::Builder::new()
+        .prefix(&format!(".{file_name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| fail(&destination, e))?;
+    let mut from = std::fs::File::open(source).map_err(|e| Error::Input {
+        path: source.to_owned(),
+        source: e,
+    })?;
+    std::io::copy(&mut from, temporary.as_file_mut()).map_err(|e| fail(&destination, e))?;
+    temporary
+        .as_file()
+        .sync_all()
+        .map_err(|e| fail(&destination, e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        temporary
+            .as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| fail(&destination, e))?;
+    }
+    Ok(temporary)
+}
+
+/// Warns on stderr when commands will not use an installed strategy: the user plugin directory
+/// is refused, not searched, or a directory searched before it provides the strategy too.
+fn warn_when_unused(config: &Config, dir: &Path, installed: &[Checked]) {
+    let reason = (!config.allow_insecure_plugins())
+        .then(|| insecure_directory(dir))
+        .flatten();
+    if let Some(reason) = reason {
+        crate::output::warn(format_args!(
+            "ptc refuses plugins from {}: {reason}; or pass --allow-insecure-plugins",
+            dir.display()
+        ));
+        return;
+    }
+    let directories = config.plugin_directory_list();
+    if !directories.iter().any(|d| d.kind == DirectoryKind::User) {
+        crate::output::warn(
+            "the configuration does not search the user plugin directory ([plugins] user_directory = false)",
+        );
+        return;
+    }
+    let paths: Vec<PathBuf> = directories.into_iter().map(|d| d.path).collect();
+    let set = PluginSet::discover(&paths, config.allow_insecure_plugins());
+    for plugin in installed {
+        let destination = dir.join(&plugin.file_name);
+        let found = set
+            .directories
+            .iter()
+            .flat_map(|d| &d.files)
+            .find(|f| f.path == destination);
+        match found.map(|f| &f.outcome) {
+            Some(FileOutcome::Hidden { by, .. }) => crate::output::warn(format_args!(
+                "{} provides strategy `{}` too and is searched first: commands use it, not the one installed",
+                by.display(),
+                plugin.strategy
+            )),
+            Some(FileOutcome::Skipped(err)) => {
+                crate::output::warn(format_args!("{}: {}", destination.display(), cause(err)))
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! `ptc plugins`: the plugin directories and what they hold (`list`), and the user plugin
+//! directory that `install` copies checked plugins into and `remove` deletes them from.
+
+mod install;
+mod list;
+mod remove;
+
+use std::path::PathBuf;
+
+use crate::cli::PluginsAction;
+use crate::config::Config;
+use crate::plugins::directories::user_directory;
+use crate::plugins::{LoadError, PluginError};
+use crate::Error;
+
+/// Why `ptc plugins install` or `remove` refused.
+#[derive(Debug, thiserror::Error)]
+pub enum PluginsError {
+    #[error("there is no user plugin directory: neither XDG_DATA_HOME nor HOME names an absolute directory")]
+    NoUserDirectory,
+    #[error("cannot install {path}: it does not exist")]
+    Missing { path: PathBuf },
+    #[error("cannot install {path}: {reason}")]
+    NotAPlugin { path: PathBuf, reason: String },
+    #[error("cannot install {path}: {source}")]
+    Load {
+        path: PathBuf,
+        #[source]
+        source: LoadError,
+    },
+    /// Refused for a reason other than the loader's (a directory that cannot be read).
+    #[error("cannot install {path}: {source}")]
+    Refused {
+        path: PathBuf,
+        #[source]
+        source: PluginError,
+    },
+    #[error("cannot install {path}: cannot run `cargo build --release` in it: {source}")]
+    Cargo {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "cannot install {path}: `cargo build --release` failed ({status}; its messages are above)"
+    )]
+    Build { path: PathBuf, status: String },
+    #[error("cannot install {path}: it builds no strategy plugin (no crate in it has crate-type \"cdylib\")")]
+    NothingBuilt { path: PathBuf },
+    #[error("cannot install {first} and {second} together: both provide strategy `{strategy}`")]
+    SameStrategy {
+        first: PathBuf,
+        second: PathBuf,
+        strategy: String,
+    },
+    #[error("cannot install {first} and {second} together: both are named {name}")]
+    SameFileName {
+        first: PathBuf,
+        second: PathBuf,
+        name: String,
+    },
+    #[error("cannot remove `{name}`: {reason}")]
+    Remove { name: String, reason: String },
+    /// Several of the above, reported together (nothing was changed).
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Several(Vec<PluginsError>),
+}
+
+impl PluginsError {
+    /// One error for `errors`: the error itself when there is one, else all of them.
+    fn all(mut errors: Vec<PluginsError>) -> Option<PluginsError> {
+        match errors.len() {
+            0 => None,
+            1 => errors.pop(),
+            _ => Some(PluginsError::Several(errors)),
+        }
+    }
+}
+
+/// Runs `ptc plugins ACTION`; returns what to print.
+pub fn plugins(config: &Config, action: PluginsAction) -> Result<String, Error> {
+    match action {
+        PluginsAction::List { format, .. } => Ok(list::list(config, format)),
+        PluginsAction::Install { paths, .. } => install::install(config, &paths),
+        PluginsAction::Remove { names, .. } => remove::remove(config, &names),
+    }
+}
+
+/// The user plugin directory, or the error saying there is none.
+fn user_plugin_directory() -> Result<PathBuf, PluginsError> {
+    user_directory().ok_or(PluginsError::NoUserDirectory)
+}
+
+/// The cause of a plugin file's warning, without the `skipping plugin FILE:` that names it.
+fn cause(err: &PluginError) -> String {
+    match err {
+        PluginError::Load { source, .. } => source.to_string(),
+        PluginError::Duplicate { name, first, .. } => format!(
+            "strategy `{name}` is already loaded from {}",
+            first.display()
+        ),
+        PluginError::Insecure { reason, .. } | PluginError::InsecureDirectory { reason, .. } => {
+            format!("refused: {reason}; or pass --allow-insecure-plugins")
+        }
+        PluginError::Directory { source, .. } => format!("cannot read it: {source}"),
+    }
+}
