@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use serde_json::json;
 
-use super::{intro, percent, pricing_rows, strings, summary_rows, Row};
+use super::{intro, percent, pricing_table, summary_table, Table};
 use crate::ab::{Ab, Summary};
 use crate::render::templates::{TemplateError, Templates};
 
@@ -164,20 +164,53 @@ fn retention_chart(labels: &[String], summaries: &[Summary]) -> String {
     svg
 }
 
-fn html_table(header: &[String], rows: &[Row]) -> String {
-    let mut out = String::from("<table><thead><tr>");
-    for h in header {
+/// A table in a box of its own that scrolls sideways on a narrow page; a first column of marks,
+/// the grouped columns under one heading, the baseline's and the verdict's rows classed
+/// `baseline` and `verdict`, and the legend under it.
+fn html_table(table: &Table) -> String {
+    let mut out = String::from("<div class=\"scroll\"><table><thead>");
+    if let Some((columns, title)) = &table.group {
+        out.push_str("<tr class=\"group\"><th></th>");
+        for _ in 0..columns.start {
+            out.push_str("<th></th>");
+        }
+        let _ = write!(
+            out,
+            "<th colspan=\"{}\" class=\"span\">{}</th>",
+            columns.len(),
+            escape(title)
+        );
+        for _ in columns.end..table.header.len() {
+            out.push_str("<th></th>");
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("<tr><th class=\"mark\"></th>");
+    for h in &table.header {
         let _ = write!(out, "<th>{}</th>", escape(h));
     }
     out.push_str("</tr></thead><tbody>");
-    for row in rows {
-        out.push_str("<tr>");
+    for row in &table.rows {
+        let class: Vec<&str> = [(row.baseline, "baseline"), (row.verdict, "verdict")]
+            .into_iter()
+            .filter_map(|(on, class)| on.then_some(class))
+            .collect();
+        if class.is_empty() {
+            out.push_str("<tr>");
+        } else {
+            let _ = write!(out, "<tr class=\"{}\">", class.join(" "));
+        }
+        let _ = write!(out, "<td class=\"mark\">{}</td>", escape(&row.mark));
         for c in &row.cells {
             let _ = write!(out, "<td>{}</td>", escape(c));
         }
         out.push_str("</tr>");
     }
-    out.push_str("</tbody></table>");
+    out.push_str("</tbody></table></div>");
+    if !table.legend.is_empty() {
+        let lines: Vec<String> = table.legend.iter().map(|l| escape(l)).collect();
+        let _ = write!(out, "<p class=\"note\">{}</p>", lines.join("<br>"));
+    }
     out
 }
 
@@ -215,8 +248,6 @@ pub fn html(ab: &Ab, templates: &Templates) -> Result<String, TemplateError> {
             false => Vec::new(),
         })
         .collect();
-    let (h1, r1) = summary_rows(ab, summaries);
-    let (h2, r2) = pricing_rows(ab, summaries);
     let strategies: Vec<serde_json::Value> = labels
         .iter()
         .enumerate()
@@ -236,8 +267,8 @@ pub fn html(ab: &Ab, templates: &Templates) -> Result<String, TemplateError> {
             .map(|v| escape(&super::verdict::line(ab, summaries, v)))
             .collect::<Vec<_>>(),
         "baseline": escape(&ab.variants[ab.baseline].label),
-        "summary_table": html_table(&strings(h1), &r1),
-        "baseline_table": html_table(&h2, &r2),
+        "summary_table": html_table(&summary_table(ab, summaries)),
+        "baseline_table": html_table(&pricing_table(ab, summaries)),
         "strategies": strategies,
         "tokens_chart": line_chart(
             "Input tokens per prompt (mean over recordings)",
