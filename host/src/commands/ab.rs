@@ -33,6 +33,18 @@ pub fn tokenizer(host: &Host, name: Option<&str>) -> Result<Tokenizer, Error> {
     Tokenizer::named(name.unwrap_or(host.config().ab_tokenizer()))
 }
 
+/// What the progress bar shows: the recordings done of all, and the time left.
+const PROGRESS: &str = "{bar:30} {pos}/{len} recordings, {elapsed} elapsed, about {eta} left";
+
+/// The progress bar of `len` recordings, on stderr.
+fn progress_bar(len: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(PROGRESS) {
+        bar.set_style(style);
+    }
+    bar
+}
+
 /// Runs the comparison, warns on stderr about strategies that failed, writes the HTML report
 /// when asked, and returns the results in `format`.
 #[allow(clippy::too_many_arguments)]
@@ -57,7 +69,7 @@ pub fn ab(
         });
     }
     let bar = if std::io::stderr().is_terminal() && sources.len() > 1 {
-        indicatif::ProgressBar::new(sources.len() as u64)
+        progress_bar(sources.len())
     } else {
         indicatif::ProgressBar::hidden()
     };
@@ -103,5 +115,63 @@ pub fn ab(
             bad,
             count: sources.len(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// A terminal that keeps what is written to it.
+    #[derive(Debug, Default)]
+    struct Screen(Arc<Mutex<String>>);
+
+    impl indicatif::TermLike for Screen {
+        fn width(&self) -> u16 {
+            120
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.write_str(&format!("{s}\n"))
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            self.0.lock().unwrap().push_str(s);
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_progress_bar_counts_recordings_and_shows_the_time_left() {
+        let screen = Screen::default();
+        let written = Arc::clone(&screen.0);
+        let bar = progress_bar(35);
+        bar.set_draw_target(indicatif::ProgressDrawTarget::term_like(Box::new(screen)));
+        bar.inc(7);
+        bar.tick();
+        let text = written.lock().unwrap().clone();
+        assert!(
+            text.contains(" 7/35 recordings, 0s elapsed, about "),
+            "{text:?}"
+        );
+        assert!(text.trim_end().ends_with(" left"), "{text:?}");
     }
 }
