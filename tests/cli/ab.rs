@@ -214,9 +214,26 @@ fn the_html_report_draws_nothing_for_a_strategy_that_rendered_nothing() {
     );
     // Lines (two charts) and retention bars are drawn for full-history only.
     let failed = "<title>turn-count@template=nope";
-    assert_eq!(html.matches(failed).count(), 0, "no line, no bar");
+    assert_eq!(html.matches(failed).count(), 0, "no line");
     assert_eq!(html.matches("<polyline").count(), 2);
     assert!(html.contains("<title>full-history"));
+    let (recordings, _) = bundled();
+    let row = format!(
+        r#"turn-count@template=nope (failed on {recordings})</span><span class="bar-none">rendered nothing</span>"#
+    );
+    assert_eq!(
+        html.matches(&row).count(),
+        5,
+        "one row per category, no bar"
+    );
+    assert_eq!(html.matches(r#"class="bar-fill""#).count(), 5);
+    // The reason, as the table gives it.
+    assert!(
+        html.contains(&format!(
+            "<li>turn-count@template=nope failed on {recordings} recording(s); first: "
+        )),
+        "{html}"
+    );
 }
 
 #[test]
@@ -226,10 +243,14 @@ fn the_html_report_is_self_contained() {
     scratch.ptc(["ab", "--report", out.to_str().unwrap()]).ok();
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(
+        html.contains(r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#)
+    );
+    assert_eq!(html.matches("<svg").count(), 2, "tokens, cumulative cost");
     assert_eq!(
-        html.matches("<svg").count(),
-        3,
-        "tokens, cumulative cost, retention"
+        html.matches(r#"<div class="category">"#).count(),
+        5,
+        "retention bars: one group per category"
     );
     for (name, _) in STRATEGIES.iter() {
         assert!(
@@ -238,8 +259,63 @@ fn the_html_report_is_self_contained() {
         );
     }
     assert!(
-        !html.contains("src=") && !html.contains("href=") && !html.contains("<script"),
-        "no network, no script"
+        !html.contains("src=") && !html.contains("href=") && !html.contains("http"),
+        "no network"
+    );
+    // One script of data and one of code, both inline; the data is the prompts, the second
+    // strategy shown the verdict's.
+    assert_eq!(html.matches("<script").count(), 2);
+    let data = html
+        .split(r#"<script type="application/json" id="prompt-data">"#)
+        .nth(1)
+        .and_then(|rest| rest.split("</script>").next())
+        .unwrap();
+    let data: Json = serde_json::from_str(data).unwrap();
+    assert_eq!(data["recordings"].as_array().unwrap().len(), bundled().0);
+    assert_eq!(data["left_out"], 0);
+    let labels = data["strategies"].as_array().unwrap();
+    assert_eq!(
+        labels[data["pair"][0].as_u64().unwrap() as usize],
+        "full-history"
+    );
+    assert_eq!(
+        labels[data["pair"][1].as_u64().unwrap() as usize],
+        "delta-log"
+    );
+    let recording = &data["recordings"][0];
+    let lines = recording["lines"].as_array().unwrap();
+    let first = &recording["prompts"][0][0];
+    let text: Vec<&str> = first
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| lines[n.as_u64().unwrap() as usize].as_str().unwrap())
+        .collect();
+    assert_eq!(text[0], "=== system ===");
+    assert!(text.contains(&"=== user ==="), "{text:?}");
+    // Each line is held once per recording.
+    let mut distinct = lines.clone();
+    distinct.sort_by_key(|l| l.to_string());
+    distinct.dedup();
+    assert_eq!(distinct.len(), lines.len());
+}
+
+/// The same run writes the same page, byte for byte, with --no-timing.
+#[test]
+fn the_html_report_is_reproducible() {
+    let scratch = all_strategies();
+    let page = |name: &str| {
+        let out = scratch.path().join(name);
+        scratch
+            .ptc(["ab", "--no-timing", "--report", out.to_str().unwrap()])
+            .ok();
+        std::fs::read(&out).unwrap()
+    };
+    let first = page("first.html");
+    assert!(first.len() > 100_000, "the prompts are in it");
+    assert!(
+        first == page("second.html"),
+        "two runs, two different pages"
     );
 }
 
@@ -262,10 +338,12 @@ fn the_html_report_page_is_a_template_that_can_be_replaced() {
         .ok();
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(
-        html.starts_with("<h1>full-history</h1>[full-history][turn-count]\n<figure>"),
+        html.starts_with(
+            "<h1>full-history</h1>[full-history][turn-count]\n<figure class=\"retention\">"
+        ),
         "{html}"
     );
-    assert!(html.ends_with("</svg></figure>\n"), "{html}");
+    assert!(html.ends_with("</div></div></figure>\n"), "{html}");
 }
 
 #[test]
@@ -621,7 +699,10 @@ fn used_next_is_in_every_format() {
     report.extend(["--report".to_owned(), out.display().to_string()]);
     scratch.ptc(report).ok();
     let html = std::fs::read_to_string(&out).unwrap();
-    assert!(html.contains(">used next</text>"), "a group of bars");
+    assert!(
+        html.contains(r#"<div class="category-name">used next</div>"#),
+        "a group of bars"
+    );
     assert!(html.contains("<th>used next</th>"), "a column");
 }
 

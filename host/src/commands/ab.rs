@@ -9,7 +9,7 @@ use clap::ValueEnum;
 
 use crate::ab::report;
 use crate::ab::tokens::Tokenizer;
-use crate::ab::{run as run_ab, AbPlan};
+use crate::ab::{run as run_ab, AbPlan, PromptLog};
 use crate::host::Host;
 use crate::output::{pretty, write_atomically, write_out};
 use crate::recording::corpus;
@@ -99,7 +99,8 @@ pub fn ab(
         }
     }
     if let Some(file) = report_file {
-        let page = report::html(&result, &host.host_templates()?)?;
+        let prompts = PromptLog::collect(host, &result, &sources);
+        let page = report::html(&result, &prompts, &host.host_templates()?)?;
         write_atomically(file, page.as_bytes())?;
     }
     let text = match format {

@@ -4,6 +4,7 @@
 //! the summary and the against-the-baseline tables, with their marks and the line that
 //! introduces them.
 
+mod charts;
 mod csv;
 mod html;
 mod json;
@@ -17,6 +18,7 @@ pub use table::{markdown_tables, table};
 
 use crate::ab::retention::Share;
 use crate::ab::{Ab, Summary};
+use html::escape;
 
 fn percent(share: Share) -> String {
     share
