@@ -157,7 +157,7 @@ impl LineChart<'_> {
             h - 4.0,
             (top + axis) / 2.0,
             escape(self.y_label),
-            left - 12.0,
+            left - 18.0,
         );
         for (n, values) in self.series.iter().enumerate() {
             if values.is_empty() {
