@@ -7,7 +7,8 @@
 //!
 //! This module holds the run itself, [`run`] and its result [`Ab`]; what it compares is resolved
 //! in `plan`, one recording through one variant is measured in `measure`, and the measures are
-//! added up in `summary`.
+//! added up in `summary`. The prompts the HTML report shows side by side are rendered again,
+//! after the run and only for a report, in `prompts`.
 
 mod measure;
 mod plan;
