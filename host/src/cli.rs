@@ -138,7 +138,8 @@ pub enum Command {
         /// What to print on stdout
         #[arg(long, value_enum, default_value_t = AbFormat::Table)]
         format: AbFormat,
-        /// Also write a self-contained HTML report with charts
+        /// Also write a self-contained HTML report: the tables, charts, and the prompts side by
+        /// side (those of the first 50 recordings, at most 8 MiB of distinct lines)
         #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
         /// Report render times as 0, so that the output is byte-for-byte reproducible

@@ -4,6 +4,11 @@ use serde_json::Value as Json;
 
 use crate::support::{all_strategies, bundled, example, Scratch, STRATEGIES, TURN_COUNT};
 
+/// A row of a table without its mark.
+fn unmarked(line: &str) -> &str {
+    line.trim_start_matches(['B', '*', ' '])
+}
+
 fn ab_json(scratch: &Scratch, args: &[&str]) -> Json {
     let mut all = vec!["ab", "--format", "json", "--no-timing"];
     all.extend_from_slice(args);
@@ -20,14 +25,16 @@ fn without_arguments_every_strategy_runs_on_the_bundled_examples() {
         STRATEGIES.len()
     );
     assert_eq!(lines[0], intro, "{table}");
-    assert!(lines[2].starts_with("strategy "), "{table}");
+    assert!(lines[2].trim_start().starts_with("--"), "{table}");
+    assert!(lines[2].contains(" retained "), "{table}");
+    assert!(lines[3].starts_with("   strategy "), "{table}");
     assert!(
-        lines[3].starts_with("full-history "),
-        "the baseline comes first: {table}"
+        lines[4].starts_with("B  full-history "),
+        "the baseline comes first, marked: {table}"
     );
     for (name, _) in STRATEGIES.iter() {
         assert!(
-            lines.iter().any(|l| l.starts_with(name)),
+            lines.iter().any(|l| unmarked(l).starts_with(name)),
             "{name} missing: {table}"
         );
     }
@@ -181,7 +188,7 @@ fn a_failing_strategy_is_reported_and_the_others_complete() {
     assert!(
         run.stdout
             .lines()
-            .any(|l| l.starts_with("full-history ") && l.contains(&prompts)),
+            .any(|l| unmarked(l).starts_with("full-history ") && l.contains(&prompts)),
         "{}",
         run.stdout
     );
@@ -206,9 +213,26 @@ fn the_html_report_draws_nothing_for_a_strategy_that_rendered_nothing() {
     );
     // Lines (two charts) and retention bars are drawn for full-history only.
     let failed = "<title>turn-count@template=nope";
-    assert_eq!(html.matches(failed).count(), 0, "no line, no bar");
+    assert_eq!(html.matches(failed).count(), 0, "no line");
     assert_eq!(html.matches("<polyline").count(), 2);
     assert!(html.contains("<title>full-history"));
+    let (recordings, _) = bundled();
+    let row = format!(
+        r#"turn-count@template=nope (failed on {recordings})</span><span class="bar-none">rendered nothing</span>"#
+    );
+    assert_eq!(
+        html.matches(&row).count(),
+        5,
+        "one row per category, no bar"
+    );
+    assert_eq!(html.matches(r#"class="bar-fill""#).count(), 5);
+    // The reason, as the table gives it.
+    assert!(
+        html.contains(&format!(
+            "<li>turn-count@template=nope failed on {recordings} recording(s); first: "
+        )),
+        "{html}"
+    );
 }
 
 #[test]
@@ -218,10 +242,14 @@ fn the_html_report_is_self_contained() {
     scratch.ptc(["ab", "--report", out.to_str().unwrap()]).ok();
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(
+        html.contains(r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#)
+    );
+    assert_eq!(html.matches("<svg").count(), 2, "tokens, cumulative cost");
     assert_eq!(
-        html.matches("<svg").count(),
-        3,
-        "tokens, cumulative cost, retention"
+        html.matches(r#"<div class="category">"#).count(),
+        5,
+        "retention bars: one group per category"
     );
     for (name, _) in STRATEGIES.iter() {
         assert!(
@@ -230,8 +258,63 @@ fn the_html_report_is_self_contained() {
         );
     }
     assert!(
-        !html.contains("src=") && !html.contains("href=") && !html.contains("<script"),
-        "no network, no script"
+        !html.contains("src=") && !html.contains("href=") && !html.contains("http"),
+        "no network"
+    );
+    // One script of data and one of code, both inline; the data is the prompts, the second
+    // strategy shown the verdict's.
+    assert_eq!(html.matches("<script").count(), 2);
+    let data = html
+        .split(r#"<script type="application/json" id="prompt-data">"#)
+        .nth(1)
+        .and_then(|rest| rest.split("</script>").next())
+        .unwrap();
+    let data: Json = serde_json::from_str(data).unwrap();
+    assert_eq!(data["recordings"].as_array().unwrap().len(), bundled().0);
+    assert_eq!(data["left_out"], 0);
+    let labels = data["strategies"].as_array().unwrap();
+    assert_eq!(
+        labels[data["pair"][0].as_u64().unwrap() as usize],
+        "full-history"
+    );
+    assert_eq!(
+        labels[data["pair"][1].as_u64().unwrap() as usize],
+        "delta-log"
+    );
+    let recording = &data["recordings"][0];
+    let lines = recording["lines"].as_array().unwrap();
+    let first = &recording["prompts"][0][0];
+    let text: Vec<&str> = first
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| lines[n.as_u64().unwrap() as usize].as_str().unwrap())
+        .collect();
+    assert_eq!(text[0], "=== system ===");
+    assert!(text.contains(&"=== user ==="), "{text:?}");
+    // Each line is held once per recording.
+    let mut distinct = lines.clone();
+    distinct.sort_by_key(|l| l.to_string());
+    distinct.dedup();
+    assert_eq!(distinct.len(), lines.len());
+}
+
+/// The same run writes the same page, byte for byte, with --no-timing.
+#[test]
+fn the_html_report_is_reproducible() {
+    let scratch = all_strategies();
+    let page = |name: &str| {
+        let out = scratch.path().join(name);
+        scratch
+            .ptc(["ab", "--no-timing", "--report", out.to_str().unwrap()])
+            .ok();
+        std::fs::read(&out).unwrap()
+    };
+    let first = page("first.html");
+    assert!(first.len() > 100_000, "the prompts are in it");
+    assert!(
+        first == page("second.html"),
+        "two runs, two different pages"
     );
 }
 
@@ -254,10 +337,12 @@ fn the_html_report_page_is_a_template_that_can_be_replaced() {
         .ok();
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(
-        html.starts_with("<h1>full-history</h1>[full-history][turn-count]\n<figure>"),
+        html.starts_with(
+            "<h1>full-history</h1>[full-history][turn-count]\n<figure class=\"retention\">"
+        ),
         "{html}"
     );
-    assert!(html.ends_with("</svg></figure>\n"), "{html}");
+    assert!(html.ends_with("</div></div></figure>\n"), "{html}");
 }
 
 #[test]
@@ -590,12 +675,13 @@ fn used_next_is_in_every_format() {
 
     let table = scratch.ptc(args("table")).ok();
     let lines: Vec<&str> = table.lines().collect();
-    assert!(lines[2].ends_with("error  used next  render us"), "{table}");
-    assert!(lines[3].ends_with("80%        0.0"), "{table}");
-    assert!(lines[4].ends_with("100%        0.0"), "{table}");
+    assert!(lines[2].ends_with("- retained ---------------"), "{table}");
+    assert!(lines[3].ends_with("error  used next  render µs"), "{table}");
+    assert!(lines[4].ends_with("80%        0.0"), "{table}");
+    assert!(lines[5].ends_with("100%        0.0"), "{table}");
     let markdown = scratch.ptc(args("markdown")).ok();
     assert!(
-        markdown.contains("| error | used next | render us |"),
+        markdown.contains("| retained error | retained used next | render µs |"),
         "{markdown}"
     );
     assert!(markdown.contains("| 80% | 0.0 |"), "{markdown}");
@@ -621,6 +707,84 @@ fn used_next_is_in_every_format() {
     report.extend(["--report".to_owned(), out.display().to_string()]);
     scratch.ptc(report).ok();
     let html = std::fs::read_to_string(&out).unwrap();
-    assert!(html.contains(">used next</text>"), "a group of bars");
+    assert!(
+        html.contains(r#"<div class="category-name">used next</div>"#),
+        "a group of bars"
+    );
     assert!(html.contains("<th>used next</th>"), "a column");
+}
+
+/// The verdict's row and the baseline's are marked in the table and in markdown; when no
+/// strategy keeps full retention, the verdict names the cheapest and what it drops.
+#[test]
+fn the_verdict_and_the_baseline_are_marked_and_a_shortfall_is_named() {
+    let table = all_strategies().ptc(["ab", "--no-timing"]).ok();
+    let lines: Vec<&str> = table.lines().collect();
+    let marked = |mark: &str| -> Vec<&str> {
+        // A row's mark is followed by two spaces at least, a legend's by one.
+        lines
+            .iter()
+            .filter(|l| l.starts_with(&format!("{mark}  ")))
+            .map(|l| unmarked(l).split(' ').next().unwrap())
+            .collect()
+    };
+    // Both tables: the baseline, and delta-log, the cheapest at full retention.
+    assert_eq!(marked("B"), ["full-history", "full-history"], "{table}");
+    assert_eq!(marked("*"), ["delta-log", "delta-log"], "{table}");
+    assert!(
+        table.contains("\nB the baseline\n* the cheapest at full retention under anthropic pricing (the verdict below)\n"),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "anthropic: delta-log with breakpoints=strategy, 0.88x full-history (12% less), is the cheapest at full retention"
+        ),
+        "{table}"
+    );
+    // The against-the-baseline table marks the column of the placement.
+    let delta = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("*  delta-log"))
+        .unwrap();
+    let cells: Vec<&str> = delta.split_whitespace().collect();
+    assert_eq!(&cells[3..5], ["0.88x*", "4.29x"], "{table}");
+
+    let markdown = all_strategies()
+        .ptc(["ab", "--no-timing", "--format", "markdown"])
+        .ok();
+    assert!(
+        markdown.contains("\n| B | full-history | 327 |"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("\n| * | delta-log | 327 |"), "{markdown}");
+
+    // Nothing keeps every latest error: the cheapest is named with what it drops.
+    let scratch = all_strategies();
+    let table = scratch
+        .ptc([
+            "ab",
+            "--no-timing",
+            "--strategies",
+            "aggressive,single-user-coalesced",
+            "--set",
+            "ab.baseline=aggressive",
+        ])
+        .ok();
+    assert!(
+        table.contains("\n  openai: no strategy keeps full retention; the cheapest is single-user-coalesced, 0.61x aggressive (39% less), and it drops latest errors (keeps 28%)\n"),
+        "{table}"
+    );
+    assert!(table.contains("\n* the cheapest under anthropic pricing, though not at full retention (the verdict below)\n"), "{table}");
+    let json = ab_json(
+        scratch,
+        &[
+            "--strategies",
+            "aggressive",
+            "--set",
+            "ab.baseline=aggressive",
+        ],
+    );
+    assert_eq!(json["verdict"][0]["full_retention"], false);
+    assert_eq!(json["verdict"][0]["drops"], serde_json::json!(["error"]));
 }

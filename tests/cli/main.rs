@@ -14,6 +14,7 @@ mod plugins;
 mod privacy;
 mod properties;
 mod recordings;
+mod report;
 mod requests;
 mod rules;
 mod safety;

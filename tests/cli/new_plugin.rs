@@ -82,5 +82,9 @@ fn a_scaffolded_strategy_builds_drops_in_and_works() {
     let ab = scratch
         .ptc(["ab", "--strategies", "my-strategy", "--no-timing"])
         .ok();
-    assert!(ab.lines().any(|l| l.starts_with("my-strategy ")), "{ab}");
+    assert!(
+        ab.lines()
+            .any(|l| l.trim_start_matches(['*', ' ']).starts_with("my-strategy ")),
+        "{ab}"
+    );
 }

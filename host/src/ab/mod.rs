@@ -7,11 +7,13 @@
 //!
 //! This module holds the run itself, [`run`] and its result [`Ab`]; what it compares is resolved
 //! in `plan`, one recording through one variant is measured in `measure`, and the measures are
-//! added up in `summary`.
+//! added up in `summary`. The prompts the HTML report shows side by side are rendered again,
+//! after the run and only for a report, in `prompts`.
 
 mod measure;
 mod plan;
 pub mod pricing;
+mod prompts;
 pub mod report;
 pub mod retention;
 mod summary;
@@ -33,6 +35,7 @@ use crate::Error;
 
 pub use measure::{PromptMeasure, RunMeasure};
 pub use plan::{AbPlan, Variant};
+pub use prompts::{script_json, PromptLog, PROMPT_BYTES, PROMPT_RECORDINGS};
 pub use summary::Summary;
 
 /// Recordings measured in parallel before their results are added up: enough to keep every
@@ -269,6 +272,9 @@ mod tests {
         let shape = |ab: &Ab| ab.by_turn().iter().map(Vec::len).collect::<Vec<_>>();
         assert_eq!(shape(&one), vec![4, 4]);
         assert_eq!(shape(&many), shape(&one));
+        // Every recording reaches every turn of its own.
+        assert_eq!(one.turn_reach(), [[1; 4], [1; 4]]);
+        assert_eq!(many.turn_reach(), [[CHUNK + 3; 4], [CHUNK + 3; 4]]);
         for (a, b) in one.summaries().iter().zip(many.summaries()) {
             assert_eq!(b.prompts, a.prompts * (CHUNK + 3));
             assert_eq!(b.tokens, a.tokens * (CHUNK + 3));

@@ -168,6 +168,21 @@ impl Ab {
             .collect()
     }
 
+    /// Per variant, per turn index (as [`Ab::by_turn`]): the recordings whose prompts before that
+    /// turn the variant rendered.
+    pub fn turn_reach(&self) -> Vec<Vec<usize>> {
+        let turns = self.totals.turns.iter().map(Vec::len).max().unwrap_or(0);
+        self.totals
+            .turns
+            .iter()
+            .map(|series| {
+                (0..turns)
+                    .map(|k| series.get(k).map_or(0, |sum| sum.recordings))
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Sets every render time to 0, so that the output is reproducible.
     pub fn clear_timing(&mut self) {
         for summary in &mut self.totals.summaries {

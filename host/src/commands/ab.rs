@@ -9,7 +9,7 @@ use clap::ValueEnum;
 
 use crate::ab::report;
 use crate::ab::tokens::Tokenizer;
-use crate::ab::{run as run_ab, AbPlan};
+use crate::ab::{run as run_ab, AbPlan, PromptLog};
 use crate::host::Host;
 use crate::output::{pretty, write_atomically, write_out};
 use crate::recording::corpus;
@@ -31,6 +31,18 @@ pub enum AbFormat {
 /// The tokenizer named, else the one of `[ab] tokenizer`.
 pub fn tokenizer(host: &Host, name: Option<&str>) -> Result<Tokenizer, Error> {
     Tokenizer::named(name.unwrap_or(host.config().ab_tokenizer()))
+}
+
+/// What the progress bar shows: the recordings done of all, and the time left.
+const PROGRESS: &str = "{bar:30} {pos}/{len} recordings, {elapsed} elapsed, about {eta} left";
+
+/// The progress bar of `len` recordings, on stderr.
+fn progress_bar(len: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(PROGRESS) {
+        bar.set_style(style);
+    }
+    bar
 }
 
 /// Runs the comparison, warns on stderr about strategies that failed, writes the HTML report
@@ -57,7 +69,7 @@ pub fn ab(
         });
     }
     let bar = if std::io::stderr().is_terminal() && sources.len() > 1 && !crate::output::quiet() {
-        indicatif::ProgressBar::new(sources.len() as u64)
+        progress_bar(sources.len())
     } else {
         indicatif::ProgressBar::hidden()
     };
@@ -87,7 +99,8 @@ pub fn ab(
         }
     }
     if let Some(file) = report_file {
-        let page = report::html(&result, &host.host_templates()?)?;
+        let prompts = PromptLog::collect(host, &result, &sources);
+        let page = report::html(&result, &prompts, &host.host_templates()?)?;
         write_atomically(file, page.as_bytes())?;
     }
     let text = match format {
@@ -104,5 +117,63 @@ pub fn ab(
             count: sources.len(),
             first: first.to_string(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// A terminal that keeps what is written to it.
+    #[derive(Debug, Default)]
+    struct Screen(Arc<Mutex<String>>);
+
+    impl indicatif::TermLike for Screen {
+        fn width(&self) -> u16 {
+            120
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.write_str(&format!("{s}\n"))
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            self.0.lock().unwrap().push_str(s);
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_progress_bar_counts_recordings_and_shows_the_time_left() {
+        let screen = Screen::default();
+        let written = Arc::clone(&screen.0);
+        let bar = progress_bar(35);
+        bar.set_draw_target(indicatif::ProgressDrawTarget::term_like(Box::new(screen)));
+        bar.inc(7);
+        bar.tick();
+        let text = written.lock().unwrap().clone();
+        assert!(
+            text.contains(" 7/35 recordings, 0s elapsed, about "),
+            "{text:?}"
+        );
+        assert!(text.trim_end().ends_with(" left"), "{text:?}");
     }
 }

@@ -116,6 +116,7 @@ pub fn json(ab: &Ab) -> Json {
             "breakpoints": ab.pricing[v.profile].placement.as_str(),
             "cost_vs_baseline": v.vs_baseline,
             "full_retention": v.full_retention,
+            "drops": verdict::dropped(&summaries[v.variant]).iter().map(|d| d.category).collect::<Vec<_>>(),
             "text": verdict::line(ab, &summaries, v),
         })).collect::<Vec<_>>(),
         "strategies": strategies,

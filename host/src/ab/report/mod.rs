@@ -1,8 +1,10 @@
 //! The results of `ptc ab` in every format: a terminal table and markdown (`table.rs`), CSV, one
 //! row per prompt (`csv.rs`), JSON, the summaries and every per-turn series (`json.rs`), and a
 //! self-contained HTML page with charts (`html.rs`). This file holds the figures they share:
-//! the summary and the against-the-baseline rows, and the line that introduces them.
+//! the summary and the against-the-baseline tables, with their marks and the line that
+//! introduces them.
 
+mod charts;
 mod csv;
 mod html;
 mod json;
@@ -16,6 +18,7 @@ pub use table::{markdown_tables, table};
 
 use crate::ab::retention::Share;
 use crate::ab::{Ab, Summary};
+use html::escape;
 
 fn percent(share: Share) -> String {
     share
@@ -37,40 +40,84 @@ fn times(r: Option<f64>) -> String {
     r.map_or_else(|| "n/a".into(), |r| format!("{r:.2}x"))
 }
 
+/// The mark of the baseline's row.
+const BASELINE_MARK: &str = "B";
+/// The mark of the verdict's row, and of its cell in the against-the-baseline table.
+const VERDICT_MARK: &str = "*";
+
 struct Row {
+    /// [`BASELINE_MARK`], [`VERDICT_MARK`], both or nothing: the first column of every format.
+    mark: String,
+    /// Whether the row is the baseline's, the verdict's: the HTML page styles them.
+    baseline: bool,
+    verdict: bool,
     cells: Vec<String>,
 }
 
-/// The summary rows: one per variant.
-fn summary_rows(ab: &Ab, summaries: &[Summary]) -> (Vec<&'static str>, Vec<Row>) {
-    let header = vec![
-        "strategy",
-        "prompts",
-        "tokens",
-        "mean",
-        "max",
-        "cached",
-        "cost $",
-        "vs base",
-        "symbols",
-        "calls",
-        "prints",
-        "error",
-        "used next",
-        "render us",
-    ];
+/// A table as every format shows it: a column of marks, then `header` and `rows`; the columns
+/// `group.0` (a range of `header`'s indexes) stand under the heading `group.1`.
+struct Table {
+    header: Vec<String>,
+    group: Option<(std::ops::Range<usize>, &'static str)>,
+    rows: Vec<Row>,
+    /// What the marks mean, one line each: written under the table.
+    legend: Vec<String>,
+}
+
+/// The retention columns of the summary table, under the heading [`RETAINED`].
+const RETENTION_COLUMNS: [&str; 5] = ["symbols", "calls", "prints", "error", "used next"];
+const RETAINED: &str = "retained";
+
+fn mark(baseline: bool, verdict: bool) -> String {
+    let mut mark = String::new();
+    if baseline {
+        mark.push_str(BASELINE_MARK);
+    }
+    if verdict {
+        mark.push_str(VERDICT_MARK);
+    }
+    mark
+}
+
+/// The verdict of the table's pricing profile: the provider of the primary profile.
+fn primary_verdict(ab: &Ab, verdicts: &[verdict::Verdict]) -> Option<usize> {
+    let name = &ab.pricing[ab.primary_pricing].name;
+    let provider = name.split('@').next().unwrap_or(name);
+    verdicts
+        .iter()
+        .find(|v| v.provider == provider)
+        .map(|v| v.variant)
+}
+
+/// The summary table: one row per variant.
+fn summary_table(ab: &Ab, summaries: &[Summary]) -> Table {
+    let mut header: Vec<String> = [
+        "strategy", "prompts", "tokens", "mean", "max", "cached", "cost $", "vs base",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let group = header.len()..header.len() + RETENTION_COLUMNS.len();
+    header.extend(RETENTION_COLUMNS.map(str::to_owned));
+    header.push("render µs".to_owned());
     let base = &summaries[ab.baseline];
     let p = ab.primary_pricing;
+    let verdicts = verdict::verdicts(ab, summaries);
+    let chosen = primary_verdict(ab, &verdicts);
     let rows = ab
         .variants
         .iter()
         .zip(summaries)
-        .map(|(v, s)| {
+        .enumerate()
+        .map(|(i, (v, s))| {
             let mut label = v.label.clone();
             if s.failed > 0 {
                 label.push_str(&format!(" (failed on {})", s.failed));
             }
+            let (baseline, verdict) = (i == ab.baseline, chosen == Some(i));
             Row {
+                mark: mark(baseline, verdict),
+                baseline,
+                verdict,
                 cells: vec![
                     label,
                     s.prompts.to_string(),
@@ -90,33 +137,81 @@ fn summary_rows(ab: &Ab, summaries: &[Summary]) -> (Vec<&'static str>, Vec<Row>)
             }
         })
         .collect();
-    (header, rows)
+    let pricing = &ab.pricing[p].name;
+    let verdict = match verdicts.iter().find(|v| Some(v.variant) == chosen) {
+        Some(v) if v.full_retention => {
+            format!("{VERDICT_MARK} the cheapest at full retention under {pricing} pricing (the verdict below)")
+        }
+        Some(_) => format!(
+            "{VERDICT_MARK} the cheapest under {pricing} pricing, though not at full retention (the verdict below)"
+        ),
+        None => String::new(),
+    };
+    let legend = [
+        format!("{BASELINE_MARK} the baseline"),
+        verdict,
+        format!(
+            "{RETAINED}: the share of the history's facts the prompts show (symbols, tool calls, printed lines, the latest error, the names the next program uses)"
+        ),
+    ]
+    .into_iter()
+    .filter(|part| !part.is_empty())
+    .collect();
+    Table {
+        header,
+        group: Some((group, RETAINED)),
+        rows,
+        legend,
+    }
 }
 
-/// Cost vs baseline under every pricing profile, and tokens vs baseline.
-fn pricing_rows(ab: &Ab, summaries: &[Summary]) -> (Vec<String>, Vec<Row>) {
+/// Cost vs baseline under every pricing profile, and tokens vs baseline; the verdict of each
+/// provider marked in the column of the placement it names.
+fn pricing_table(ab: &Ab, summaries: &[Summary]) -> Table {
     let mut header = vec!["strategy".to_string(), "tokens".to_string()];
     header.extend(ab.pricing.iter().map(|p| p.name.clone()));
     let base = &summaries[ab.baseline];
-    let rows = ab
-        .variants
-        .iter()
-        .zip(summaries)
-        .map(|(v, s)| {
-            let mut cells = vec![
-                v.label.clone(),
-                times(vs_base(s, s.tokens as f64, base.tokens as f64)),
-            ];
-            cells.extend(
-                s.costs
-                    .iter()
-                    .zip(&base.costs)
-                    .map(|(c, b)| times(vs_base(s, *c, *b))),
-            );
-            Row { cells }
-        })
-        .collect();
-    (header, rows)
+    let verdicts = verdict::verdicts(ab, summaries);
+    let rows =
+        ab.variants
+            .iter()
+            .zip(summaries)
+            .enumerate()
+            .map(|(i, (v, s))| {
+                let mut cells = vec![
+                    v.label.clone(),
+                    times(vs_base(s, s.tokens as f64, base.tokens as f64)),
+                ];
+                cells.extend(s.costs.iter().zip(&base.costs).enumerate().map(
+                    |(profile, (c, b))| {
+                        let mut cell = times(vs_base(s, *c, *b));
+                        if verdicts
+                            .iter()
+                            .any(|v| v.variant == i && v.profile == profile)
+                        {
+                            cell.push_str(VERDICT_MARK);
+                        }
+                        cell
+                    },
+                ));
+                let verdict = verdicts.iter().any(|v| v.variant == i);
+                Row {
+                    mark: mark(i == ab.baseline, verdict),
+                    baseline: i == ab.baseline,
+                    verdict,
+                    cells,
+                }
+            })
+            .collect();
+    Table {
+        header,
+        group: None,
+        rows,
+        legend: vec![
+            format!("{BASELINE_MARK} the baseline"),
+            format!("{VERDICT_MARK} a provider's verdict, in the column of its cache placement"),
+        ],
+    }
 }
 
 /// The line above the tables: recordings, prompts, strategies, tokenizer, pricing, baseline.
@@ -130,9 +225,4 @@ fn intro(ab: &Ab, summaries: &[Summary]) -> String {
         ab.pricing[ab.primary_pricing].name,
         ab.variants[ab.baseline].label
     )
-}
-
-/// A header of static names as owned strings.
-fn strings(header: Vec<&'static str>) -> Vec<String> {
-    header.into_iter().map(str::to_owned).collect()
 }

@@ -1,47 +1,94 @@
-//! The results of `ptc ab` as aligned columns for a terminal, or as markdown tables.
+//! The results of `ptc ab` as aligned columns for a terminal, or as markdown tables. Both
+//! start with a column of marks (the baseline, the verdict) that a line under the table
+//! explains; the retention columns stand under one heading.
 
 use std::fmt::Write;
 
-use super::{intro, pricing_rows, strings, summary_rows, Row};
+use super::{intro, pricing_table, summary_table, Table};
 use crate::ab::{Ab, Summary};
 
-fn aligned(header: &[String], rows: &[Row]) -> String {
+fn aligned(table: &Table) -> String {
+    let mut header = vec![String::new()];
+    header.extend(table.header.iter().cloned());
+    let rows: Vec<Vec<String>> = table
+        .rows
+        .iter()
+        .map(|row| {
+            let mut cells = vec![row.mark.clone()];
+            cells.extend(row.cells.iter().cloned());
+            cells
+        })
+        .collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (w, c) in widths.iter_mut().zip(&row.cells) {
+    for row in &rows {
+        for (w, c) in widths.iter_mut().zip(row) {
             *w = (*w).max(c.chars().count());
         }
     }
+    // The mark and the strategy are left-aligned, the figures right-aligned.
     let line = |cells: &[String]| {
         let mut out = String::new();
         for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
-            if i == 0 {
-                let _ = write!(out, "{c:<w$}");
+            let gap = if i == 0 { "" } else { "  " };
+            if i < 2 {
+                let _ = write!(out, "{gap}{c:<w$}");
             } else {
-                let _ = write!(out, "  {c:>w$}");
+                let _ = write!(out, "{gap}{c:>w$}");
             }
         }
         out.trim_end().to_owned() + "\n"
     };
-    let mut out = line(header);
-    for row in rows {
-        out.push_str(&line(&row.cells));
+    let mut out = String::new();
+    if let Some((columns, title)) = &table.group {
+        // Column i starts after the columns before it and a gap of two before each; the
+        // column of marks comes first.
+        let start_of = |i: usize| widths[..i].iter().sum::<usize>() + 2 * i;
+        let (first, last) = (columns.start + 1, columns.end);
+        let start = start_of(first);
+        let end = start_of(last) + widths[last];
+        let span = end - start;
+        let title = format!(" {title} ");
+        let dashes = span.saturating_sub(title.chars().count());
+        let _ = writeln!(
+            out,
+            "{}{}{title}{}",
+            " ".repeat(start),
+            "-".repeat(dashes / 2),
+            "-".repeat(dashes - dashes / 2)
+        );
+    }
+    out.push_str(&line(&header));
+    for row in &rows {
+        out.push_str(&line(row));
+    }
+    for line in &table.legend {
+        let _ = writeln!(out, "{line}");
     }
     out
 }
 
-fn markdown(header: &[String], rows: &[Row]) -> String {
-    let mut out = format!("| {} |\n", header.join(" | "));
-    out.push_str(&format!(
-        "|{}\n",
-        header
-            .iter()
-            .enumerate()
-            .map(|(i, _)| if i == 0 { "---|" } else { "---:|" })
-            .collect::<String>()
-    ));
-    for row in rows {
-        out.push_str(&format!("| {} |\n", row.cells.join(" | ")));
+fn markdown(table: &Table) -> String {
+    let header: Vec<String> = table
+        .header
+        .iter()
+        .enumerate()
+        .map(|(i, h)| match &table.group {
+            Some((columns, title)) if columns.contains(&i) => format!("{title} {h}"),
+            _ => h.clone(),
+        })
+        .collect();
+    let mut out = format!("|  | {} |\n", header.join(" | "));
+    out.push_str("|---|");
+    for i in 0..header.len() {
+        out.push_str(if i == 0 { "---|" } else { "---:|" });
+    }
+    out.push('\n');
+    for row in &table.rows {
+        let _ = writeln!(out, "| {} | {} |", row.mark, row.cells.join(" | "));
+    }
+    if !table.legend.is_empty() {
+        // One paragraph, a line break after each line but the last.
+        let _ = write!(out, "\n{}\n", table.legend.join("  \n"));
     }
     out
 }
@@ -49,12 +96,10 @@ fn markdown(header: &[String], rows: &[Row]) -> String {
 /// The terminal table.
 pub fn table(ab: &Ab) -> String {
     let summaries = ab.summaries();
-    let (h1, r1) = summary_rows(ab, summaries);
-    let (h2, r2) = pricing_rows(ab, summaries);
     let mut out = intro(ab, summaries) + "\n\n";
-    out.push_str(&aligned(&strings(h1), &r1));
+    out.push_str(&aligned(&summary_table(ab, summaries)));
     out.push_str("\nvs baseline: tokens, and cost under each pricing profile\n");
-    out.push_str(&aligned(&h2, &r2));
+    out.push_str(&aligned(&pricing_table(ab, summaries)));
     out.push_str(&super::verdict::section(ab, summaries));
     out.push_str(&failures(ab, summaries));
     out
@@ -63,12 +108,10 @@ pub fn table(ab: &Ab) -> String {
 /// The same as markdown tables.
 pub fn markdown_tables(ab: &Ab) -> String {
     let summaries = ab.summaries();
-    let (h1, r1) = summary_rows(ab, summaries);
-    let (h2, r2) = pricing_rows(ab, summaries);
     let mut out = format!("{}\n\n", intro(ab, summaries));
-    out.push_str(&markdown(&strings(h1), &r1));
+    out.push_str(&markdown(&summary_table(ab, summaries)));
     out.push_str("\nvs baseline: tokens, and cost under each pricing profile\n\n");
-    out.push_str(&markdown(&h2, &r2));
+    out.push_str(&markdown(&pricing_table(ab, summaries)));
     out.push_str(&super::verdict::section(ab, summaries));
     out.push_str(&failures(ab, summaries));
     out

@@ -107,19 +107,64 @@ pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
             verdict.provider
         )
     } else {
-        let s = &summaries[verdict.variant];
-        let pct = |share: Share| {
-            share
-                .ratio()
-                .map_or_else(|| "n/a".into(), |r| format!("{:.0}%", r * 100.0))
-        };
         format!(
-            "{}: no strategy keeps every symbol and the latest error; the cheapest is {variant}{placement}, {versus}, keeping {} of symbols and {} of latest errors",
+            "{}: no strategy keeps full retention; the cheapest is {variant}{placement}, {versus}, and it {}",
             verdict.provider,
-            pct(s.retention.symbols),
-            pct(s.retention.error)
+            shortfall(&summaries[verdict.variant])
         )
     }
+}
+
+/// A category of full retention that a strategy keeps less than all of.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dropped {
+    /// Its key in `--format json`: `symbols` or `error`.
+    pub category: &'static str,
+    /// The share kept, below 1.
+    pub kept: f64,
+}
+
+/// The categories of full retention a strategy keeps less than all of, in the order symbols,
+/// error.
+pub fn dropped(s: &Summary) -> Vec<Dropped> {
+    [
+        ("symbols", s.retention.symbols),
+        ("error", s.retention.error),
+    ]
+    .into_iter()
+    .filter_map(|(category, share)| {
+        let kept = share.ratio()?;
+        (kept < 1.0).then_some(Dropped { category, kept })
+    })
+    .collect()
+}
+
+/// What keeps a strategy from full retention, after "it": `drops latest errors (keeps 28%)`,
+/// `drops symbols (keeps 97%) and latest errors (keeps 28%), and failed on 2 recording(s)`.
+fn shortfall(s: &Summary) -> String {
+    let drops: Vec<String> = dropped(s)
+        .iter()
+        .map(|d| {
+            let name = match d.category {
+                "symbols" => "symbols",
+                _ => "latest errors",
+            };
+            // Never "keeps 100%" for a share just below 1.
+            let kept = (d.kept * 100.0).round().min(99.0);
+            format!("{name} (keeps {kept:.0}%)")
+        })
+        .collect();
+    let mut text = match drops.len() {
+        0 => String::new(),
+        _ => format!("drops {}", drops.join(" and ")),
+    };
+    if s.failed > 0 {
+        if !text.is_empty() {
+            text.push_str(", and ");
+        }
+        text.push_str(&format!("failed on {} recording(s)", s.failed));
+    }
+    text
 }
 
 /// Every verdict line, under a heading.
@@ -238,5 +283,36 @@ mod tests {
         let mut failed = summary(&[1.0], 10, 10);
         failed.failed = 2;
         assert!(!keeps_everything(&failed));
+    }
+
+    #[test]
+    fn what_keeps_a_strategy_from_full_retention_is_named() {
+        let whole = summary(&[1.0], 10, 10);
+        assert_eq!(dropped(&whole), []);
+        let errors = summary(&[1.0], 10, 3);
+        assert_eq!(
+            dropped(&errors),
+            [Dropped {
+                category: "error",
+                kept: 0.3
+            }]
+        );
+        assert_eq!(shortfall(&errors), "drops latest errors (keeps 30%)");
+        let mut both = summary(&[1.0], 9, 0);
+        both.failed = 2;
+        assert_eq!(
+            shortfall(&both),
+            "drops symbols (keeps 90%) and latest errors (keeps 0%), and failed on 2 recording(s)"
+        );
+        let mut failed = whole.clone();
+        failed.failed = 1;
+        assert_eq!(shortfall(&failed), "failed on 1 recording(s)");
+        // 999 of 1,000 is not rounded up to all of them.
+        let mut almost = whole;
+        almost.retention.symbols = Share {
+            visible: 999,
+            total: 1000,
+        };
+        assert_eq!(shortfall(&almost), "drops symbols (keeps 99%)");
     }
 }
