@@ -155,6 +155,7 @@ pub fn run(
             }
         }
     }
+    totals.price(&plan.pricing);
     let baseline = plan
         .variants
         .iter()

@@ -269,7 +269,9 @@ impl Pricing {
         }
     }
 
-    fn priced(&self, read: usize, written: usize, plain: usize) -> PromptCost {
+    /// What `read`, `written` and `plain` tokens cost. Linear, so the cost of many prompts is
+    /// the cost of their summed tokens: sums of integers, exact in any order.
+    pub fn priced(&self, read: usize, written: usize, plain: usize) -> PromptCost {
         PromptCost {
             read,
             written,

@@ -1,8 +1,11 @@
 //! Adding measures up: the [`Summary`] of a variant over every recording, the means and shares
 //! the reports show, and the per-turn series of an [`Ab`] run. Each run is folded into
-//! [`Totals`] as it is measured, in recording order, so what is held does not grow with the
-//! number of recordings and every sum is added in the same order whatever the thread count.
+//! [`Totals`] as it is measured, so what is held does not grow with the number of recordings.
+//! Every sum in [`Totals`] is an integer (tokens, counts, nanoseconds); costs are priced from
+//! the summed tokens at the end ([`Pricing::priced`] is linear), so the totals of any split of
+//! the recordings, added in any order, are exactly those of one run.
 
+use crate::ab::pricing::Pricing;
 use crate::ab::retention::Retention;
 use crate::ab::{Ab, PromptMeasure, RunMeasure};
 
@@ -34,7 +37,7 @@ pub struct Summary {
     pub max_tokens: usize,
     /// Under the primary pricing profile.
     pub cached_tokens: usize,
-    /// One per pricing profile.
+    /// One per pricing profile, priced from [`Summary::cache`].
     pub costs: Vec<f64>,
     /// Tokens read from the cache, written to it and paid plain: one per pricing profile.
     pub cache: Vec<CacheTokens>,
@@ -64,14 +67,12 @@ impl Summary {
         self.render_ns += p.render_ns;
     }
 
+    /// Adds `other`'s sums; the costs are left to [`Summary::price`].
     fn merge(&mut self, other: &Summary) {
         self.prompts += other.prompts;
         self.tokens += other.tokens;
         self.max_tokens = self.max_tokens.max(other.max_tokens);
         self.cached_tokens += other.cached_tokens;
-        for (total, cost) in self.costs.iter_mut().zip(&other.costs) {
-            *total += cost;
-        }
         self.cache.resize(
             self.cache.len().max(other.cache.len()),
             CacheTokens::default(),
@@ -87,6 +88,18 @@ impl Summary {
         if self.first_error.is_none() {
             self.first_error.clone_from(&other.first_error);
         }
+    }
+
+    /// Sets the costs from the tokens each profile's cache billed.
+    fn price(&mut self, pricing: &[Pricing]) {
+        self.costs = pricing
+            .iter()
+            .enumerate()
+            .map(|(i, profile)| {
+                let c = self.cache.get(i).copied().unwrap_or_default();
+                profile.priced(c.read, c.written, c.plain).cost
+            })
+            .collect();
     }
 
     pub fn mean_tokens(&self) -> f64 {
@@ -160,7 +173,11 @@ impl Ab {
                 (0..turns)
                     .map(|k| {
                         series.get(k).map_or((0.0, 0.0), |sum| {
-                            (sum.tokens as f64 / sum.recordings as f64, sum.cost)
+                            let c = sum.cache;
+                            let cost = self.pricing[self.primary_pricing]
+                                .priced(c.read, c.written, c.plain)
+                                .cost;
+                            (sum.tokens as f64 / sum.recordings as f64, cost)
                         })
                     })
                     .collect()
@@ -185,8 +202,8 @@ impl Ab {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct TurnSum {
     tokens: usize,
-    /// Under the primary pricing profile.
-    cost: f64,
+    /// How the primary pricing profile's cache billed the tokens.
+    cache: CacheTokens,
     recordings: usize,
 }
 
@@ -226,11 +243,20 @@ impl Totals {
             if series.len() < run.by_turn.len() {
                 series.resize(run.by_turn.len(), TurnSum::default());
             }
-            for (sum, (tokens, cost)) in series.iter_mut().zip(&run.by_turn) {
+            for (sum, (tokens, cache)) in series.iter_mut().zip(&run.by_turn) {
                 sum.tokens += tokens;
-                sum.cost += cost;
+                sum.cache.read += cache.read;
+                sum.cache.written += cache.written;
+                sum.cache.plain += cache.plain;
                 sum.recordings += 1;
             }
+        }
+    }
+
+    /// Prices every summary's costs from its summed tokens: called once everything is added.
+    pub(super) fn price(&mut self, pricing: &[Pricing]) {
+        for summary in &mut self.summaries {
+            summary.price(pricing);
         }
     }
 }
