@@ -17,6 +17,7 @@ mod requests;
 mod rules;
 mod safety;
 mod serve;
+mod shard;
 mod strategies;
 mod support;
 mod templates;

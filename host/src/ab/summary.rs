@@ -10,7 +10,8 @@ use crate::ab::retention::Retention;
 use crate::ab::{Ab, PromptMeasure, RunMeasure};
 
 /// Input tokens by how a provider's cache billed them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CacheTokens {
     pub read: usize,
     pub written: usize,
@@ -199,12 +200,13 @@ impl Ab {
 }
 
 /// The prompts before one turn index of one variant, added up over the recordings that reach it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct TurnSum {
-    tokens: usize,
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnSum {
+    pub tokens: usize,
     /// How the primary pricing profile's cache billed the tokens.
-    cache: CacheTokens,
-    recordings: usize,
+    pub cache: CacheTokens,
+    pub recordings: usize,
 }
 
 /// Every run added up per variant: its [`Summary`] and its per-turn sums. Its size depends on
@@ -214,9 +216,12 @@ pub(super) struct Totals {
     /// Recordings measured.
     pub recordings: usize,
     /// One per variant, in variant order.
-    summaries: Vec<Summary>,
+    pub summaries: Vec<Summary>,
     /// Per variant, per turn index.
-    turns: Vec<Vec<TurnSum>>,
+    pub turns: Vec<Vec<TurnSum>>,
+    /// Per variant, the index (as given to [`Totals::add`]) of the recording its
+    /// `first_error` comes from.
+    pub first_failure: Vec<Option<usize>>,
 }
 
 impl Totals {
@@ -231,13 +236,17 @@ impl Totals {
                 variants
             ],
             turns: vec![Vec::new(); variants],
+            first_failure: vec![None; variants],
         }
     }
 
-    /// Adds the runs of one recording, one per variant. Called in recording order.
-    pub(super) fn add(&mut self, runs: &[RunMeasure]) {
+    /// Adds the runs of recording `index`, one per variant. Called in recording order.
+    pub(super) fn add(&mut self, index: usize, runs: &[RunMeasure]) {
         self.recordings += 1;
         for run in runs {
+            if run.totals.first_error.is_some() && self.first_failure[run.variant].is_none() {
+                self.first_failure[run.variant] = Some(index);
+            }
             self.summaries[run.variant].merge(&run.totals);
             let series = &mut self.turns[run.variant];
             if series.len() < run.by_turn.len() {
@@ -249,6 +258,35 @@ impl Totals {
                 sum.cache.written += cache.written;
                 sum.cache.plain += cache.plain;
                 sum.recordings += 1;
+            }
+        }
+    }
+
+    /// Adds the totals of other recordings, whose indexes are in the same numbering: each
+    /// variant's first error is the one of the lowest index, as one run over all of them finds.
+    pub(super) fn merge(&mut self, other: &Totals) {
+        self.recordings += other.recordings;
+        for (v, more) in other.summaries.iter().enumerate() {
+            let summary = &mut self.summaries[v];
+            let first = summary.first_error.take();
+            summary.merge(more);
+            summary.first_error = first;
+            let (mine, theirs) = (self.first_failure[v], other.first_failure[v]);
+            if theirs.is_some() && (mine.is_none() || theirs < mine) {
+                summary.first_error.clone_from(&more.first_error);
+                self.first_failure[v] = theirs;
+            }
+        }
+        for (series, more) in self.turns.iter_mut().zip(&other.turns) {
+            if series.len() < more.len() {
+                series.resize(more.len(), TurnSum::default());
+            }
+            for (sum, add) in series.iter_mut().zip(more) {
+                sum.tokens += add.tokens;
+                sum.cache.read += add.cache.read;
+                sum.cache.written += add.cache.written;
+                sum.cache.plain += add.cache.plain;
+                sum.recordings += add.recordings;
             }
         }
     }
