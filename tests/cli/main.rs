@@ -5,6 +5,7 @@ mod bad_input;
 mod bad_plugins;
 mod config;
 mod conventions;
+mod deploy;
 mod determinism;
 mod examples;
 mod limits;
