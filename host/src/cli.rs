@@ -12,7 +12,9 @@ use crate::host::Host;
 use crate::output::write_out;
 use crate::Error;
 
+pub use crate::ab::shard::Shard;
 pub use crate::commands::ab::AbFormat;
+pub use crate::commands::ab_merge::MergeFormat;
 pub use crate::commands::render::{RenderFormat, RequestArgs};
 pub use crate::commands::trace::TraceView;
 pub use crate::output::Format;
@@ -122,7 +124,15 @@ pub enum Command {
     /// A recording that cannot be read is left out with a `warning:` naming it; the others are
     /// measured and written, and the exit code is 1 (`--strict`: exit 2 at the first). Exit 2
     /// when no recording could be read or none was found.
+    ///
+    /// A large corpus is split over machines with --shard K/N: each runs `ptc ab RECORDINGS
+    /// --shard K/N --format partial > part-K.json` with the same recordings and settings, and
+    /// `ptc ab merge part-*.json` gives, byte for byte, what one run gives (see `ptc ab merge
+    /// --help`). A recording directory named `merge` is written `./merge`.
+    #[command(args_conflicts_with_subcommands = true)]
     Ab {
+        #[command(subcommand)]
+        command: Option<AbCommand>,
         /// Recording files or directories [default: the bundled examples]
         recordings: Vec<PathBuf>,
         /// Comma-separated strategies or variants, e.g.
@@ -149,6 +159,14 @@ pub enum Command {
         /// leaving it out, warning about it, and exiting 1 after the results
         #[arg(long)]
         strict: bool,
+        /// Measure only shard K of N (0-based): the recordings whose identity hashes to K
+        /// modulo N. The identity is the file's name (its path relative to the directory
+        /// given), with `:LINE` for a line of a JSONL file; the hash is FNV-1a 64 of its UTF-8
+        /// bytes, so every machine finds its share alone. With --format partial the shard
+        /// writes a part for `ptc ab merge`, exit 0 even when recordings could not be read
+        /// (the part carries them, and the merge reports them)
+        #[arg(long, value_name = "K/N")]
+        shard: Option<Shard>,
         #[command(flatten)]
         config: ConfigArgs,
         #[command(flatten)]
@@ -340,6 +358,45 @@ pub enum Command {
     },
 }
 
+/// What `ptc ab` does besides measuring.
+#[derive(Debug, Subcommand)]
+pub enum AbCommand {
+    /// Merge the parts of a split run into the results of one run
+    ///
+    /// Each part is the output of `ptc ab RECORDINGS --shard K/N --format partial`, run with
+    /// the same recordings and settings for every K from 0 to N-1 (on as many machines as
+    /// you like). The merge gives, byte for byte, what `ptc ab RECORDINGS` gives in every
+    /// format, and the HTML report; render times are the shards' own, and --no-timing (on
+    /// the shards or here) makes them 0.
+    ///
+    /// The merge refuses (exit 2, one `error:` line) a file that is not a part or is
+    /// truncated (naming the file and the place in the JSON), parts measured with different
+    /// settings (strategies, plugin versions, resolved options, templates, tokenizer,
+    /// pricing, baseline: naming the first difference), of different corpora or splits, two
+    /// parts of one shard, and missing shards (--allow-missing merges what is there). The
+    /// recordings the shards could not read are warned about and exit 1, as in one run.
+    Merge {
+        /// Part files, or directories holding them (every .json file directly inside)
+        #[arg(required = true)]
+        parts: Vec<PathBuf>,
+        /// Merge the parts given even when some shards are missing: the results cover the
+        /// recordings of the shards given, and a warning names the missing ones
+        #[arg(long)]
+        allow_missing: bool,
+        /// What to print on stdout
+        #[arg(long, value_enum, default_value_t = MergeFormat::Table)]
+        format: MergeFormat,
+        /// Also write a self-contained HTML report with charts
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
+        /// Report render times as 0, so that the output is byte-for-byte reproducible
+        #[arg(long)]
+        no_timing: bool,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+}
+
 /// Where `ptc import` reads from.
 #[derive(Debug, Subcommand)]
 pub enum ImportFrom {
@@ -416,6 +473,10 @@ impl Command {
     /// The configuration options given after the command, for the commands that take them.
     fn config(&self) -> Option<&ConfigArgs> {
         match self {
+            Command::Ab {
+                command: Some(AbCommand::Merge { config, .. }),
+                ..
+            } => Some(config),
             Command::Strategies { config, .. }
             | Command::Ab { config, .. }
             | Command::Validate { config, .. }
@@ -540,7 +601,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
         cli.command,
         Command::Strategies { .. }
             | Command::Render { .. }
-            | Command::Ab { .. }
+            | Command::Ab { command: None, .. }
             | Command::Diff { .. }
             | Command::Serve { .. }
             | Command::Init { .. }
@@ -573,6 +634,28 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             },
         )?,
         Command::Ab {
+            command:
+                Some(AbCommand::Merge {
+                    parts,
+                    allow_missing,
+                    format,
+                    report,
+                    no_timing,
+                    ..
+                }),
+            ..
+        } => {
+            return commands::ab_merge::merge(
+                &host,
+                &parts,
+                allow_missing,
+                format,
+                report.as_deref(),
+                no_timing,
+                out,
+            );
+        }
+        Command::Ab {
             recordings,
             strategies,
             tokenizer,
@@ -581,6 +664,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
             report,
             no_timing,
             strict,
+            shard,
             ..
         } => {
             return commands::ab::ab(
@@ -593,6 +677,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
                 report.as_deref(),
                 no_timing,
                 strict,
+                shard.unwrap_or(Shard::ALL),
                 out,
             );
         }

@@ -125,6 +125,30 @@ pub enum Error {
     #[error("no strategy asked for could be compared: {failures}")]
     AbAllFailed { failures: String },
 
+    // Merging the parts of a split run (`ptc ab merge`).
+    #[error(
+        "{path} is not a part of `ptc ab` (write parts with `ptc ab --shard K/N --format partial`)"
+    )]
+    NotPartial { path: PathBuf },
+    #[error("{path} is a part of layout {found}; this ptc reads {expected} (merge parts with the ptc that wrote them)")]
+    PartialLayout {
+        path: PathBuf,
+        found: String,
+        expected: &'static str,
+    },
+    #[error("cannot read part {path} at {place}: {source}")]
+    Partial {
+        path: PathBuf,
+        /// Where in the JSON: `summaries[1].tokens`, `the top level`, `the end`.
+        place: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("part {path} does not hold together: {reason}")]
+    PartialInconsistent { path: PathBuf, reason: String },
+    #[error("cannot merge: {reason}")]
+    MergeRefused { reason: String },
+
     // Writing results.
     #[error("{path} exists (--force overwrites it)")]
     Exists { path: PathBuf },

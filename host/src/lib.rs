@@ -24,7 +24,10 @@ pub use render::request;
 pub use ab::pricing::{Pricing, PromptCost};
 pub use ab::retention::{Facts, Retention, Share};
 pub use ab::tokens::{Counter, Tokenizer};
-pub use ab::{run as run_ab, Ab, AbPlan, PromptMeasure, RunDetail, RunMeasure, Summary, Variant};
+pub use ab::{
+    run as run_ab, run_with as run_ab_with, Ab, AbPlan, BadRecording, PromptMeasure, Rows,
+    RunDetail, RunMeasure, Summary, Variant,
+};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};

@@ -3,12 +3,13 @@
 //! says, and pass the providers' official Python SDK request types.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use ptc::request::{self, Placement, RequestOptions, Ttl};
 use serde_json::Value as Json;
 
-use crate::support::{all_strategies, example, in_process_host, messages, repo, STRATEGIES};
+use crate::support::{
+    all_strategies, example, in_process_host, messages, python_with, repo, STRATEGIES,
+};
 
 /// Every bundled example recording, in name order.
 fn recordings() -> Vec<PathBuf> {
@@ -339,60 +340,6 @@ fn render_help_explains_the_request_formats_and_options() {
     }
 }
 
-/// A Python that has the SDKs: `python3` with them installed from the registry into `dir`,
-/// in a venv (or, where python3 has no venv module, `pip install --target` and PYTHONPATH).
-/// `Err` says why there is none.
-fn sdk_python(dir: &Path) -> Result<Command, String> {
-    let run = |command: &mut Command, what: &str| match command.output() {
-        Err(e) => Err(format!("{what} does not run: {e}")),
-        Ok(out) if out.status.success() => Ok(()),
-        Ok(out) => Err(format!(
-            "{what} failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )),
-    };
-    let pip_install = [
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        "--timeout",
-        "20",
-        "--retries",
-        "1",
-    ];
-    let packages = ["anthropic", "openai"];
-    let venv = dir.join("venv");
-    let python = if run(
-        Command::new("python3").args(["-m", "venv"]).arg(&venv),
-        "python3 -m venv",
-    )
-    .is_ok()
-    {
-        let python = venv.join("bin/python");
-        run(
-            Command::new(&python).args(pip_install).args(packages),
-            "pip install anthropic openai (in a venv)",
-        )?;
-        Command::new(python)
-    } else {
-        let site = dir.join("site-packages");
-        run(
-            Command::new("python3")
-                .args(pip_install)
-                .arg("--target")
-                .arg(&site)
-                .args(packages),
-            "python3 -m pip install --target",
-        )?;
-        let mut python = Command::new("python3");
-        python.env("PYTHONPATH", site);
-        python
-    };
-    Ok(python)
-}
-
 /// Every bundled recording × every strategy × both formats, through `ptc render` and `ptc
 /// serve`, validated by `tests/cli/request_check.py` with the SDKs installed in a venv of the
 /// test's own. Without python3 or the registry the test says why on stdout and passes, unless
@@ -400,7 +347,7 @@ fn sdk_python(dir: &Path) -> Result<Command, String> {
 #[test]
 fn requests_pass_the_official_sdk_request_types() {
     let scratch = tempfile::tempdir().unwrap();
-    let mut python = match sdk_python(scratch.path()) {
+    let mut python = match python_with(scratch.path(), &["anthropic", "openai"]) {
         Ok(python) => python,
         Err(reason) if std::env::var_os("PTC_REQUIRE_SDK_CHECK").is_none() => {
             println!("skipped: {reason}");

@@ -359,3 +359,56 @@ pub fn bundled() -> (usize, usize) {
         .sum();
     (ptc::examples::EXAMPLES.len(), prompts)
 }
+
+/// A Python that has `packages`: `python3` with them installed from the registry into `dir`,
+/// in a venv (or, where python3 has no venv module, `pip install --target` and PYTHONPATH).
+/// `Err` says why there is none.
+pub fn python_with(dir: &Path, packages: &[&str]) -> Result<Command, String> {
+    let run = |command: &mut Command, what: &str| match command.output() {
+        Err(e) => Err(format!("{what} does not run: {e}")),
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => Err(format!(
+            "{what} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    };
+    let pip_install = [
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--timeout",
+        "20",
+        "--retries",
+        "1",
+    ];
+    let venv = dir.join("venv");
+    let python = if run(
+        Command::new("python3").args(["-m", "venv"]).arg(&venv),
+        "python3 -m venv",
+    )
+    .is_ok()
+    {
+        let python = venv.join("bin/python");
+        run(
+            Command::new(&python).args(pip_install).args(packages),
+            "pip install (in a venv)",
+        )?;
+        Command::new(python)
+    } else {
+        let site = dir.join("site-packages");
+        run(
+            Command::new("python3")
+                .args(pip_install)
+                .arg("--target")
+                .arg(&site)
+                .args(packages),
+            "python3 -m pip install --target",
+        )?;
+        let mut python = Command::new("python3");
+        python.env("PYTHONPATH", site);
+        python
+    };
+    Ok(python)
+}

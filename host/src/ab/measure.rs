@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use crate::ab::pricing::{CacheState, Caching, Pricing, PromptCost, Request};
 use crate::ab::retention::{Facts, Retention};
+use crate::ab::summary::CacheTokens;
 use crate::ab::tokens::Counter;
 use crate::ab::Summary;
 use crate::recording::Recording;
@@ -35,8 +36,8 @@ pub struct RunMeasure {
     pub prompts: Vec<PromptMeasure>,
     /// The run's figures, always kept.
     pub totals: Summary,
-    /// Per turn index: (tokens, cost under the primary profile).
-    pub by_turn: Vec<(usize, f64)>,
+    /// Per turn index: (tokens, how the primary profile's cache billed them).
+    pub by_turn: Vec<(usize, CacheTokens)>,
     /// Why the variant could not render this recording.
     pub error: Option<String>,
 }
@@ -134,7 +135,15 @@ pub(super) fn measure(
             render_ns,
         };
         run.totals.add_prompt(&measure, primary);
-        run.by_turn.push((tokens, measure.costs[primary].cost));
+        let cost = measure.costs[primary];
+        run.by_turn.push((
+            tokens,
+            CacheTokens {
+                read: cost.read,
+                written: cost.written,
+                plain: cost.plain,
+            },
+        ));
         if detail {
             run.prompts.push(measure);
         }

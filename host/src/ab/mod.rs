@@ -11,11 +11,14 @@
 //! after the run and only for a report, in `prompts`.
 
 mod measure;
+pub mod merge;
+pub mod partial;
 mod plan;
 pub mod pricing;
 mod prompts;
 pub mod report;
 pub mod retention;
+pub mod shard;
 mod summary;
 pub mod tokens;
 
@@ -58,9 +61,30 @@ pub struct Ab {
     pub runs: Vec<RunDetail>,
     /// Whether the baseline was added to the variants asked for.
     pub baseline_added: bool,
-    /// The recordings that could not be read, in order: (where, why). They are left out of
-    /// every figure.
-    pub bad_recordings: Vec<(String, Error)>,
+    /// The recordings that could not be read, in order. They are left out of every figure.
+    pub bad_recordings: Vec<BadRecording>,
+}
+
+/// A recording that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadRecording {
+    /// Its index in the recordings given to [`run`] (in a merge, in the whole corpus).
+    pub index: usize,
+    /// Where it is: the file, `file:line` for a JSONL line.
+    pub label: String,
+    /// Why it could not be read.
+    pub error: String,
+}
+
+/// What [`run_with`] does with every prompt's measures besides adding them up.
+pub enum Rows<'a> {
+    /// Nothing: only the sums are kept.
+    Sums,
+    /// Keeps them in [`Ab::runs`].
+    Keep,
+    /// Hands each to the function, in recording order, with the index of its recording in the
+    /// recordings given; nothing is kept.
+    Each(&'a mut dyn FnMut(usize, RunDetail) -> Result<(), Error>),
 }
 
 /// The prompts of one recording through one variant, as the per-prompt outputs (JSON, CSV)
@@ -91,6 +115,20 @@ pub fn run(
     strict: bool,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Ab, Error> {
+    let rows = if detail { Rows::Keep } else { Rows::Sums };
+    run_with(host, plan, sources, rows, strict, progress)
+}
+
+/// [`run`], with every prompt's measures summed only, kept, or handed on as they are made.
+pub fn run_with(
+    host: &Host,
+    plan: AbPlan,
+    sources: &[Source],
+    mut rows: Rows<'_>,
+    strict: bool,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Ab, Error> {
+    let detail = !matches!(rows, Rows::Sums);
     let prompters: Vec<Result<Prompter<'_>, String>> = plan
         .variants
         .iter()
@@ -137,27 +175,40 @@ pub fn run(
     let mut totals = Totals::new(plan.variants.len(), plan.pricing.len());
     let mut runs = Vec::new();
     let mut bad_recordings = Vec::new();
-    for chunk in sources.chunks(CHUNK) {
+    for (at, chunk) in sources.chunks(CHUNK).enumerate() {
         let measured: Vec<Result<Vec<RunMeasure>, Error>> =
             chunk.par_iter().map(measure_all).collect();
-        for (source, result) in chunk.iter().zip(measured) {
+        for (i, (source, result)) in chunk.iter().zip(measured).enumerate() {
+            let index = at * CHUNK + i;
             match result {
                 Ok(measures) => {
-                    totals.add(&measures);
-                    if detail {
-                        runs.extend(measures.into_iter().map(|m| RunDetail {
-                            recording: m.recording,
-                            variant: m.variant,
-                            error: m.error,
-                            prompts: m.prompts,
-                        }));
+                    totals.add(index, &measures);
+                    let details = measures.into_iter().map(|m| RunDetail {
+                        recording: m.recording,
+                        variant: m.variant,
+                        error: m.error,
+                        prompts: m.prompts,
+                    });
+                    match &mut rows {
+                        Rows::Sums => {}
+                        Rows::Keep => runs.extend(details),
+                        Rows::Each(each) => {
+                            for detail in details {
+                                each(index, detail)?;
+                            }
+                        }
                     }
                 }
                 Err(e) if strict => return Err(e),
-                Err(e) => bad_recordings.push((source.label().display().to_string(), e)),
+                Err(e) => bad_recordings.push(BadRecording {
+                    index,
+                    label: source.label().display().to_string(),
+                    error: e.to_string(),
+                }),
             }
         }
     }
+    totals.price(&plan.pricing);
     let baseline = plan
         .variants
         .iter()

@@ -152,7 +152,8 @@ impl Ttl {
     }
 }
 
-/// Reads one of the names `parse` knows, as the configuration and requests spell them.
+/// Reads and writes one of the names `parse` knows, as the configuration and requests spell
+/// them.
 macro_rules! deserialize_by_name {
     ($type:ty, $what:literal, $expected:literal) => {
         impl<'de> Deserialize<'de> for $type {
@@ -160,6 +161,12 @@ macro_rules! deserialize_by_name {
                 let name = String::deserialize(deserializer)?;
                 <$type>::parse(&name)
                     .ok_or_else(|| de::Error::invalid_value(Unexpected::Str(&name), &$expected))
+            }
+        }
+
+        impl serde::Serialize for $type {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
             }
         }
 
@@ -269,7 +276,9 @@ impl Pricing {
         }
     }
 
-    fn priced(&self, read: usize, written: usize, plain: usize) -> PromptCost {
+    /// What `read`, `written` and `plain` tokens cost. Linear, so the cost of many prompts is
+    /// the cost of their summed tokens: sums of integers, exact in any order.
+    pub fn priced(&self, read: usize, written: usize, plain: usize) -> PromptCost {
         PromptCost {
             read,
             written,

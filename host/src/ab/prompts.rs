@@ -111,7 +111,7 @@ impl PromptLog {
             .iter()
             .map(|v| prompter_for(host, v).map_err(|e| e.to_string()))
             .collect();
-        let bad: Vec<String> = ab.bad_recordings.iter().map(|(r, _)| r.clone()).collect();
+        let bad: Vec<String> = ab.bad_recordings.iter().map(|b| b.label.clone()).collect();
         for source in sources {
             if bad.contains(&source.label().display().to_string()) {
                 continue;

@@ -1,13 +1,17 @@
 //! Adding measures up: the [`Summary`] of a variant over every recording, the means and shares
 //! the reports show, and the per-turn series of an [`Ab`] run. Each run is folded into
-//! [`Totals`] as it is measured, in recording order, so what is held does not grow with the
-//! number of recordings and every sum is added in the same order whatever the thread count.
+//! [`Totals`] as it is measured, so what is held does not grow with the number of recordings.
+//! Every sum in [`Totals`] is an integer (tokens, counts, nanoseconds); costs are priced from
+//! the summed tokens at the end ([`Pricing::priced`] is linear), so the totals of any split of
+//! the recordings, added in any order, are exactly those of one run.
 
+use crate::ab::pricing::Pricing;
 use crate::ab::retention::Retention;
 use crate::ab::{Ab, PromptMeasure, RunMeasure};
 
 /// Input tokens by how a provider's cache billed them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CacheTokens {
     pub read: usize,
     pub written: usize,
@@ -34,7 +38,7 @@ pub struct Summary {
     pub max_tokens: usize,
     /// Under the primary pricing profile.
     pub cached_tokens: usize,
-    /// One per pricing profile.
+    /// One per pricing profile, priced from [`Summary::cache`].
     pub costs: Vec<f64>,
     /// Tokens read from the cache, written to it and paid plain: one per pricing profile.
     pub cache: Vec<CacheTokens>,
@@ -64,14 +68,12 @@ impl Summary {
         self.render_ns += p.render_ns;
     }
 
+    /// Adds `other`'s sums; the costs are left to [`Summary::price`].
     fn merge(&mut self, other: &Summary) {
         self.prompts += other.prompts;
         self.tokens += other.tokens;
         self.max_tokens = self.max_tokens.max(other.max_tokens);
         self.cached_tokens += other.cached_tokens;
-        for (total, cost) in self.costs.iter_mut().zip(&other.costs) {
-            *total += cost;
-        }
         self.cache.resize(
             self.cache.len().max(other.cache.len()),
             CacheTokens::default(),
@@ -87,6 +89,18 @@ impl Summary {
         if self.first_error.is_none() {
             self.first_error.clone_from(&other.first_error);
         }
+    }
+
+    /// Sets the costs from the tokens each profile's cache billed.
+    fn price(&mut self, pricing: &[Pricing]) {
+        self.costs = pricing
+            .iter()
+            .enumerate()
+            .map(|(i, profile)| {
+                let c = self.cache.get(i).copied().unwrap_or_default();
+                profile.priced(c.read, c.written, c.plain).cost
+            })
+            .collect();
     }
 
     pub fn mean_tokens(&self) -> f64 {
@@ -160,7 +174,11 @@ impl Ab {
                 (0..turns)
                     .map(|k| {
                         series.get(k).map_or((0.0, 0.0), |sum| {
-                            (sum.tokens as f64 / sum.recordings as f64, sum.cost)
+                            let c = sum.cache;
+                            let cost = self.pricing[self.primary_pricing]
+                                .priced(c.read, c.written, c.plain)
+                                .cost;
+                            (sum.tokens as f64 / sum.recordings as f64, cost)
                         })
                     })
                     .collect()
@@ -197,12 +215,13 @@ impl Ab {
 }
 
 /// The prompts before one turn index of one variant, added up over the recordings that reach it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct TurnSum {
-    tokens: usize,
-    /// Under the primary pricing profile.
-    cost: f64,
-    recordings: usize,
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnSum {
+    pub tokens: usize,
+    /// How the primary pricing profile's cache billed the tokens.
+    pub cache: CacheTokens,
+    pub recordings: usize,
 }
 
 /// Every run added up per variant: its [`Summary`] and its per-turn sums. Its size depends on
@@ -212,9 +231,12 @@ pub(super) struct Totals {
     /// Recordings measured.
     pub recordings: usize,
     /// One per variant, in variant order.
-    summaries: Vec<Summary>,
+    pub summaries: Vec<Summary>,
     /// Per variant, per turn index.
-    turns: Vec<Vec<TurnSum>>,
+    pub turns: Vec<Vec<TurnSum>>,
+    /// Per variant, the index (as given to [`Totals::add`]) of the recording its
+    /// `first_error` comes from.
+    pub first_failure: Vec<Option<usize>>,
 }
 
 impl Totals {
@@ -229,23 +251,65 @@ impl Totals {
                 variants
             ],
             turns: vec![Vec::new(); variants],
+            first_failure: vec![None; variants],
         }
     }
 
-    /// Adds the runs of one recording, one per variant. Called in recording order.
-    pub(super) fn add(&mut self, runs: &[RunMeasure]) {
+    /// Adds the runs of recording `index`, one per variant. Called in recording order.
+    pub(super) fn add(&mut self, index: usize, runs: &[RunMeasure]) {
         self.recordings += 1;
         for run in runs {
+            if run.totals.first_error.is_some() && self.first_failure[run.variant].is_none() {
+                self.first_failure[run.variant] = Some(index);
+            }
             self.summaries[run.variant].merge(&run.totals);
             let series = &mut self.turns[run.variant];
             if series.len() < run.by_turn.len() {
                 series.resize(run.by_turn.len(), TurnSum::default());
             }
-            for (sum, (tokens, cost)) in series.iter_mut().zip(&run.by_turn) {
+            for (sum, (tokens, cache)) in series.iter_mut().zip(&run.by_turn) {
                 sum.tokens += tokens;
-                sum.cost += cost;
+                sum.cache.read += cache.read;
+                sum.cache.written += cache.written;
+                sum.cache.plain += cache.plain;
                 sum.recordings += 1;
             }
+        }
+    }
+
+    /// Adds the totals of other recordings, whose indexes are in the same numbering: each
+    /// variant's first error is the one of the lowest index, as one run over all of them finds.
+    pub(super) fn merge(&mut self, other: &Totals) {
+        self.recordings += other.recordings;
+        for (v, more) in other.summaries.iter().enumerate() {
+            let summary = &mut self.summaries[v];
+            let first = summary.first_error.take();
+            summary.merge(more);
+            summary.first_error = first;
+            let (mine, theirs) = (self.first_failure[v], other.first_failure[v]);
+            if theirs.is_some() && (mine.is_none() || theirs < mine) {
+                summary.first_error.clone_from(&more.first_error);
+                self.first_failure[v] = theirs;
+            }
+        }
+        for (series, more) in self.turns.iter_mut().zip(&other.turns) {
+            if series.len() < more.len() {
+                series.resize(more.len(), TurnSum::default());
+            }
+            for (sum, add) in series.iter_mut().zip(more) {
+                sum.tokens += add.tokens;
+                sum.cache.read += add.cache.read;
+                sum.cache.written += add.cache.written;
+                sum.cache.plain += add.cache.plain;
+                sum.recordings += add.recordings;
+            }
+        }
+    }
+
+    /// Prices every summary's costs from its summed tokens: called once everything is added.
+    pub(super) fn price(&mut self, pricing: &[Pricing]) {
+        for summary in &mut self.summaries {
+            summary.price(pricing);
         }
     }
 }

@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 
 use crate::ab::report;
+use crate::ab::shard::Shard;
 use crate::ab::tokens::Tokenizer;
-use crate::ab::{run as run_ab, AbPlan, PromptLog};
+use crate::ab::{partial, run as run_ab, Ab, AbPlan, PromptLog};
 use crate::host::Host;
 use crate::output::{pretty, write_atomically, write_out};
-use crate::recording::corpus;
+use crate::recording::corpus::{self, Source};
 use crate::Error;
 
 /// Output format of `ptc ab`.
@@ -26,6 +27,8 @@ pub enum AbFormat {
     Markdown,
     /// One row per prompt
     Csv,
+    /// What `ptc ab merge` combines: this shard's sums and every prompt's row (JSON)
+    Partial,
 }
 
 /// The tokenizer named, else the one of `[ab] tokenizer`.
@@ -58,14 +61,27 @@ pub fn ab(
     report_file: Option<&Path>,
     no_timing: bool,
     strict: bool,
+    shard: Shard,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let plan = AbPlan::new(host, strategies, tokenizer, pricing)?;
-    let sources = corpus::sources(paths)?;
-    if sources.is_empty() {
+    let all = corpus::sources(paths)?;
+    if all.is_empty() {
         let what: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(Error::NoRecording {
             what: format!("{} (no .json or .jsonl file)", what.join(", ")),
+        });
+    }
+    let (positions, sources) = shard.select(&all);
+    let partial = format == AbFormat::Partial;
+    if partial && report_file.is_some() {
+        return Err(Error::Usage(
+            "--report is written by `ptc ab merge`; a shard with --format partial writes its part only".into(),
+        ));
+    }
+    if sources.is_empty() && !partial {
+        return Err(Error::NoRecording {
+            what: format!("shard {shard} (none of the {} recordings)", all.len()),
         });
     }
     let bar = if std::io::stderr().is_terminal() && sources.len() > 1 && !crate::output::quiet() {
@@ -73,23 +89,51 @@ pub fn ab(
     } else {
         indicatif::ProgressBar::hidden()
     };
+    if partial {
+        let result = partial::write(
+            host,
+            plan,
+            &all,
+            &positions,
+            &sources,
+            shard,
+            strict,
+            no_timing,
+            &|| bar.inc(1),
+            out,
+        )?;
+        bar.finish_and_clear();
+        // The part carries the recordings that could not be read and the failures: the merge
+        // reports them and sets the exit code; here they are warnings only.
+        warn_bad_recordings(&result);
+        warn_failures(&result);
+        return Ok(());
+    }
     let detail = matches!(format, AbFormat::Json | AbFormat::Csv);
-    let mut result = run_ab(host, plan, &sources, detail, strict, &|| bar.inc(1))?;
+    let result = run_ab(host, plan, &sources, detail, strict, &|| bar.inc(1))?;
     bar.finish_and_clear();
-    for (recording, error) in &result.bad_recordings {
-        crate::output::warn(format_args!("skipping recording {recording}: {error}"));
+    results(
+        host,
+        result,
+        &sources,
+        sources.len(),
+        format,
+        report_file,
+        no_timing,
+        out,
+    )
+}
+
+fn warn_bad_recordings(result: &Ab) {
+    for bad in &result.bad_recordings {
+        crate::output::warn(format_args!(
+            "skipping recording {}: {}",
+            bad.label, bad.error
+        ));
     }
-    if result.bad_recordings.len() == sources.len() {
-        return Err(Error::NoGoodRecording {
-            count: sources.len(),
-        });
-    }
-    if no_timing {
-        result.clear_timing();
-    }
-    if let Some(failures) = result.all_asked_failed() {
-        return Err(Error::AbAllFailed { failures });
-    }
+}
+
+fn warn_failures(result: &Ab) {
     for (variant, summary) in result.variants.iter().zip(result.summaries()) {
         if let Some(err) = &summary.first_error {
             crate::output::warn(format_args!(
@@ -98,8 +142,36 @@ pub fn ab(
             ));
         }
     }
+}
+
+/// Warns on stderr about what was left out and what failed, writes the HTML report when
+/// asked, and writes `result` in `format`: the end of `ptc ab` and of `ptc ab merge`. `count`
+/// is the number of recordings given, read or not; the report shows the prompts of the first
+/// of `sources` side by side (none after a merge, which has no recordings).
+#[allow(clippy::too_many_arguments)]
+pub fn results(
+    host: &Host,
+    mut result: Ab,
+    sources: &[Source],
+    count: usize,
+    format: AbFormat,
+    report_file: Option<&Path>,
+    no_timing: bool,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    warn_bad_recordings(&result);
+    if result.bad_recordings.len() == count {
+        return Err(Error::NoGoodRecording { count });
+    }
+    if no_timing {
+        result.clear_timing();
+    }
+    if let Some(failures) = result.all_asked_failed() {
+        return Err(Error::AbAllFailed { failures });
+    }
+    warn_failures(&result);
     if let Some(file) = report_file {
-        let prompts = PromptLog::collect(host, &result, &sources);
+        let prompts = PromptLog::collect(host, &result, sources);
         let page = report::html(&result, &prompts, &host.host_templates()?)?;
         write_atomically(file, page.as_bytes())?;
     }
@@ -108,14 +180,19 @@ pub fn ab(
         AbFormat::Markdown => report::markdown_tables(&result),
         AbFormat::Csv => report::csv(&result),
         AbFormat::Json => pretty(&report::json(&result)),
+        AbFormat::Partial => {
+            return Err(Error::Usage(
+                "--format partial is written by `ptc ab --shard K/N`; merge parts into table, json, markdown or csv".into(),
+            ))
+        }
     };
     write_out(out, &text)?;
     match result.bad_recordings.first() {
         None => Ok(()),
-        Some((first, _)) => Err(Error::SomeRecordingsBad {
+        Some(first) => Err(Error::SomeRecordingsBad {
             bad: result.bad_recordings.len(),
-            count: sources.len(),
-            first: first.to_string(),
+            count,
+            first: first.label.clone(),
         }),
     }
 }

@@ -2,6 +2,7 @@
 //! them.
 
 pub mod ab;
+pub mod ab_merge;
 pub mod diff;
 pub mod import;
 pub mod init;

@@ -109,6 +109,10 @@ impl<'a> Renderer<'a> {
         &self.options
     }
 
+    pub fn templates(&self) -> &Templates {
+        &self.templates
+    }
+
     /// The strategy's output for the prompt after the first `turns` turns, before templates.
     pub fn output(&self, recording: &Recording, turns: usize) -> Result<Output, Error> {
         if turns > recording.turns.len() {

@@ -66,6 +66,8 @@ pub struct Templates {
     /// Template name -> where its text came from (file path or `compiled in`).
     origins: HashMap<String, String>,
     owner: String,
+    /// FNV-1a 64 of every template's name and text, in the order of the defaults.
+    digest: u64,
 }
 
 impl Templates {
@@ -96,10 +98,18 @@ impl Templates {
             origins.insert(name.clone(), origin);
             sources.push((name.clone(), source));
         }
+        let mut texts = Vec::new();
+        for (name, source) in &sources {
+            for part in [name, source] {
+                texts.extend_from_slice(&(part.len() as u64).to_le_bytes());
+                texts.extend_from_slice(part.as_bytes());
+            }
+        }
         let mut templates = Templates {
             tera,
             origins,
             owner: owner.to_owned(),
+            digest: crate::ab::shard::fnv1a64(&texts),
         };
         if let Err(err) = templates.tera.add_raw_templates(sources.clone()) {
             return Err(TemplateError::broken(
@@ -111,6 +121,12 @@ impl Templates {
             ));
         }
         Ok(templates)
+    }
+
+    /// A hash of every template's name and the text in effect (compiled in or overridden):
+    /// equal digests, the same templates.
+    pub fn digest(&self) -> u64 {
+        self.digest
     }
 
     /// Renders template `name` with `values`, an object whose fields are its variables.

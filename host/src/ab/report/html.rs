@@ -199,6 +199,11 @@ pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<Strin
 /// Which recordings' prompts the page holds, and why not the others'.
 fn prompt_note(ab: &Ab, prompts: &PromptLog) -> String {
     let kept = prompts.recordings.len();
+    if kept == 0 && prompts.left_out == 0 && ab.recordings() > 0 {
+        return "No prompts: the page was made by `ptc ab merge`, which has the parts' measures, \
+                not the recordings (`ptc ab --report` on some of the recordings shows them)."
+            .into();
+    }
     let mut note = format!(
         "The prompts of {kept} of the {} recording(s) measured",
         ab.recordings()

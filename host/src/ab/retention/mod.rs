@@ -51,7 +51,8 @@ use ptc_strategy_kit::{is_private_key, is_private_name, to_clojure_full};
 use used_next::used_next;
 
 /// Visible / total facts of one category.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Share {
     pub visible: usize,
     pub total: usize,
@@ -75,7 +76,8 @@ impl Share {
 }
 
 /// Retention of one prompt, per category.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Retention {
     pub symbols: Share,
     pub tool_calls: Share,

@@ -1,0 +1,349 @@
+//! Merging the parts of a split run (`ptc ab merge`) into the results one run over the whole
+//! corpus gives: the parts must come from one split (the same number of shards, each once,
+//! none missing unless allowed), of one corpus, measured with one fingerprint. Sums are added,
+//! each variant's first error is the one of the lowest corpus position, the recordings that
+//! could not be read and the rows are put back in corpus order, and costs are priced from the
+//! summed tokens, so the result is the same, byte for byte, as one run's.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value as Json;
+
+use crate::ab::partial::{self, Part, RowPart};
+use crate::ab::pricing::Pricing;
+use crate::ab::shard::Shard;
+use crate::ab::summary::Totals;
+use crate::ab::tokens::Tokenizer;
+use crate::ab::{Ab, BadRecording, Variant};
+use crate::Error;
+
+/// The merged results, and what they cover.
+pub struct Merged {
+    pub ab: Ab,
+    /// Recordings of the parts merged (the whole corpus when no shard is missing).
+    pub sources: usize,
+    /// Recordings of the whole corpus.
+    pub corpus: usize,
+    /// The number of shards of the split.
+    pub shards: usize,
+    /// The shards no part holds (only with `allow_missing`).
+    pub missing: Vec<usize>,
+}
+
+/// The part files `paths` name: a file, or every `.json` file directly in a directory, sorted
+/// by name.
+pub fn part_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let entries = std::fs::read_dir(path).map_err(|source| Error::Input {
+                path: path.clone(),
+                source,
+            })?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
+                .collect();
+            if found.is_empty() {
+                return Err(Error::MergeRefused {
+                    reason: format!("no part in {} (no .json file)", path.display()),
+                });
+            }
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
+/// Reads and merges the parts in `paths` (files or directories); keeps every prompt's row
+/// only with `rows`.
+pub fn merge(paths: &[PathBuf], rows: bool, allow_missing: bool) -> Result<Merged, Error> {
+    let files = part_files(paths)?;
+    let mut parts: Vec<(PathBuf, Part<Vec<RowPart>>)> = Vec::with_capacity(files.len());
+    let mut by_shard: BTreeMap<usize, PathBuf> = BTreeMap::new();
+    for file in files {
+        let part = partial::read(&file, rows)?;
+        check(&file, &part)?;
+        if let Some((first_file, first)) = parts.first() {
+            agree(first_file, first, &file, &part)?;
+        }
+        if let Some(other) = by_shard.insert(part.shard.index, file.clone()) {
+            return Err(Error::MergeRefused {
+                reason: format!(
+                    "{} and {} are both shard {}",
+                    other.display(),
+                    file.display(),
+                    part.shard
+                ),
+            });
+        }
+        parts.push((file, part));
+    }
+    let Some((_, first)) = parts.first() else {
+        return Err(Error::MergeRefused {
+            reason: "no part given".into(),
+        });
+    };
+    let shards = first.shard.count;
+    let missing: Vec<usize> = (0..shards).filter(|k| !by_shard.contains_key(k)).collect();
+    if !missing.is_empty() && !allow_missing {
+        let names: Vec<String> = missing
+            .iter()
+            .map(|&index| {
+                Shard {
+                    index,
+                    count: shards,
+                }
+                .to_string()
+            })
+            .collect();
+        return Err(Error::MergeRefused {
+            reason: format!(
+                "shard {} missing (--allow-missing merges the parts given)",
+                names.join(", ")
+            ),
+        });
+    }
+    let print = first.fingerprint.clone();
+    let corpus = first.corpus.recordings;
+    let pricing: Vec<Pricing> = print.pricing.iter().map(Pricing::from).collect();
+    let mut totals = Totals::new(print.variants.len(), pricing.len());
+    let mut runs = Vec::new();
+    let mut bad_recordings = Vec::new();
+    let mut sources = 0;
+    for (_, part) in parts {
+        sources += part.sources;
+        totals.merge(&Totals {
+            recordings: part.recordings,
+            summaries: part.summaries.iter().map(|s| s.summary()).collect(),
+            turns: part.turns,
+            first_failure: part
+                .summaries
+                .iter()
+                .map(|s| s.first_error_position)
+                .collect(),
+        });
+        bad_recordings.extend(part.bad_recordings.into_iter().map(|b| BadRecording {
+            index: b.position,
+            label: b.recording,
+            error: b.error,
+        }));
+        runs.extend(part.runs);
+    }
+    totals.price(&pricing);
+    bad_recordings.sort_by_key(|b| b.index);
+    // Each part lists its rows in corpus order and no two parts share a recording: a stable
+    // sort by position is the order of one run.
+    runs.sort_by_key(|r| r.position);
+    let runs = runs.into_iter().map(|r| r.detail(&pricing)).collect();
+    let tokenizer = Tokenizer::named(&print.tokenizer)?;
+    let variants = print
+        .variants
+        .iter()
+        .map(|v| Variant {
+            label: v.label.clone(),
+            strategy: v.strategy.clone(),
+            options: v.asked.clone(),
+        })
+        .collect();
+    Ok(Merged {
+        ab: Ab {
+            variants,
+            baseline: print.baseline,
+            pricing,
+            primary_pricing: print.primary_pricing,
+            tokenizer,
+            totals,
+            runs,
+            baseline_added: print.baseline_added,
+            bad_recordings,
+        },
+        sources,
+        corpus,
+        shards,
+        missing,
+    })
+}
+
+/// Refuses a part whose figures do not fit its own fingerprint and corpus, so that nothing
+/// downstream indexes out of range.
+fn check(path: &Path, part: &Part<Vec<RowPart>>) -> Result<(), Error> {
+    let bad = |reason: String| {
+        Err(Error::PartialInconsistent {
+            path: path.to_owned(),
+            reason,
+        })
+    };
+    let print = &part.fingerprint;
+    let (variants, profiles, corpus) = (
+        print.variants.len(),
+        print.pricing.len(),
+        part.corpus.recordings,
+    );
+    if part.shard.count == 0 || part.shard.index >= part.shard.count {
+        return bad(format!("shard {} is not K/N with 0 <= K < N", part.shard));
+    }
+    if variants == 0 || print.baseline >= variants {
+        return bad(format!(
+            "baseline {} of {variants} strategies",
+            print.baseline
+        ));
+    }
+    if profiles == 0 || print.primary_pricing >= profiles {
+        return bad(format!(
+            "primary pricing {} of {profiles} profiles",
+            print.primary_pricing
+        ));
+    }
+    if Tokenizer::from_name(&print.tokenizer).is_none() {
+        return bad(format!("unknown tokenizer `{}`", print.tokenizer));
+    }
+    if part.summaries.len() != variants || part.turns.len() != variants {
+        return bad(format!(
+            "{} summaries and {} per-turn series for {variants} strategies",
+            part.summaries.len(),
+            part.turns.len()
+        ));
+    }
+    if part.recordings + part.bad_recordings.len() != part.sources || part.sources > corpus {
+        return bad(format!(
+            "{} recordings measured and {} unreadable of {} in the shard, {corpus} in the corpus",
+            part.recordings,
+            part.bad_recordings.len(),
+            part.sources
+        ));
+    }
+    for (v, s) in part.summaries.iter().enumerate() {
+        if s.cache.len() > profiles || s.first_error_position.is_some_and(|p| p >= corpus) {
+            return bad(format!(
+                "summaries[{v}] does not fit the fingerprint and corpus"
+            ));
+        }
+    }
+    if let Some(b) = part.bad_recordings.iter().find(|b| b.position >= corpus) {
+        return bad(format!(
+            "bad recording at position {} of {corpus}",
+            b.position
+        ));
+    }
+    for (i, row) in part.runs.iter().enumerate() {
+        if row.variant >= variants
+            || row.position >= corpus
+            || row.prompts.iter().any(|p| p.cache.len() != profiles)
+        {
+            return bad(format!("runs[{i}] does not fit the fingerprint and corpus"));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses `part` unless it comes from the split, the corpus and the settings of `first`.
+fn agree(
+    first_path: &Path,
+    first: &Part<Vec<RowPart>>,
+    path: &Path,
+    part: &Part<Vec<RowPart>>,
+) -> Result<(), Error> {
+    let refuse = |what: String| {
+        Err(Error::MergeRefused {
+            reason: format!("{} and {} {what}", first_path.display(), path.display()),
+        })
+    };
+    if first.shard.count != part.shard.count {
+        return refuse(format!(
+            "come from different splits (shard {} and shard {})",
+            first.shard, part.shard
+        ));
+    }
+    if first.corpus != part.corpus {
+        return refuse(format!(
+            "were run on different corpora ({} and {} recordings, identities {} and {})",
+            first.corpus.recordings,
+            part.corpus.recordings,
+            first.corpus.identities,
+            part.corpus.identities
+        ));
+    }
+    if first.fingerprint != part.fingerprint {
+        let (a, b) = (
+            serde_json::to_value(&first.fingerprint).expect("a fingerprint serializes"),
+            serde_json::to_value(&part.fingerprint).expect("a fingerprint serializes"),
+        );
+        let (place, x, y) = difference(&a, &b, "fingerprint".into())
+            .unwrap_or_else(|| ("fingerprint".into(), a.to_string(), b.to_string()));
+        return refuse(format!(
+            "were measured with different settings: {place} is {x} and {y}"
+        ));
+    }
+    Ok(())
+}
+
+/// The first place where `a` and `b` differ (keys in name order), with both values there.
+fn difference(a: &Json, b: &Json, at: String) -> Option<(String, String, String)> {
+    match (a, b) {
+        (Json::Object(x), Json::Object(y)) => {
+            for (key, value) in x {
+                match y.get(key) {
+                    Some(other) => {
+                        if let Some(found) = difference(value, other, format!("{at}.{key}")) {
+                            return Some(found);
+                        }
+                    }
+                    None => {
+                        return Some((format!("{at}.{key}"), value.to_string(), "absent".into()))
+                    }
+                }
+            }
+            y.keys()
+                .find(|key| !x.contains_key(*key))
+                .map(|key| (format!("{at}.{key}"), "absent".into(), y[key].to_string()))
+        }
+        (Json::Array(x), Json::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (u, v))| difference(u, v, format!("{at}[{i}]"))),
+        _ => (a != b).then(|| (at, a.to_string(), b.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_first_difference_is_named_by_its_place() {
+        let a = json!({"variants": [{"options": {"x": 1, "y": 2}}], "tokenizer": "o200k_base"});
+        let b = json!({"variants": [{"options": {"x": 1, "y": 3}}], "tokenizer": "o200k_base"});
+        assert_eq!(
+            difference(&a, &b, "fingerprint".into()),
+            Some((
+                "fingerprint.variants[0].options.y".into(),
+                "2".into(),
+                "3".into()
+            ))
+        );
+        let c = json!({"variants": [{"options": {"x": 1}}, {}], "tokenizer": "o200k_base"});
+        assert_eq!(
+            difference(&a, &c, "f".into()).map(|d| d.0),
+            Some("f.variants".into()),
+            "lists of different lengths differ as a whole"
+        );
+        let d = json!({"variants": [{"options": {"x": 1, "y": 2}}]});
+        assert_eq!(
+            difference(&a, &d, "f".into()),
+            Some((
+                "f.tokenizer".into(),
+                "\"o200k_base\"".into(),
+                "absent".into()
+            ))
+        );
+        assert_eq!(difference(&a, &a, "f".into()), None);
+    }
+}

@@ -1,0 +1,455 @@
+//! A split run: `ptc ab --shard K/N --format partial` on each shard, as separate processes,
+//! then `ptc ab merge`, gives byte for byte what one run gives; and the merge refuses parts
+//! that do not belong together.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::support::{all_strategies, Run, Scratch, TURN_COUNT};
+
+const FULL_HISTORY: &str = "ptc-strategy-full-history";
+
+/// `ptc ARGS` in `dir`, started but not waited for.
+fn start(dir: &Path, args: &[String]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_ptc"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("RUST_LOG")
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ptc starts")
+}
+
+fn finished(output: Output) -> Run {
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(output.stdout).expect("UTF-8 stdout"),
+        stderr: String::from_utf8(output.stderr).expect("UTF-8 stderr"),
+    }
+}
+
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// Runs `ptc ab ARGS --shard K/N --format partial` for every K at once, each writing
+/// `DIR/part-K.json`; returns DIR.
+fn shards(scratch: &Scratch, args: &[&str], n: usize) -> PathBuf {
+    let dir = scratch.path().join(format!("parts-{n}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let children: Vec<_> = (0..n)
+        .map(|k| {
+            let mut all = strings(&["ab"]);
+            all.extend(strings(args));
+            all.extend(strings(&[
+                "--shard",
+                &format!("{k}/{n}"),
+                "--format",
+                "partial",
+            ]));
+            start(scratch.path(), &all)
+        })
+        .collect();
+    for (k, child) in children.into_iter().enumerate() {
+        let run = finished(child.wait_with_output().unwrap());
+        assert_eq!(run.code, 0, "shard {k}/{n}:\n{}", run.stderr);
+        assert!(!run.stderr.contains("error:"), "{}", run.stderr);
+        std::fs::write(dir.join(format!("part-{k}.json")), run.stdout).unwrap();
+    }
+    dir
+}
+
+/// `ptc ab ARGS --no-timing EXTRA` in one run and merged from N shards, for every N of
+/// `splits`: the same stdout, stderr and exit code. Returns the one run.
+fn assert_merges_exactly(scratch: &Scratch, args: &[&str], splits: &[usize]) -> Run {
+    let mut whole = strings(&["ab"]);
+    whole.extend(strings(args));
+    whole.extend(strings(&["--no-timing", "--format", "json"]));
+    let one = finished(start(scratch.path(), &whole).wait_with_output().unwrap());
+    assert!(
+        one.code == 0 || one.code == 1,
+        "one run failed:\n{}",
+        one.stderr
+    );
+    for &n in splits {
+        let mut sharded = strings(args);
+        sharded.push("--no-timing".into());
+        let dir = shards(
+            scratch,
+            &sharded.iter().map(String::as_str).collect::<Vec<_>>(),
+            n,
+        );
+        let merge = strings(&["ab", "merge", dir.to_str().unwrap(), "--format", "json"]);
+        let merged = finished(start(scratch.path(), &merge).wait_with_output().unwrap());
+        assert_eq!(merged.code, one.code, "{n} shards:\n{}", merged.stderr);
+        assert_eq!(merged.stderr, one.stderr, "{n} shards: the same warnings");
+        assert!(
+            merged.stdout == one.stdout,
+            "{n} shards: the merge differs from one run"
+        );
+    }
+    one
+}
+
+#[test]
+fn the_merge_of_any_split_of_the_bundled_corpus_is_one_run_byte_for_byte() {
+    let scratch = all_strategies();
+    let one = assert_merges_exactly(scratch, &[], &[1, 2, 3, 7]);
+    let json: serde_json::Value = serde_json::from_str(&one.stdout).unwrap();
+    assert_eq!(json["runs"].as_array().unwrap().len() % 35, 0, "every run");
+    // The other formats and the HTML report, from the parts of three shards.
+    let parts = scratch.path().join("parts-3");
+    let parts = parts.to_str().unwrap();
+    for format in ["table", "markdown", "csv"] {
+        let one = scratch.ptc(["ab", "--no-timing", "--format", format]).ok();
+        let merged = scratch.ptc(["ab", "merge", parts, "--format", format]).ok();
+        assert!(one == merged, "--format {format} differs");
+    }
+    let (a, b) = (
+        scratch.path().join("one.html"),
+        scratch.path().join("merged.html"),
+    );
+    scratch
+        .ptc(["ab", "--no-timing", "--report", a.to_str().unwrap()])
+        .ok();
+    scratch
+        .ptc(["ab", "merge", parts, "--report", b.to_str().unwrap()])
+        .ok();
+    // Every chart and table is the same; only one run has the recordings whose prompts the
+    // page shows side by side.
+    let (one, merged) = (
+        std::fs::read_to_string(&a).unwrap(),
+        std::fs::read_to_string(&b).unwrap(),
+    );
+    let without_prompts = |page: &str| -> String {
+        page.lines()
+            .filter(|l| !l.starts_with("<p class=\"note\">Pick a recording"))
+            .filter(|l| !l.starts_with("<script type=\"application/json\" id=\"prompt-data\">"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        without_prompts(&one) == without_prompts(&merged),
+        "the HTML reports differ beyond the prompts"
+    );
+    assert!(one.contains("The prompts of 35 of the 35 recording(s) measured"));
+    assert!(merged.contains("No prompts: the page was made by `ptc ab merge`"));
+    assert!(
+        one.len() > merged.len() + 10_000,
+        "the one run's page has its prompts"
+    );
+}
+
+/// The corpus generator built by `cargo test`.
+fn generator() -> PathBuf {
+    std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(|deps| deps.parent())
+        .unwrap()
+        .join("examples")
+        .join(format!("generate_corpus{}", std::env::consts::EXE_SUFFIX))
+}
+
+fn generate(count: usize, turns: usize, seed: u64, out: &Path) {
+    let status = Command::new(generator())
+        .args(["--count", &count.to_string(), "--turns", &turns.to_string()])
+        .args(["--seed", &seed.to_string(), "--out"])
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// 2,000 generated runs: 1,990 files of 3 turns, 5 longer ones on which a strategy fails, a
+/// JSONL file of 5 lines, and a recording that cannot be read.
+fn generated_corpus(scratch: &Scratch) {
+    let corpus = scratch.path().join("corpus");
+    generate(1990, 3, 11, &corpus);
+    let long = scratch.path().join("long");
+    generate(10, 6, 12, &long);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&long)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let mut lines = String::new();
+    for (i, file) in files.iter().enumerate() {
+        if i % 2 == 0 {
+            std::fs::rename(file, corpus.join(format!("long-{i}.json"))).unwrap();
+        } else {
+            lines.push_str(std::fs::read_to_string(file).unwrap().trim());
+            lines.push('\n');
+        }
+    }
+    std::fs::write(corpus.join("lines.jsonl"), lines).unwrap();
+    std::fs::write(corpus.join("broken.json"), "{\"mission\": ").unwrap();
+}
+
+#[test]
+fn the_merge_of_any_split_of_2000_generated_runs_is_one_run_byte_for_byte() {
+    let scratch = Scratch::with_plugins(&[FULL_HISTORY, TURN_COUNT]);
+    generated_corpus(&scratch);
+    let one = assert_merges_exactly(
+        &scratch,
+        &["corpus", "--strategies", "turn-count@fail_after=4"],
+        &[1, 2, 3, 7],
+    );
+    // What the comparison covered: a recording left out, a strategy failing on some.
+    assert_eq!(one.code, 1, "{}", one.stderr);
+    assert!(
+        one.stderr
+            .contains("warning: skipping recording corpus/broken.json")
+            && one
+                .stderr
+                .contains("1 of 2001 recordings could not be read"),
+        "{}",
+        one.stderr
+    );
+    assert!(
+        one.stderr.contains(
+            "warning: strategy turn-count@fail_after=4 failed on 10 recording(s); first: corpus/lines.jsonl"
+        ),
+        "{}",
+        one.stderr
+    );
+    let json: serde_json::Value = serde_json::from_str(&one.stdout).unwrap();
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2000 * 2);
+    assert_eq!(runs[0]["recording"], "corpus/gen-000-explore.json");
+}
+
+/// Three parts of the bundled corpus through two strategies, in a scratch directory of their
+/// own.
+fn parts() -> (Scratch, Vec<PathBuf>) {
+    let scratch = Scratch::new();
+    let args = [
+        "--strategies",
+        "turn-count",
+        "--set",
+        "ab.baseline=turn-count",
+    ];
+    let dir = shards(&scratch, &args, 3);
+    let parts = (0..3).map(|k| dir.join(format!("part-{k}.json"))).collect();
+    (scratch, parts)
+}
+
+fn merge(scratch: &Scratch, parts: &[&Path], extra: &[&str]) -> Run {
+    let mut args: Vec<String> = strings(&["ab", "merge"]);
+    args.extend(parts.iter().map(|p| p.display().to_string()));
+    args.extend(strings(extra));
+    scratch.ptc(args)
+}
+
+#[test]
+fn the_merge_refuses_parts_that_do_not_belong_together() {
+    let (scratch, parts) = parts();
+    let p: Vec<&Path> = parts.iter().map(PathBuf::as_path).collect();
+    let name = |i: usize| p[i].display().to_string();
+    merge(&scratch, &p, &[]).ok();
+
+    let err = merge(&scratch, &p[..2], &[]).bad_input();
+    assert_eq!(
+        err,
+        "error: cannot merge: shard 2/3 missing (--allow-missing merges the parts given)"
+    );
+    let run = merge(&scratch, &p[..2], &["--allow-missing"]);
+    assert!(
+        run.stderr
+            .starts_with("warning: shard 2/3 missing: the results cover "),
+        "{}",
+        run.stderr
+    );
+    assert!(run.ok().contains("strategy"));
+
+    let err = merge(&scratch, &[p[0], p[1], p[1], p[2]], &[]).bad_input();
+    assert_eq!(
+        err,
+        format!(
+            "error: cannot merge: {} and {} are both shard 1/3",
+            name(1),
+            name(1)
+        )
+    );
+
+    // Other settings, another split.
+    let other = scratch.path().join("other.json");
+    let mut args = vec!["ab", "--strategies", "turn-count", "--set"];
+    args.extend([
+        "ab.baseline=turn-count",
+        "--shard",
+        "1/3",
+        "--format",
+        "partial",
+    ]);
+    args.extend(["--set", "strategies.turn-count.fail_after=7"]);
+    std::fs::write(&other, scratch.ptc(&args).ok()).unwrap();
+    let err = merge(&scratch, &[p[0], &other, p[2]], &[]).bad_input();
+    assert_eq!(
+        err,
+        format!(
+            "error: cannot merge: {} and {} were measured with different settings: fingerprint.variants[0].options.fail_after is 1000 and 7",
+            name(0),
+            other.display()
+        )
+    );
+    let mut args = vec!["ab", "--strategies", "turn-count", "--set"];
+    args.extend([
+        "ab.baseline=turn-count",
+        "--shard",
+        "1/4",
+        "--format",
+        "partial",
+    ]);
+    std::fs::write(&other, scratch.ptc(&args).ok()).unwrap();
+    let err = merge(&scratch, &[p[0], &other], &[]).bad_input();
+    assert!(
+        err.ends_with("come from different splits (shard 0/3 and shard 1/4)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_a_whole_part_is_an_error_naming_the_file_and_the_place() {
+    let (scratch, parts) = parts();
+    let text = std::fs::read_to_string(&parts[1]).unwrap();
+    let cut = scratch.path().join("cut.json");
+    let rows = text.find("\"runs\"").unwrap();
+    std::fs::write(&cut, &text[..rows + 200]).unwrap();
+    let p = [parts[0].as_path(), cut.as_path(), parts[2].as_path()];
+    let err = merge(&scratch, &p, &["--format", "json"]).bad_input();
+    assert!(
+        err.starts_with(&format!(
+            "error: cannot read part {} at `runs[0]",
+            cut.display()
+        )) && err.contains("EOF while parsing"),
+        "{err}"
+    );
+    let err = merge(&scratch, &p, &[]).bad_input();
+    assert!(err.contains("at `runs`: EOF while parsing"), "{err}");
+
+    std::fs::write(&cut, &text[..text.len() / 3]).unwrap();
+    merge(&scratch, &p, &[]).bad_input();
+
+    // A value out of place, and one that does not fit the fingerprint.
+    std::fs::write(
+        &cut,
+        text.replacen("\n  \"recordings\": ", "\n  \"recordings\": -", 1),
+    )
+    .unwrap();
+    let err = merge(&scratch, &p, &[]).bad_input();
+    assert!(
+        err.contains("at `recordings`: invalid value: integer `-"),
+        "{err}"
+    );
+    std::fs::write(&cut, text.replace("\"variant\":0", "\"variant\":9")).unwrap();
+    let err = merge(&scratch, &p, &["--format", "csv"]).bad_input();
+    assert_eq!(
+        err,
+        format!(
+            "error: part {} does not hold together: runs[0] does not fit the fingerprint and corpus",
+            cut.display()
+        )
+    );
+
+    // Foreign files.
+    let json = scratch.path().join("results.json");
+    let mut args = vec!["ab", "--strategies", "turn-count", "--set"];
+    args.extend(["ab.baseline=turn-count", "--format", "json"]);
+    std::fs::write(&json, scratch.ptc(args).ok()).unwrap();
+    let err = merge(&scratch, &[&json], &[]).bad_input();
+    assert_eq!(
+        err,
+        format!(
+            "error: {} is not a part of `ptc ab` (write parts with `ptc ab --shard K/N --format partial`)",
+            json.display()
+        )
+    );
+    std::fs::write(
+        &cut,
+        text.replacen("ptc-ab-partial/1", "ptc-ab-partial/2", 1),
+    )
+    .unwrap();
+    let err = merge(&scratch, &[&cut], &[]).bad_input();
+    assert!(err.contains("is a part of layout ptc-ab-partial/2; this ptc reads ptc-ab-partial/1"));
+    std::fs::write(&cut, b"\xff\xfe\x00garbage").unwrap();
+    merge(&scratch, &[&cut], &[]).bad_input();
+    let err = merge(&scratch, &[&scratch.path().join("none.json")], &[]).bad_input();
+    assert!(err.starts_with("error: cannot read "), "{err}");
+    let empty = scratch.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let err = merge(&scratch, &[&empty], &[]).bad_input();
+    assert!(err.ends_with("(no .json file)"), "{err}");
+}
+
+/// FNV-1a 64, as the README documents the assignment of recordings to shards.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[test]
+fn a_shard_holds_the_recordings_whose_name_hashes_to_it_and_may_hold_none() {
+    let scratch = Scratch::new();
+    let err = scratch.ptc(["ab", "--shard", "3/3"]).run_failed();
+    assert!(err.contains("`3/3` is not K/N with 0 <= K < N"), "{err}");
+    let args = [
+        "ab",
+        "--strategies",
+        "turn-count",
+        "--set",
+        "ab.baseline=turn-count",
+    ];
+    let names: Vec<&str> = ptc::examples::EXAMPLES.iter().map(|(n, _)| *n).collect();
+    let shard_of = |name: &str, n: u64| fnv1a64(name.as_bytes()) % n;
+    let part = |shard: &str| -> serde_json::Value {
+        let mut all = args.to_vec();
+        all.extend(["--shard", shard, "--format", "partial"]);
+        serde_json::from_str(&scratch.ptc(all).ok()).unwrap()
+    };
+    let three = part("2/7");
+    let held: Vec<&str> = three["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["recording"].as_str().unwrap())
+        .collect();
+    let expected: Vec<String> = names
+        .iter()
+        .filter(|n| shard_of(n, 7) == 2)
+        .map(|n| format!("examples/recordings/{n}"))
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(held, expected);
+    assert_eq!(three["sources"], expected.len());
+    // A shard with no recording: a table of it is an error, a part is not.
+    let empty = (0..50)
+        .find(|k| names.iter().all(|n| shard_of(n, 50) != *k))
+        .expect("a shard of 50 holding none of the examples");
+    let empty = format!("{empty}/50");
+    let mut all = args.to_vec();
+    all.extend(["--shard", &empty]);
+    let err = scratch.ptc(all).bad_input();
+    assert!(
+        err.contains(&format!(
+            "no recording in shard {empty} (none of the {} recordings)",
+            names.len()
+        )),
+        "{err}"
+    );
+    let none = part(&empty);
+    assert_eq!(none["sources"], 0);
+    assert_eq!(none["runs"], serde_json::json!([]));
+    let mut all = args.to_vec();
+    all.extend(["--format", "partial", "--report", "x.html"]);
+    let err = scratch.ptc(all).bad_input();
+    assert!(
+        err.contains("--report is written by `ptc ab merge`"),
+        "{err}"
+    );
+}
