@@ -150,14 +150,15 @@ impl LineChart<'_> {
         }
         let _ = write!(
             svg,
-            r##"<text x="{6}" y="{0}" font-size="13" fill="#666" text-anchor="end">turn</text><text x="{6}" y="{1}" font-size="13" fill="#666" text-anchor="end">recordings</text><text x="{2:.1}" y="{3}" font-size="13" text-anchor="middle">turn about to run, and the recordings that reach it</text><text x="14" y="{4:.1}" font-size="13" transform="rotate(-90 14 {4:.1})" text-anchor="middle">{5}</text>"##,
+            r##"<text x="{6}" y="{0}" font-size="11" fill="#666" text-anchor="end">turn</text><text x="{6}" y="{1}" font-size="11" fill="#666" text-anchor="end">recordings</text><text x="{2:.1}" y="{3}" font-size="13" text-anchor="middle">turn about to run, and the recordings that reach it</text><text x="14" y="{4:.1}" font-size="13" transform="rotate(-90 14 {4:.1})" text-anchor="middle">{5}</text>"##,
             axis + 19.0,
             axis + 36.0,
             (left + w - right) / 2.0,
             h - 4.0,
             (top + axis) / 2.0,
             escape(self.y_label),
-            left - 18.0,
+            // Right of the rotated axis label, which is centred at x = 14.
+            left - 14.0,
         );
         for (n, values) in self.series.iter().enumerate() {
             if values.is_empty() {
