@@ -135,15 +135,8 @@ pub(super) fn measure(
             render_ns,
         };
         run.totals.add_prompt(&measure, primary);
-        let cost = measure.costs[primary];
-        run.by_turn.push((
-            tokens,
-            CacheTokens {
-                read: cost.read,
-                written: cost.written,
-                plain: cost.plain,
-            },
-        ));
+        run.by_turn
+            .push((tokens, CacheTokens::from(&measure.costs[primary])));
         if detail {
             run.prompts.push(measure);
         }

@@ -300,15 +300,7 @@ impl RowPart {
                     turns: p.turns,
                     tokens: p.tokens,
                     shared: p.shared,
-                    cache: p
-                        .costs
-                        .iter()
-                        .map(|c| CacheTokens {
-                            read: c.read,
-                            written: c.written,
-                            plain: c.plain,
-                        })
-                        .collect(),
+                    cache: p.costs.iter().map(CacheTokens::from).collect(),
                     retention: p.retention,
                     render_ns: p.render_ns,
                 })

@@ -5,7 +5,7 @@
 //! the summed tokens at the end ([`Pricing::priced`] is linear), so the totals of any split of
 //! the recordings, added in any order, are exactly those of one run.
 
-use crate::ab::pricing::Pricing;
+use crate::ab::pricing::{Pricing, PromptCost};
 use crate::ab::retention::Retention;
 use crate::ab::{Ab, PromptMeasure, RunMeasure};
 
@@ -16,6 +16,24 @@ pub struct CacheTokens {
     pub read: usize,
     pub written: usize,
     pub plain: usize,
+}
+
+impl std::ops::AddAssign for CacheTokens {
+    fn add_assign(&mut self, more: CacheTokens) {
+        self.read += more.read;
+        self.written += more.written;
+        self.plain += more.plain;
+    }
+}
+
+impl From<&PromptCost> for CacheTokens {
+    fn from(cost: &PromptCost) -> CacheTokens {
+        CacheTokens {
+            read: cost.read,
+            written: cost.written,
+            plain: cost.plain,
+        }
+    }
 }
 
 impl CacheTokens {
@@ -60,9 +78,7 @@ impl Summary {
         }
         self.cache.resize(p.costs.len(), CacheTokens::default());
         for (total, cost) in self.cache.iter_mut().zip(&p.costs) {
-            total.read += cost.read;
-            total.written += cost.written;
-            total.plain += cost.plain;
+            *total += CacheTokens::from(cost);
         }
         self.retention.add(&p.retention);
         self.render_ns += p.render_ns;
@@ -79,9 +95,7 @@ impl Summary {
             CacheTokens::default(),
         );
         for (total, more) in self.cache.iter_mut().zip(&other.cache) {
-            total.read += more.read;
-            total.written += more.written;
-            total.plain += more.plain;
+            *total += *more;
         }
         self.retention.add(&other.retention);
         self.render_ns += other.render_ns;
@@ -269,9 +283,7 @@ impl Totals {
             }
             for (sum, (tokens, cache)) in series.iter_mut().zip(&run.by_turn) {
                 sum.tokens += tokens;
-                sum.cache.read += cache.read;
-                sum.cache.written += cache.written;
-                sum.cache.plain += cache.plain;
+                sum.cache += *cache;
                 sum.recordings += 1;
             }
         }
@@ -298,9 +310,7 @@ impl Totals {
             }
             for (sum, add) in series.iter_mut().zip(more) {
                 sum.tokens += add.tokens;
-                sum.cache.read += add.cache.read;
-                sum.cache.written += add.cache.written;
-                sum.cache.plain += add.cache.plain;
+                sum.cache += add.cache;
                 sum.recordings += add.recordings;
             }
         }
