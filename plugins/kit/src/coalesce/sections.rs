@@ -227,7 +227,11 @@ mod tests {
         };
         let long = "a-name-of-exactly-thirty-chars";
         assert_eq!(long.chars().count(), USER_COMMENT_COLUMN);
-        let (f, g, n) = (function(&["order", "weight"]), function(&[]), Value::Integer(1));
+        let (f, g, n) = (
+            function(&["order", "weight"]),
+            function(&[]),
+            Value::Integer(1),
+        );
         let memory = [("score", &f), ("ünïcode", &g), (long, &n), ("x", &n)];
         let limits = Limits {
             limit: 3,
