@@ -55,7 +55,11 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, Criterion};
+
+/// The allocator of the `ptc` binary, so that the host's share is measured as it runs there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use ptc::{Config, Host, LoadedStrategy, Recording, RecordingDefaults, RenderedMessage, Renderer};
 use ptc_plugin_api::Strategy;
 use ptc_strategy_single_user_coalesced::SingleUserCoalesced;
@@ -528,4 +532,24 @@ fn w1_data_size(c: &mut Criterion) {
 }
 
 criterion_group!(benches, w1, w1_data_size);
-criterion_main!(benches);
+
+/// `PTC_BENCH_RENDERS=N` renders W1's last prompt N times through the dylib and exits, instead
+/// of running the benchmarks: with `perf stat -e instructions:u` at two values of N, the
+/// difference gives the instructions per render, a figure that other work on a shared machine
+/// does not disturb.
+fn main() {
+    if let Some(count) = std::env::var("PTC_BENCH_RENDERS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let recording = w1_recording(Items::List(W1_ITEMS));
+        let host = dylib_host();
+        let renderer = renderer(&host);
+        for _ in 0..count {
+            black_box(renderer.render(black_box(&recording), W1_TURNS).unwrap());
+        }
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

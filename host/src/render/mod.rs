@@ -131,11 +131,16 @@ impl<'a> Renderer<'a> {
             })
     }
 
-    /// One section's text. A section naming a template the strategy does not provide is the
-    /// strategy's failure, reported with its file.
-    fn section(&self, section: &Section) -> Result<String, Error> {
+    /// Appends one section's text to `text`. A section naming a template the strategy does not
+    /// provide is the strategy's failure, reported with its file.
+    fn append_section(
+        &self,
+        section: &Section,
+        scratch: &mut Vec<u8>,
+        text: &mut String,
+    ) -> Result<(), Error> {
         self.templates
-            .render_section(section)
+            .append_section(section, scratch, text)
             .map_err(|source| match source {
                 TemplateError::Missing { .. } => Error::StrategyTemplate {
                     strategy: self.strategy.name.clone(),
@@ -175,33 +180,34 @@ impl<'a> Renderer<'a> {
     ) -> Result<Vec<RenderedMessage>, Error> {
         let mut messages: Vec<RenderedMessage> = Vec::with_capacity(output.messages.len());
         let mut breakpoints = 0;
+        let mut scratch = Vec::new();
         for message in output.messages.iter() {
             let mut content = String::new();
             let mut blocks = Vec::with_capacity(message.blocks.len());
             for block in message.blocks.iter() {
                 let before = content.len();
                 for section in block.sections.iter() {
-                    let rendered;
-                    let text: &str = match cache.as_deref_mut() {
-                        Some(cache) => {
-                            if !cache.contains_key(section) {
-                                let text = self.section(section)?;
-                                cache.insert(section.clone(), text);
-                            }
-                            &cache[section]
-                        }
-                        None => {
-                            rendered = self.section(section)?;
-                            &rendered
-                        }
-                    };
-                    if text.is_empty() {
-                        continue;
-                    }
+                    // Each section's text follows a blank line, unless it is the first text of
+                    // the message; a section that renders to nothing leaves no trace.
+                    let mark = content.len();
                     if !content.is_empty() {
                         content.push_str("\n\n");
                     }
-                    content.push_str(text);
+                    let start = content.len();
+                    match cache.as_deref_mut() {
+                        Some(cache) => {
+                            if !cache.contains_key(section) {
+                                let mut text = String::new();
+                                self.append_section(section, &mut scratch, &mut text)?;
+                                cache.insert(section.clone(), text);
+                            }
+                            content.push_str(&cache[section]);
+                        }
+                        None => self.append_section(section, &mut scratch, &mut content)?,
+                    }
+                    if content.len() == start {
+                        content.truncate(mark);
+                    }
                 }
                 breakpoints += usize::from(block.cache_breakpoint);
                 if content.len() > before {

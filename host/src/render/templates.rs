@@ -26,7 +26,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use ptc_plugin_api::abi_stable::std_types::Tuple2;
-use ptc_plugin_api::{Field, FieldName, Section};
+use ptc_plugin_api::{Field, Section};
 use serde::Serialize;
 use tera::{Context, Tera, Value};
 
@@ -161,6 +161,20 @@ impl Templates {
         context: &Context,
         given: usize,
     ) -> Result<String, TemplateError> {
+        let mut out = Vec::new();
+        self.render_into(name, context, given, &mut out)?;
+        Ok(String::from_utf8(out)
+            .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned()))
+    }
+
+    /// [`Templates::render_context`] into `out`, which it clears first.
+    fn render_into(
+        &self,
+        name: &str,
+        context: &Context,
+        given: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), TemplateError> {
         if !self.origins.contains_key(name) {
             let mut known: Vec<&str> = self.origins.keys().map(String::as_str).collect();
             known.sort_unstable();
@@ -170,15 +184,15 @@ impl Templates {
                 known: known.join(", "),
             });
         }
-        let mut out = Bounded {
-            bytes: Vec::new(),
+        out.clear();
+        let mut bounded = Bounded {
+            bytes: out,
             limit: given.saturating_add(MAX_GROWTH),
             over: false,
         };
-        match self.tera.render_to(name, context, &mut out) {
-            Ok(()) => Ok(String::from_utf8(out.bytes)
-                .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())),
-            Err(_) if out.over => Err(TemplateError::TooLarge {
+        match self.tera.render_to(name, context, &mut bounded) {
+            Ok(()) => Ok(()),
+            Err(_) if bounded.over => Err(TemplateError::TooLarge {
                 name: format!("{}/{name}", self.owner),
                 origin: self.origins[name].clone(),
                 given,
@@ -195,29 +209,46 @@ impl Templates {
 
     /// Renders one section of a strategy's output, without the final newline.
     pub fn render_section(&self, section: &Section) -> Result<String, TemplateError> {
+        let mut text = String::new();
+        self.append_section(section, &mut Vec::new(), &mut text)?;
+        Ok(text)
+    }
+
+    /// Renders one section of a strategy's output, without the final newline, and appends it
+    /// to `text`; `scratch` is a buffer the caller may reuse from one section to the next.
+    pub fn append_section(
+        &self,
+        section: &Section,
+        scratch: &mut Vec<u8>,
+        text: &mut String,
+    ) -> Result<(), TemplateError> {
         let mut context = Context::new();
         let mut given = 0;
         for Tuple2(name, field) in section.fields.iter() {
-            given += name.as_str().len();
-            context.insert_value(name.as_str(), field_value(field, &mut given));
+            given += name.len() + field_size(field);
+            context.insert_value(name.as_str(), field_value(field));
         }
-        let mut text = self.render_context(section.template.as_str(), &context, given)?;
-        if text.ends_with('\n') {
-            text.pop();
+        self.render_into(section.template.as_str(), &context, given, scratch)?;
+        if scratch.last() == Some(&b'\n') {
+            scratch.pop();
         }
-        Ok(text)
+        match std::str::from_utf8(scratch) {
+            Ok(rendered) => text.push_str(rendered),
+            Err(_) => text.push_str(&String::from_utf8_lossy(scratch)),
+        }
+        Ok(())
     }
 }
 
 /// A template's output, refused once it would grow over `limit` bytes.
-struct Bounded {
-    bytes: Vec<u8>,
+struct Bounded<'a> {
+    bytes: &'a mut Vec<u8>,
     limit: usize,
     /// Whether a write was refused.
     over: bool,
 }
 
-impl Write for Bounded {
+impl Write for Bounded<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         if self.bytes.len().saturating_add(buf.len()) > self.limit {
             self.over = true;
@@ -249,44 +280,52 @@ fn value_size(value: &Value) -> usize {
     }
 }
 
-/// A strategy's field as a tera value, adding the bytes of text it holds to `size` (a number
-/// or a boolean counts as 20, as in [`value_size`]). Field names are static strings, so records
-/// borrow them.
-fn field_value(field: &Field, size: &mut usize) -> Value {
+/// The bytes of text in a strategy's field, counted as [`value_size`] counts them.
+fn field_size(field: &Field) -> usize {
     match field {
-        Field::Text(s) => {
-            *size += s.len();
-            Value::from(s.as_str())
-        }
-        Field::Integer(i) => {
-            *size += 20;
-            Value::from(*i)
-        }
-        Field::Boolean(b) => {
-            *size += 20;
-            Value::from(*b)
-        }
-        Field::List(items) => Value::from(
-            items
-                .iter()
-                .map(|item| field_value(item, size))
-                .collect::<Vec<Value>>(),
-        ),
-        Field::Record(fields) => Value::from(record(fields, size)),
+        Field::Text(s) => s.len(),
+        Field::Integer(_) | Field::Boolean(_) => 20,
+        Field::List(items) => items.iter().map(field_size).sum(),
+        Field::Record(fields) => fields
+            .iter()
+            .map(|Tuple2(name, field)| name.len() + field_size(field))
+            .sum(),
     }
 }
 
-fn record(fields: &[Tuple2<FieldName, Field>], size: &mut usize) -> tera::Map {
-    let mut map = tera::Map::default();
-    map.reserve(fields.len());
-    for Tuple2(name, field) in fields {
-        *size += name.as_str().len();
-        map.insert(
-            tera::value::Key::Str(name.as_str()),
-            field_value(field, size),
-        );
+/// A strategy's field as a tera value. It goes through tera's serializer, which builds each
+/// record's map once, keyed by the field names as they are (static strings of the plugin,
+/// which stays loaded).
+fn field_value(field: &Field) -> Value {
+    Value::from_serializable(&AsTera(field))
+}
+
+/// Serializes a [`Field`] as its tera value: text, integer, boolean, list, record as a struct.
+struct AsTera<'a>(&'a Field);
+
+impl Serialize for AsTera<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeSeq, SerializeStruct};
+        match self.0 {
+            Field::Text(text) => serializer.serialize_str(text),
+            Field::Integer(i) => serializer.serialize_i64(*i),
+            Field::Boolean(b) => serializer.serialize_bool(*b),
+            Field::List(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items.iter() {
+                    seq.serialize_element(&AsTera(item))?;
+                }
+                seq.end()
+            }
+            Field::Record(fields) => {
+                let mut record = serializer.serialize_struct("record", fields.len())?;
+                for Tuple2(name, field) in fields.iter() {
+                    record.serialize_field(name.as_str(), &AsTera(field))?;
+                }
+                record.end()
+            }
+        }
     }
-    map
 }
 
 #[cfg(test)]

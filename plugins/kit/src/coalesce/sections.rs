@@ -66,21 +66,48 @@ pub fn data_section(run: &Run, sample: Limits) -> Section {
     Section::new("data").with("entries", entries)
 }
 
+/// The column at which `user/`'s comments start: a function's head or a value's name is followed
+/// by spaces up to it, and at least one.
+pub const USER_COMMENT_COLUMN: usize = 30;
+
+/// The spaces after `text` that bring the next character to [`USER_COMMENT_COLUMN`], at least
+/// one.
+fn padding(text: &str) -> &'static str {
+    const SPACES: &str = "                              ";
+    let spaces = USER_COMMENT_COLUMN
+        .saturating_sub(text.chars().count())
+        .max(1);
+    &SPACES[..spaces]
+}
+
 /// `user/`: functions, then values, each group sorted by name; values show a sample unless
 /// anything was printed. A private value (its name starts with `_`) has `hidden` (true) and
-/// never a sample.
+/// never a sample. A function's `head` is its name and parameters as Clojure writes them,
+/// `(name [a b])`; `pad` (after a function's head or a value's name) is the spaces up to
+/// [`USER_COMMENT_COLUMN`], so that templates lay out the column without a filter call per line.
 pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits) -> Section {
     let mut functions = Vec::new();
     let mut values = Vec::new();
     for &(name, value) in memory {
         if let Value::Function(f) = value {
-            let mut record = Record::new().with("name", name).with(
-                "params",
-                f.params
-                    .iter()
-                    .map(|p| one_line(p).into_owned())
-                    .collect::<Vec<_>>(),
-            );
+            let params: Vec<String> = f.params.iter().map(|p| one_line(p).into_owned()).collect();
+            let mut head = String::with_capacity(name.len() + 4 + params.len() * 8);
+            head.push('(');
+            head.push_str(name);
+            head.push_str(" [");
+            for (i, param) in params.iter().enumerate() {
+                if i > 0 {
+                    head.push(' ');
+                }
+                head.push_str(param);
+            }
+            head.push_str("])");
+            let pad = padding(&head);
+            let mut record = Record::new()
+                .with("name", name)
+                .with("params", params)
+                .with("head", head)
+                .with("pad", pad);
             if let Some(doc) = f.doc.as_ref().into_option() {
                 record = record.with("doc", sanitize_doc(doc));
             }
@@ -92,6 +119,7 @@ pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits
             let hidden = is_private_name(name);
             let mut record = Record::new()
                 .with("name", name)
+                .with("pad", padding(name))
                 .with("type", type_label(value));
             if hidden {
                 record = record.with("hidden", true);
@@ -169,4 +197,68 @@ pub fn error_section(turn: &Turn) -> Section {
         .map_or("error", |e| e.reason.as_str());
     let message = turn.error_text().unwrap_or("error");
     section.with("reason", reason).with("message", message)
+}
+
+#[cfg(test)]
+mod tests {
+    use abi_stable::std_types::{ROption, RVec};
+    use ptc_plugin_api::{Function, Value};
+
+    use super::*;
+
+    fn text<'a>(record: &'a Field, name: &str) -> &'a str {
+        let Field::Record(fields) = record else {
+            panic!("not a record: {record:?}")
+        };
+        match fields.iter().find(|f| f.0.as_str() == name).map(|f| &f.1) {
+            Some(Field::Text(text)) => text.as_str(),
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn heads_and_names_are_padded_to_the_comment_column_with_at_least_one_space() {
+        let function = |params: &[&str]| {
+            Value::Function(Function {
+                params: params.iter().map(|p| (*p).into()).collect::<RVec<_>>(),
+                doc: ROption::RNone,
+                return_type: ROption::RNone,
+            })
+        };
+        let long = "a-name-of-exactly-thirty-chars";
+        assert_eq!(long.chars().count(), USER_COMMENT_COLUMN);
+        let (f, g, n) = (
+            function(&["order", "weight"]),
+            function(&[]),
+            Value::Integer(1),
+        );
+        let memory = [("score", &f), ("ünïcode", &g), (long, &n), ("x", &n)];
+        let limits = Limits {
+            limit: 3,
+            printable_limit: 80,
+        };
+        let section = user_section(&memory, false, limits);
+        let field = |name: &str| {
+            section
+                .fields
+                .iter()
+                .find(|f| f.0.as_str() == name)
+                .map(|f| f.1.clone())
+                .unwrap()
+        };
+        let Field::List(functions) = field("functions") else {
+            panic!()
+        };
+        assert_eq!(text(&functions[0], "head"), "(score [order weight])");
+        assert_eq!(text(&functions[0], "pad"), " ".repeat(30 - 22));
+        // Characters, not bytes, count toward the column.
+        assert_eq!(text(&functions[1], "head"), "(ünïcode [])");
+        assert_eq!(text(&functions[1], "pad"), " ".repeat(30 - 12));
+        let Field::List(values) = field("values") else {
+            panic!()
+        };
+        assert_eq!(text(&values[0], "name"), long);
+        assert_eq!(text(&values[0], "pad"), " ", "at least one space");
+        assert_eq!(text(&values[1], "pad"), " ".repeat(29));
+    }
 }
