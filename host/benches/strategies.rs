@@ -183,11 +183,13 @@ fn print_table(means: &Means) {
 // delta-log over 10, 100 and 1,000 turns
 // ---------------------------------------------------------------------------------------------
 
-/// A synthetic run of `turns` turns, the shape of a long agent run: every turn calls a tool and
-/// binds its result (a list of 5 maps) to one of 8 working names, defines a new small value of
-/// its own (so that `user/` grows by one definition per turn), prints a line on even turns, and
-/// every 9th turn fails with an eval error.
-pub fn synthetic_run(turns: usize) -> Json {
+/// A synthetic run of `turns` turns, the shape of a long agent run: every turn calls a tool,
+/// binds its result (a list of 5 maps) to one of 8 working names and redefines a running total;
+/// it prints a line on even turns, and every 9th turn fails with an eval error. The `user/`
+/// namespace stays at 9 definitions. With `growing`, every successful turn also defines a new
+/// small value of its own, so that the namespace grows by one definition per turn (in
+/// definition order).
+pub fn synthetic_run(turns: usize, growing: bool) -> Json {
     let mut memory = serde_json::Map::new();
     let out: Vec<Json> = (1..=turns)
         .map(|t| {
@@ -196,9 +198,12 @@ pub fn synthetic_run(turns: usize) -> Json {
             let result: Vec<Json> = (0..5)
                 .map(|i| json!({":id": t * 10 + i, ":name": format!("item {t}-{i}"), ":status": {"$kw": "open"}}))
                 .collect();
-            let program = format!(
-                "(def {slot} (tool/search {{:query \"step {t}\" :limit 5}}))\n(def total-{t} (count {slot}))\n(println \"step {t}\" (count {slot}))"
+            let mut program = format!(
+                "(def {slot} (tool/search {{:query \"step {t}\" :limit 5}}))\n(def total (+ total (count {slot})))"
             );
+            if growing {
+                program += &format!("\n(def step-{t:04} {t})");
+            }
             let prints: Vec<String> = if t % 2 == 0 {
                 vec![format!("step {t} found 5 rows")]
             } else {
@@ -217,7 +222,10 @@ pub fn synthetic_run(turns: usize) -> Json {
                 turn["error"] = json!({"reason": "eval_error", "message": format!("undefined symbol: rows-{t}x")});
             } else {
                 memory.insert(slot, Json::Array(result));
-                memory.insert(format!("total-{t}"), json!(t * 5));
+                memory.insert("total".into(), json!(t * 5));
+                if growing {
+                    memory.insert(format!("step-{t:04}"), json!(t));
+                }
                 turn["result"] = json!(t * 5);
             }
             turn["memory"] = Json::Object(memory.clone());
@@ -237,18 +245,20 @@ pub fn synthetic_run(turns: usize) -> Json {
 fn delta_log_turns(c: &mut Criterion) {
     let host = host();
     let renderer = host.renderer(Some("delta-log")).expect("delta-log");
-    let mut group = c.benchmark_group("delta_log_turns");
-    for turns in [10, 100, 1_000] {
-        let recording = parse("synthetic.json", &synthetic_run(turns));
-        group.measurement_time(Duration::from_secs(if turns >= 1_000 { 10 } else { 5 }));
-        group.bench_function(format!("strategy_{turns}"), |b| {
-            b.iter(|| black_box(renderer.output(black_box(&recording), turns).unwrap()))
-        });
-        group.bench_function(format!("full_text_{turns}"), |b| {
-            b.iter(|| black_box(renderer.render(black_box(&recording), turns).unwrap()))
-        });
+    for (id, growing) in [("delta_log_turns", false), ("delta_log_growing", true)] {
+        let mut group = c.benchmark_group(id);
+        for turns in [10, 100, 1_000] {
+            let recording = parse("synthetic.json", &synthetic_run(turns, growing));
+            group.measurement_time(Duration::from_secs(if turns >= 1_000 { 10 } else { 5 }));
+            group.bench_function(format!("strategy_{turns}"), |b| {
+                b.iter(|| black_box(renderer.output(black_box(&recording), turns).unwrap()))
+            });
+            group.bench_function(format!("full_text_{turns}"), |b| {
+                b.iter(|| black_box(renderer.render(black_box(&recording), turns).unwrap()))
+            });
+        }
+        group.finish();
     }
-    group.finish();
 }
 
 fn benches(c: &mut Criterion) {
