@@ -440,7 +440,7 @@ fn program(steps: &[Step]) -> String {
 
 /// How the text of a turn is written; the turn's effects do not depend on it.
 #[derive(Clone, Copy, PartialEq)]
-enum Style {
+pub enum Style {
     Lean,
     Realistic,
 }
@@ -678,26 +678,36 @@ fn main() {
         }
     }
     std::fs::create_dir_all(&out).expect("output directory");
-    let mut rng = Rng(seed);
-    for i in 0..count {
-        let family = i % 6;
-        let n = if turns > 0 { turns } else { 4 + rng.below(14) };
-        let json = recording(&mut rng, i, family, n, style);
-        let family_name = [
-            "explore",
-            "notify",
-            "search",
-            "aggregate",
-            "recover",
-            "final-turn",
-        ][family];
-        let path = out.join(format!("gen-{i:03}-{family_name}.json"));
+    for (name, json) in corpus(count, turns, seed, style) {
         let bytes = if pretty {
             serde_json::to_vec_pretty(&json).unwrap()
         } else {
             serde_json::to_vec(&json).unwrap()
         };
-        std::fs::write(&path, bytes).expect("write recording");
+        std::fs::write(out.join(name), bytes).expect("write recording");
     }
     eprintln!("wrote {count} recordings to {}", out.display());
+}
+
+/// The corpus `--count`, `--turns` (0: 4 to 17 each), `--seed` and `--style` make, as (file
+/// name, recording): what `main` writes, and what the benchmarks build in memory (they include
+/// this file as a module).
+pub fn corpus(count: usize, turns: usize, seed: u64, style: Style) -> Vec<(String, Json)> {
+    let mut rng = Rng(seed);
+    (0..count)
+        .map(|i| {
+            let family = i % 6;
+            let n = if turns > 0 { turns } else { 4 + rng.below(14) };
+            let json = recording(&mut rng, i, family, n, style);
+            let family_name = [
+                "explore",
+                "notify",
+                "search",
+                "aggregate",
+                "recover",
+                "final-turn",
+            ][family];
+            (format!("gen-{i:03}-{family_name}.json"), json)
+        })
+        .collect()
 }

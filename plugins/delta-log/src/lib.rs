@@ -12,11 +12,14 @@
 //! a run agrees on them.
 
 use ptc_plugin_api::{
-    export_strategy, Block, Field, Memory, Message, OptionSpec, OptionValue, Options, Output,
-    RenderError, Role, Run, Section, Stats, Strategy, Turn, Value,
+    export_strategy, Block, Field, Message, OptionSpec, OptionValue, Options, Output, RenderError,
+    Role, Run, Section, Stats, Strategy, Turn, Value,
 };
 use ptc_strategy_kit::coalesce::{self, Settings};
-use ptc_strategy_kit::{defined_since, is_private_name, Limits};
+use ptc_strategy_kit::{defined_by_turn, is_private_name, Limits};
+
+/// The symbols a turn defined or redefined, as [`defined_by_turn`] gives them.
+type Defined<'a> = [(&'a str, &'a Value)];
 
 pub struct DeltaLog;
 
@@ -75,7 +78,9 @@ impl Strategy for DeltaLog {
             limit: options.count("latest_sample_limit")?,
             ..settings.sample
         };
-        let point = recoalescing_point(turns, budget, &settings);
+        // Each turn's definitions, found once for the points and the deltas.
+        let defined = defined_by_turn(turns);
+        let point = recoalescing_point(turns, &defined, budget, &settings);
         let (head, mut stats) = coalesce::user_message(run, &turns[..point], &settings);
         let mut head = head.into_sections();
         // The head's own turns-left line would change every prompt: the log ends with one.
@@ -88,11 +93,6 @@ impl Strategy for DeltaLog {
                 head.push(earlier_error(failed));
             }
         }
-        let mut memory_before: &Memory = turns[..point]
-            .iter()
-            .rev()
-            .find(|t| t.success)
-            .map_or(&[], |t| t.memory.as_slice());
         // A tail pays only when the log before it is long enough to be cached: until then a
         // delta keeps its samples and its failed program, and the log grows into the cache.
         let cache_min_chars = options.count("cache_min_tokens")?.saturating_mul(4);
@@ -105,20 +105,17 @@ impl Strategy for DeltaLog {
         // One block for the head, one per delta: the log grows by blocks, so that the prefix
         // the previous prompt cached ends on a block boundary of this one.
         let mut blocks = vec![Block::new(head)];
-        // The latest turn, whether its delta went to the log whole, and the memory before it.
-        let mut latest: Option<(&Turn, bool, &Memory)> = None;
-        for turn in &turns[point..] {
+        // The latest turn, whether its delta went to the log whole, and what it defined.
+        let mut latest: Option<(&Turn, bool, &Defined)> = None;
+        for (turn, defined) in turns.iter().zip(&defined).skip(point) {
             let inline = log_samples || log_chars < cache_min_chars;
-            let section = delta(turn, memory_before, inline, &settings, &mut stats);
+            let section = delta(turn, defined, inline, &settings, &mut stats);
             if inline {
                 // Past the cache minimum the measure no longer matters.
                 log_chars += fields_chars([&section]);
             }
             blocks.push(Block::new(vec![section]));
-            latest = Some((turn, inline, memory_before));
-            if turn.success {
-                memory_before = turn.memory.as_slice();
-            }
+            latest = Some((turn, inline, defined));
         }
         // The cache breakpoint: on the latest delta (or the head), before the tail.
         if let Some(last) = blocks.last_mut() {
@@ -130,11 +127,11 @@ impl Strategy for DeltaLog {
         // type). Each is written to the cache once instead of being read for the rest of the
         // run.
         let mut tail = Vec::new();
-        if let Some((turn, false, before)) = latest {
+        if let Some((turn, false, defined)) = latest {
             if !turn.success {
                 tail.push(coalesce::error_section(turn));
             } else if turn.prints.is_empty() {
-                tail.extend(samples(turn, before, latest_sample));
+                tail.extend(samples(turn, defined, latest_sample));
             }
         }
         tail.push(coalesce::turns_left_section(run, turns.len()));
@@ -160,15 +157,16 @@ fn earlier_error(turn: &Turn) -> Section {
 
 /// The last re-coalescing point at or before `turns.len()`: walking the turns, a new point is
 /// set after the turn whose delta takes the deltas since the previous point past `budget`.
-fn recoalescing_point(turns: &[Turn], budget: usize, settings: &Settings) -> usize {
+fn recoalescing_point(
+    turns: &[Turn],
+    defined: &[Vec<(&str, &Value)>],
+    budget: usize,
+    settings: &Settings,
+) -> usize {
     let mut point = 0;
     let mut size = 0usize;
-    let mut memory_before: &Memory = &[];
-    for (i, turn) in turns.iter().enumerate() {
-        size += delta_size(turn, memory_before, settings);
-        if turn.success {
-            memory_before = turn.memory.as_slice();
-        }
+    for (i, (turn, defined)) in turns.iter().zip(defined).enumerate() {
+        size += delta_size(turn, defined, settings);
         if size > budget {
             point = i + 1;
             size = 0;
@@ -178,10 +176,10 @@ fn recoalescing_point(turns: &[Turn], budget: usize, settings: &Settings) -> usi
 }
 
 /// A cheap measure of a delta's length: what it shows, without rendering it.
-fn delta_size(turn: &Turn, memory_before: &Memory, settings: &Settings) -> usize {
+fn delta_size(turn: &Turn, defined: &Defined, settings: &Settings) -> usize {
     let mut size = 32;
     if turn.success {
-        for (name, value) in defined_since(memory_before, &turn.memory) {
+        for &(name, value) in defined {
             size += name.len() + 40;
             if !is_private_name(name) {
                 size += settings.sample.printable_limit.min(sample_len(value));
@@ -210,8 +208,8 @@ fn sample_len(value: &Value) -> usize {
 
 /// The samples of the values `turn` defined or redefined, if it defined any; a private value
 /// has no sample (the log shows it as hidden).
-fn samples(turn: &Turn, memory_before: &Memory, limits: Limits) -> Option<Section> {
-    let mut changed = defined_since(memory_before, &turn.memory);
+fn samples(turn: &Turn, defined: &Defined, limits: Limits) -> Option<Section> {
+    let mut changed = defined.to_vec();
     changed.retain(|(name, _)| !is_private_name(name));
     let values = coalesce::user_section(&changed, false, limits)
         .fields
@@ -229,15 +227,14 @@ fn samples(turn: &Turn, memory_before: &Memory, limits: Limits) -> Option<Sectio
 /// One turn's delta, counted into `stats`.
 fn delta(
     turn: &Turn,
-    memory_before: &Memory,
+    defined: &Defined,
     inline: bool,
     settings: &Settings,
     stats: &mut Stats,
 ) -> Section {
     let printed = turn.success && !turn.prints.is_empty();
     let mut section = if turn.success {
-        let changed = defined_since(memory_before, &turn.memory);
-        let defined = coalesce::user_section(&changed, printed || !inline, settings.sample);
+        let defined = coalesce::user_section(defined, printed || !inline, settings.sample);
         Section {
             template: "delta".into(),
             fields: defined.fields,

@@ -1,33 +1,67 @@
 //! What a turn changed in the `user/` namespace.
 
-use ptc_plugin_api::{Memory, Value};
+use ptc_plugin_api::{Memory, Turn, Value};
+use rustc_hash::FxHashMap;
 
 /// The entries of `after` that `before` does not hold with the same value: the symbols a turn
 /// defined or redefined, in `after`'s order.
 pub fn defined_since<'a>(before: &Memory, after: &'a Memory) -> Vec<(&'a str, &'a Value)> {
-    // Memories mostly grow at the end: look at the same position first, then search.
-    let mut by_name: Option<std::collections::HashMap<&str, &Value>> = None;
+    // Memories mostly keep their order: each entry of `after` is looked for first where the
+    // previous one was found in `before`, plus one, and only then by name. A name inserted
+    // among the others costs one search, and the entries after it line up again.
+    let mut by_name: Option<FxHashMap<&str, usize>> = None;
+    let mut next = 0;
     after
         .iter()
-        .enumerate()
-        .filter(|(i, entry)| {
-            let previous = match before.get(*i) {
-                Some(b) if b.0 == entry.0 => Some(&b.1),
+        .filter(|entry| {
+            let found = match before.get(next) {
+                Some(b) if b.0 == entry.0 => Some(next),
                 _ => by_name
-                    .get_or_insert_with(|| before.iter().map(|b| (b.0.as_str(), &b.1)).collect())
+                    .get_or_insert_with(|| {
+                        before
+                            .iter()
+                            .enumerate()
+                            .map(|(i, b)| (b.0.as_str(), i))
+                            .collect()
+                    })
                     .get(entry.0.as_str())
                     .copied(),
             };
-            previous != Some(&entry.1)
+            match found {
+                Some(i) => {
+                    next = i + 1;
+                    before[i].1 != entry.1
+                }
+                None => true,
+            }
         })
-        .map(|(_, entry)| (entry.0.as_str(), &entry.1))
+        .map(|entry| (entry.0.as_str(), &entry.1))
+        .collect()
+}
+
+/// What each of `turns` defined or redefined: [`defined_since`] the memory of the last
+/// successful turn before it (nothing before the first), nothing for a failed turn. Each memory
+/// is compared once, however many strategies' views of the turns need the changes.
+pub fn defined_by_turn(turns: &[Turn]) -> Vec<Vec<(&str, &Value)>> {
+    let mut before: &Memory = &[];
+    turns
+        .iter()
+        .map(|turn| {
+            if !turn.success {
+                return Vec::new();
+            }
+            let changed = defined_since(before, &turn.memory);
+            before = &turn.memory;
+            changed
+        })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use abi_stable::std_types::{RString, Tuple2};
+    use abi_stable::std_types::{ROption, RString, RVec, Tuple2};
+    use proptest::prelude::*;
 
     fn memory(entries: &[(&str, i64)]) -> Vec<Tuple2<RString, Value>> {
         entries
@@ -46,5 +80,133 @@ mod tests {
             .collect();
         assert_eq!(names, ["a", "c"]);
         assert!(defined_since(&after, &after).is_empty());
+    }
+
+    #[test]
+    fn a_name_inserted_among_the_others_is_the_only_one_defined() {
+        let before = memory(&[("a", 1), ("c", 3), ("d", 4)]);
+        let after = memory(&[("a", 1), ("b", 2), ("c", 3), ("d", 5)]);
+        let names: Vec<&str> = defined_since(&before, &after)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(names, ["b", "d"]);
+    }
+
+    /// The definition itself: an entry of `after` is defined when no entry of `before` has its
+    /// name and its value.
+    fn defined_since_by_search<'a>(
+        before: &Memory,
+        after: &'a Memory,
+    ) -> Vec<(&'a str, &'a Value)> {
+        after
+            .iter()
+            .filter(|e| !before.iter().any(|b| b.0 == e.0 && b.1 == e.1))
+            .map(|e| (e.0.as_str(), &e.1))
+            .collect()
+    }
+
+    /// A memory of unique names from a small pool, with values from a small range, so that
+    /// two memories share names and values often.
+    fn any_memory() -> impl Strategy<Value = Vec<Tuple2<RString, Value>>> {
+        proptest::collection::vec((0..12u8, 0..3i64), 0..12).prop_map(|entries| {
+            let mut seen = std::collections::HashSet::new();
+            entries
+                .into_iter()
+                .filter(|(name, _)| seen.insert(*name))
+                .map(|(name, value)| Tuple2(format!("n{name}").into(), Value::Integer(value)))
+                .collect()
+        })
+    }
+
+    /// A change a turn makes to a memory.
+    #[derive(Clone, Debug)]
+    enum Edit {
+        Insert(usize, u8, i64),
+        Remove(usize),
+        Set(usize, i64),
+        Swap(usize, usize),
+    }
+
+    fn any_edit() -> impl Strategy<Value = Edit> {
+        prop_oneof![
+            (0..16usize, 0..16u8, 0..3i64)
+                .prop_map(|(at, name, value)| Edit::Insert(at, name, value)),
+            (0..16usize).prop_map(Edit::Remove),
+            (0..16usize, 0..3i64).prop_map(|(at, value)| Edit::Set(at, value)),
+            (0..16usize, 0..16usize).prop_map(|(i, j)| Edit::Swap(i, j)),
+        ]
+    }
+
+    /// `memory` after `edits`, an inserted name dropped when the memory already holds it.
+    fn edited(memory: &[Tuple2<RString, Value>], edits: &[Edit]) -> Vec<Tuple2<RString, Value>> {
+        let mut out = memory.to_vec();
+        for edit in edits {
+            let len = out.len();
+            match *edit {
+                Edit::Insert(at, name, value) => {
+                    let name: RString = format!("n{name}").into();
+                    if !out.iter().any(|e| e.0 == name) {
+                        out.insert(at.min(len), Tuple2(name, Value::Integer(value)));
+                    }
+                }
+                Edit::Remove(at) if at < len => {
+                    out.remove(at);
+                }
+                Edit::Set(at, value) if at < len => out[at].1 = Value::Integer(value),
+                Edit::Swap(i, j) if i < len && j < len => out.swap(i, j),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn turn(number: u32, success: bool, memory: Vec<Tuple2<RString, Value>>) -> Turn {
+        Turn {
+            number,
+            raw_response: "".into(),
+            program: ROption::RNone,
+            success,
+            result: Value::Nil,
+            error: ROption::RNone,
+            prints: RVec::new(),
+            tool_calls: RVec::new(),
+            memory: memory.into(),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn defined_since_is_what_a_search_by_name_finds(
+            before in any_memory(),
+            after in any_memory(),
+            edits in proptest::collection::vec(any_edit(), 0..6),
+        ) {
+            prop_assert_eq!(defined_since(&before, &after), defined_since_by_search(&before, &after));
+            let changed = edited(&before, &edits);
+            prop_assert_eq!(defined_since(&before, &changed), defined_since_by_search(&before, &changed));
+        }
+
+        #[test]
+        fn each_turn_is_compared_with_the_last_successful_one(
+            start in any_memory(),
+            steps in proptest::collection::vec(
+                (proptest::collection::vec(any_edit(), 0..4), any::<bool>()),
+                0..8,
+            ),
+        ) {
+            let mut memory = start;
+            let mut turns = Vec::new();
+            for (i, (edits, success)) in steps.iter().enumerate() {
+                memory = edited(&memory, edits);
+                turns.push(turn(i as u32 + 1, *success, memory.clone()));
+            }
+            let mut expected = Vec::new();
+            for (i, t) in turns.iter().enumerate() {
+                let before = turns[..i].iter().rev().find(|t| t.success).map_or(&[][..], |t| &t.memory[..]);
+                expected.push(if t.success { defined_since_by_search(before, &t.memory) } else { Vec::new() });
+            }
+            prop_assert_eq!(defined_by_turn(&turns), expected);
+        }
     }
 }
