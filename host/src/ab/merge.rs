@@ -5,17 +5,18 @@
 //! could not be read and the rows are put back in corpus order, and costs are priced from the
 //! summed tokens, so the result is the same, byte for byte, as one run's.
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::ab::partial::{self, Part, RowPart};
+use crate::ab::partial::{self, CheckedRows, Fingerprint, Part, RowPart, RowReader};
 use crate::ab::pricing::Pricing;
 use crate::ab::shard::Shard;
 use crate::ab::summary::Totals;
 use crate::ab::tokens::Tokenizer;
-use crate::ab::{Ab, BadRecording, Variant};
+use crate::ab::{Ab, BadRecording, BadRecordings, RunDetail, Variant};
 use crate::Error;
 
 /// The merged results, and what they cover.
@@ -60,14 +61,23 @@ pub fn part_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     Ok(files)
 }
 
-/// Reads and merges the parts in `paths` (files or directories); keeps every prompt's row
-/// only with `rows`.
-pub fn merge(paths: &[PathBuf], rows: bool, allow_missing: bool) -> Result<Merged, Error> {
+/// What takes the rows of a merge: each with the variants and pricing profiles of the parts.
+pub type RowSink<'a> = dyn FnMut(RunDetail, &[Variant], &[Pricing]) -> Result<(), Error> + 'a;
+
+/// Reads and merges the parts in `paths` (files or directories). With `rows`, every prompt's
+/// row is handed to it in corpus order, as one run makes them: the rows of the parts are read
+/// side by side, one at a time each, so nothing per recording is held but the recordings that
+/// could not be read.
+pub fn merge(
+    paths: &[PathBuf],
+    mut rows: Option<&mut RowSink<'_>>,
+    allow_missing: bool,
+) -> Result<Merged, Error> {
     let files = part_files(paths)?;
-    let mut parts: Vec<(PathBuf, Part<Vec<RowPart>>)> = Vec::with_capacity(files.len());
+    let mut parts: Vec<(PathBuf, Part<CheckedRows>)> = Vec::with_capacity(files.len());
     let mut by_shard: BTreeMap<usize, PathBuf> = BTreeMap::new();
     for file in files {
-        let part = partial::read(&file, rows)?;
+        let part = partial::read(&file, rows.is_some())?;
         check(&file, &part)?;
         if let Some((first_file, first)) = parts.first() {
             agree(first_file, first, &file, &part)?;
@@ -112,9 +122,21 @@ pub fn merge(paths: &[PathBuf], rows: bool, allow_missing: bool) -> Result<Merge
     let print = first.fingerprint.clone();
     let corpus = first.corpus.recordings;
     let pricing: Vec<Pricing> = print.pricing.iter().map(Pricing::from).collect();
+    let variants: Vec<Variant> = print
+        .variants
+        .iter()
+        .map(|v| Variant {
+            label: v.label.clone(),
+            strategy: v.strategy.clone(),
+            options: v.asked.clone(),
+        })
+        .collect();
+    if let Some(each) = rows.as_mut() {
+        let mut each = |run: RunDetail| each(run, &variants, &pricing);
+        merge_rows(&parts, &print, corpus, &pricing, &mut each)?;
+    }
     let mut totals = Totals::new(print.variants.len(), pricing.len());
-    let mut runs = Vec::new();
-    let mut bad_recordings = Vec::new();
+    let mut bad = Vec::new();
     let mut sources = 0;
     for (_, part) in parts {
         sources += part.sources;
@@ -128,29 +150,19 @@ pub fn merge(paths: &[PathBuf], rows: bool, allow_missing: bool) -> Result<Merge
                 .map(|s| s.first_error_position)
                 .collect(),
         });
-        bad_recordings.extend(part.bad_recordings.into_iter().map(|b| BadRecording {
+        bad.extend(part.bad_recordings.into_iter().map(|b| BadRecording {
             index: b.position,
             label: b.recording,
             error: b.error,
         }));
-        runs.extend(part.runs);
     }
     totals.price(&pricing);
-    bad_recordings.sort_by_key(|b| b.index);
-    // Each part lists its rows in corpus order and no two parts share a recording: a stable
-    // sort by position is the order of one run.
-    runs.sort_by_key(|r| r.position);
-    let runs = runs.into_iter().map(|r| r.detail(&pricing)).collect();
+    bad.sort_by_key(|b| b.index);
+    let mut bad_recordings = BadRecordings::default();
+    for b in bad {
+        bad_recordings.push(b)?;
+    }
     let tokenizer = Tokenizer::named(&print.tokenizer)?;
-    let variants = print
-        .variants
-        .iter()
-        .map(|v| Variant {
-            label: v.label.clone(),
-            strategy: v.strategy.clone(),
-            options: v.asked.clone(),
-        })
-        .collect();
     Ok(Merged {
         ab: Ab {
             variants,
@@ -159,7 +171,7 @@ pub fn merge(paths: &[PathBuf], rows: bool, allow_missing: bool) -> Result<Merge
             primary_pricing: print.primary_pricing,
             tokenizer,
             totals,
-            runs,
+            runs: Vec::new(),
             baseline_added: print.baseline_added,
             bad_recordings,
         },
@@ -170,9 +182,68 @@ pub fn merge(paths: &[PathBuf], rows: bool, allow_missing: bool) -> Result<Merge
     })
 }
 
+/// Hands the rows of every part to `each` in corpus order. Each part lists its rows in corpus
+/// order and no two parts share a recording, so taking the row of the lowest position among
+/// the parts' next rows (ties are rows of one recording, in one part) gives the order of one
+/// run.
+fn merge_rows(
+    parts: &[(PathBuf, Part<CheckedRows>)],
+    print: &Fingerprint,
+    corpus: usize,
+    pricing: &[Pricing],
+    each: &mut dyn FnMut(RunDetail) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut readers = Vec::with_capacity(parts.len());
+    let mut next = BinaryHeap::new();
+    for (i, (file, part)) in parts.iter().enumerate() {
+        let mut reader = RowReader::open(file, part.runs.count)?;
+        let row = fitting(file, &mut reader, print, corpus)?;
+        if let Some(row) = &row {
+            next.push(Reverse((row.position, i)));
+        }
+        readers.push((file, reader, row));
+    }
+    while let Some(Reverse((_, i))) = next.pop() {
+        let (file, reader, current) = &mut readers[i];
+        let row = current.take().expect("a part in the heap has a row");
+        each(row.detail(pricing))?;
+        *current = fitting(file, reader, print, corpus)?;
+        if let Some(row) = current {
+            next.push(Reverse((row.position, i)));
+        }
+    }
+    Ok(())
+}
+
+/// The next row of `reader`, refused unless it fits the fingerprint and the corpus.
+fn fitting(
+    file: &Path,
+    reader: &mut RowReader,
+    print: &Fingerprint,
+    corpus: usize,
+) -> Result<Option<RowPart>, Error> {
+    let at = reader.read();
+    let row = reader.next_row()?;
+    if let Some(row) = &row {
+        if row.variant >= print.variants.len()
+            || row.position >= corpus
+            || row
+                .prompts
+                .iter()
+                .any(|p| p.cache.len() != print.pricing.len())
+        {
+            return Err(Error::PartialInconsistent {
+                path: file.to_owned(),
+                reason: format!("runs[{at}] does not fit the fingerprint and corpus"),
+            });
+        }
+    }
+    Ok(row)
+}
+
 /// Refuses a part whose figures do not fit its own fingerprint and corpus, so that nothing
 /// downstream indexes out of range.
-fn check(path: &Path, part: &Part<Vec<RowPart>>) -> Result<(), Error> {
+fn check(path: &Path, part: &Part<CheckedRows>) -> Result<(), Error> {
     let bad = |reason: String| {
         Err(Error::PartialInconsistent {
             path: path.to_owned(),
@@ -231,23 +302,15 @@ fn check(path: &Path, part: &Part<Vec<RowPart>>) -> Result<(), Error> {
             b.position
         ));
     }
-    for (i, row) in part.runs.iter().enumerate() {
-        if row.variant >= variants
-            || row.position >= corpus
-            || row.prompts.iter().any(|p| p.cache.len() != profiles)
-        {
-            return bad(format!("runs[{i}] does not fit the fingerprint and corpus"));
-        }
-    }
     Ok(())
 }
 
 /// Refuses `part` unless it comes from the split, the corpus and the settings of `first`.
 fn agree(
     first_path: &Path,
-    first: &Part<Vec<RowPart>>,
+    first: &Part<CheckedRows>,
     path: &Path,
-    part: &Part<Vec<RowPart>>,
+    part: &Part<CheckedRows>,
 ) -> Result<(), Error> {
     let refuse = |what: String| {
         Err(Error::MergeRefused {

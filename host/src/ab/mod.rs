@@ -19,6 +19,7 @@ mod prompts;
 pub mod report;
 pub mod retention;
 pub mod shard;
+pub mod spool;
 mod summary;
 pub mod tokens;
 
@@ -28,6 +29,7 @@ use rayon::prelude::*;
 
 use crate::ab::measure::{measure, unusable};
 use crate::ab::pricing::Pricing;
+use crate::ab::spool::Spool;
 use crate::ab::summary::Totals;
 use crate::ab::tokens::{Counter, Tokenizer};
 use crate::config::Config;
@@ -62,18 +64,57 @@ pub struct Ab {
     /// Whether the baseline was added to the variants asked for.
     pub baseline_added: bool,
     /// The recordings that could not be read, in order. They are left out of every figure.
-    pub bad_recordings: Vec<BadRecording>,
+    pub bad_recordings: BadRecordings,
 }
 
 /// A recording that could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BadRecording {
-    /// Its index in the recordings given to [`run`] (in a merge, in the whole corpus).
+    /// Its position in the corpus.
     pub index: usize,
     /// Where it is: the file, `file:line` for a JSONL line.
     pub label: String,
     /// Why it could not be read.
     pub error: String,
+}
+
+/// The recordings that could not be read, in corpus order: the first one held, every one
+/// spooled (a corpus may be unreadable as a whole, a million times over).
+#[derive(Default)]
+pub struct BadRecordings {
+    first: Option<BadRecording>,
+    spool: Spool,
+}
+
+impl BadRecordings {
+    /// Adds the next one, in corpus order.
+    pub fn push(&mut self, bad: BadRecording) -> Result<(), Error> {
+        let mut line = serde_json::to_string(&bad).expect("a bad recording serializes");
+        line.push('\n');
+        self.spool.push(&line)?;
+        self.first.get_or_insert(bad);
+        Ok(())
+    }
+
+    pub fn len(&self) -> usize {
+        self.spool.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spool.is_empty()
+    }
+
+    pub fn first(&self) -> Option<&BadRecording> {
+        self.first.as_ref()
+    }
+
+    /// Every one, in corpus order.
+    pub fn iter(&mut self) -> Result<impl Iterator<Item = Result<BadRecording, Error>>, Error> {
+        Ok(self.spool.lines()?.map(|line| {
+            let line = line?;
+            Ok(serde_json::from_str(&line).expect("a bad recording spooled reads back"))
+        }))
+    }
 }
 
 /// What [`run_with`] does with every prompt's measures besides adding them up.
@@ -82,8 +123,8 @@ pub enum Rows<'a> {
     Sums,
     /// Keeps them in [`Ab::runs`].
     Keep,
-    /// Hands each to the function, in recording order, with the index of its recording in the
-    /// recordings given; nothing is kept.
+    /// Hands each to the function, in recording order, with the position of its recording in
+    /// the corpus; nothing is kept.
     Each(&'a mut dyn FnMut(usize, RunDetail) -> Result<(), Error>),
 }
 
@@ -116,14 +157,17 @@ pub fn run(
     progress: &(dyn Fn() + Sync),
 ) -> Result<Ab, Error> {
     let rows = if detail { Rows::Keep } else { Rows::Sums };
-    run_with(host, plan, sources, rows, strict, progress)
+    let mut positions = sources.iter().cloned().enumerate().map(Ok);
+    run_with(host, plan, &mut positions, rows, strict, progress)
 }
 
-/// [`run`], with every prompt's measures summed only, kept, or handed on as they are made.
+/// [`run`] over recordings listed as they are measured, each with its position in the corpus
+/// (in increasing order); every prompt's measures are summed only, kept, or handed on as they
+/// are made. An error of the listing ends the run with it.
 pub fn run_with(
     host: &Host,
     plan: AbPlan,
-    sources: &[Source],
+    sources: &mut dyn Iterator<Item = Result<(usize, Source), Error>>,
     mut rows: Rows<'_>,
     strict: bool,
     progress: &(dyn Fn() + Sync),
@@ -174,12 +218,25 @@ pub fn run_with(
     };
     let mut totals = Totals::new(plan.variants.len(), plan.pricing.len());
     let mut runs = Vec::new();
-    let mut bad_recordings = Vec::new();
-    for (at, chunk) in sources.chunks(CHUNK).enumerate() {
-        let measured: Vec<Result<Vec<RunMeasure>, Error>> =
-            chunk.par_iter().map(measure_all).collect();
-        for (i, (source, result)) in chunk.iter().zip(measured).enumerate() {
-            let index = at * CHUNK + i;
+    let mut bad_recordings = BadRecordings::default();
+    let mut chunk: Vec<(usize, Source)> = Vec::with_capacity(CHUNK);
+    loop {
+        chunk.clear();
+        while chunk.len() < CHUNK {
+            match sources.next() {
+                Some(next) => chunk.push(next?),
+                None => break,
+            }
+        }
+        if chunk.is_empty() {
+            break;
+        }
+        let measured: Vec<Result<Vec<RunMeasure>, Error>> = chunk
+            .par_iter()
+            .map(|(_, source)| measure_all(source))
+            .collect();
+        for ((index, source), result) in chunk.iter().zip(measured) {
+            let index = *index;
             match result {
                 Ok(measures) => {
                     totals.add(index, &measures);
@@ -204,7 +261,7 @@ pub fn run_with(
                     index,
                     label: source.label().display().to_string(),
                     error: e.to_string(),
-                }),
+                })?,
             }
         }
     }
@@ -335,6 +392,59 @@ mod tests {
                 assert_eq!(*tokens_a, tokens_b, "a mean over identical recordings");
             }
         }
+    }
+
+    #[test]
+    fn rows_written_as_they_are_made_give_the_output_of_rows_kept() {
+        let host = host();
+        let (name, json) = crate::examples::EXAMPLES
+            .iter()
+            .find(|(name, _)| *name == "failure-recovery.json")
+            .unwrap();
+        let sources = vec![Source::Embedded { name, json }; 3];
+        let plan = || AbPlan::new(&host, Some("full-history,turn-count"), None, None).unwrap();
+        let mut kept = run(&host, plan(), &sources, true, true, &|| {}).unwrap();
+        kept.clear_timing();
+        assert_eq!(kept.runs.len(), 3 * 2);
+
+        let (mut json_rows, mut csv_rows) = (Spool::default(), Spool::default());
+        let (variants, pricing) = (plan().variants, plan().pricing);
+        let mut each = |_: usize, mut run: RunDetail| {
+            run.prompts.iter_mut().for_each(|p| p.render_ns = 0);
+            let first = json_rows.is_empty();
+            json_rows.push(&report::json_run_text(&variants, &pricing, &run, first))?;
+            csv_rows.push(&report::csv_rows(&variants, &run))
+        };
+        let mut positions = sources.iter().cloned().enumerate().map(Ok);
+        let mut streamed = run_with(
+            &host,
+            plan(),
+            &mut positions,
+            Rows::Each(&mut each),
+            true,
+            &|| {},
+        )
+        .unwrap();
+        streamed.clear_timing();
+        assert!(streamed.runs.is_empty());
+        let (mut json_out, mut csv_out) = (Vec::new(), Vec::new());
+        report::write_json(&streamed, &mut json_rows, &mut json_out).unwrap();
+        report::write_csv(&streamed, &mut csv_rows, &mut csv_out).unwrap();
+        assert_eq!(
+            String::from_utf8(json_out).unwrap(),
+            crate::output::pretty(&report::json(&kept))
+        );
+        assert_eq!(String::from_utf8(csv_out).unwrap(), report::csv(&kept));
+
+        // No row at all.
+        let mut none = kept;
+        none.runs.clear();
+        let mut json_out = Vec::new();
+        report::write_json(&none, &mut Spool::default(), &mut json_out).unwrap();
+        assert_eq!(
+            String::from_utf8(json_out).unwrap(),
+            crate::output::pretty(&report::json(&none))
+        );
     }
 
     #[test]

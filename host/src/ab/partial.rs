@@ -16,10 +16,11 @@
 //!   it);
 //! - `bad_recordings`: the recordings that could not be read, with their corpus position;
 //! - `runs`, last: every prompt's measures, one line per recording and variant, with the
-//!   recording's corpus position. They are written to an unnamed temporary file as they are
-//!   made and copied out after the sums, so a shard holds no more than a run without rows.
+//!   recording's corpus position. They (and the recordings that could not be read) are written
+//!   to an unnamed temporary file as they are made and copied out after the sums, so a shard
+//!   holds nothing per recording.
 
-use std::io::{BufRead, BufReader, BufWriter, Read, Seek, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::de::{DeserializeOwned, IgnoredAny};
@@ -28,11 +29,11 @@ use serde_json::Value as Json;
 
 use crate::ab::pricing::{Caching, Placement, Pricing, PromptCost, Ttl};
 use crate::ab::retention::Retention;
-use crate::ab::shard::{fnv1a64, Corpus, Shard};
+use crate::ab::shard::{fnv1a64, Corpus, Shard, ShardSources};
+use crate::ab::spool::Spool;
 use crate::ab::summary::{CacheTokens, TurnSum};
 use crate::ab::{prompter_for, run_with, Ab, AbPlan, PromptMeasure, Rows, RunDetail, Summary};
 use crate::host::Host;
-use crate::recording::corpus::Source;
 use crate::Error;
 
 /// The value of `format`: the layout's name and version.
@@ -281,6 +282,8 @@ pub struct Part<R> {
     pub recordings: usize,
     pub summaries: Vec<SummaryPart>,
     pub turns: Vec<Vec<TurnSum>>,
+    /// When writing, they follow the rest and are not part of this value.
+    #[serde(skip_serializing)]
     pub bad_recordings: Vec<BadPart>,
     #[serde(skip_serializing)]
     pub runs: R,
@@ -336,15 +339,13 @@ impl RowPart {
     }
 }
 
-/// Measures the recordings of `shard` (`mine`, at `positions` in the corpus `all`) and writes
-/// the part to `out`. Returns the shard's results, for the warnings.
+/// Measures the recordings of `shard`, listed by `sources`, and writes the part to `out`.
+/// Returns the shard's results, for the warnings.
 #[allow(clippy::too_many_arguments)]
 pub fn write(
     host: &Host,
     plan: AbPlan,
-    all: &[Source],
-    positions: &[usize],
-    mine: &[Source],
+    sources: &mut ShardSources,
     shard: Shard,
     strict: bool,
     no_timing: bool,
@@ -352,73 +353,70 @@ pub fn write(
     out: &mut dyn Write,
 ) -> Result<Ab, Error> {
     let fingerprint = Fingerprint::of(host, &plan)?;
-    let spool_error = |source| Error::WriteFile {
-        path: std::env::temp_dir(),
-        source,
-    };
-    let mut spool = BufWriter::new(tempfile::tempfile().map_err(spool_error)?);
-    let mut rows = 0usize;
-    let mut each = |index: usize, mut run: RunDetail| -> Result<(), Error> {
+    let mut rows = Spool::default();
+    let mut each = |position: usize, mut run: RunDetail| -> Result<(), Error> {
         if no_timing {
             run.prompts.iter_mut().for_each(|p| p.render_ns = 0);
         }
-        let row = RowPart::of(positions[index], run);
+        let row = RowPart::of(position, run);
         let line = serde_json::to_string(&row).expect("a row serializes");
-        let separator = if rows == 0 { "    " } else { ",\n    " };
-        rows += 1;
-        spool
-            .write_all(separator.as_bytes())
-            .and_then(|()| spool.write_all(line.as_bytes()))
-            .map_err(spool_error)
+        let separator = if rows.is_empty() { "    " } else { ",\n    " };
+        rows.push(&format!("{separator}{line}"))
     };
-    let mut ab = run_with(host, plan, mine, Rows::Each(&mut each), strict, progress)?;
+    let mut ab = run_with(host, plan, sources, Rows::Each(&mut each), strict, progress)?;
     if no_timing {
         ab.clear_timing();
     }
-    let mut spool = spool
-        .into_inner()
-        .map_err(|e| spool_error(e.into_error()))?;
-    spool.rewind().map_err(spool_error)?;
     let part = Part {
         format: FORMAT.to_owned(),
         shard,
-        corpus: Corpus::of(all),
-        sources: mine.len(),
+        corpus: sources.corpus(),
+        sources: sources.selected,
         fingerprint,
         recordings: ab.recordings(),
         summaries: ab
             .summaries()
             .iter()
             .zip(&ab.totals.first_failure)
-            .map(|(s, first)| summary_part(s, first.map(|i| positions[i])))
+            .map(|(s, first)| summary_part(s, *first))
             .collect(),
         turns: ab.totals.turns.clone(),
-        bad_recordings: ab
-            .bad_recordings
-            .iter()
-            .map(|b| BadPart {
-                position: positions[b.index],
-                recording: b.label.clone(),
-                error: b.error.clone(),
-            })
-            .collect(),
+        bad_recordings: Vec::new(),
         runs: (),
     };
     let head = serde_json::to_string_pretty(&part).expect("a part serializes");
     let head = head.strip_suffix("\n}").unwrap_or(&head);
     let mut out = BufWriter::new(out);
-    out.write_all(head.as_bytes())
-        .and_then(|()| out.write_all(b",\n  \"runs\": [\n"))
-        .and_then(|()| std::io::copy(&mut spool, &mut out).map(|_| ()))
-        .and_then(|()| {
-            out.write_all(if rows == 0 {
-                b"  ]\n}\n"
-            } else {
-                b"\n  ]\n}\n"
-            })
+    let put = |out: &mut BufWriter<&mut dyn Write>, text: &str| {
+        out.write_all(text.as_bytes()).map_err(Error::Output)
+    };
+    put(&mut out, head)?;
+    // The recordings that could not be read, as the field would be pretty-printed.
+    put(&mut out, ",\n  \"bad_recordings\": [")?;
+    let bad_count = ab.bad_recordings.len();
+    for (i, bad) in ab.bad_recordings.iter()?.enumerate() {
+        let bad = bad?;
+        let text = serde_json::to_string_pretty(&BadPart {
+            position: bad.index,
+            recording: bad.label,
+            error: bad.error,
         })
-        .and_then(|()| out.flush())
-        .map_err(Error::Output)?;
+        .expect("a bad recording serializes");
+        put(&mut out, if i == 0 { "\n    " } else { ",\n    " })?;
+        put(&mut out, &text.replace('\n', "\n    "))?;
+    }
+    put(&mut out, if bad_count == 0 { "]" } else { "\n  ]" })?;
+    put(&mut out, ",\n  \"runs\": [\n")?;
+    rows.copy_to(&mut out)?;
+    put(
+        &mut out,
+        if rows.is_empty() {
+            "  ]\n}\n"
+        } else {
+            "\n  ]\n}\n"
+        },
+    )?;
+    out.flush().map_err(Error::Output)?;
     Ok(ab)
 }
 
@@ -455,10 +453,42 @@ impl SummaryPart {
     }
 }
 
-/// Reads the part in `path`, keeping its rows only when `rows` is set. A file that is not a
-/// part, a part of another layout, a truncated one and one with a value out of place are
-/// errors naming the file and, for the last two, the place in the JSON.
-pub fn read(path: &Path, rows: bool) -> Result<Part<Vec<RowPart>>, Error> {
+/// The rows of a part as its first reading sees them: each one read, checked for its shape
+/// and dropped, so that a part of any size is read in bounded memory. [`RowReader`] reads them
+/// again, one at a time, when they are needed.
+#[derive(Debug, Default)]
+pub struct CheckedRows {
+    /// How many there are.
+    pub count: usize,
+}
+
+impl<'de> Deserialize<'de> for CheckedRows {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<CheckedRows, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = CheckedRows;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of rows")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<CheckedRows, A::Error> {
+                let mut count = 0;
+                while seq.next_element::<RowPart>()?.is_some() {
+                    count += 1;
+                }
+                Ok(CheckedRows { count })
+            }
+        }
+        deserializer.deserialize_seq(Visitor)
+    }
+}
+
+/// Reads the part in `path`; its rows are checked (with `rows`) or only skipped, never kept.
+/// A file that is not a part, a part of another layout, a truncated one and one with a value
+/// out of place are errors naming the file and, for the last two, the place in the JSON.
+pub fn read(path: &Path, rows: bool) -> Result<Part<CheckedRows>, Error> {
     let input = |source| Error::Input {
         path: path.to_owned(),
         source,
@@ -501,8 +531,82 @@ pub fn read(path: &Path, rows: bool) -> Result<Part<Vec<RowPart>>, Error> {
             summaries: part.summaries,
             turns: part.turns,
             bad_recordings: part.bad_recordings,
-            runs: Vec::new(),
+            runs: CheckedRows::default(),
         })
+    }
+}
+
+/// The rows of a part read with [`read`], one at a time, in order: a part holds one row per
+/// line of its `runs`, as [`write`] writes it.
+pub struct RowReader {
+    path: PathBuf,
+    lines: std::io::Lines<BufReader<std::fs::File>>,
+    /// Rows read so far.
+    read: usize,
+    /// Rows the part holds.
+    count: usize,
+}
+
+impl RowReader {
+    pub fn open(path: &Path, count: usize) -> Result<RowReader, Error> {
+        let input = |source| Error::Input {
+            path: path.to_owned(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(input)?;
+        let mut lines = BufReader::with_capacity(1 << 16, file).lines();
+        if count > 0 {
+            loop {
+                match lines.next() {
+                    Some(line) => {
+                        if line.map_err(input)? == "  \"runs\": [" {
+                            break;
+                        }
+                    }
+                    None => return Err(not_one_per_line(path, 0)),
+                }
+            }
+        }
+        Ok(RowReader {
+            path: path.to_owned(),
+            lines,
+            read: 0,
+            count,
+        })
+    }
+
+    /// Rows read so far.
+    pub fn read(&self) -> usize {
+        self.read
+    }
+
+    /// The next row, or none after the last.
+    pub fn next_row(&mut self) -> Result<Option<RowPart>, Error> {
+        if self.read == self.count {
+            return Ok(None);
+        }
+        let at = self.read;
+        let line = match self.lines.next() {
+            Some(line) => line.map_err(|source| Error::Input {
+                path: self.path.clone(),
+                source,
+            })?,
+            None => return Err(not_one_per_line(&self.path, at)),
+        };
+        let text = line.trim_start();
+        let text = text.strip_suffix(',').unwrap_or(text);
+        let row = serde_json::from_str(text).map_err(|_| not_one_per_line(&self.path, at))?;
+        self.read += 1;
+        Ok(Some(row))
+    }
+}
+
+fn not_one_per_line(path: &Path, at: usize) -> Error {
+    Error::PartialInconsistent {
+        path: path.to_owned(),
+        reason: format!(
+            "runs[{at}] is not on a line of its own, as `ptc ab --format partial` writes it"
+        ),
     }
 }
 
@@ -558,10 +662,9 @@ mod tests {
             assert_eq!(back, print, "{text}");
             assert_eq!(Pricing::from(&back), Pricing::from(&print));
         }
-        let err = serde_json::from_str::<PricingPrint>(&format!(
-            "{{\"name\": \"p\", \"input_per_mtok\": \"3\"}}"
-        ))
-        .unwrap_err();
+        let err =
+            serde_json::from_str::<PricingPrint>("{\"name\": \"p\", \"input_per_mtok\": \"3\"}")
+                .unwrap_err();
         assert!(err.to_string().contains("expected a number"), "{err}");
     }
 }

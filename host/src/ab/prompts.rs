@@ -15,6 +15,7 @@ use crate::host::Host;
 use crate::recording::corpus::Source;
 use crate::render::trigger::RunCache;
 use crate::render::Prompt;
+use crate::Error;
 
 /// The report holds the prompts of at most this many recordings, the first ones read.
 pub const PROMPT_RECORDINGS: usize = 50;
@@ -94,9 +95,15 @@ impl Interner {
 }
 
 impl PromptLog {
-    /// Renders the prompts of the recordings of `sources` that `ab` measured, in order, until
-    /// a bound is reached.
-    pub fn collect(host: &Host, ab: &Ab, sources: &[Source]) -> PromptLog {
+    /// Renders the prompts of the recordings of `sources` (with their corpus positions) that
+    /// `ab` measured, in order, until a bound is reached; `bad` holds the positions of those it
+    /// could not read, in increasing order.
+    pub fn collect(
+        host: &Host,
+        ab: &Ab,
+        sources: &mut dyn Iterator<Item = Result<(usize, Source), Error>>,
+        bad: &mut dyn Iterator<Item = usize>,
+    ) -> PromptLog {
         let mut log = PromptLog::default();
         let mut budget = Budget {
             bytes: PROMPT_BYTES,
@@ -111,9 +118,10 @@ impl PromptLog {
             .iter()
             .map(|v| prompter_for(host, v).map_err(|e| e.to_string()))
             .collect();
-        let bad: Vec<String> = ab.bad_recordings.iter().map(|b| b.label.clone()).collect();
-        for source in sources {
-            if bad.contains(&source.label().display().to_string()) {
+        let mut bad = bad.peekable();
+        for (position, source) in sources.map_while(Result::ok) {
+            while bad.next_if(|&b| b < position).is_some() {}
+            if bad.next_if_eq(&position).is_some() {
                 continue;
             }
             if log.recordings.len() == PROMPT_RECORDINGS {

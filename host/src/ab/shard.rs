@@ -10,7 +10,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::recording::corpus::Source;
+use crate::recording::corpus::{Listing, Source};
+use crate::Error;
 
 /// Shard `index` of `count` (0-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -29,6 +30,7 @@ impl Shard {
     }
 
     /// This shard's recordings, in corpus order, with their positions in the corpus.
+    #[cfg(test)]
     pub fn select(self, sources: &[Source]) -> (Vec<usize>, Vec<Source>) {
         sources
             .iter()
@@ -64,12 +66,99 @@ impl FromStr for Shard {
 
 /// FNV-1a, 64 bits.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    let mut hash = Fnv::default();
+    hash.write(bytes);
+    hash.0
+}
+
+/// FNV-1a 64 of bytes given piece by piece.
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv(pub u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
     }
-    hash
+}
+
+impl Fnv {
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+/// The recordings of one shard, listed from the whole corpus as they are asked for, each with
+/// its position in the corpus; what identifies the corpus ([`ShardSources::corpus`]) is
+/// gathered on the way, so nothing per recording is held.
+pub struct ShardSources {
+    listing: Listing,
+    shard: Shard,
+    /// Recordings of the corpus listed so far.
+    listed: usize,
+    identities: Fnv,
+    /// Recordings of the shard listed so far.
+    pub selected: usize,
+    /// The first recording, listed ahead by [`ShardSources::start`].
+    ahead: Option<(usize, Source)>,
+}
+
+impl ShardSources {
+    pub fn new(listing: Listing, shard: Shard) -> ShardSources {
+        ShardSources {
+            listing,
+            shard,
+            listed: 0,
+            identities: Fnv::default(),
+            selected: 0,
+            ahead: None,
+        }
+    }
+
+    /// Lists the shard's first recording ahead, so that a corpus with nothing to read or
+    /// that cannot be listed from its start is an error before anything else is done. Returns
+    /// whether the shard holds a recording.
+    pub fn start(&mut self) -> Result<bool, Error> {
+        if self.ahead.is_none() {
+            self.ahead = self.next().transpose()?;
+        }
+        Ok(self.ahead.is_some())
+    }
+
+    /// The corpus listed so far: the whole corpus once the listing is done.
+    pub fn corpus(&self) -> Corpus {
+        Corpus {
+            recordings: self.listed,
+            identities: format!("{:016x}", self.identities.0),
+        }
+    }
+}
+
+impl Iterator for ShardSources {
+    type Item = Result<(usize, Source), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(first) = self.ahead.take() {
+            return Some(Ok(first));
+        }
+        loop {
+            let source = match self.listing.next()? {
+                Ok(source) => source,
+                Err(e) => return Some(Err(e)),
+            };
+            let position = self.listed;
+            self.listed += 1;
+            let identity = identity(&source);
+            self.identities.write(identity.as_bytes());
+            self.identities.write(b"\n");
+            if self.shard.holds(&identity) {
+                self.selected += 1;
+                return Some(Ok((position, source)));
+            }
+        }
+    }
 }
 
 /// A recording's identity, as the module documentation says.
@@ -98,6 +187,8 @@ pub struct Corpus {
 }
 
 impl Corpus {
+    /// The corpus of `sources`, all at once (what [`ShardSources::corpus`] gathers).
+    #[cfg(test)]
     pub fn of(sources: &[Source]) -> Corpus {
         let mut all = Vec::new();
         for source in sources {
@@ -158,5 +249,25 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&n| n == 1));
+    }
+
+    #[test]
+    fn listing_a_shard_gives_the_recordings_and_the_corpus_of_the_whole_list() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..40 {
+            std::fs::write(dir.path().join(format!("r{i:02}.json")), "{}").unwrap();
+        }
+        std::fs::write(dir.path().join("more.jsonl"), "{}\n\n{}\n{}\n").unwrap();
+        let paths = [dir.path().to_owned()];
+        let all = crate::recording::corpus::sources(&paths).unwrap();
+        assert_eq!(all.len(), 43);
+        for shard in [Shard::ALL, Shard { index: 1, count: 3 }] {
+            let mut listed = ShardSources::new(Listing::new(&paths), shard);
+            let (positions, mine): (Vec<usize>, Vec<Source>) =
+                listed.by_ref().map(Result::unwrap).unzip();
+            assert_eq!((positions, mine), shard.select(&all));
+            assert_eq!(listed.corpus(), Corpus::of(&all));
+            assert_eq!(listed.selected, shard.select(&all).0.len());
+        }
     }
 }

@@ -2,18 +2,19 @@
 //! markdown, CSV or JSON, and optionally as an HTML page; and the tokenizer the commands count
 //! tokens with.
 
-use std::io::{IsTerminal, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
 use crate::ab::report;
-use crate::ab::shard::Shard;
+use crate::ab::shard::{Shard, ShardSources};
+use crate::ab::spool::Spool;
 use crate::ab::tokens::Tokenizer;
-use crate::ab::{partial, run as run_ab, Ab, AbPlan, PromptLog};
+use crate::ab::{partial, run_with as run_ab_with, Ab, AbPlan, PromptLog, Rows, RunDetail};
 use crate::host::Host;
-use crate::output::{pretty, write_atomically, write_out};
-use crate::recording::corpus::{self, Source};
+use crate::output::{write_atomically, write_out};
+use crate::recording::corpus::Listing;
 use crate::Error;
 
 /// Output format of `ptc ab`.
@@ -65,37 +66,45 @@ pub fn ab(
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let plan = AbPlan::new(host, strategies, tokenizer, pricing)?;
-    let all = corpus::sources(paths)?;
-    if all.is_empty() {
-        let what: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        return Err(Error::NoRecording {
-            what: format!("{} (no .json or .jsonl file)", what.join(", ")),
-        });
-    }
-    let (positions, sources) = shard.select(&all);
     let partial = format == AbFormat::Partial;
     if partial && report_file.is_some() {
         return Err(Error::Usage(
             "--report is written by `ptc ab merge`; a shard with --format partial writes its part only".into(),
         ));
     }
-    if sources.is_empty() && !partial {
-        return Err(Error::NoRecording {
-            what: format!("shard {shard} (none of the {} recordings)", all.len()),
-        });
-    }
-    let bar = if std::io::stderr().is_terminal() && sources.len() > 1 && !crate::output::quiet() {
-        progress_bar(sources.len())
+    let listing = Corpus { paths, shard };
+    // The bar needs the number of recordings: for it, the corpus is listed once more first.
+    let bar = if std::io::stderr().is_terminal() && !crate::output::quiet() {
+        let mut counting = listing.sources();
+        let count = counting.by_ref().take_while(Result::is_ok).count();
+        if count > 1 {
+            progress_bar(count)
+        } else {
+            indicatif::ProgressBar::hidden()
+        }
     } else {
         indicatif::ProgressBar::hidden()
     };
+    let mut sources = listing.sources();
+    if !sources.start()? {
+        let corpus = sources.corpus().recordings;
+        if corpus == 0 {
+            let what: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            return Err(Error::NoRecording {
+                what: format!("{} (no .json or .jsonl file)", what.join(", ")),
+            });
+        }
+        if !partial {
+            return Err(Error::NoRecording {
+                what: format!("shard {shard} (none of the {corpus} recordings)"),
+            });
+        }
+    }
     if partial {
-        let result = partial::write(
+        let mut result = partial::write(
             host,
             plan,
-            &all,
-            &positions,
-            &sources,
+            &mut sources,
             shard,
             strict,
             no_timing,
@@ -105,18 +114,39 @@ pub fn ab(
         bar.finish_and_clear();
         // The part carries the recordings that could not be read and the failures: the merge
         // reports them and sets the exit code; here they are warnings only.
-        warn_bad_recordings(&result);
+        warn_bad_recordings(&mut result)?;
         warn_failures(&result);
         return Ok(());
     }
-    let detail = matches!(format, AbFormat::Json | AbFormat::Csv);
-    let result = run_ab(host, plan, &sources, detail, strict, &|| bar.inc(1))?;
+    // The per-prompt rows go to a spool as the output will print them.
+    let mut rows = Spool::default();
+    let (variants, pricing_profiles) = (plan.variants.clone(), plan.pricing.clone());
+    let mut each = |_: usize, mut run: RunDetail| -> Result<(), Error> {
+        if no_timing {
+            run.prompts.iter_mut().for_each(|p| p.render_ns = 0);
+        }
+        let text = match format {
+            AbFormat::Json => {
+                report::json_run_text(&variants, &pricing_profiles, &run, rows.is_empty())
+            }
+            _ => report::csv_rows(&variants, &run),
+        };
+        rows.push(&text)
+    };
+    let each_row = if matches!(format, AbFormat::Json | AbFormat::Csv) {
+        Rows::Each(&mut each)
+    } else {
+        Rows::Sums
+    };
+    let result = run_ab_with(host, plan, &mut sources, each_row, strict, &|| bar.inc(1))?;
     bar.finish_and_clear();
+    let count = sources.selected;
     results(
         host,
         result,
-        &sources,
-        sources.len(),
+        &mut rows,
+        Some(listing),
+        count,
         format,
         report_file,
         no_timing,
@@ -124,13 +154,29 @@ pub fn ab(
     )
 }
 
-fn warn_bad_recordings(result: &Ab) {
-    for bad in &result.bad_recordings {
+/// A corpus as given on the command line, and the shard of it to measure.
+#[derive(Clone, Copy)]
+pub struct Corpus<'a> {
+    pub paths: &'a [PathBuf],
+    pub shard: Shard,
+}
+
+impl Corpus<'_> {
+    /// The recordings of the shard, listed from the start.
+    fn sources(self) -> ShardSources {
+        ShardSources::new(Listing::new(self.paths), self.shard)
+    }
+}
+
+fn warn_bad_recordings(result: &mut Ab) -> Result<(), Error> {
+    for bad in result.bad_recordings.iter()? {
+        let bad = bad?;
         crate::output::warn(format_args!(
             "skipping recording {}: {}",
             bad.label, bad.error
         ));
     }
+    Ok(())
 }
 
 fn warn_failures(result: &Ab) {
@@ -145,21 +191,24 @@ fn warn_failures(result: &Ab) {
 }
 
 /// Warns on stderr about what was left out and what failed, writes the HTML report when
-/// asked, and writes `result` in `format`: the end of `ptc ab` and of `ptc ab merge`. `count`
-/// is the number of recordings given, read or not; the report shows the prompts of the first
-/// of `sources` side by side (none after a merge, which has no recordings).
+/// asked, and writes `result` in `format`, with the per-prompt rows of JSON and CSV from `rows`
+/// (made by [`report::json_run_text`] or [`report::csv_rows`]): the end of `ptc ab` and of
+/// `ptc ab merge`. `count` is the number of recordings given, read or not; the report shows the
+/// prompts of the first recordings of `corpus` side by side (none after a merge, which has no
+/// recordings).
 #[allow(clippy::too_many_arguments)]
 pub fn results(
     host: &Host,
     mut result: Ab,
-    sources: &[Source],
+    rows: &mut Spool,
+    corpus: Option<Corpus<'_>>,
     count: usize,
     format: AbFormat,
     report_file: Option<&Path>,
     no_timing: bool,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
-    warn_bad_recordings(&result);
+    warn_bad_recordings(&mut result)?;
     if result.bad_recordings.len() == count {
         return Err(Error::NoGoodRecording { count });
     }
@@ -171,22 +220,29 @@ pub fn results(
     }
     warn_failures(&result);
     if let Some(file) = report_file {
-        let prompts = PromptLog::collect(host, &result, sources);
+        let mut bad = result
+            .bad_recordings
+            .iter()?
+            .map_while(Result::ok)
+            .map(|b| b.index);
+        let prompts = match corpus {
+            Some(corpus) => PromptLog::collect(host, &result, &mut corpus.sources(), &mut bad),
+            None => PromptLog::collect(host, &result, &mut std::iter::empty(), &mut bad),
+        };
         let page = report::html(&result, &prompts, &host.host_templates()?)?;
         write_atomically(file, page.as_bytes())?;
     }
-    let text = match format {
-        AbFormat::Table => report::table(&result),
-        AbFormat::Markdown => report::markdown_tables(&result),
-        AbFormat::Csv => report::csv(&result),
-        AbFormat::Json => pretty(&report::json(&result)),
+    match format {
+        AbFormat::Table => write_out(out, &report::table(&result))?,
+        AbFormat::Markdown => write_out(out, &report::markdown_tables(&result))?,
+        AbFormat::Csv => report::write_csv(&result, rows, &mut BufWriter::new(&mut *out))?,
+        AbFormat::Json => report::write_json(&result, rows, &mut BufWriter::new(&mut *out))?,
         AbFormat::Partial => {
             return Err(Error::Usage(
                 "--format partial is written by `ptc ab --shard K/N`; merge parts into table, json, markdown or csv".into(),
             ))
         }
-    };
-    write_out(out, &text)?;
+    }
     match result.bad_recordings.first() {
         None => Ok(()),
         Some(first) => Err(Error::SomeRecordingsBad {

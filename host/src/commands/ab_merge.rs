@@ -5,7 +5,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::ab::merge::merge as merge_parts;
+use crate::ab::pricing::Pricing;
+use crate::ab::report;
 use crate::ab::shard::Shard;
+use crate::ab::spool::Spool;
+use crate::ab::{RunDetail, Variant};
 use crate::commands::ab::{results, AbFormat};
 use crate::host::Host;
 use crate::Error;
@@ -45,8 +49,22 @@ pub fn merge(
     no_timing: bool,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
-    let rows = matches!(format, MergeFormat::Json | MergeFormat::Csv);
-    let merged = merge_parts(parts, rows, allow_missing)?;
+    // The rows go to a spool as the output will print them, once the merge is known to hold.
+    let mut rows = Spool::default();
+    let mut each = |mut run: RunDetail, variants: &[Variant], pricing: &[Pricing]| {
+        if no_timing {
+            run.prompts.iter_mut().for_each(|p| p.render_ns = 0);
+        }
+        let text = match format {
+            MergeFormat::Json => report::json_run_text(variants, pricing, &run, rows.is_empty()),
+            _ => report::csv_rows(variants, &run),
+        };
+        rows.push(&text)
+    };
+    let merged = match format {
+        MergeFormat::Json | MergeFormat::Csv => merge_parts(parts, Some(&mut each), allow_missing)?,
+        _ => merge_parts(parts, None, allow_missing)?,
+    };
     if !merged.missing.is_empty() {
         let missing: Vec<String> = merged
             .missing
@@ -74,7 +92,8 @@ pub fn merge(
     results(
         host,
         merged.ab,
-        &[],
+        &mut rows,
+        None,
         merged.sources,
         format.into(),
         report_file,

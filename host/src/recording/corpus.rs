@@ -93,57 +93,144 @@ impl Source {
     }
 }
 
-/// The recordings `paths` name, in order; the bundled examples when there are none.
+/// The recordings `paths` name, in order; the bundled examples when there are none. Holds
+/// every one: for a corpus of any size, go through a [`Listing`] instead.
 pub fn sources(paths: &[PathBuf]) -> Result<Vec<Source>, Error> {
-    if paths.is_empty() {
-        return Ok(crate::examples::EXAMPLES
-            .iter()
-            .map(|(name, json)| Source::Embedded { name, json })
-            .collect());
-    }
-    let mut sources = Vec::new();
-    for path in paths {
-        if let Some((file, line)) = jsonl_line(path) {
-            let found = jsonl_lines(&file)?
-                .into_iter()
-                .find(|s| matches!(s, Source::Line { line: l, .. } if *l == line));
-            sources.push(found.ok_or_else(|| Error::NoRecording {
-                what: format!("line {line} of {}", file.display()),
-            })?);
-        } else if path.is_dir() {
-            let entries = std::fs::read_dir(path).map_err(|source| Error::Input {
-                path: path.clone(),
-                source,
-            })?;
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_file() && (is_ext(p, "json") || is_ext(p, "jsonl")))
-                .collect();
-            files.sort();
-            for file in files {
-                sources.extend(file_sources(&file)?);
-            }
+    Listing::new(paths).collect()
+}
+
+/// The recordings `paths` name, in order, one at a time; the bundled examples when there are
+/// none. What it holds does not grow with the corpus: a JSONL file is scanned as its lines are
+/// asked for, and of a directory only the names of its files are held (they are sorted), not
+/// the recordings in them. An unreadable path or a JSONL line over the size limit is an error
+/// in its place; the listing ends after it.
+pub struct Listing {
+    /// What is still to be listed, in order: paths given, or files of a directory given.
+    pending: std::collections::VecDeque<Pending>,
+    /// The JSONL file being scanned.
+    lines: Option<JsonlLines>,
+    failed: bool,
+}
+
+enum Pending {
+    /// A path as given: a file, a directory or `FILE.jsonl:LINE`.
+    Given(PathBuf),
+    /// A file found in a directory.
+    Found(PathBuf),
+    Embedded(&'static str, &'static str),
+}
+
+impl Listing {
+    pub fn new(paths: &[PathBuf]) -> Listing {
+        let pending = if paths.is_empty() {
+            crate::examples::EXAMPLES
+                .iter()
+                .map(|(name, json)| Pending::Embedded(name, json))
+                .collect()
         } else {
-            sources.extend(file_sources(path)?);
+            paths.iter().cloned().map(Pending::Given).collect()
+        };
+        Listing {
+            pending,
+            lines: None,
+            failed: false,
         }
     }
-    Ok(sources)
+
+    fn advance(&mut self) -> Result<Option<Source>, Error> {
+        loop {
+            if let Some(lines) = &mut self.lines {
+                match lines.next_line()? {
+                    Some(source) => return Ok(Some(source)),
+                    None => self.lines = None,
+                }
+            }
+            let Some(next) = self.pending.pop_front() else {
+                return Ok(None);
+            };
+            let path = match next {
+                Pending::Embedded(name, json) => return Ok(Some(Source::Embedded { name, json })),
+                Pending::Found(path) => path,
+                Pending::Given(path) => {
+                    if let Some((file, line)) = jsonl_line(&path) {
+                        return line_of(&file, line).map(Some);
+                    }
+                    if path.is_dir() {
+                        for file in dir_files(&path)?.into_iter().rev() {
+                            self.pending.push_front(Pending::Found(file));
+                        }
+                        continue;
+                    }
+                    path
+                }
+            };
+            if is_ext(&path, "jsonl") {
+                self.lines = Some(JsonlLines::open(&path, max_recording_bytes())?);
+            } else {
+                return Ok(Some(Source::File(path)));
+            }
+        }
+    }
+}
+
+impl Iterator for Listing {
+    type Item = Result<Source, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let next = self.advance();
+        self.failed = next.is_err();
+        next.transpose()
+    }
+}
+
+/// Every `.json` and `.jsonl` file directly in `dir`, sorted by name.
+fn dir_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let entries = std::fs::read_dir(dir).map_err(|source| Error::Input {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && (is_ext(p, "json") || is_ext(p, "jsonl")))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Line `line` of the JSONL file `file`, found without holding the others.
+fn line_of(file: &Path, line: usize) -> Result<Source, Error> {
+    let mut lines = JsonlLines::open(file, max_recording_bytes())?;
+    while let Some(source) = lines.next_line()? {
+        if matches!(source, Source::Line { line: l, .. } if l == line) {
+            return Ok(source);
+        }
+    }
+    Err(Error::NoRecording {
+        what: format!("line {line} of {}", file.display()),
+    })
 }
 
 /// The one recording `path` names (a file, `FILE.jsonl:LINE`, or a corpus of one).
 pub fn single(path: &Path) -> Result<Source, Error> {
-    let mut all = sources(&[path.to_owned()])?;
-    match all.len() {
-        1 => Ok(all.remove(0)),
-        0 => Err(Error::NoRecording {
+    let mut listing = Listing::new(&[path.to_owned()]);
+    let first = listing
+        .next()
+        .transpose()?
+        .ok_or_else(|| Error::NoRecording {
             what: path.display().to_string(),
-        }),
-        n => Err(Error::TooManyRecordings {
+        })?;
+    let more = listing.count();
+    if more > 0 {
+        return Err(Error::TooManyRecordings {
             path: path.to_owned(),
-            count: n,
-        }),
+            count: more + 1,
+        });
     }
+    Ok(first)
 }
 
 fn is_ext(path: &Path, ext: &str) -> bool {
@@ -159,70 +246,100 @@ fn jsonl_line(path: &Path) -> Option<(PathBuf, usize)> {
     (is_ext(&file, "jsonl") && file.is_file() && !path.exists()).then_some((file, line))
 }
 
-fn file_sources(path: &Path) -> Result<Vec<Source>, Error> {
-    if is_ext(path, "jsonl") {
-        jsonl_lines(path)
-    } else {
-        Ok(vec![Source::File(path.to_owned())])
-    }
-}
-
 /// Every non-blank line of a JSONL file, found in one streaming pass that holds no line.
+#[cfg(test)]
 fn jsonl_lines(path: &Path) -> Result<Vec<Source>, Error> {
     jsonl_lines_within(path, max_recording_bytes())
 }
 
 /// [`jsonl_lines`], refusing a line longer than `limit` bytes once that much of it is read.
+#[cfg(test)]
 fn jsonl_lines_within(path: &Path, limit: u64) -> Result<Vec<Source>, Error> {
-    let io = |source| Error::Input {
-        path: path.to_owned(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let shared: Arc<Path> = Arc::from(path);
+    let mut lines = JsonlLines::open(path, limit)?;
     let mut sources = Vec::new();
-    let mut line = 1usize;
-    // Where the current line starts, where reading is, and where the line's last
-    // non-whitespace byte ends, if it has one.
-    let (mut start, mut at, mut content_end) = (0u64, 0u64, None::<u64>);
-    loop {
-        let buffer = reader.fill_buf().map_err(io)?;
-        let (chunk, ends_line) = match memchr::memchr(b'\n', buffer) {
-            Some(i) => (&buffer[..i], true),
-            None => (buffer, false),
-        };
-        let at_end = buffer.is_empty();
-        if let Some(last) = chunk.iter().rposition(|b| !b.is_ascii_whitespace()) {
-            content_end = Some(at + last as u64 + 1);
-        }
-        let consumed = chunk.len() + usize::from(ends_line);
-        at += chunk.len() as u64;
-        if at - start > limit {
-            return Err(Error::Recording(RecordingError::TooLarge {
-                path: PathBuf::from(format!("{}:{line}", path.display())),
-                limit,
-            }));
-        }
-        reader.consume(consumed);
-        if ends_line || at_end {
-            if let Some(end) = content_end.take() {
-                sources.push(Source::Line {
-                    path: Arc::clone(&shared),
-                    line,
-                    offset: start,
-                    len: usize::try_from(end - start).expect("a line within the limit"),
-                });
-            }
-            if at_end {
-                break;
-            }
-            at += 1;
-            start = at;
-            line += 1;
-        }
+    while let Some(source) = lines.next_line()? {
+        sources.push(source);
     }
     Ok(sources)
+}
+
+/// The non-blank lines of a JSONL file, scanned as they are asked for; a line longer than
+/// `limit` bytes is refused once that much of it is read.
+struct JsonlLines {
+    path: Arc<Path>,
+    reader: BufReader<std::fs::File>,
+    limit: u64,
+    /// The number of the line being scanned.
+    line: usize,
+    /// Where the current line starts, where reading is, and where the line's last
+    /// non-whitespace byte ends, if it has one.
+    start: u64,
+    at: u64,
+    content_end: Option<u64>,
+    done: bool,
+}
+
+impl JsonlLines {
+    fn open(path: &Path, limit: u64) -> Result<JsonlLines, Error> {
+        let file = std::fs::File::open(path).map_err(|source| Error::Input {
+            path: path.to_owned(),
+            source,
+        })?;
+        Ok(JsonlLines {
+            path: Arc::from(path),
+            reader: BufReader::with_capacity(1 << 20, file),
+            limit,
+            line: 1,
+            start: 0,
+            at: 0,
+            content_end: None,
+            done: false,
+        })
+    }
+
+    fn next_line(&mut self) -> Result<Option<Source>, Error> {
+        let io = |path: &Path, source| Error::Input {
+            path: path.to_owned(),
+            source,
+        };
+        while !self.done {
+            let buffer = self.reader.fill_buf().map_err(|e| io(&self.path, e))?;
+            let (chunk, ends_line) = match memchr::memchr(b'\n', buffer) {
+                Some(i) => (&buffer[..i], true),
+                None => (buffer, false),
+            };
+            let at_end = buffer.is_empty();
+            if let Some(last) = chunk.iter().rposition(|b| !b.is_ascii_whitespace()) {
+                self.content_end = Some(self.at + last as u64 + 1);
+            }
+            let consumed = chunk.len() + usize::from(ends_line);
+            self.at += chunk.len() as u64;
+            if self.at - self.start > self.limit {
+                self.done = true;
+                return Err(Error::Recording(RecordingError::TooLarge {
+                    path: PathBuf::from(format!("{}:{}", self.path.display(), self.line)),
+                    limit: self.limit,
+                }));
+            }
+            self.reader.consume(consumed);
+            if ends_line || at_end {
+                let found = self.content_end.take().map(|end| Source::Line {
+                    path: Arc::clone(&self.path),
+                    line: self.line,
+                    offset: self.start,
+                    len: usize::try_from(end - self.start).expect("a line within the limit"),
+                });
+                self.done = at_end;
+                self.at += 1;
+                self.start = self.at;
+                self.line += 1;
+                if found.is_some() {
+                    return Ok(found);
+                }
+            }
+        }
+        Ok(None)
+    }
 }
 
 #[cfg(test)]

@@ -182,8 +182,11 @@ impl LineChart<'_> {
     }
 }
 
+/// A retention category's share in a summary.
+type ShareOf = fn(&Summary) -> Share;
+
 /// The retention categories: their names on the page and their shares in a summary.
-const CATEGORIES: [(&str, fn(&Summary) -> Share); 5] = [
+const CATEGORIES: [(&str, ShareOf); 5] = [
     ("symbols", |s| s.retention.symbols),
     ("tool calls", |s| s.retention.tool_calls),
     ("printed lines", |s| s.retention.printed_lines),

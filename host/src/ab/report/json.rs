@@ -1,11 +1,16 @@
 //! The results of `ptc ab` as JSON: the settings, a summary per strategy and every per-turn
 //! series.
 
+use std::io::Write;
+
 use serde_json::{json, Value as Json};
 
 use super::{verdict, vs_base};
+use crate::ab::pricing::Pricing;
 use crate::ab::retention::{Retention, Share};
-use crate::ab::Ab;
+use crate::ab::spool::Spool;
+use crate::ab::{Ab, RunDetail, Variant};
+use crate::Error;
 
 fn retention_json(r: &Retention) -> Json {
     let share = |s: Share| json!({"visible": s.visible, "total": s.total, "ratio": s.ratio()});
@@ -16,6 +21,69 @@ fn retention_json(r: &Retention) -> Json {
         "error": share(r.error),
         "used_next": share(r.used_next),
     })
+}
+
+/// One element of `runs`: the prompts of one recording through one variant.
+fn run_json(variants: &[Variant], pricing: &[Pricing], run: &RunDetail) -> Json {
+    json!({
+        "recording": run.recording.display().to_string(),
+        "strategy": variants[run.variant].label,
+        "error": run.error,
+        "prompts": run.prompts.iter().map(|p| json!({
+            "turns": p.turns,
+            "tokens": p.tokens,
+            "shared": p.shared,
+            "cost": pricing.iter().zip(&p.costs).map(|(pr, c)| (pr.name.clone(), json!({
+                "read": c.read, "written": c.written, "plain": c.plain, "cost": c.cost,
+            }))).collect::<serde_json::Map<String, Json>>(),
+            "retention": retention_json(&p.retention),
+            "render_us": p.render_ns as f64 / 1000.0,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Indentation of an element of `runs` in the pretty-printed document.
+const RUN_INDENT: &str = "\n    ";
+
+/// [`run_json`] as [`write_json`] takes it from a spool: pretty-printed for its place in
+/// `runs`, after the separator from the element before it (none before the first).
+pub fn run_text(variants: &[Variant], pricing: &[Pricing], run: &RunDetail, first: bool) -> String {
+    let text =
+        serde_json::to_string_pretty(&run_json(variants, pricing, run)).expect("a run serializes");
+    let separator = if first { RUN_INDENT } else { ",\n    " };
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    out.push_str(separator);
+    // Strings are escaped: every line break in the text is between two of its lines.
+    out.push_str(&text.replace('\n', RUN_INDENT));
+    out
+}
+
+/// The document [`json`] makes, pretty-printed and followed by a line break as
+/// [`crate::output::pretty`] writes it, with the elements of `runs` copied from `rows` (made by
+/// [`run_text`], in order) instead of taken from `ab`: no row is held.
+pub fn write_json(ab: &Ab, rows: &mut Spool, out: &mut dyn Write) -> Result<(), Error> {
+    let Json::Object(document) = json(ab) else {
+        unreachable!("the document is an object")
+    };
+    let put =
+        |out: &mut dyn Write, text: &str| out.write_all(text.as_bytes()).map_err(Error::Output);
+    put(out, "{\n")?;
+    for (i, (key, value)) in document.iter().enumerate() {
+        if i > 0 {
+            put(out, ",\n")?;
+        }
+        put(out, &format!("  {}: ", Json::from(key.as_str())))?;
+        if key == "runs" && !rows.is_empty() {
+            put(out, "[")?;
+            rows.copy_to(out)?;
+            put(out, "\n  ]")?;
+        } else {
+            let text = serde_json::to_string_pretty(value).expect("JSON output serializes");
+            put(out, &text.replace('\n', "\n  "))?;
+        }
+    }
+    put(out, "\n}\n")?;
+    out.flush().map_err(Error::Output)
 }
 
 /// Everything: settings, summaries and the per-turn series.
@@ -75,23 +143,7 @@ pub fn json(ab: &Ab) -> Json {
     let runs: Vec<Json> = ab
         .runs
         .iter()
-        .map(|run| {
-            json!({
-                "recording": run.recording.display().to_string(),
-                "strategy": ab.variants[run.variant].label,
-                "error": run.error,
-                "prompts": run.prompts.iter().map(|p| json!({
-                    "turns": p.turns,
-                    "tokens": p.tokens,
-                    "shared": p.shared,
-                    "cost": ab.pricing.iter().zip(&p.costs).map(|(pr, c)| (pr.name.clone(), json!({
-                        "read": c.read, "written": c.written, "plain": c.plain, "cost": c.cost,
-                    }))).collect::<serde_json::Map<String, Json>>(),
-                    "retention": retention_json(&p.retention),
-                    "render_us": p.render_ns as f64 / 1000.0,
-                })).collect::<Vec<_>>(),
-            })
-        })
+        .map(|run| run_json(&ab.variants, &ab.pricing, run))
         .collect();
     json!({
         "tokenizer": ab.tokenizer.name(),
@@ -109,7 +161,7 @@ pub fn json(ab: &Ab) -> Json {
             "breakpoints": p.placement.as_str(),
         })).collect::<Vec<_>>(),
         "primary_pricing": ab.pricing[ab.primary_pricing].name,
-        "verdict": verdict::verdicts(ab, &summaries).iter().map(|v| json!({
+        "verdict": verdict::verdicts(ab, summaries).iter().map(|v| json!({
             "provider": v.provider,
             "strategy": ab.variants[v.variant].label,
             "pricing": ab.pricing[v.profile].name,
@@ -117,7 +169,7 @@ pub fn json(ab: &Ab) -> Json {
             "cost_vs_baseline": v.vs_baseline,
             "full_retention": v.full_retention,
             "drops": verdict::dropped(&summaries[v.variant]).iter().map(|d| d.category).collect::<Vec<_>>(),
-            "text": verdict::line(ab, &summaries, v),
+            "text": verdict::line(ab, summaries, v),
         })).collect::<Vec<_>>(),
         "strategies": strategies,
         "runs": runs,

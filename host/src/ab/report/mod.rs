@@ -11,9 +11,13 @@ mod json;
 mod table;
 pub mod verdict;
 
+#[cfg(test)]
 pub use csv::csv;
+pub use csv::{rows as csv_rows, write_csv};
 pub use html::html;
+#[cfg(test)]
 pub use json::json;
+pub use json::{run_text as json_run_text, write_json};
 pub use table::{markdown_tables, table};
 
 use crate::ab::retention::Share;
