@@ -64,11 +64,14 @@ pub(super) fn unusable(
     }
 }
 
-/// Renders every prompt of `recording` through `prompter` and measures it.
+/// Renders every prompt of `recording` through `prompter` and measures it; `facts` are the
+/// recording's, gathered once for every variant.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn measure(
     prompter: &Prompter<'_>,
     variant: usize,
     recording: &Recording,
+    facts: &Facts,
     pricing: &[Pricing],
     primary: usize,
     detail: bool,
@@ -91,7 +94,6 @@ pub(super) fn measure(
     // provider whose caching is explicit.
     let mut provider_caches = vec![CacheState::default(); pricing.len()];
     let explicit = pricing.iter().any(|p| p.caching == Caching::Explicit);
-    let facts = Facts::of(&recording.run, &recording.turns);
     for turns in 0..recording.turns.len() {
         let (prompt, render_ns) =
             match prompter.render_cached(recording, turns, counter, &mut cache) {

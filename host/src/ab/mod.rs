@@ -29,6 +29,7 @@ use rayon::prelude::*;
 
 use crate::ab::measure::{measure, unusable};
 use crate::ab::pricing::Pricing;
+use crate::ab::retention::Facts;
 use crate::ab::spool::Spool;
 use crate::ab::summary::Totals;
 use crate::ab::tokens::{Counter, Tokenizer};
@@ -188,7 +189,7 @@ pub fn run_with(
         .iter()
         .position(|p| p.name == plan.primary_pricing)
         .unwrap_or(0);
-    let measure_all = |source: &Source| -> Result<Vec<RunMeasure>, Error> {
+    let measure_all = |counter: &mut Counter, source: &Source| -> Result<Vec<RunMeasure>, Error> {
         let recording = match source.load(&defaults) {
             Ok(recording) => recording,
             Err(e) => {
@@ -196,7 +197,8 @@ pub fn run_with(
                 return Err(e);
             }
         };
-        let mut counter = Counter::new(plan.tokenizer);
+        counter.next_run();
+        let facts = Facts::of(&recording.run, &recording.turns);
         let runs = prompters
             .iter()
             .enumerate()
@@ -205,10 +207,11 @@ pub fn run_with(
                     p,
                     i,
                     &recording,
+                    &facts,
                     &plan.pricing,
                     primary_pricing,
                     detail,
-                    &mut counter,
+                    counter,
                 ),
                 Err(reason) => unusable(i, &recording, plan.pricing.len(), reason),
             })
@@ -233,7 +236,12 @@ pub fn run_with(
         }
         let measured: Vec<Result<Vec<RunMeasure>, Error>> = chunk
             .par_iter()
-            .map(|(_, source)| measure_all(source))
+            .map_init(
+                // A counter per piece of work: the texts recordings share (the system prompt,
+                // the templates' text) are counted once for many recordings.
+                || Counter::new(plan.tokenizer),
+                |counter, (_, source)| measure_all(counter, source),
+            )
             .collect();
         for ((index, source), result) in chunk.iter().zip(measured) {
             let index = *index;

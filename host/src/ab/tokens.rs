@@ -80,6 +80,9 @@ pub struct Counter {
     pieces: FxHashMap<Box<str>, u32>,
 }
 
+/// Lines (and pieces) a [`Counter`] keeps from one run to the next, at most.
+const KEPT_LINES: usize = 100_000;
+
 /// `text` cut after every line break followed by a character that is not whitespace.
 fn lines(text: &str) -> impl Iterator<Item = &str> {
     let bytes = text.as_bytes();
@@ -117,6 +120,19 @@ impl Counter {
         }
     }
 
+    /// Makes the counter ready for the prompts of another run: the texts of the runs before are
+    /// forgotten, their lines and pieces kept (they repeat from run to run) until there are
+    /// too many of them.
+    pub fn next_run(&mut self) {
+        self.seen.clear();
+        if self.lines.len() > KEPT_LINES {
+            self.lines.clear();
+        }
+        if self.pieces.len() > KEPT_LINES {
+            self.pieces.clear();
+        }
+    }
+
     /// Tokens of `text`, counted once per distinct text.
     pub fn text(&mut self, text: &str) -> usize {
         if let Some(&n) = self.seen.get(text) {
@@ -129,18 +145,19 @@ impl Counter {
 
     /// Tokens of `text`, line by line.
     fn count(&mut self, text: &str) -> usize {
-        let mut total = 0usize;
-        for line in lines(text) {
-            total += match self.lines.get(line) {
-                Some(&n) => n as usize,
-                None => {
-                    let n = self.count_pieces(line);
-                    self.lines.insert(line.into(), n as u32);
-                    n
-                }
-            };
+        lines(text).map(|line| self.line(line)).sum()
+    }
+
+    /// Tokens of one line (as [`lines`] cuts them), counted once.
+    fn line(&mut self, line: &str) -> usize {
+        match self.lines.get(line) {
+            Some(&n) => n as usize,
+            None => {
+                let n = self.count_pieces(line);
+                self.lines.insert(line.into(), n as u32);
+                n
+            }
         }
-        total
     }
 
     /// Tokens of `text`, piece by piece.
@@ -224,14 +241,26 @@ impl Counter {
             let head = MESSAGE_OVERHEAD + self.text(message.role.as_str());
             i.hash(&mut key);
             message.role.as_str().hash(&mut key);
+            // One pass over the lines for all the blocks: the tokens of the whole lines before
+            // `offset`, then of the pieces of the line a block ends in.
+            let mut lines = lines(&message.content).peekable();
+            let (mut whole, mut offset) = (0usize, 0usize);
             for (b, span) in message.blocks.iter().enumerate() {
                 let limit = message
                     .blocks
                     .get(b + 1)
                     .map_or(message.content.len(), |next| next.start);
                 message.content[span.start..span.end].hash(&mut key);
+                while let Some(line) = lines.next_if(|line| offset + line.len() <= limit) {
+                    whole += self.line(line);
+                    offset += line.len();
+                }
+                let cut = match lines.peek() {
+                    Some(line) if offset < limit => self.count_pieces_before(line, limit - offset),
+                    _ => 0,
+                };
                 blocks.push(CacheBlock {
-                    end: before + head + self.count_before(&message.content, limit),
+                    end: before + head + whole + cut,
                     prefix: key.finish(),
                     strategy_breakpoint: span.cache_breakpoint,
                     system: message.role == ptc_plugin_api::Role::System,
@@ -292,12 +321,15 @@ impl Counter {
 
 /// The longest common prefix of two strings, on a character boundary.
 fn common_prefix<'a>(a: &'a str, b: &str) -> &'a str {
-    let mut end = 0;
-    for ((i, ca), cb) in a.char_indices().zip(b.chars()) {
-        if ca != cb {
-            break;
-        }
-        end = i + ca.len_utf8();
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let mut end = x
+        .iter()
+        .zip(y)
+        .position(|(p, q)| p != q)
+        .unwrap_or(x.len().min(y.len()));
+    // Equal bytes up to a character boundary of one are equal characters up to it in both.
+    while !a.is_char_boundary(end) {
+        end -= 1;
     }
     &a[..end]
 }
@@ -354,6 +386,37 @@ mod tests {
             counter.prompt(&messages),
             REPLY_PRIMING + 2 * MESSAGE_OVERHEAD + role_tokens + 8
         );
+    }
+
+    #[test]
+    fn blocks_counted_in_one_pass_end_where_each_counted_alone_ends() {
+        let mut counter = Counter::new(Tokenizer::O200kBase);
+        let content = "(def x 1)\n;; one\n  two  \n\nthree four\nfive\n\n\nsix seven eight\nnine";
+        // Every way to cut the text into three blocks, mid-line and mid-word included.
+        for a in 1..content.len() - 1 {
+            for b in (a + 1)..content.len() {
+                if !content.is_char_boundary(a) || !content.is_char_boundary(b) {
+                    continue;
+                }
+                let span = |start, end| crate::render::BlockSpan {
+                    start,
+                    end,
+                    cache_breakpoint: false,
+                };
+                let message = RenderedMessage {
+                    role: Role::User,
+                    content: content.into(),
+                    blocks: vec![span(0, a), span(a, b), span(b, content.len())],
+                };
+                let head = MESSAGE_OVERHEAD + counter.text("user");
+                let ends: Vec<usize> = counter.blocks(&[message]).iter().map(|b| b.end).collect();
+                let alone: Vec<usize> = [a, b, content.len()]
+                    .iter()
+                    .map(|&limit| head + counter.count_before(content, limit))
+                    .collect();
+                assert_eq!(ends, alone, "blocks cut at {a} and {b}");
+            }
+        }
     }
 
     #[test]

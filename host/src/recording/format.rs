@@ -131,6 +131,14 @@ pub(super) fn parse_json(
             message: full.strip_suffix(&suffix).unwrap_or(&full).to_owned(),
         }
     };
+    // Read without keeping track of the place first: only a recording that fails is read
+    // again, to name the place of its error.
+    let fast = RecordingJson::deserialize(&mut de).and_then(|json| de.end().map(|()| json));
+    if let Ok(json) = fast {
+        return Ok(json);
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
     let json: RecordingJson = serde_path_to_error::deserialize(&mut de).map_err(|err| {
         let json_path = err.path().to_string();
         syntax(json_path, err.into_inner())

@@ -212,10 +212,15 @@ fn contains_word(text: &str, word: &Finder<'_>) -> bool {
 
 fn call_visible(text: &str, call: &CallFact) -> bool {
     call.name.find_iter(text.as_bytes()).any(|i| {
-        let window_end = text[i..]
-            .char_indices()
-            .nth(400)
-            .map_or(text.len(), |(j, _)| i + j);
+        // 400 characters on: 400 bytes when they are ASCII.
+        let ascii = text.as_bytes().get(i..i + 400).filter(|b| b.is_ascii());
+        let window_end = match ascii {
+            Some(_) => i + 400,
+            None => text[i..]
+                .char_indices()
+                .nth(400)
+                .map_or(text.len(), |(j, _)| i + j),
+        };
         let window = &text.as_bytes()[i..window_end];
         call.needles.iter().all(|n| n.find(window).is_some())
     })
