@@ -76,8 +76,23 @@ impl Tokenizer {
 pub struct Counter {
     tokenizer: Tokenizer,
     seen: FxHashMap<String, usize>,
+    /// Per message text seen in this run: where its cache blocks end ([`Counter::blocks`]).
+    block_ends: FxHashMap<String, BlockEnds>,
     lines: FxHashMap<Box<str>, u32>,
     pieces: FxHashMap<Box<str>, u32>,
+}
+
+/// Where the cache blocks of one message text end.
+#[derive(Clone)]
+struct BlockEnds {
+    /// The tokens of the whole text.
+    tokens: usize,
+    /// The blocks, as byte ranges of the text.
+    spans: Vec<(usize, usize)>,
+    /// Per block: the tokens of the text up to where it ends.
+    ends: Vec<usize>,
+    /// Per block: a hash of its text.
+    hashes: Vec<u64>,
 }
 
 /// Lines (and pieces) a [`Counter`] keeps from one run to the next, at most.
@@ -115,6 +130,7 @@ impl Counter {
         Counter {
             tokenizer,
             seen: FxHashMap::default(),
+            block_ends: FxHashMap::default(),
             lines: FxHashMap::default(),
             pieces: FxHashMap::default(),
         }
@@ -125,6 +141,7 @@ impl Counter {
     /// too many of them.
     pub fn next_run(&mut self) {
         self.seen.clear();
+        self.block_ends.clear();
         if self.lines.len() > KEPT_LINES {
             self.lines.clear();
         }
@@ -241,34 +258,65 @@ impl Counter {
             let head = MESSAGE_OVERHEAD + self.text(message.role.as_str());
             i.hash(&mut key);
             message.role.as_str().hash(&mut key);
-            // One pass over the lines for all the blocks: the tokens of the whole lines before
-            // `offset`, then of the pieces of the line a block ends in.
-            let mut lines = lines(&message.content).peekable();
-            let (mut whole, mut offset) = (0usize, 0usize);
-            for (b, span) in message.blocks.iter().enumerate() {
-                let limit = message
-                    .blocks
-                    .get(b + 1)
-                    .map_or(message.content.len(), |next| next.start);
-                message.content[span.start..span.end].hash(&mut key);
-                while let Some(line) = lines.next_if(|line| offset + line.len() <= limit) {
-                    whole += self.line(line);
-                    offset += line.len();
+            // The prompts of a run repeat most of their messages: each text's blocks once.
+            let spans: Vec<(usize, usize)> =
+                message.blocks.iter().map(|b| (b.start, b.end)).collect();
+            let known = self
+                .block_ends
+                .get(message.content.as_str())
+                .filter(|known| known.spans == spans);
+            let ends = match known {
+                Some(known) => known.clone(),
+                None => {
+                    let ends = self.block_ends_of(&message.content, spans);
+                    self.block_ends
+                        .insert(message.content.clone(), ends.clone());
+                    ends
                 }
-                let cut = match lines.peek() {
-                    Some(line) if offset < limit => self.count_pieces_before(line, limit - offset),
-                    _ => 0,
-                };
+            };
+            for ((span, end), hash) in message.blocks.iter().zip(&ends.ends).zip(&ends.hashes) {
+                key.write_u64(*hash);
                 blocks.push(CacheBlock {
-                    end: before + head + whole + cut,
+                    end: before + head + end,
                     prefix: key.finish(),
                     strategy_breakpoint: span.cache_breakpoint,
                     system: message.role == ptc_plugin_api::Role::System,
                 });
             }
-            before += self.message(message);
+            before += head + ends.tokens;
         }
         blocks
+    }
+
+    /// Where the blocks `spans` of `content` end, counted in one pass over its lines: the
+    /// tokens of its whole lines before each block's limit (the start of the next block, or
+    /// the end), then of the pieces of the line the limit cuts.
+    fn block_ends_of(&mut self, content: &str, spans: Vec<(usize, usize)>) -> BlockEnds {
+        let mut lines = lines(content).peekable();
+        let (mut whole, mut offset) = (0usize, 0usize);
+        let mut ends = Vec::with_capacity(spans.len());
+        let mut hashes = Vec::with_capacity(spans.len());
+        for (b, &(start, end)) in spans.iter().enumerate() {
+            let limit = spans.get(b + 1).map_or(content.len(), |next| next.0);
+            let mut hash = FxHasher::default();
+            content[start..end].hash(&mut hash);
+            hashes.push(hash.finish());
+            while let Some(line) = lines.next_if(|line| offset + line.len() <= limit) {
+                whole += self.line(line);
+                offset += line.len();
+            }
+            let cut = match lines.peek() {
+                Some(line) if offset < limit => self.count_pieces_before(line, limit - offset),
+                _ => 0,
+            };
+            ends.push(whole + cut);
+        }
+        BlockEnds {
+            tokens: self.text(content),
+            spans,
+            ends,
+            hashes,
+        }
     }
 
     /// [`Counter::blocks`] as a [`Request`] of `tokens` sharing `shared` with the previous one.

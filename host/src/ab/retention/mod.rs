@@ -168,8 +168,10 @@ impl Facts {
                 r.symbols.count(contains_word(text, name));
             }
         }
+        // Calls repeat their names and values: each distinct one is found once per text.
+        let mut places = Places::default();
         for (_, call) in self.calls.iter().take_while(|(t, _)| *t < turns) {
-            r.tool_calls.count(call_visible(text, call));
+            r.tool_calls.count(places.call_visible(text, call));
         }
         for (_, line) in self.lines.iter().take_while(|(t, _)| *t < turns) {
             r.printed_lines.count(line.find(bytes).is_some());
@@ -210,20 +212,45 @@ fn contains_word(text: &str, word: &Finder<'_>) -> bool {
     })
 }
 
+/// Where the names of calls occur in one text, each name found once.
+#[derive(Default)]
+struct Places<'f> {
+    found: rustc_hash::FxHashMap<&'f [u8], Vec<usize>>,
+}
+
+impl<'f> Places<'f> {
+    /// [`call_visible`], with the places of the call's name found once per text.
+    fn call_visible(&mut self, text: &str, call: &'f CallFact) -> bool {
+        let names = self
+            .found
+            .entry(call.name.needle())
+            .or_insert_with(|| call.name.find_iter(text.as_bytes()).collect());
+        names.iter().any(|&i| {
+            let window = &text.as_bytes()[i..window_end(text, i)];
+            call.needles.iter().all(|n| n.find(window).is_some())
+        })
+    }
+}
+
+/// Where the window of 400 characters from byte `i` of `text` ends.
+fn window_end(text: &str, i: usize) -> usize {
+    let mut chars = 0;
+    for (j, &b) in text.as_bytes()[i..].iter().enumerate() {
+        // A byte that does not continue a character starts one.
+        if (b as i8) >= -0x40 {
+            if chars == 400 {
+                return i + j;
+            }
+            chars += 1;
+        }
+    }
+    text.len()
+}
+
+/// Whether the call's name occurs followed, within 400 characters, by each of its values.
+#[cfg(test)]
 fn call_visible(text: &str, call: &CallFact) -> bool {
-    call.name.find_iter(text.as_bytes()).any(|i| {
-        // 400 characters on: 400 bytes when they are ASCII.
-        let ascii = text.as_bytes().get(i..i + 400).filter(|b| b.is_ascii());
-        let window_end = match ascii {
-            Some(_) => i + 400,
-            None => text[i..]
-                .char_indices()
-                .nth(400)
-                .map_or(text.len(), |(j, _)| i + j),
-        };
-        let window = &text.as_bytes()[i..window_end];
-        call.needles.iter().all(|n| n.find(window).is_some())
-    })
+    Places::default().call_visible(text, call)
 }
 
 /// The scalar argument values a call must show, as text; private entries are never shown.
