@@ -386,6 +386,37 @@ fn a_file_that_is_not_a_whole_part_is_an_error_naming_the_file_and_the_place() {
     assert!(err.ends_with("(no .json file)"), "{err}");
 }
 
+#[test]
+fn a_part_rewritten_with_its_rows_spread_over_lines_merges_only_without_rows() {
+    let (scratch, parts) = parts();
+    // The same JSON, its rows over two lines each.
+    let text = std::fs::read_to_string(&parts[1]).unwrap();
+    let rows = text.find("\"runs\": [").unwrap();
+    let (head, tail) = text.split_at(rows);
+    let tail = tail.replace("{\"position\"", "{\n      \"position\"");
+    assert_ne!(tail, &text[rows..], "the part has rows");
+    let spread = scratch.path().join("spread.json");
+    std::fs::write(&spread, format!("{head}{tail}")).unwrap();
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&spread).unwrap()).unwrap();
+    assert_eq!(
+        value,
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()
+    );
+    let p = [parts[0].as_path(), spread.as_path(), parts[2].as_path()];
+    let sums = merge(&scratch, &p, &[]).ok();
+    let original = [parts[0].as_path(), parts[1].as_path(), parts[2].as_path()];
+    assert_eq!(sums, merge(&scratch, &original, &[]).ok());
+    let err = merge(&scratch, &p, &["--format", "json"]).bad_input();
+    assert_eq!(
+        err,
+        format!(
+            "error: part {} does not hold together: runs[0] is not on a line of its own, as `ptc ab --format partial` writes it",
+            spread.display()
+        )
+    );
+}
+
 /// FNV-1a 64, as the README documents the assignment of recordings to shards.
 fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
