@@ -456,6 +456,29 @@ mod tests {
     }
 
     #[test]
+    fn unreadable_recordings_are_spooled_in_order_and_the_first_is_held() {
+        let mut bad = BadRecordings::default();
+        assert!(bad.is_empty() && bad.first().is_none());
+        assert_eq!(bad.iter().unwrap().count(), 0);
+        let all: Vec<BadRecording> = (0..2000)
+            .map(|i| BadRecording {
+                index: i * 3,
+                label: format!("corpus/run-{i}.json"),
+                error: format!("line {i}: \"quoted\"\nand a line break"),
+            })
+            .collect();
+        for b in &all {
+            bad.push(b.clone()).unwrap();
+        }
+        assert_eq!(bad.len(), 2000);
+        assert_eq!(bad.first(), Some(&all[0]));
+        for _ in 0..2 {
+            let back: Vec<BadRecording> = bad.iter().unwrap().map(Result::unwrap).collect();
+            assert_eq!(back, all);
+        }
+    }
+
+    #[test]
     fn detail_keeps_every_prompt_and_the_same_totals() {
         let host = host();
         let (mut brief, mut detailed) = (ab(&host, 3, false), ab(&host, 3, true));
