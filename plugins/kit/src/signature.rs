@@ -40,8 +40,12 @@ pub fn parse_tool_signature(signature: Option<&str>) -> ToolSignature {
     };
     let rest = rest.trim();
     let rest = rest.strip_prefix("->").unwrap_or(rest);
-    let returns: String = rest.trim().chars().filter(|&c| c != ':').collect();
-    let returns = crate::one_line(&returns).into_owned();
+    let rest = rest.trim();
+    let mut returns = String::with_capacity(rest.len());
+    returns.extend(rest.chars().filter(|&c| c != ':'));
+    if let std::borrow::Cow::Owned(one_line) = crate::one_line(&returns) {
+        returns = one_line;
+    }
     ToolSignature {
         params,
         returns: if returns.is_empty() {
