@@ -218,8 +218,12 @@ fn needs_care(b: u8) -> bool {
 fn write_string(out: &mut String, s: &str, printable_limit: usize) {
     out.push('"');
     // Plain ASCII (the common case) is copied in one piece: its characters are its bytes.
-    let plain = s.bytes().position(needs_care).unwrap_or(s.len());
-    let (head, rest) = s.split_at(plain.min(printable_limit));
+    let scanned = &s.as_bytes()[..s.len().min(printable_limit)];
+    let plain = scanned
+        .iter()
+        .position(|&b| needs_care(b))
+        .unwrap_or(scanned.len());
+    let (head, rest) = s.split_at(plain);
     out.push_str(head);
     let mut cut = false;
     for (count, c) in rest.chars().enumerate() {
@@ -280,11 +284,20 @@ pub fn type_label(value: &Value) -> String {
         Value::Float(_) => "float".into(),
         Value::String(_) => "string".into(),
         Value::Keyword(_) => "keyword".into(),
-        Value::List(items) => format!("list[{}]", items.len()),
-        Value::Set(items) => format!("set[{}]", items.len()),
-        Value::Map(entries) => format!("map[{}]", entries.len()),
+        Value::List(items) => sized_label("list[", items.len()),
+        Value::Set(items) => sized_label("set[", items.len()),
+        Value::Map(entries) => sized_label("map[", entries.len()),
         Value::Function(_) => "#fn[...]".into(),
     }
+}
+
+/// `kind` followed by `len` and `]`.
+fn sized_label(kind: &str, len: usize) -> String {
+    let mut label = String::with_capacity(kind.len() + 8);
+    label.push_str(kind);
+    write_integer(&mut label, i64::try_from(len).unwrap_or(i64::MAX));
+    label.push(']');
+    label
 }
 
 /// A docstring made safe for a `;` comment line (DEF-007, DECISIONS 12): every `;` removed,
@@ -294,6 +307,22 @@ pub fn sanitize_doc(doc: &str) -> String {
         return one_line(doc).into_owned();
     }
     // One pass: `;` left out first, so that a `\r;\n` is one line break, as in `one_line`.
+    if doc.is_ascii() {
+        let mut out = Vec::with_capacity(doc.len());
+        let mut bytes = doc.bytes().filter(|&b| b != b';').peekable();
+        while let Some(b) = bytes.next() {
+            if b == b'\r' && bytes.peek() == Some(&b'\n') {
+                bytes.next();
+            }
+            out.push(if matches!(b, b'\n' | b'\r' | 0x0B | 0x0C) {
+                b' '
+            } else {
+                b
+            });
+        }
+        // ASCII in, ASCII out.
+        return String::from_utf8(out).unwrap_or_default();
+    }
     let mut out = String::with_capacity(doc.len());
     let mut chars = doc.chars().filter(|&c| c != ';').peekable();
     while let Some(c) = chars.next() {
