@@ -21,6 +21,7 @@
 //! memory. Only what it writes is bounded: a value it builds without writing it (a string
 //! doubled in a loop, a `set` block) and a loop that writes nothing are not.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -223,12 +224,12 @@ impl Templates {
         text: &mut String,
     ) -> Result<(), TemplateError> {
         let mut context = Context::new();
-        let mut given = 0;
+        let given = Cell::new(0);
         for Tuple2(name, field) in section.fields.iter() {
-            given += name.len() + field_size(field);
-            context.insert_value(name.as_str(), field_value(field));
+            given.set(given.get() + name.len());
+            context.insert_value(name.as_str(), field_value(field, &given));
         }
-        self.render_into(section.template.as_str(), &context, given, scratch)?;
+        self.render_into(section.template.as_str(), &context, given.get(), scratch)?;
         if scratch.last() == Some(&b'\n') {
             scratch.pop();
         }
@@ -280,47 +281,51 @@ fn value_size(value: &Value) -> usize {
     }
 }
 
-/// The bytes of text in a strategy's field, counted as [`value_size`] counts them.
-fn field_size(field: &Field) -> usize {
-    match field {
-        Field::Text(s) => s.len(),
-        Field::Integer(_) | Field::Boolean(_) => 20,
-        Field::List(items) => items.iter().map(field_size).sum(),
-        Field::Record(fields) => fields
-            .iter()
-            .map(|Tuple2(name, field)| name.len() + field_size(field))
-            .sum(),
-    }
+/// A strategy's field as a tera value, its bytes of text (counted as [`value_size`] counts
+/// them) added to `size`. It goes through tera's serializer, which builds each record's map
+/// once, keyed by the field names as they are (static strings of the plugin, which stays
+/// loaded).
+fn field_value(field: &Field, size: &Cell<usize>) -> Value {
+    Value::from_serializable(&AsTera { field, size })
 }
 
-/// A strategy's field as a tera value. It goes through tera's serializer, which builds each
-/// record's map once, keyed by the field names as they are (static strings of the plugin,
-/// which stays loaded).
-fn field_value(field: &Field) -> Value {
-    Value::from_serializable(&AsTera(field))
+/// Serializes a [`Field`] as its tera value: text, integer, boolean, list, record as a struct;
+/// counts its bytes of text into `size` on the way.
+struct AsTera<'a> {
+    field: &'a Field,
+    size: &'a Cell<usize>,
 }
-
-/// Serializes a [`Field`] as its tera value: text, integer, boolean, list, record as a struct.
-struct AsTera<'a>(&'a Field);
 
 impl Serialize for AsTera<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{SerializeSeq, SerializeStruct};
-        match self.0 {
-            Field::Text(text) => serializer.serialize_str(text),
-            Field::Integer(i) => serializer.serialize_i64(*i),
-            Field::Boolean(b) => serializer.serialize_bool(*b),
+        let size = self.size;
+        let count = |bytes: usize| size.set(size.get() + bytes);
+        match self.field {
+            Field::Text(text) => {
+                count(text.len());
+                serializer.serialize_str(text)
+            }
+            Field::Integer(i) => {
+                count(20);
+                serializer.serialize_i64(*i)
+            }
+            Field::Boolean(b) => {
+                count(20);
+                serializer.serialize_bool(*b)
+            }
             Field::List(items) => {
                 let mut seq = serializer.serialize_seq(Some(items.len()))?;
-                for item in items.iter() {
-                    seq.serialize_element(&AsTera(item))?;
+                for field in items.iter() {
+                    seq.serialize_element(&AsTera { field, size })?;
                 }
                 seq.end()
             }
             Field::Record(fields) => {
                 let mut record = serializer.serialize_struct("record", fields.len())?;
                 for Tuple2(name, field) in fields.iter() {
-                    record.serialize_field(name.as_str(), &AsTera(field))?;
+                    count(name.len());
+                    record.serialize_field(name.as_str(), &AsTera { field, size })?;
                 }
                 record.end()
             }

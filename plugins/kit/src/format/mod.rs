@@ -308,18 +308,31 @@ pub fn sanitize_doc(doc: &str) -> String {
     }
     // One pass: `;` left out first, so that a `\r;\n` is one line break, as in `one_line`.
     if doc.is_ascii() {
+        // The runs between the bytes that matter are copied whole.
+        let special = |b: &u8| matches!(b, b';' | b'\n' | b'\r' | 0x0B | 0x0C);
         let mut out = Vec::with_capacity(doc.len());
-        let mut bytes = doc.bytes().filter(|&b| b != b';').peekable();
-        while let Some(b) = bytes.next() {
-            if b == b'\r' && bytes.peek() == Some(&b'\n') {
-                bytes.next();
+        let mut after_cr = false;
+        let mut rest = doc.as_bytes();
+        while let Some(at) = rest.iter().position(special) {
+            if at > 0 {
+                out.extend_from_slice(&rest[..at]);
+                after_cr = false;
             }
-            out.push(if matches!(b, b'\n' | b'\r' | 0x0B | 0x0C) {
-                b' '
-            } else {
-                b
-            });
+            match rest[at] {
+                b';' => {}
+                b'\n' if after_cr => after_cr = false,
+                b'\r' => {
+                    out.push(b' ');
+                    after_cr = true;
+                }
+                _ => {
+                    out.push(b' ');
+                    after_cr = false;
+                }
+            }
+            rest = &rest[at + 1..];
         }
+        out.extend_from_slice(rest);
         // ASCII in, ASCII out.
         return String::from_utf8(out).unwrap_or_default();
     }
