@@ -28,9 +28,11 @@ use std::path::PathBuf;
 
 use ptc_plugin_api::abi_stable::std_types::Tuple2;
 use ptc_plugin_api::{Field, Section};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use tera::{Context, Tera, Value};
 
+use super::direct;
 pub use super::template_error::TemplateError;
 
 /// The host's default system prompt (ARC-008: language reference and output format only).
@@ -69,6 +71,8 @@ pub struct Templates {
     owner: String,
     /// FNV-1a 64 of every template's name and text, in the order of the defaults.
     digest: u64,
+    /// The templates that run directly on a strategy's fields (see `direct.rs`), by name.
+    pub(super) direct: FxHashMap<String, direct::Program>,
 }
 
 impl Templates {
@@ -99,6 +103,10 @@ impl Templates {
             origins.insert(name.clone(), origin);
             sources.push((name.clone(), source));
         }
+        let direct = sources
+            .iter()
+            .filter_map(|(name, source)| Some((name.clone(), direct::compile(source)?)))
+            .collect();
         let mut texts = Vec::new();
         for (name, source) in &sources {
             for part in [name, source] {
@@ -111,6 +119,7 @@ impl Templates {
             origins,
             owner: owner.to_owned(),
             digest: crate::ab::shard::fnv1a64(&texts),
+            direct,
         };
         if let Err(err) = templates.tera.add_raw_templates(sources.clone()) {
             return Err(TemplateError::broken(
@@ -217,7 +226,32 @@ impl Templates {
 
     /// Renders one section of a strategy's output, without the final newline, and appends it
     /// to `text`; `scratch` is a buffer the caller may reuse from one section to the next.
+    ///
+    /// A template that runs directly on the fields (see `direct.rs`) is run so; when it gives up,
+    /// and for every other template, the fields become tera values and tera renders it.
     pub fn append_section(
+        &self,
+        section: &Section,
+        scratch: &mut Vec<u8>,
+        text: &mut String,
+    ) -> Result<(), TemplateError> {
+        if let Some(program) = self.direct.get(section.template.as_str()) {
+            let start = text.len();
+            match direct::render(program, &self.direct, &section.fields, text) {
+                Ok(()) => {
+                    if text.len() > start && text.ends_with('\n') {
+                        text.pop();
+                    }
+                    return Ok(());
+                }
+                Err(direct::Bail) => text.truncate(start),
+            }
+        }
+        self.append_with_tera(section, scratch, text)
+    }
+
+    /// [`Templates::append_section`] through tera, whatever the template.
+    pub(super) fn append_with_tera(
         &self,
         section: &Section,
         scratch: &mut Vec<u8>,
