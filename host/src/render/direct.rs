@@ -215,8 +215,10 @@ fn trim_whitespace(tokens: Vec<Token<'_>>) -> Vec<Token<'_>> {
 enum End {
     Elif(Expr),
     Else,
-    EndIf,
-    EndFor,
+    /// `endif`.
+    If,
+    /// `endfor`.
+    For,
 }
 
 struct Parser<'a> {
@@ -254,10 +256,8 @@ impl Parser<'_> {
                                 return Some((nodes, Some(End::Elif(condition(&words[1..])?))))
                             }
                             "else" if words.len() == 1 => return Some((nodes, Some(End::Else))),
-                            "endif" if words.len() == 1 => return Some((nodes, Some(End::EndIf))),
-                            "endfor" if words.len() == 1 => {
-                                return Some((nodes, Some(End::EndFor)))
-                            }
+                            "endif" if words.len() == 1 => return Some((nodes, Some(End::If))),
+                            "endfor" if words.len() == 1 => return Some((nodes, Some(End::For))),
                             "for" => match words.as_slice() {
                                 [_, Word::Path(var), Word::Path(kw), Word::Path(list)]
                                     if var.len() == 1
@@ -269,7 +269,7 @@ impl Parser<'_> {
                                     self.loops += 1;
                                     let (body, end) = self.nodes()?;
                                     self.loops -= 1;
-                                    if !matches!(end, Some(End::EndFor)) {
+                                    if !matches!(end, Some(End::For)) {
                                         return None;
                                     }
                                     nodes.push(Node::For {
@@ -306,7 +306,7 @@ impl Parser<'_> {
                 End::Elif(next) => condition = next,
                 End::Else => {
                     let (otherwise, end) = self.nodes()?;
-                    if !matches!(end, Some(End::EndIf)) {
+                    if !matches!(end, Some(End::If)) {
                         return None;
                     }
                     return Some(Node::If {
@@ -314,13 +314,13 @@ impl Parser<'_> {
                         otherwise,
                     });
                 }
-                End::EndIf => {
+                End::If => {
                     return Some(Node::If {
                         branches,
                         otherwise: Vec::new(),
                     })
                 }
-                End::EndFor => return None,
+                End::For => return None,
             }
         }
     }
@@ -679,9 +679,11 @@ where
 
 /// Whether `name` names nothing: no loop variable, not `loop` inside a loop, no field.
 fn first_is_undefined(run: &Run<'_, '_>, name: &str) -> bool {
-    !run.loops.iter().any(|l| l.var == name)
-        && !(name == "loop" && !run.loops.is_empty())
-        && !run.fields.iter().any(|f| f.0.as_str() == name)
+    let in_loop = !run.loops.is_empty();
+    let named = run.loops.iter().any(|l| l.var == name)
+        || (name == "loop" && in_loop)
+        || run.fields.iter().any(|f| f.0.as_str() == name);
+    !named
 }
 
 fn bool_text(b: bool) -> &'static str {
