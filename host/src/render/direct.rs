@@ -613,7 +613,7 @@ where
     /// [`Val::Missing`], and anything read from it gives up.
     fn path(&self, path: &'a [String]) -> Result<Val<'f>, Bail> {
         let (first, rest) = path.split_first().ok_or(Bail)?;
-        let mut value = if let Some(l) = self.loops.iter().rev().find(|l| l.var == first) {
+        let mut value = if let Some(l) = self.loops.iter().rev().find(|l| same_name(l.var, first)) {
             Val::Field(l.item)
         } else if first == "loop" {
             let l = self.loops.last().ok_or(Bail)?;
@@ -628,14 +628,14 @@ where
                 _ => return Err(Bail),
             });
         } else {
-            let field = self.fields.iter().find(|f| f.0.as_str() == first.as_str());
+            let field = self.fields.iter().find(|f| same_name(f.0.as_str(), first));
             Val::Field(&field.ok_or(Bail)?.1)
         };
         for name in rest {
             value = match value {
                 Val::Field(Field::Record(fields)) => fields
                     .iter()
-                    .find(|f| f.0.as_str() == name.as_str())
+                    .find(|f| same_name(f.0.as_str(), name))
                     .map_or(Val::Missing, |f| Val::Field(&f.1)),
                 _ => return Err(Bail),
             };
@@ -675,6 +675,12 @@ where
             other => truth(self.eval(other)?),
         })
     }
+}
+
+/// Whether two names are the same, compared byte by byte: names are short, and a call to
+/// `memcmp` for each field looked at costs more than the comparison.
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 /// Whether `name` names nothing: no loop variable, not `loop` inside a loop, no field.
