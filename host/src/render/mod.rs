@@ -1,6 +1,7 @@
 //! Rendering a prompt: a strategy's output (messages of sections) turned into chat messages by
 //! the strategy's templates.
 
+mod direct;
 mod filters;
 pub mod request;
 mod template_error;

@@ -21,15 +21,18 @@
 //! memory. Only what it writes is bounded: a value it builds without writing it (a string
 //! doubled in a loop, a `set` block) and a loop that writes nothing are not.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 
 use ptc_plugin_api::abi_stable::std_types::Tuple2;
 use ptc_plugin_api::{Field, Section};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use tera::{Context, Tera, Value};
 
+use super::direct;
 pub use super::template_error::TemplateError;
 
 /// The host's default system prompt (ARC-008: language reference and output format only).
@@ -68,6 +71,8 @@ pub struct Templates {
     owner: String,
     /// FNV-1a 64 of every template's name and text, in the order of the defaults.
     digest: u64,
+    /// The templates that run directly on a strategy's fields (see `direct.rs`), by name.
+    pub(super) direct: FxHashMap<String, direct::Program>,
 }
 
 impl Templates {
@@ -98,6 +103,10 @@ impl Templates {
             origins.insert(name.clone(), origin);
             sources.push((name.clone(), source));
         }
+        let direct = sources
+            .iter()
+            .filter_map(|(name, source)| Some((name.clone(), direct::compile(source)?)))
+            .collect();
         let mut texts = Vec::new();
         for (name, source) in &sources {
             for part in [name, source] {
@@ -110,6 +119,7 @@ impl Templates {
             origins,
             owner: owner.to_owned(),
             digest: crate::ab::shard::fnv1a64(&texts),
+            direct,
         };
         if let Err(err) = templates.tera.add_raw_templates(sources.clone()) {
             return Err(TemplateError::broken(
@@ -216,19 +226,44 @@ impl Templates {
 
     /// Renders one section of a strategy's output, without the final newline, and appends it
     /// to `text`; `scratch` is a buffer the caller may reuse from one section to the next.
+    ///
+    /// A template that runs directly on the fields (see `direct.rs`) is run so; when it gives up,
+    /// and for every other template, the fields become tera values and tera renders it.
     pub fn append_section(
         &self,
         section: &Section,
         scratch: &mut Vec<u8>,
         text: &mut String,
     ) -> Result<(), TemplateError> {
-        let mut context = Context::new();
-        let mut given = 0;
-        for Tuple2(name, field) in section.fields.iter() {
-            given += name.len() + field_size(field);
-            context.insert_value(name.as_str(), field_value(field));
+        if let Some(program) = self.direct.get(section.template.as_str()) {
+            let start = text.len();
+            match direct::render(program, &self.direct, &section.fields, text) {
+                Ok(()) => {
+                    if text.len() > start && text.ends_with('\n') {
+                        text.pop();
+                    }
+                    return Ok(());
+                }
+                Err(direct::Bail) => text.truncate(start),
+            }
         }
-        self.render_into(section.template.as_str(), &context, given, scratch)?;
+        self.append_with_tera(section, scratch, text)
+    }
+
+    /// [`Templates::append_section`] through tera, whatever the template.
+    pub(super) fn append_with_tera(
+        &self,
+        section: &Section,
+        scratch: &mut Vec<u8>,
+        text: &mut String,
+    ) -> Result<(), TemplateError> {
+        let mut context = Context::new();
+        let given = Cell::new(0);
+        for Tuple2(name, field) in section.fields.iter() {
+            given.set(given.get() + name.len());
+            context.insert_value(name.as_str(), field_value(field, &given));
+        }
+        self.render_into(section.template.as_str(), &context, given.get(), scratch)?;
         if scratch.last() == Some(&b'\n') {
             scratch.pop();
         }
@@ -280,47 +315,51 @@ fn value_size(value: &Value) -> usize {
     }
 }
 
-/// The bytes of text in a strategy's field, counted as [`value_size`] counts them.
-fn field_size(field: &Field) -> usize {
-    match field {
-        Field::Text(s) => s.len(),
-        Field::Integer(_) | Field::Boolean(_) => 20,
-        Field::List(items) => items.iter().map(field_size).sum(),
-        Field::Record(fields) => fields
-            .iter()
-            .map(|Tuple2(name, field)| name.len() + field_size(field))
-            .sum(),
-    }
+/// A strategy's field as a tera value, its bytes of text (counted as [`value_size`] counts
+/// them) added to `size`. It goes through tera's serializer, which builds each record's map
+/// once, keyed by the field names as they are (static strings of the plugin, which stays
+/// loaded).
+fn field_value(field: &Field, size: &Cell<usize>) -> Value {
+    Value::from_serializable(&AsTera { field, size })
 }
 
-/// A strategy's field as a tera value. It goes through tera's serializer, which builds each
-/// record's map once, keyed by the field names as they are (static strings of the plugin,
-/// which stays loaded).
-fn field_value(field: &Field) -> Value {
-    Value::from_serializable(&AsTera(field))
+/// Serializes a [`Field`] as its tera value: text, integer, boolean, list, record as a struct;
+/// counts its bytes of text into `size` on the way.
+struct AsTera<'a> {
+    field: &'a Field,
+    size: &'a Cell<usize>,
 }
-
-/// Serializes a [`Field`] as its tera value: text, integer, boolean, list, record as a struct.
-struct AsTera<'a>(&'a Field);
 
 impl Serialize for AsTera<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{SerializeSeq, SerializeStruct};
-        match self.0 {
-            Field::Text(text) => serializer.serialize_str(text),
-            Field::Integer(i) => serializer.serialize_i64(*i),
-            Field::Boolean(b) => serializer.serialize_bool(*b),
+        let size = self.size;
+        let count = |bytes: usize| size.set(size.get() + bytes);
+        match self.field {
+            Field::Text(text) => {
+                count(text.len());
+                serializer.serialize_str(text)
+            }
+            Field::Integer(i) => {
+                count(20);
+                serializer.serialize_i64(*i)
+            }
+            Field::Boolean(b) => {
+                count(20);
+                serializer.serialize_bool(*b)
+            }
             Field::List(items) => {
                 let mut seq = serializer.serialize_seq(Some(items.len()))?;
-                for item in items.iter() {
-                    seq.serialize_element(&AsTera(item))?;
+                for field in items.iter() {
+                    seq.serialize_element(&AsTera { field, size })?;
                 }
                 seq.end()
             }
             Field::Record(fields) => {
                 let mut record = serializer.serialize_struct("record", fields.len())?;
                 for Tuple2(name, field) in fields.iter() {
-                    record.serialize_field(name.as_str(), &AsTera(field))?;
+                    count(name.len());
+                    record.serialize_field(name.as_str(), &AsTera { field, size })?;
                 }
                 record.end()
             }

@@ -40,8 +40,12 @@ pub fn parse_tool_signature(signature: Option<&str>) -> ToolSignature {
     };
     let rest = rest.trim();
     let rest = rest.strip_prefix("->").unwrap_or(rest);
-    let returns: String = rest.trim().chars().filter(|&c| c != ':').collect();
-    let returns = crate::one_line(&returns).into_owned();
+    // Leaving out an ASCII byte keeps UTF-8 valid.
+    let returns: Vec<u8> = rest.trim().bytes().filter(|&b| b != b':').collect();
+    let mut returns = String::from_utf8(returns).unwrap_or_default();
+    if let std::borrow::Cow::Owned(one_line) = crate::one_line(&returns) {
+        returns = one_line;
+    }
     ToolSignature {
         params,
         returns: if returns.is_empty() {
@@ -52,14 +56,15 @@ pub fn parse_tool_signature(signature: Option<&str>) -> ToolSignature {
     }
 }
 
-/// The byte index of the `)` closing a list whose `(` was just consumed.
+/// The byte index of the `)` closing a list whose `(` was just consumed. Brackets are ASCII,
+/// and no byte of a non-ASCII character is: the text is read byte by byte.
 fn matching_paren(text: &str) -> Option<usize> {
     let mut depth = 0usize;
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' if depth == 0 => return Some(i),
-            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' if depth == 0 => return Some(i),
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
@@ -75,11 +80,11 @@ fn split_params(list: &str) -> Vec<String> {
             names.push(name.to_owned());
         }
     };
-    for (i, c) in list.char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
+    for (i, b) in list.bytes().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b',' if depth == 0 => {
                 push(&list[start..i]);
                 start = i + 1;
             }

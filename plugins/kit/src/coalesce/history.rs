@@ -58,7 +58,7 @@ impl<'a> History<'a> {
 
     /// `user/`, expected output, tool calls, output and the latest error, as each applies.
     pub fn sections(&self, run: &Run, settings: &Settings) -> Vec<Section> {
-        let mut sections = Vec::new();
+        let mut sections = Vec::with_capacity(5);
         if !self.memory.is_empty() {
             sections.push(user_section(
                 &self.memory,

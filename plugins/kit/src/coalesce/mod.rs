@@ -92,6 +92,8 @@ pub fn system_message(run: &Run) -> Message {
 pub fn user_message(run: &Run, turns: &[Turn], settings: &Settings) -> (Message, Stats) {
     let history = History::of(turns, settings);
     let mut sections = first_prompt_head(run, settings);
+    // user/, expected output, tool calls, output, error, turns left.
+    sections.reserve(6);
     sections.extend(history.sections(run, settings));
     sections.push(turns_left_section(run, turns.len()));
     (Message::new(Role::User, sections), history.stats)

@@ -3,6 +3,7 @@
 //! the output, the latest error and the turns left. Each names the template of the same name;
 //! what a section holds is cut to the limits of the [`Settings`].
 
+use abi_stable::std_types::{RStr, RVec};
 use ptc_plugin_api::{Field, Record, Run, Section, ToolCall, Turn, Value};
 
 use super::Settings;
@@ -11,9 +12,24 @@ use crate::{
     type_label, Limits,
 };
 
+/// An empty record with room for `fields` fields: records and sections are built with their
+/// size known, without growing.
+fn record(fields: usize) -> Record {
+    Record(RVec::with_capacity(fields))
+}
+
+/// A section of template `template` with room for `fields` fields.
+fn section(template: &'static str, fields: usize) -> Section {
+    Section {
+        template: RStr::from_str(template),
+        fields: RVec::with_capacity(fields),
+    }
+}
+
 /// The sections every prompt starts with: mission, `tool/`, `data/` (each omitted when empty).
 pub fn first_prompt_head(run: &Run, settings: &Settings) -> Vec<Section> {
-    let mut sections = vec![Section::new("mission").with("mission", run.mission.as_str())];
+    let mut sections = Vec::with_capacity(3);
+    sections.push(section("mission", 1).with("mission", run.mission.as_str()));
     if !run.tools.is_empty() {
         sections.push(tools_section(run));
     }
@@ -32,7 +48,7 @@ pub fn tools_section(run: &Run) -> Section {
         .map(|tool| {
             let signature =
                 parse_tool_signature(tool.signature.as_ref().map(|s| s.as_str()).into());
-            let mut record = Record::new()
+            let mut record = record(4)
                 .with("name", tool.name.as_str())
                 .with("params", signature.params)
                 .with("returns", signature.returns);
@@ -42,7 +58,7 @@ pub fn tools_section(run: &Run) -> Section {
             record.into()
         })
         .collect();
-    Section::new("tools").with("tools", tools)
+    section("tools", 1).with("tools", tools)
 }
 
 /// `data/`: every input with its type and a sample, sorted by name. A private input (its name
@@ -53,7 +69,7 @@ pub fn data_section(run: &Run, sample: Limits) -> Section {
     let entries: Vec<Field> = data
         .into_iter()
         .map(|entry| {
-            let record = Record::new()
+            let record = record(3)
                 .with("name", entry.0.as_str())
                 .with("type", type_label(&entry.1));
             if is_private_name(&entry.0) {
@@ -63,7 +79,7 @@ pub fn data_section(run: &Run, sample: Limits) -> Section {
             }
         })
         .collect();
-    Section::new("data").with("entries", entries)
+    section("data", 1).with("entries", entries)
 }
 
 /// The column at which `user/`'s comments start: a function's head or a value's name is followed
@@ -86,8 +102,8 @@ fn padding(text: &str) -> &'static str {
 /// `(name [a b])`; `pad` (after a function's head or a value's name) is the spaces up to
 /// [`USER_COMMENT_COLUMN`], so that templates lay out the column without a filter call per line.
 pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits) -> Section {
-    let mut functions = Vec::new();
-    let mut values = Vec::new();
+    let mut functions = Vec::with_capacity(memory.len());
+    let mut values = Vec::with_capacity(memory.len());
     for &(name, value) in memory {
         if let Value::Function(f) = value {
             let params: Vec<String> = f.params.iter().map(|p| one_line(p).into_owned()).collect();
@@ -103,7 +119,7 @@ pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits
             }
             head.push_str("])");
             let pad = padding(&head);
-            let mut record = Record::new()
+            let mut record = record(6)
                 .with("name", name)
                 .with("params", params)
                 .with("head", head)
@@ -117,7 +133,7 @@ pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits
             functions.push((name, record));
         } else {
             let hidden = is_private_name(name);
-            let mut record = Record::new()
+            let mut record = record(4)
                 .with("name", name)
                 .with("pad", padding(name))
                 .with("type", type_label(value));
@@ -133,7 +149,7 @@ pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits
         group.sort_by(|a, b| a.0.cmp(b.0));
         group.into_iter().map(|(_, r)| r.into()).collect()
     };
-    Section::new("user")
+    section("user", 2)
         .with("functions", sorted(functions))
         .with("values", sorted(values))
 }
@@ -141,7 +157,7 @@ pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits
 /// `Turns left: N`, or the final-turn warning when N <= 1.
 pub fn turns_left_section(run: &Run, turns_so_far: usize) -> Section {
     let turns_left = run.turns_left(turns_so_far);
-    Section::new("turns_left")
+    section("turns_left", 2)
         .with("turns_left", turns_left)
         .with("final_turn", turns_left <= 1)
 }
@@ -159,7 +175,7 @@ pub fn tool_calls_section(calls: &[&ToolCall], settings: &Settings, with_results
                 Value::Nil => String::new(),
                 args => to_clojure(args, settings.tool_args),
             };
-            let mut record = Record::new()
+            let mut record = record(if with_results { 3 } else { 2 })
                 .with("name", call.name.as_str())
                 .with("args", args);
             if with_results {
@@ -168,7 +184,7 @@ pub fn tool_calls_section(calls: &[&ToolCall], settings: &Settings, with_results
             record.into()
         })
         .collect();
-    Section::new("tool_calls")
+    section("tool_calls", 2)
         .with("total", calls.len())
         .with("calls", shown)
 }
@@ -181,12 +197,12 @@ pub fn output_section(prints: &[&str], settings: &Settings) -> Section {
         .iter()
         .map(|p| cap_chars(p, settings.println_char_limit).into())
         .collect();
-    Section::new("output").with("prints", shown)
+    section("output", 1).with("prints", shown)
 }
 
 /// The failed turn's program and error (ERR-004).
 pub fn error_section(turn: &Turn) -> Section {
-    let mut section = Section::new("error");
+    let mut section = section("error", 3);
     if let Some(program) = turn.program.as_ref().into_option() {
         section = section.with("program", program.as_str());
     }

@@ -49,7 +49,8 @@ impl Limits {
 /// assert_eq!(to_clojure(&list, Limits::new(3, 80)), "[1 2 3 ...] (5 items, showing first 3)");
 /// ```
 pub fn to_clojure(value: &Value, limits: Limits) -> String {
-    let mut out = String::new();
+    // Most samples and arguments are short: one allocation, rarely a second.
+    let mut out = String::with_capacity(64);
     write_value(&mut out, value, limits);
     out
 }
@@ -117,9 +118,7 @@ impl Writer {
         match value {
             Value::Nil => out.push_str("nil"),
             Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
-            Value::Integer(i) => {
-                let _ = write!(out, "{i}");
-            }
+            Value::Integer(i) => write_integer(out, *i),
             Value::Float(f) => write_float(out, *f),
             Value::String(s) => write_string(out, s, limits.printable_limit),
             // Plain names are ASCII: their length in bytes is their length in characters.
@@ -189,11 +188,46 @@ fn write_function(out: &mut String, f: &Function) {
     out.push(']');
 }
 
+/// Appends `i` in decimal.
+fn write_integer(out: &mut String, i: i64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = i.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        out.push('-');
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
+
+/// A byte that [`write_string`] cannot copy as it is: a quote, a backslash, an ASCII control
+/// character, or the first byte of a non-ASCII character (which may be a control character or
+/// a line break).
+fn needs_care(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7F
+}
+
 fn write_string(out: &mut String, s: &str, printable_limit: usize) {
     out.push('"');
+    // Plain ASCII (the common case) is copied in one piece: its characters are its bytes.
+    let scanned = &s.as_bytes()[..s.len().min(printable_limit)];
+    let plain = scanned
+        .iter()
+        .position(|&b| needs_care(b))
+        .unwrap_or(scanned.len());
+    let (head, rest) = s.split_at(plain);
+    out.push_str(head);
     let mut cut = false;
-    for (count, c) in s.chars().enumerate() {
-        if count == printable_limit {
+    for (count, c) in rest.chars().enumerate() {
+        if head.len() + count == printable_limit {
             cut = true;
             break;
         }
@@ -250,17 +284,67 @@ pub fn type_label(value: &Value) -> String {
         Value::Float(_) => "float".into(),
         Value::String(_) => "string".into(),
         Value::Keyword(_) => "keyword".into(),
-        Value::List(items) => format!("list[{}]", items.len()),
-        Value::Set(items) => format!("set[{}]", items.len()),
-        Value::Map(entries) => format!("map[{}]", entries.len()),
+        Value::List(items) => sized_label("list[", items.len()),
+        Value::Set(items) => sized_label("set[", items.len()),
+        Value::Map(entries) => sized_label("map[", entries.len()),
         Value::Function(_) => "#fn[...]".into(),
     }
+}
+
+/// `kind` followed by `len` and `]`.
+fn sized_label(kind: &str, len: usize) -> String {
+    let mut label = String::with_capacity(kind.len() + 8);
+    label.push_str(kind);
+    write_integer(&mut label, i64::try_from(len).unwrap_or(i64::MAX));
+    label.push(']');
+    label
 }
 
 /// A docstring made safe for a `;` comment line (DEF-007, DECISIONS 12): every `;` removed,
 /// every line break turned into one space (see [`one_line`]).
 pub fn sanitize_doc(doc: &str) -> String {
-    one_line(&doc.replace(';', "")).into_owned()
+    if !doc.contains(';') {
+        return one_line(doc).into_owned();
+    }
+    // One pass: `;` left out first, so that a `\r;\n` is one line break, as in `one_line`.
+    if doc.is_ascii() {
+        // The runs between the bytes that matter are copied whole.
+        let special = |b: &u8| matches!(b, b';' | b'\n' | b'\r' | 0x0B | 0x0C);
+        let mut out = Vec::with_capacity(doc.len());
+        let mut after_cr = false;
+        let mut rest = doc.as_bytes();
+        while let Some(at) = rest.iter().position(special) {
+            if at > 0 {
+                out.extend_from_slice(&rest[..at]);
+                after_cr = false;
+            }
+            match rest[at] {
+                b';' => {}
+                b'\n' if after_cr => after_cr = false,
+                b'\r' => {
+                    out.push(b' ');
+                    after_cr = true;
+                }
+                _ => {
+                    out.push(b' ');
+                    after_cr = false;
+                }
+            }
+            rest = &rest[at + 1..];
+        }
+        out.extend_from_slice(rest);
+        // ASCII in, ASCII out.
+        return String::from_utf8(out).unwrap_or_default();
+    }
+    let mut out = String::with_capacity(doc.len());
+    let mut chars = doc.chars().filter(|&c| c != ';').peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' && chars.peek() == Some(&'\n') {
+            chars.next();
+        }
+        out.push(if is_line_break(c) { ' ' } else { c });
+    }
+    out
 }
 
 /// A character that ends a line for some reader: `\n`, `\r`, vertical tab, form feed, next
@@ -276,7 +360,10 @@ pub fn is_line_break(c: char) -> bool {
 /// into one space. For the free text a recording gives beside its values (return types in
 /// signatures, function parameters), which must not start a line of the prompt.
 pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains(is_line_break) {
+    // Every line break starts with one of these bytes (U+0085 with 0xC2, U+2028 and U+2029
+    // with 0xE2): text without them is returned as it is without decoding it.
+    let may_break = |b: &u8| matches!(b, b'\n' | b'\r' | 0x0B | 0x0C | 0xC2 | 0xE2);
+    if !text.as_bytes().iter().any(may_break) || !text.contains(is_line_break) {
         return text.into();
     }
     let mut out = String::with_capacity(text.len());
@@ -293,6 +380,10 @@ pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
 /// `text` cut to `limit` characters with `...` appended when it was longer (println entries,
 /// TRN-011).
 pub fn cap_chars(text: &str, limit: usize) -> String {
+    // No more characters than bytes.
+    if text.len() <= limit {
+        return text.to_owned();
+    }
     match text.char_indices().nth(limit) {
         Some((byte, _)) => {
             let mut out = String::with_capacity(byte + 3);

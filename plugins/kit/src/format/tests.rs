@@ -290,3 +290,80 @@ fn cap_chars_counts_characters() {
     assert_eq!(cap_chars("héllo", 2), "hé...");
     assert_eq!(cap_chars("héllo", 5), "héllo");
 }
+
+mod fast_paths {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Text mixing plain ASCII with everything the fast paths must hand to the careful ones:
+    /// quotes, backslashes, `;`, control characters, line breaks of every kind, other
+    /// non-ASCII characters.
+    fn any_text() -> impl Strategy<Value = String> {
+        let pieces = prop_oneof![
+            "[a-z ]{1,12}",
+            Just(";".to_owned()),
+            Just("\"".to_owned()),
+            Just("\\".to_owned()),
+            Just("\r\n".to_owned()),
+            Just("\r;\n".to_owned()),
+            Just("\u{7f}\u{1}".to_owned()),
+            Just("\u{85}\u{2028}\u{2029}\u{0B}\u{0C}".to_owned()),
+            Just("é€😀".to_owned()),
+        ];
+        proptest::collection::vec(pieces, 0..8).prop_map(|p| p.concat())
+    }
+
+    /// The escapes and cut of `write_string`, character by character.
+    fn string_by_chars(s: &str, printable_limit: usize) -> String {
+        let mut out = String::from("\"");
+        for (count, c) in s.chars().enumerate() {
+            if count == printable_limit {
+                out.push_str("...");
+                break;
+            }
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                c if c.is_control() || is_line_break(c) => {
+                    out.push_str(&format!("\\u{:04X}", c as u32))
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn docstrings_read_as_their_definition_says(doc in any_text()) {
+            prop_assert_eq!(sanitize_doc(&doc), one_line(&doc.replace(';', "")).into_owned());
+        }
+
+        #[test]
+        fn strings_print_as_character_by_character(s in any_text(), limit in 0..40usize) {
+            let mut out = String::new();
+            write_string(&mut out, &s, limit);
+            prop_assert_eq!(out, string_by_chars(&s, limit));
+        }
+
+        #[test]
+        fn integers_print_as_rust_prints_them(i in any::<i64>()) {
+            let mut out = String::new();
+            write_integer(&mut out, i);
+            prop_assert_eq!(out, i.to_string());
+        }
+    }
+
+    #[test]
+    fn extreme_integers() {
+        for i in [0, -1, i64::MIN, i64::MAX] {
+            let mut out = String::new();
+            write_integer(&mut out, i);
+            assert_eq!(out, i.to_string());
+        }
+    }
+}
