@@ -982,4 +982,110 @@ mod tests {
         }
         assert!(direct > 100, "only {direct} sections ran directly");
     }
+
+    /// A template of the part of tera run directly: text, prints, conditions and loops, with
+    /// and without whitespace control, nested.
+    fn any_template() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let text = prop_oneof![
+            Just("a".to_owned()),
+            Just(" ".to_owned()),
+            Just("\n".to_owned()),
+            Just("  \n ".to_owned()),
+            Just("x y\n\n".to_owned()),
+            Just("{# c #}".to_owned()),
+            Just(" {#- c -#} ".to_owned()),
+        ];
+        let value = prop_oneof![
+            Just("s"),
+            Just("n"),
+            Just("b"),
+            Just("e"),
+            Just("r.name"),
+            Just("missing"),
+            Just("items"),
+            Just("r.missing"),
+            Just("\"lit\""),
+            Just("7"),
+        ];
+        let print = (value, any::<bool>(), any::<bool>()).prop_map(|(v, l, r)| {
+            format!(
+                "{{{{{} {v} {}}}}}",
+                if l { "-" } else { "" },
+                if r { "-" } else { "" }
+            )
+        });
+        let leaf = prop_oneof![text, print];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            let condition = prop_oneof![
+                Just("s"),
+                Just("not b"),
+                Just("n == 3"),
+                Just("n < 2 or b"),
+                Just("s == \"x\" and n >= 1"),
+                Just("e != \"\""),
+                Just("missing is defined"),
+                Just("r.name is not defined"),
+                Just("items"),
+                Just("missing"),
+                Just("s > 1"),
+            ];
+            let body = proptest::collection::vec(inner, 0..4).prop_map(|parts| parts.concat());
+            let trim = any::<bool>();
+            prop_oneof![
+                (condition, body.clone(), body.clone(), trim).prop_map(|(c, yes, no, t)| {
+                    let d = if t { "-" } else { "" };
+                    format!("{{%{d} if {c} {d}%}}{yes}{{% else %}}{no}{{%{d} endif {d}%}}")
+                }),
+                (body.clone(), trim).prop_map(|(b, t)| {
+                    let d = if t { "-" } else { "" };
+                    format!(
+                        "{{% for i in items {d}%}}{{{{ i }}}}{b}{{% if loop.last %}}.{{% elif loop.first %}}{{{{ loop.index }}}}{{% endif %}}{{%{d} endfor %}}"
+                    )
+                }),
+                proptest::collection::vec(body, 1..3).prop_map(|parts| parts.concat()),
+            ]
+        })
+    }
+
+    /// Any template of the part run directly, on fields of every kind, reads as tera reads it
+    /// whenever it is run directly (and most are).
+    #[test]
+    fn any_template_run_directly_reads_as_through_tera() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        let fields = (
+            proptest::sample::select(vec!["", "x", "a b"]),
+            0i64..5,
+            any::<bool>(),
+            proptest::collection::vec(proptest::sample::select(vec!["", "p", "q r"]), 0..3),
+        );
+        let mut runner = TestRunner::new(Config {
+            cases: 4096,
+            ..Config::default()
+        });
+        let (ran, direct) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+        runner
+            .run(&(any_template(), fields), |(source, (s, n, b, items))| {
+                let items: Vec<Field> = items.into_iter().map(Field::from).collect();
+                let fields = Section::new("x")
+                    .with("s", s)
+                    .with("n", n)
+                    .with("b", b)
+                    .with("e", "")
+                    .with("items", items)
+                    .with("r", Record::new().with("name", "nm"));
+                let templates = set(&[("x", source.as_str())]);
+                ran.set(ran.get() + 1);
+                direct.set(direct.get() + usize::from(same(&templates, &fields)));
+                Ok(())
+            })
+            .unwrap();
+        assert!(
+            direct.get() * 4 > ran.get(),
+            "only {} of {} templates ran directly",
+            direct.get(),
+            ran.get()
+        );
+    }
 }
