@@ -21,19 +21,22 @@
 //! `long_runs_{lean,realistic}/STRATEGY` are criterion's figures for one strategy's sweep
 //! (divided by 2,000, the mean call).
 //!
-//! On the 2-core machine of the benchmark plan, with other builds running (µs; ratio to
-//! single-user-coalesced in the same round):
+//! On the 2-core machine of the benchmark plan, quiet (µs; ratio to single-user-coalesced in
+//! the same round):
 //!
 //! | strategy              | lean µs | realistic µs | lean × | realistic × |
 //! |-----------------------|---------|--------------|--------|-------------|
-//! | single-user-coalesced | 16.3    | 15.5         | 1.00   | 1.00        |
-//! | aggressive            | 7.2     | 6.7          | 0.41   | 0.42        |
-//! | full-history          | 15.9    | 17.2         | 0.94   | 1.01        |
-//! | rolling-window        | 16.6    | 19.7         | 1.01   | 1.05        |
-//! | observation-masking   | 44.1    | 53.4         | 2.72   | 3.18        |
-//! | per-turn-summary      | 76.9    | 72.8         | 4.54   | 4.59        |
-//! | delta-log             | 70.1    | 74.6         | 4.33   | 4.57        |
+//! | single-user-coalesced | 12.0    | 11.9         | 1.00   | 1.00        |
+//! | aggressive            | 5.3     | 5.1          | 0.44   | 0.43        |
+//! | full-history          | 12.3    | 12.5         | 1.02   | 1.06        |
+//! | rolling-window        | 12.1    | 12.4         | 1.01   | 1.04        |
+//! | observation-masking   | 34.4    | 34.2         | 2.87   | 2.79        |
+//! | per-turn-summary      | 53.0    | 53.1         | 4.42   | 4.34        |
+//! | delta-log             | 51.0    | 51.2         | 4.18   | 4.14        |
 //!
+//! (Under load, before the kit built records at their final size: 16.3 µs for
+//! single-user-coalesced, the same ratios within 0.2.) In a profile of per-turn-summary's calls,
+//! comparing values (`Value::eq` and the `memcmp` of its strings) takes 45% of the time.
 //! (delta-log was 5.9-6.4× before it compared each memory once.) What is left above 3× is
 //! finding what each turn defined or redefined: observation-masking, per-turn-summary and
 //! delta-log compare every turn's whole memory with the one before it, value by value, in every
