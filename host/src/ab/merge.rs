@@ -38,21 +38,12 @@ pub fn part_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
-            let entries = std::fs::read_dir(path).map_err(|source| Error::Input {
-                path: path.clone(),
-                source,
-            })?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
-                .collect();
+            let found = crate::recording::corpus::files_in(path, &["json"])?;
             if found.is_empty() {
                 return Err(Error::MergeRefused {
                     reason: format!("no part in {} (no .json file)", path.display()),
                 });
             }
-            found.sort();
             files.extend(found);
         } else {
             files.push(path.clone());

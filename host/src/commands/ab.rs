@@ -7,11 +7,14 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
+use crate::ab::pricing::Pricing;
 use crate::ab::report;
 use crate::ab::shard::{Shard, ShardSources};
 use crate::ab::spool::Spool;
 use crate::ab::tokens::Tokenizer;
-use crate::ab::{partial, run_with as run_ab_with, Ab, AbPlan, PromptLog, Rows, RunDetail};
+use crate::ab::{
+    partial, run_with as run_ab_with, Ab, AbPlan, PromptLog, Rows, RunDetail, Variant,
+};
 use crate::host::Host;
 use crate::output::{write_atomically, write_out};
 use crate::recording::corpus::Listing;
@@ -121,17 +124,15 @@ pub fn ab(
     // The per-prompt rows go to a spool as the output will print them.
     let mut rows = Spool::default();
     let (variants, pricing_profiles) = (plan.variants.clone(), plan.pricing.clone());
-    let mut each = |_: usize, mut run: RunDetail| -> Result<(), Error> {
-        if no_timing {
-            run.prompts.iter_mut().for_each(|p| p.render_ns = 0);
-        }
-        let text = match format {
-            AbFormat::Json => {
-                report::json_run_text(&variants, &pricing_profiles, &run, rows.is_empty())
-            }
-            _ => report::csv_rows(&variants, &run),
-        };
-        rows.push(&text)
+    let mut each = |_: usize, run: RunDetail| {
+        spool_row(
+            &mut rows,
+            format,
+            no_timing,
+            &variants,
+            &pricing_profiles,
+            run,
+        )
     };
     let each_row = if matches!(format, AbFormat::Json | AbFormat::Csv) {
         Rows::Each(&mut each)
@@ -152,6 +153,25 @@ pub fn ab(
         no_timing,
         out,
     )
+}
+
+/// Adds the rows of `run` to `rows` as `format` (JSON or CSV) prints them.
+pub fn spool_row(
+    rows: &mut Spool,
+    format: AbFormat,
+    no_timing: bool,
+    variants: &[Variant],
+    pricing: &[Pricing],
+    mut run: RunDetail,
+) -> Result<(), Error> {
+    if no_timing {
+        run.prompts.iter_mut().for_each(|p| p.render_ns = 0);
+    }
+    let text = match format {
+        AbFormat::Json => report::json_run_text(variants, pricing, &run, rows.is_empty()),
+        _ => report::csv_rows(variants, &run),
+    };
+    rows.push(&text)
 }
 
 /// A corpus as given on the command line, and the shard of it to measure.

@@ -6,11 +6,10 @@ use std::path::{Path, PathBuf};
 
 use crate::ab::merge::merge as merge_parts;
 use crate::ab::pricing::Pricing;
-use crate::ab::report;
 use crate::ab::shard::Shard;
 use crate::ab::spool::Spool;
 use crate::ab::{RunDetail, Variant};
-use crate::commands::ab::{results, AbFormat};
+use crate::commands::ab::{results, spool_row, AbFormat};
 use crate::host::Host;
 use crate::Error;
 
@@ -51,15 +50,8 @@ pub fn merge(
 ) -> Result<(), Error> {
     // The rows go to a spool as the output will print them, once the merge is known to hold.
     let mut rows = Spool::default();
-    let mut each = |mut run: RunDetail, variants: &[Variant], pricing: &[Pricing]| {
-        if no_timing {
-            run.prompts.iter_mut().for_each(|p| p.render_ns = 0);
-        }
-        let text = match format {
-            MergeFormat::Json => report::json_run_text(variants, pricing, &run, rows.is_empty()),
-            _ => report::csv_rows(variants, &run),
-        };
-        rows.push(&text)
+    let mut each = |run: RunDetail, variants: &[Variant], pricing: &[Pricing]| {
+        spool_row(&mut rows, format.into(), no_timing, variants, pricing, run)
     };
     let merged = match format {
         MergeFormat::Json | MergeFormat::Csv => merge_parts(parts, Some(&mut each), allow_missing)?,

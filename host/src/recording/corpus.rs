@@ -188,6 +188,11 @@ impl Iterator for Listing {
 
 /// Every `.json` and `.jsonl` file directly in `dir`, sorted by name.
 fn dir_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    files_in(dir, &["json", "jsonl"])
+}
+
+/// Every file directly in `dir` whose name ends in one of `extensions`, sorted by name.
+pub fn files_in(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, Error> {
     let entries = std::fs::read_dir(dir).map_err(|source| Error::Input {
         path: dir.to_owned(),
         source,
@@ -195,7 +200,7 @@ fn dir_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut files: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.is_file() && (is_ext(p, "json") || is_ext(p, "jsonl")))
+        .filter(|p| p.is_file() && extensions.iter().any(|ext| is_ext(p, ext)))
         .collect();
     files.sort();
     Ok(files)

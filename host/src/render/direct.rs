@@ -591,21 +591,7 @@ where
     }
 
     fn write_int(&mut self, i: i64) -> Result<(), Bail> {
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut n = i.unsigned_abs();
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        if i < 0 {
-            self.write("-")?;
-        }
-        self.write(std::str::from_utf8(&digits[at..]).map_err(|_| Bail)?)
+        self.write(itoa::Buffer::new().format(i))
     }
 
     /// The value at `path`: a loop's variable or `loop`, else a field of the section, then

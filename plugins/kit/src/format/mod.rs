@@ -190,22 +190,7 @@ fn write_function(out: &mut String, f: &Function) {
 
 /// Appends `i` in decimal.
 fn write_integer(out: &mut String, i: i64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = i.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if i < 0 {
-        out.push('-');
-    }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    out.push_str(itoa::Buffer::new().format(i));
 }
 
 /// A byte that [`write_string`] cannot copy as it is: a quote, a backslash, an ASCII control
