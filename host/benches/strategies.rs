@@ -21,41 +21,35 @@
 //! `long_runs_{lean,realistic}/STRATEGY` are criterion's figures for one strategy's sweep
 //! (divided by 2,000, the mean call).
 //!
-//! On the 2-core machine of the benchmark plan, quiet (µs; ratio to single-user-coalesced in
-//! the same round):
+//! On the 2-core machine of the benchmark plan (µs; ratio to single-user-coalesced in the same
+//! round):
 //!
 //! | strategy              | lean µs | realistic µs | lean × | realistic × |
 //! |-----------------------|---------|--------------|--------|-------------|
-//! | single-user-coalesced | 12.0    | 11.9         | 1.00   | 1.00        |
-//! | aggressive            | 5.3     | 5.1          | 0.44   | 0.43        |
-//! | full-history          | 12.3    | 12.5         | 1.02   | 1.06        |
-//! | rolling-window        | 12.1    | 12.4         | 1.01   | 1.04        |
-//! | observation-masking   | 34.4    | 34.2         | 2.87   | 2.79        |
-//! | per-turn-summary      | 53.0    | 53.1         | 4.42   | 4.34        |
-//! | delta-log             | 51.0    | 51.2         | 4.18   | 4.14        |
+//! | single-user-coalesced | 12.3    | 11.8         | 1.00   | 1.00        |
+//! | aggressive            | 4.9     | 4.9          | 0.41   | 0.41        |
+//! | full-history          | 12.8    | 12.9         | 1.04   | 1.10        |
+//! | rolling-window        | 12.7    | 12.4         | 1.03   | 1.06        |
+//! | observation-masking   | 12.2    | 12.3         | 0.99   | 1.04        |
+//! | per-turn-summary      | 19.9    | 19.4         | 1.62   | 1.65        |
+//! | delta-log             | 17.8    | 18.2         | 1.46   | 1.52        |
 //!
-//! (Under load, before the kit built records at their final size: 16.3 µs for
-//! single-user-coalesced, the same ratios within 0.2.) In a profile of per-turn-summary's calls,
-//! comparing values (`Value::eq` and the `memcmp` of its strings) takes 45% of the time.
-//! (delta-log was 5.9-6.4× before it compared each memory once.) What is left above 3× is
-//! finding what each turn defined or redefined: observation-masking, per-turn-summary and
-//! delta-log compare every turn's whole memory with the one before it, value by value, in every
-//! call, about 5,400 values per call on this corpus. That costs what reading those memories
-//! costs (walking them without comparing takes as long): with the comparison left out, these
-//! three strategies come to 0.9×, 1.8× and 1.6×. Going lower needs each turn's definitions
-//! from the host, found once per recording.
+//! observation-masking, per-turn-summary and delta-log show what each turn defined or
+//! redefined. They read it from `Turn::defined`, which the host finds once per recording; when
+//! they compared every turn's whole memory with the one before it, value by value, in every
+//! call (about 5,400 values per call on this corpus), they took 2.8-2.9×, 4.3-4.4× and
+//! 4.1-4.2×.
 //!
 //! # `delta_log_{turns,growing}/{strategy,full_text}_{10,100,1000}`
 //!
 //! One delta-log prompt after 10, 100 and 1,000 turns of a synthetic run ([`synthetic_run`]):
 //! the strategy call alone, and the full text through the templates. `turns` keeps a namespace
-//! of 9 working names, `growing` adds a definition per turn; the bench prints how many memory
-//! values a render compares (`turns`: 1,593, 24,713 and 255,913; `growing`: 1,638, 28,718 and
-//! 651,518). Past the first re-coalescing point the templates render only the head and the
-//! recent deltas, so most of a long run's render is finding the points, which takes every
-//! turn's definitions. The work grows linearly with the values compared; the time per value
-//! grows too once a run's memories no longer fit in the caches (about 2 MB at 100 turns, 20 MB
-//! at 1,000): `turns` takes 36-65 µs, 0.43-0.83 ms and 13-17 ms here.
+//! of 9 working names, `growing` adds a definition per turn; the bench prints how many
+//! definitions a render reads (`turns`: 18, 178 and 1,778; `growing`: 27, 267 and 2,667). Past the first re-coalescing point the templates render only the head and the
+//! recent deltas; finding the points reads every turn's definitions (`Turn::defined`), so the
+//! work grows linearly with the turns and, in `growing`, with the definitions. Here the
+//! strategy call takes 10, 29 and 63 µs for `turns` and 14, 58 and 292 µs for `growing` (it
+//! took 13-17 ms for `turns` at 1,000 turns when each render compared the memories).
 
 use std::cell::RefCell;
 use std::hint::black_box;
@@ -311,23 +305,10 @@ pub fn synthetic_run(turns: usize, growing: bool) -> Json {
     })
 }
 
-/// The values, at every depth, of the memories of the successful `turns`: what finding each
-/// turn's definitions compares, every one of them equal to the same value in the memory before.
-fn memory_values(turns: &[ptc_plugin_api::Turn]) -> usize {
-    fn count(value: &ptc_plugin_api::Value) -> usize {
-        use ptc_plugin_api::Value;
-        1 + match value {
-            Value::List(items) | Value::Set(items) => items.iter().map(count).sum(),
-            Value::Map(entries) => entries.iter().map(|e| count(&e.0) + count(&e.1)).sum(),
-            _ => 0,
-        }
-    }
-    turns
-        .iter()
-        .filter(|t| t.success)
-        .flat_map(|t| t.memory.iter())
-        .map(|entry| count(&entry.1))
-        .sum()
+/// The definitions of all `turns` (`Turn::defined`, found once when the recording was read): what
+/// a render reads to find the re-coalescing points and the deltas.
+fn definitions(turns: &[ptc_plugin_api::Turn]) -> usize {
+    turns.iter().map(|t| t.defined.len()).sum()
 }
 
 fn delta_log_turns(c: &mut Criterion) {
@@ -338,8 +319,8 @@ fn delta_log_turns(c: &mut Criterion) {
         for turns in [10, 100, 1_000] {
             let recording = parse("synthetic.json", &synthetic_run(turns, growing));
             eprintln!(
-                "[bench] {id} at {turns} turns: {} memory values compared per render",
-                memory_values(&recording.turns)
+                "[bench] {id} at {turns} turns: {} definitions read per render",
+                definitions(&recording.turns)
             );
             group.measurement_time(Duration::from_secs(if turns >= 1_000 { 10 } else { 5 }));
             group.bench_function(format!("strategy_{turns}"), |b| {

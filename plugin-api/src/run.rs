@@ -55,6 +55,12 @@ pub struct Turn {
     pub tool_calls: RVec<ToolCall>,
     /// The `user/` namespace after this turn, in definition order.
     pub memory: RVec<Tuple2<RString, Value>>,
+    /// The symbols this turn defined or redefined, as indices into `memory`, ascending: the
+    /// entries that the memory of the last successful turn before it (none, before the first
+    /// successful turn) does not hold under the same name with the same value. Empty for a
+    /// failed turn. The host computes it once when it reads a recording, so that a strategy
+    /// showing what each turn defined compares no values, however many prompts it renders.
+    pub defined: RVec<u32>,
 }
 
 /// Why a turn failed.
@@ -86,6 +92,15 @@ pub struct ToolCall {
 }
 
 impl Turn {
+    /// The entries of `memory` this turn defined or redefined (see [`Turn::defined`]), in
+    /// definition order.
+    pub fn defined_entries(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.defined
+            .iter()
+            .filter_map(|&i| self.memory.get(i as usize))
+            .map(|entry| (entry.0.as_str(), &entry.1))
+    }
+
     /// The text of this turn's error (its message, or its reason when it has none), or `None`
     /// when the turn succeeded.
     pub fn error_text(&self) -> Option<&str> {

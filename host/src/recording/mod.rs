@@ -34,6 +34,8 @@ pub use rules::{Problem, Severity};
 pub struct Recording {
     pub path: PathBuf,
     pub run: Run,
+    /// The turns, each with its [`Turn::defined`] filled; after changing turns, call
+    /// `ptc_strategy_kit::mark_defined` on them again.
     pub turns: Vec<Turn>,
     /// Per turn: when the prompt before it was sent (seconds), if the recording says.
     pub started_at: Vec<Option<f64>>,
@@ -173,7 +175,8 @@ impl Recording {
             signature: json.signature.map(RString::from).into(),
         };
         let started_at = json.turns.iter().map(|t| t.started_at).collect();
-        let turns = json.turns.into_iter().map(turn).collect();
+        let mut turns: Vec<Turn> = json.turns.into_iter().map(turn).collect();
+        ptc_strategy_kit::mark_defined(&mut turns);
         Ok(Recording {
             path: located(),
             run,
@@ -246,6 +249,8 @@ fn turn(json: TurnJson) -> Turn {
             })
             .collect(),
         memory: named(json.memory),
+        // Filled for the whole run by `mark_defined`.
+        defined: RVec::new(),
     }
 }
 

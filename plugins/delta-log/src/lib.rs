@@ -16,9 +16,9 @@ use ptc_plugin_api::{
     Role, Run, Section, Stats, Strategy, Turn, Value,
 };
 use ptc_strategy_kit::coalesce::{self, Settings};
-use ptc_strategy_kit::{defined_by_turn, is_private_name, Limits};
+use ptc_strategy_kit::{is_private_name, Limits};
 
-/// The symbols a turn defined or redefined, as [`defined_by_turn`] gives them.
+/// The symbols a turn defined or redefined ([`Turn::defined_entries`]).
 type Defined<'a> = [(&'a str, &'a Value)];
 
 pub struct DeltaLog;
@@ -78,9 +78,7 @@ impl Strategy for DeltaLog {
             limit: options.count("latest_sample_limit")?,
             ..settings.sample
         };
-        // Each turn's definitions, found once for the points and the deltas.
-        let defined = defined_by_turn(turns);
-        let point = recoalescing_point(turns, &defined, budget, &settings);
+        let point = recoalescing_point(turns, budget, &settings);
         let (head, mut stats) = coalesce::user_message(run, &turns[..point], &settings);
         let mut head = head.into_sections();
         // The head's own turns-left line would change every prompt: the log ends with one.
@@ -106,16 +104,19 @@ impl Strategy for DeltaLog {
         // the previous prompt cached ends on a block boundary of this one.
         let mut blocks = vec![Block::new(head)];
         // The latest turn, whether its delta went to the log whole, and what it defined.
-        let mut latest: Option<(&Turn, bool, &Defined)> = None;
-        for (turn, defined) in turns.iter().zip(&defined).skip(point) {
+        let mut latest: Option<(&Turn, bool)> = None;
+        let mut latest_defined = Vec::new();
+        for turn in &turns[point..] {
+            let defined: Vec<_> = turn.defined_entries().collect();
             let inline = log_samples || log_chars < cache_min_chars;
-            let section = delta(turn, defined, inline, &settings, &mut stats);
+            let section = delta(turn, &defined, inline, &settings, &mut stats);
             if inline {
                 // Past the cache minimum the measure no longer matters.
                 log_chars += fields_chars([&section]);
             }
             blocks.push(Block::new(vec![section]));
-            latest = Some((turn, inline, defined));
+            latest = Some((turn, inline));
+            latest_defined = defined;
         }
         // The cache breakpoint: on the latest delta (or the head), before the tail.
         if let Some(last) = blocks.last_mut() {
@@ -127,11 +128,11 @@ impl Strategy for DeltaLog {
         // type). Each is written to the cache once instead of being read for the rest of the
         // run.
         let mut tail = Vec::new();
-        if let Some((turn, false, defined)) = latest {
+        if let Some((turn, false)) = latest {
             if !turn.success {
                 tail.push(coalesce::error_section(turn));
             } else if turn.prints.is_empty() {
-                tail.extend(samples(turn, defined, latest_sample));
+                tail.extend(samples(turn, &latest_defined, latest_sample));
             }
         }
         tail.push(coalesce::turns_left_section(run, turns.len()));
@@ -157,16 +158,11 @@ fn earlier_error(turn: &Turn) -> Section {
 
 /// The last re-coalescing point at or before `turns.len()`: walking the turns, a new point is
 /// set after the turn whose delta takes the deltas since the previous point past `budget`.
-fn recoalescing_point(
-    turns: &[Turn],
-    defined: &[Vec<(&str, &Value)>],
-    budget: usize,
-    settings: &Settings,
-) -> usize {
+fn recoalescing_point(turns: &[Turn], budget: usize, settings: &Settings) -> usize {
     let mut point = 0;
     let mut size = 0usize;
-    for (i, (turn, defined)) in turns.iter().zip(defined).enumerate() {
-        size += delta_size(turn, defined, settings);
+    for (i, turn) in turns.iter().enumerate() {
+        size += delta_size(turn, settings);
         if size > budget {
             point = i + 1;
             size = 0;
@@ -176,10 +172,10 @@ fn recoalescing_point(
 }
 
 /// A cheap measure of a delta's length: what it shows, without rendering it.
-fn delta_size(turn: &Turn, defined: &Defined, settings: &Settings) -> usize {
+fn delta_size(turn: &Turn, settings: &Settings) -> usize {
     let mut size = 32;
     if turn.success {
-        for &(name, value) in defined {
+        for (name, value) in turn.defined_entries() {
             size += name.len() + 40;
             if !is_private_name(name) {
                 size += settings.sample.printable_limit.min(sample_len(value));

@@ -9,7 +9,8 @@
 //! - [`parse_tool_signature`]: a tool's parameter names and return type.
 //! - [`map_from`], [`set_from`] and [`canonical_cmp`]: the canonical order of map entries and
 //!   set elements, which the host guarantees to every strategy.
-//! - [`defined_since`] and [`defined_by_turn`]: the symbols a turn defined or redefined.
+//! - [`defined_since`]: the symbols a turn defined or redefined; [`mark_defined`] records them
+//!   in each turn of a run once, for every strategy that shows them.
 //! - [`shared_limit_options`]: the limits most strategies declare, set for all of them by the
 //!   host's `[compression]` table.
 //! - [`coalesce`]: the coalesced view of a history (`tool/`, `data/`, `user/`, tool calls,
@@ -30,7 +31,7 @@ pub use format::{
     cap_chars, is_line_break, is_plain_keyword, is_private_key, is_private_name, one_line,
     sanitize_doc, to_clojure, to_clojure_full, type_label, write_float, write_value, Limits,
 };
-pub use memory::{defined_by_turn, defined_since};
+pub use memory::{defined_since, mark_defined};
 pub use options::shared_limit_options;
 pub use signature::{parse_tool_signature, ToolSignature};
 pub use value::{canonical_cmp, map_from, set_from};

@@ -1,60 +1,68 @@
 //! What a turn changed in the `user/` namespace.
 
+use abi_stable::std_types::RVec;
 use ptc_plugin_api::{Memory, Turn, Value};
 use rustc_hash::FxHashMap;
 
 /// The entries of `after` that `before` does not hold with the same value: the symbols a turn
 /// defined or redefined, in `after`'s order.
 pub fn defined_since<'a>(before: &Memory, after: &'a Memory) -> Vec<(&'a str, &'a Value)> {
+    defined_indices(before, after)
+        .map(|i| (after[i].0.as_str(), &after[i].1))
+        .collect()
+}
+
+/// Fills [`Turn::defined`] for every turn of a run, in order: the entries of its memory that
+/// are [`defined_since`] the memory of the last successful turn before it, nothing for a
+/// failed turn. The host calls it once when it reads a recording; each memory is compared
+/// once, whatever number of prompts are rendered from the run afterwards.
+pub fn mark_defined(turns: &mut [Turn]) {
+    let mut last_success: Option<usize> = None;
+    for i in 0..turns.len() {
+        let (earlier, rest) = turns.split_at_mut(i);
+        let turn = &mut rest[0];
+        turn.defined = if turn.success {
+            let before = last_success.map_or(&[][..], |b| &earlier[b].memory[..]);
+            last_success = Some(i);
+            defined_indices(before, &turn.memory)
+                .map(|i| i as u32)
+                .collect()
+        } else {
+            RVec::new()
+        };
+    }
+}
+
+/// The indices of the entries of `after` that `before` does not hold with the same value.
+fn defined_indices<'a>(before: &'a Memory, after: &'a Memory) -> impl Iterator<Item = usize> + 'a {
     // Memories mostly keep their order: each entry of `after` is looked for first where the
     // previous one was found in `before`, plus one, and only then by name. A name inserted
     // among the others costs one search, and the entries after it line up again.
     let mut by_name: Option<FxHashMap<&str, usize>> = None;
     let mut next = 0;
-    after
-        .iter()
-        .filter(|entry| {
-            let found = match before.get(next) {
-                Some(b) if b.0 == entry.0 => Some(next),
-                _ => by_name
-                    .get_or_insert_with(|| {
-                        before
-                            .iter()
-                            .enumerate()
-                            .map(|(i, b)| (b.0.as_str(), i))
-                            .collect()
-                    })
-                    .get(entry.0.as_str())
-                    .copied(),
-            };
-            match found {
-                Some(i) => {
-                    next = i + 1;
-                    before[i].1 != entry.1
-                }
-                None => true,
+    after.iter().enumerate().filter_map(move |(at, entry)| {
+        let found = match before.get(next) {
+            Some(b) if b.0 == entry.0 => Some(next),
+            _ => by_name
+                .get_or_insert_with(|| {
+                    before
+                        .iter()
+                        .enumerate()
+                        .map(|(i, b)| (b.0.as_str(), i))
+                        .collect()
+                })
+                .get(entry.0.as_str())
+                .copied(),
+        };
+        let defined = match found {
+            Some(i) => {
+                next = i + 1;
+                before[i].1 != entry.1
             }
-        })
-        .map(|entry| (entry.0.as_str(), &entry.1))
-        .collect()
-}
-
-/// What each of `turns` defined or redefined: [`defined_since`] the memory of the last
-/// successful turn before it (nothing before the first), nothing for a failed turn. Each memory
-/// is compared once, however many strategies' views of the turns need the changes.
-pub fn defined_by_turn(turns: &[Turn]) -> Vec<Vec<(&str, &Value)>> {
-    let mut before: &Memory = &[];
-    turns
-        .iter()
-        .map(|turn| {
-            if !turn.success {
-                return Vec::new();
-            }
-            let changed = defined_since(before, &turn.memory);
-            before = &turn.memory;
-            changed
-        })
-        .collect()
+            None => true,
+        };
+        defined.then_some(at)
+    })
 }
 
 #[cfg(test)]
@@ -172,6 +180,7 @@ mod tests {
             prints: RVec::new(),
             tool_calls: RVec::new(),
             memory: memory.into(),
+            defined: RVec::new(),
         }
     }
 
@@ -204,9 +213,19 @@ mod tests {
             let mut expected = Vec::new();
             for (i, t) in turns.iter().enumerate() {
                 let before = turns[..i].iter().rev().find(|t| t.success).map_or(&[][..], |t| &t.memory[..]);
-                expected.push(if t.success { defined_since_by_search(before, &t.memory) } else { Vec::new() });
+                let defined = if t.success { defined_since_by_search(before, &t.memory) } else { Vec::new() };
+                expected.push(defined.into_iter().map(|(n, v)| (n.to_owned(), v.clone())).collect::<Vec<_>>());
             }
-            prop_assert_eq!(defined_by_turn(&turns), expected);
+            mark_defined(&mut turns);
+            let marked: Vec<Vec<(String, Value)>> = turns
+                .iter()
+                .map(|t| t.defined_entries().map(|(n, v)| (n.to_owned(), v.clone())).collect())
+                .collect();
+            prop_assert_eq!(marked, expected);
+            // Marking again (a recording read twice) changes nothing.
+            let once = turns.clone();
+            mark_defined(&mut turns);
+            prop_assert_eq!(turns, once);
         }
     }
 }

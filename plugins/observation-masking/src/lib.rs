@@ -8,11 +8,10 @@
 //! has no more than `window` turns); that is where a provider's prompt cache breaks.
 
 use ptc_plugin_api::{
-    export_strategy, Memory, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section,
-    Stats, Strategy, Turn,
+    export_strategy, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section, Stats,
+    Strategy, Turn,
 };
 use ptc_strategy_kit::coalesce::{self, Settings};
-use ptc_strategy_kit::defined_since;
 
 pub struct ObservationMasking;
 
@@ -49,7 +48,6 @@ impl Strategy for ObservationMasking {
         let (first, _) = coalesce::user_message(run, &[], &settings);
         let mut messages = vec![coalesce::system_message(run), first];
         let mut stats = coalesce::shown_whole(turns);
-        let mut memory_before: &[_] = &[];
         for (i, turn) in turns.iter().enumerate() {
             if i < masked {
                 messages.push(Message::new(
@@ -58,13 +56,10 @@ impl Strategy for ObservationMasking {
                 ));
                 messages.push(Message::new(
                     Role::User,
-                    vec![masked_section(run, turn, memory_before, &mut stats)],
+                    vec![masked_section(run, turn, &mut stats)],
                 ));
             } else {
                 messages.extend(coalesce::exchange(run, turn));
-            }
-            if turn.success {
-                memory_before = turn.memory.as_slice();
             }
         }
         // The next prompt masks one more turn, the oldest shown whole, and keeps everything
@@ -85,14 +80,14 @@ impl Strategy for ObservationMasking {
 }
 
 /// The line that replaces a turn's feedback, and what it hid in `stats`.
-fn masked_section(run: &Run, turn: &Turn, memory_before: &Memory, stats: &mut Stats) -> Section {
+fn masked_section(run: &Run, turn: &Turn, stats: &mut Stats) -> Section {
     stats.turns_compressed += 1;
     let (printed_lines, defined) = if turn.success {
         stats.printlns_shown -= turn.prints.len() as u64;
         stats.printlns_dropped += turn.prints.len() as u64;
         let lines: usize = turn.prints.iter().map(|p| p.lines().count().max(1)).sum();
-        let defined: Vec<String> = defined_since(memory_before, &turn.memory)
-            .into_iter()
+        let defined: Vec<String> = turn
+            .defined_entries()
             .map(|(name, _)| name.to_owned())
             .collect();
         (lines, defined)

@@ -5,11 +5,10 @@
 //! Nothing already sent ever changes, so a provider's prompt cache keeps every earlier turn.
 
 use ptc_plugin_api::{
-    export_strategy, Memory, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section,
-    Stats, Strategy, Turn,
+    export_strategy, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section, Stats,
+    Strategy, Turn,
 };
 use ptc_strategy_kit::coalesce::{self, Settings};
-use ptc_strategy_kit::defined_since;
 
 pub struct PerTurnSummary;
 
@@ -55,7 +54,6 @@ impl Strategy for PerTurnSummary {
             turns_compressed: turns.len() as u64,
             ..Stats::default()
         };
-        let mut memory_before: &[_] = &[];
         for turn in turns {
             let mut program = Section::new("program");
             if let Some(text) = turn.program.as_ref().into_option() {
@@ -64,11 +62,8 @@ impl Strategy for PerTurnSummary {
             messages.push(Message::new(Role::Assistant, vec![program]));
             messages.push(Message::new(
                 Role::User,
-                summary(run, turn, memory_before, &settings, &mut stats),
+                summary(run, turn, &settings, &mut stats),
             ));
-            if turn.success {
-                memory_before = turn.memory.as_slice();
-            }
         }
         // Append-only: the whole prompt is the next one's prefix.
         if let Some(last) = messages.last_mut() {
@@ -82,17 +77,11 @@ impl Strategy for PerTurnSummary {
 }
 
 /// What one turn did: new or changed definitions, tool calls, output, error, turns left.
-fn summary(
-    run: &Run,
-    turn: &Turn,
-    memory_before: &Memory,
-    settings: &Settings,
-    stats: &mut Stats,
-) -> Vec<Section> {
+fn summary(run: &Run, turn: &Turn, settings: &Settings, stats: &mut Stats) -> Vec<Section> {
     let mut sections = Vec::new();
     let printed = turn.success && !turn.prints.is_empty();
     if turn.success {
-        let changed = defined_since(memory_before, &turn.memory);
+        let changed: Vec<_> = turn.defined_entries().collect();
         if !changed.is_empty() {
             let mut defined = coalesce::user_section(&changed, printed, settings.sample);
             defined.template = "defined".into();
@@ -144,6 +133,7 @@ mod tests {
                 })
                 .collect(),
             memory: RVec::new(),
+            defined: RVec::new(),
         }
     }
 

@@ -54,6 +54,7 @@ pub(super) fn turn(number: u32) -> Turn {
         prints: RVec::new(),
         tool_calls: RVec::new(),
         memory: RVec::new(),
+        defined: RVec::new(),
     }
 }
 

@@ -161,6 +161,7 @@ mod tests {
             prints: (0..prints).map(|i| format!("p{i}").into()).collect(),
             tool_calls: (0..calls).map(|i| call(&format!("t{i}"))).collect(),
             memory: RVec::new(),
+            defined: RVec::new(),
         }
     }
 
