@@ -212,21 +212,25 @@ fn contains_word(text: &str, word: &Finder<'_>) -> bool {
     })
 }
 
-/// Where the names of calls occur in one text, each name found once.
+/// Where the names of calls occur in one text, each name found once, with the window of 400
+/// characters that follows each occurrence.
 #[derive(Default)]
 struct Places<'f> {
-    found: rustc_hash::FxHashMap<&'f [u8], Vec<usize>>,
+    found: rustc_hash::FxHashMap<&'f [u8], Vec<(usize, usize)>>,
 }
 
 impl<'f> Places<'f> {
-    /// [`call_visible`], with the places of the call's name found once per text.
+    /// [`call_visible`], with the places of the call's name and their windows found once per
+    /// text: calls repeat their names, and every call of a run is checked in every prompt.
     fn call_visible(&mut self, text: &str, call: &'f CallFact) -> bool {
-        let names = self
-            .found
-            .entry(call.name.needle())
-            .or_insert_with(|| call.name.find_iter(text.as_bytes()).collect());
-        names.iter().any(|&i| {
-            let window = &text.as_bytes()[i..window_end(text, i)];
+        let windows = self.found.entry(call.name.needle()).or_insert_with(|| {
+            call.name
+                .find_iter(text.as_bytes())
+                .map(|i| (i, window_end(text, i)))
+                .collect()
+        });
+        windows.iter().any(|&(start, end)| {
+            let window = &text.as_bytes()[start..end];
             call.needles.iter().all(|n| n.find(window).is_some())
         })
     }
@@ -234,11 +238,21 @@ impl<'f> Places<'f> {
 
 /// Where the window of 400 characters from byte `i` of `text` ends.
 fn window_end(text: &str, i: usize) -> usize {
+    const CHARS: usize = 400;
+    let rest = &text.as_bytes()[i..];
+    // No more bytes than characters wanted, or as many ASCII bytes: the window is exact
+    // without counting.
+    if rest.len() <= CHARS {
+        return text.len();
+    }
+    if rest[..CHARS].is_ascii() {
+        return i + CHARS;
+    }
     let mut chars = 0;
-    for (j, &b) in text.as_bytes()[i..].iter().enumerate() {
+    for (j, &b) in rest.iter().enumerate() {
         // A byte that does not continue a character starts one.
         if (b as i8) >= -0x40 {
-            if chars == 400 {
+            if chars == CHARS {
                 return i + j;
             }
             chars += 1;

@@ -457,3 +457,31 @@ fn used_next_counts_the_next_programs_names_visible_in_the_prompt_before_it() {
     // After the last turn there is no next program.
     assert_eq!(facts.retention(3, "anything").used_next, share(0, 0));
 }
+
+/// The window after a name ends after 400 characters, however many bytes they take: the
+/// shortcuts for short and ASCII texts agree with counting characters.
+#[test]
+fn a_window_is_400_characters_whatever_their_bytes() {
+    let by_chars = |text: &str, i: usize| {
+        text[i..]
+            .char_indices()
+            .nth(400)
+            .map_or(text.len(), |(j, _)| i + j)
+    };
+    let texts = [
+        "a".repeat(1000),
+        "é".repeat(1000),
+        format!("{}é{}", "a".repeat(399), "b".repeat(600)),
+        format!("{}é{}", "a".repeat(400), "b".repeat(600)),
+        format!("{}🦀{}", "a".repeat(200), "b".repeat(200)),
+        "a".repeat(400),
+        "a".repeat(401),
+        "é".repeat(399),
+        String::new(),
+    ];
+    for text in &texts {
+        for i in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            assert_eq!(window_end(text, i), by_chars(text, i), "{text:?} from {i}");
+        }
+    }
+}
