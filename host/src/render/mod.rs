@@ -196,14 +196,17 @@ impl<'a> Renderer<'a> {
                     }
                     let start = content.len();
                     match cache.as_deref_mut() {
-                        Some(cache) => {
-                            if !cache.contains_key(section) {
+                        // One lookup for a section seen before (hashing and comparing a
+                        // section walks all its fields).
+                        Some(cache) => match cache.get(section) {
+                            Some(text) => content.push_str(text),
+                            None => {
                                 let mut text = String::new();
                                 self.append_section(section, &mut scratch, &mut text)?;
+                                content.push_str(&text);
                                 cache.insert(section.clone(), text);
                             }
-                            content.push_str(&cache[section]);
-                        }
+                        },
                         None => self.append_section(section, &mut scratch, &mut content)?,
                     }
                     if content.len() == start {
