@@ -41,7 +41,9 @@ pub fn parse_tool_signature(signature: Option<&str>) -> ToolSignature {
     let rest = rest.trim();
     let rest = rest.strip_prefix("->").unwrap_or(rest);
     // Leaving out an ASCII byte keeps UTF-8 valid.
-    let returns: Vec<u8> = rest.trim().bytes().filter(|&b| b != b':').collect();
+    let rest = rest.trim();
+    let mut returns = Vec::with_capacity(rest.len());
+    returns.extend(rest.bytes().filter(|&b| b != b':'));
     let mut returns = String::from_utf8(returns).unwrap_or_default();
     if let std::borrow::Cow::Owned(one_line) = crate::one_line(&returns) {
         returns = one_line;
