@@ -78,7 +78,10 @@ fn split_params(list: &str) -> Vec<String> {
     let mut depth = 0usize;
     let mut start = 0;
     let mut push = |entry: &str| {
-        if let Some(name) = entry.split_whitespace().next() {
+        // The first word: what `split_whitespace` would give first, without its iterator.
+        let entry = entry.trim_start();
+        let name = &entry[..entry.find(char::is_whitespace).unwrap_or(entry.len())];
+        if !name.is_empty() {
             names.push(name.to_owned());
         }
     };
