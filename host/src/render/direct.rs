@@ -40,7 +40,7 @@ enum Node {
     },
     For {
         var: String,
-        list: Vec<String>,
+        list: Path,
         body: Vec<Node>,
     },
     Include(String),
@@ -48,15 +48,82 @@ enum Node {
 
 #[derive(Debug)]
 enum Expr {
-    Path(Vec<String>),
+    Path(Path),
     Int(i64),
     Str(String),
     Bool(bool),
-    Not(Vec<String>),
-    Defined(Vec<String>, bool),
+    Not(Path),
+    Defined(Path, bool),
     Compare(Op, Box<Expr>, Box<Expr>),
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
+}
+
+/// A path with its first name looked up when the template is compiled: the loops enclosing a
+/// node are known then, so a render reads a loop's item by its depth instead of searching the
+/// loops by name for every value it prints.
+#[derive(Debug)]
+struct Path {
+    root: Root,
+    /// The first name as written.
+    first: String,
+    /// The names after the first: fields of records.
+    rest: Vec<String>,
+}
+
+/// Where the first name of a [`Path`] points.
+#[derive(Debug)]
+enum Root {
+    /// The item of the enclosing loop at this depth (0 for the outermost) whose variable it is.
+    Item(usize),
+    /// `loop` (no loop variable has that name): an attribute of the innermost loop, `None`
+    /// when the path names none it knows.
+    Loop(Option<LoopAttr>),
+    /// A field of the section.
+    Field,
+}
+
+/// What `loop.<attr>` reads.
+#[derive(Clone, Copy, Debug)]
+enum LoopAttr {
+    Index,
+    Index0,
+    First,
+    Last,
+}
+
+impl Path {
+    /// `names` (a plain path) as seen inside the loops whose variables are `loops`, outermost
+    /// first: the innermost loop whose variable it names, else `loop`, else a field.
+    fn resolve(names: &[String], loops: &[String]) -> Path {
+        let (first, rest) = names.split_first().expect("a path has a first name");
+        let root = if let Some(depth) = loops.iter().rposition(|var| var == first) {
+            Root::Item(depth)
+        } else if first == "loop" {
+            Root::Loop(match rest {
+                [attr] => match attr.as_str() {
+                    "index" => Some(LoopAttr::Index),
+                    "index0" => Some(LoopAttr::Index0),
+                    "first" => Some(LoopAttr::First),
+                    "last" => Some(LoopAttr::Last),
+                    _ => None,
+                },
+                _ => None,
+            })
+        } else {
+            Root::Field
+        };
+        Path {
+            root,
+            first: first.clone(),
+            rest: rest.to_vec(),
+        }
+    }
+
+    /// A bare name, without fields after it.
+    fn is_bare(&self) -> bool {
+        self.rest.is_empty()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,7 +158,7 @@ pub fn compile(source: &str) -> Option<Program> {
     let tokens = trim_whitespace(tokens);
     let mut parser = Parser {
         tokens: tokens.into_iter().peekable(),
-        loops: 0,
+        loops: Vec::new(),
     };
     let (nodes, end) = parser.nodes()?;
     if end.is_some() {
@@ -223,8 +290,8 @@ enum End {
 
 struct Parser<'a> {
     tokens: std::iter::Peekable<std::vec::IntoIter<Token<'a>>>,
-    /// How many loops enclose the current node.
-    loops: usize,
+    /// The variables of the loops enclosing the current node, outermost first.
+    loops: Vec<String>,
 }
 
 impl Parser<'_> {
@@ -240,7 +307,7 @@ impl Parser<'_> {
                 Token::Print(body, _, _) => {
                     let words = words(body)?;
                     let expr = match words.as_slice() {
-                        [Word::Path(path)] => Expr::Path(path.clone()),
+                        [Word::Path(path)] => Expr::Path(Path::resolve(path, &self.loops)),
                         [Word::Str(s)] => Expr::Str(s.clone()),
                         [Word::Int(i)] => Expr::Int(*i),
                         _ => return None,
@@ -251,9 +318,13 @@ impl Parser<'_> {
                     let words = words(body)?;
                     match words.first()? {
                         Word::Path(p) if p.len() == 1 => match p[0].as_str() {
-                            "if" => nodes.push(self.if_node(condition(&words[1..])?)?),
+                            "if" => {
+                                let first = condition(&words[1..], &self.loops)?;
+                                nodes.push(self.if_node(first)?)
+                            }
                             "elif" => {
-                                return Some((nodes, Some(End::Elif(condition(&words[1..])?))))
+                                let next = condition(&words[1..], &self.loops)?;
+                                return Some((nodes, Some(End::Elif(next))));
                             }
                             "else" if words.len() == 1 => return Some((nodes, Some(End::Else))),
                             "endif" if words.len() == 1 => return Some((nodes, Some(End::If))),
@@ -266,21 +337,23 @@ impl Parser<'_> {
                                         && var[0] != "loop"
                                         && plain_path(list) =>
                                 {
-                                    self.loops += 1;
+                                    // The list is read outside the loop it starts.
+                                    let list = Path::resolve(list, &self.loops);
+                                    self.loops.push(var[0].clone());
                                     let (body, end) = self.nodes()?;
-                                    self.loops -= 1;
+                                    self.loops.pop();
                                     if !matches!(end, Some(End::For)) {
                                         return None;
                                     }
                                     nodes.push(Node::For {
                                         var: var[0].clone(),
-                                        list: list.clone(),
+                                        list,
                                         body,
                                     });
                                 }
                                 _ => return None,
                             },
-                            "include" if self.loops == 0 => match words.as_slice() {
+                            "include" if self.loops.is_empty() => match words.as_slice() {
                                 [_, Word::Str(name)] => nodes.push(Node::Include(name.clone())),
                                 _ => return None,
                             },
@@ -408,25 +481,25 @@ fn words(body: &str) -> Option<Vec<Word>> {
 
 /// A condition: comparisons, tests and `not path`, joined by `and` and `or` (`and` binding
 /// tighter).
-fn condition(words: &[Word]) -> Option<Expr> {
+fn condition(words: &[Word], loops: &[String]) -> Option<Expr> {
     let is_keyword = |w: &Word, k: &str| matches!(w, Word::Path(p) if p.len() == 1 && p[0] == k);
     if let Some(at) = words.iter().rposition(|w| is_keyword(w, "or")) {
         return Some(Expr::Or(
-            Box::new(condition(&words[..at])?),
-            Box::new(condition(&words[at + 1..])?),
+            Box::new(condition(&words[..at], loops)?),
+            Box::new(condition(&words[at + 1..], loops)?),
         ));
     }
     if let Some(at) = words.iter().rposition(|w| is_keyword(w, "and")) {
         return Some(Expr::And(
-            Box::new(condition(&words[..at])?),
-            Box::new(condition(&words[at + 1..])?),
+            Box::new(condition(&words[..at], loops)?),
+            Box::new(condition(&words[at + 1..], loops)?),
         ));
     }
     let operand = |w: &Word| -> Option<Expr> {
         match w {
             Word::Path(p) if p.len() == 1 && p[0] == "true" => Some(Expr::Bool(true)),
             Word::Path(p) if p.len() == 1 && p[0] == "false" => Some(Expr::Bool(false)),
-            Word::Path(p) if !is_reserved(p) => Some(Expr::Path(p.clone())),
+            Word::Path(p) if !is_reserved(p) => Some(Expr::Path(Path::resolve(p, loops))),
             Word::Int(i) => Some(Expr::Int(*i)),
             Word::Str(s) => Some(Expr::Str(s.clone())),
             _ => None,
@@ -435,15 +508,15 @@ fn condition(words: &[Word]) -> Option<Expr> {
     match words {
         [w] => operand(w),
         [not, Word::Path(p)] if is_keyword(not, "not") && !is_reserved(p) => {
-            Some(Expr::Not(p.clone()))
+            Some(Expr::Not(Path::resolve(p, loops)))
         }
         [Word::Path(p), is, defined] if is_keyword(is, "is") && is_keyword(defined, "defined") => {
-            (!is_reserved(p)).then(|| Expr::Defined(p.clone(), true))
+            (!is_reserved(p)).then(|| Expr::Defined(Path::resolve(p, loops), true))
         }
         [Word::Path(p), is, not, defined]
             if is_keyword(is, "is") && is_keyword(not, "not") && is_keyword(defined, "defined") =>
         {
-            (!is_reserved(p)).then(|| Expr::Defined(p.clone(), false))
+            (!is_reserved(p)).then(|| Expr::Defined(Path::resolve(p, loops), false))
         }
         [a, Word::Op(op), b] => Some(Expr::Compare(
             *op,
@@ -597,27 +670,27 @@ where
     /// The value at `path`: a loop's variable or `loop`, else a field of the section, then
     /// fields of records. An undefined name gives up; a record's missing field is
     /// [`Val::Missing`], and anything read from it gives up.
-    fn path(&self, path: &'a [String]) -> Result<Val<'f>, Bail> {
-        let (first, rest) = path.split_first().ok_or(Bail)?;
-        let mut value = if let Some(l) = self.loops.iter().rev().find(|l| same_name(l.var, first)) {
-            Val::Field(l.item)
-        } else if first == "loop" {
-            let l = self.loops.last().ok_or(Bail)?;
-            let [attr] = rest else {
-                return Err(Bail);
-            };
-            return Ok(match attr.as_str() {
-                "index" => Val::Int(l.index as i64 + 1),
-                "index0" => Val::Int(l.index as i64),
-                "first" => Val::Bool(l.index == 0),
-                "last" => Val::Bool(l.index + 1 == l.len),
-                _ => return Err(Bail),
-            });
-        } else {
-            let field = self.fields.iter().find(|f| same_name(f.0.as_str(), first));
-            Val::Field(&field.ok_or(Bail)?.1)
+    fn path(&self, path: &'a Path) -> Result<Val<'f>, Bail> {
+        let mut value = match path.root {
+            Root::Item(depth) => Val::Field(self.loops.get(depth).ok_or(Bail)?.item),
+            Root::Loop(attr) => {
+                let l = self.loops.last().ok_or(Bail)?;
+                return Ok(match attr.ok_or(Bail)? {
+                    LoopAttr::Index => Val::Int(l.index as i64 + 1),
+                    LoopAttr::Index0 => Val::Int(l.index as i64),
+                    LoopAttr::First => Val::Bool(l.index == 0),
+                    LoopAttr::Last => Val::Bool(l.index + 1 == l.len),
+                });
+            }
+            Root::Field => {
+                let field = self
+                    .fields
+                    .iter()
+                    .find(|f| same_name(f.0.as_str(), &path.first));
+                Val::Field(&field.ok_or(Bail)?.1)
+            }
         };
-        for name in rest {
+        for name in &path.rest {
             value = match value {
                 Val::Field(Field::Record(fields)) => fields
                     .iter()
@@ -647,7 +720,7 @@ where
                     Ok(Val::Missing) => false,
                     Ok(_) => true,
                     // An undefined name is not defined, if it is a bare name.
-                    Err(Bail) if path.len() == 1 && first_is_undefined(self, &path[0]) => false,
+                    Err(Bail) if path.is_bare() && first_is_undefined(self, &path.first) => false,
                     Err(bail) => return Err(bail),
                 };
                 found == *defined

@@ -41,7 +41,9 @@ pub fn parse_tool_signature(signature: Option<&str>) -> ToolSignature {
     let rest = rest.trim();
     let rest = rest.strip_prefix("->").unwrap_or(rest);
     // Leaving out an ASCII byte keeps UTF-8 valid.
-    let returns: Vec<u8> = rest.trim().bytes().filter(|&b| b != b':').collect();
+    let rest = rest.trim();
+    let mut returns = Vec::with_capacity(rest.len());
+    returns.extend(rest.bytes().filter(|&b| b != b':'));
     let mut returns = String::from_utf8(returns).unwrap_or_default();
     if let std::borrow::Cow::Owned(one_line) = crate::one_line(&returns) {
         returns = one_line;
@@ -76,7 +78,10 @@ fn split_params(list: &str) -> Vec<String> {
     let mut depth = 0usize;
     let mut start = 0;
     let mut push = |entry: &str| {
-        if let Some(name) = entry.split_whitespace().next() {
+        // The first word: what `split_whitespace` would give first, without its iterator.
+        let entry = entry.trim_start();
+        let name = &entry[..entry.find(char::is_whitespace).unwrap_or(entry.len())];
+        if !name.is_empty() {
             names.push(name.to_owned());
         }
     };

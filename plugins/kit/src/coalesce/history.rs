@@ -23,14 +23,21 @@ pub struct History<'a> {
 impl<'a> History<'a> {
     pub fn of(turns: &'a [Turn], settings: &Settings) -> History<'a> {
         let successful = || turns.iter().filter(|t| t.success);
-        let tool_calls: Vec<_> = turns
-            .iter()
-            .filter(|t| t.success || settings.failed_turn_tool_calls)
-            .flat_map(|t| t.tool_calls.iter())
-            .collect();
-        let prints: Vec<&str> = successful()
-            .flat_map(|t| t.prints.iter().map(|p| p.as_str()))
-            .collect();
+        let listed = || {
+            turns
+                .iter()
+                .filter(|t| t.success || settings.failed_turn_tool_calls)
+        };
+        // Counted first: a flattened iterator cannot tell its length, and growing the lists
+        // costs more than counting them.
+        let mut tool_calls = Vec::with_capacity(listed().map(|t| t.tool_calls.len()).sum());
+        for turn in listed() {
+            tool_calls.extend(turn.tool_calls.iter());
+        }
+        let mut prints = Vec::with_capacity(successful().map(|t| t.prints.len()).sum());
+        for turn in successful() {
+            prints.extend(turn.prints.iter().map(|p| p.as_str()));
+        }
         let memory = turns
             .iter()
             .rev()

@@ -3,8 +3,10 @@
 //! the output, the latest error and the turns left. Each names the template of the same name;
 //! what a section holds is cut to the limits of the [`Settings`].
 
+use std::borrow::Cow;
+
 use abi_stable::std_types::{RStr, RVec};
-use ptc_plugin_api::{Field, Record, Run, Section, ToolCall, Turn, Value};
+use ptc_plugin_api::{Field, Function, Record, Run, Section, ToolCall, Turn, Value};
 
 use super::Settings;
 use crate::{
@@ -82,6 +84,14 @@ pub fn data_section(run: &Run, sample: Limits) -> Section {
     section("data", 1).with("entries", entries)
 }
 
+/// A text field of `text`, copied once whether it was borrowed or built.
+fn text(text: Cow<'_, str>) -> Field {
+    match text {
+        Cow::Borrowed(text) => text.into(),
+        Cow::Owned(text) => text.into(),
+    }
+}
+
 /// The column at which `user/`'s comments start: a function's head or a value's name is followed
 /// by spaces up to it, and at least one.
 pub const USER_COMMENT_COLUMN: usize = 30;
@@ -102,56 +112,68 @@ fn padding(text: &str) -> &'static str {
 /// `(name [a b])`; `pad` (after a function's head or a value's name) is the spaces up to
 /// [`USER_COMMENT_COLUMN`], so that templates lay out the column without a filter call per line.
 pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits) -> Section {
-    let mut functions = Vec::with_capacity(memory.len());
-    let mut values = Vec::with_capacity(memory.len());
-    for &(name, value) in memory {
-        if let Value::Function(f) = value {
-            let params: Vec<String> = f.params.iter().map(|p| one_line(p).into_owned()).collect();
-            let mut head = String::with_capacity(name.len() + 4 + params.len() * 8);
-            head.push('(');
-            head.push_str(name);
-            head.push_str(" [");
-            for (i, param) in params.iter().enumerate() {
-                if i > 0 {
-                    head.push(' ');
-                }
-                head.push_str(param);
-            }
-            head.push_str("])");
-            let pad = padding(&head);
-            let mut record = record(6)
-                .with("name", name)
-                .with("params", params)
-                .with("head", head)
-                .with("pad", pad);
-            if let Some(doc) = f.doc.as_ref().into_option() {
-                record = record.with("doc", sanitize_doc(doc));
-            }
-            if let Some(returns) = f.return_type.as_ref().into_option() {
-                record = record.with("returns", one_line(returns).into_owned());
-            }
-            functions.push((name, record));
-        } else {
-            let hidden = is_private_name(name);
-            let mut record = record(4)
-                .with("name", name)
-                .with("pad", padding(name))
-                .with("type", type_label(value));
-            if hidden {
-                record = record.with("hidden", true);
-            } else if !has_println {
-                record = record.with("sample", to_clojure(value, sample));
-            }
-            values.push((name, record));
+    // Sorted once by name (stably, as each group was before), then split: each record is built
+    // where it stays, in the list the section hands over.
+    let mut sorted = memory.to_vec();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    let function_count = sorted.iter().filter(|e| e.1.is_function()).count();
+    let mut functions = Vec::with_capacity(function_count);
+    let mut values = Vec::with_capacity(sorted.len() - function_count);
+    for (name, value) in sorted {
+        match value {
+            Value::Function(f) => functions.push(function_record(name, f)),
+            value => values.push(value_record(name, value, has_println, sample)),
         }
     }
-    let sorted = |mut group: Vec<(&str, Record)>| -> Vec<Field> {
-        group.sort_by(|a, b| a.0.cmp(b.0));
-        group.into_iter().map(|(_, r)| r.into()).collect()
-    };
     section("user", 2)
-        .with("functions", sorted(functions))
-        .with("values", sorted(values))
+        .with("functions", functions)
+        .with("values", values)
+}
+
+/// A function of `user/`: `name`, `params`, `head`, `pad`, and `doc` and `returns` when known.
+fn function_record(name: &str, f: &Function) -> Field {
+    let params: Vec<Field> = f.params.iter().map(|p| text(one_line(p))).collect();
+    let mut head = String::with_capacity(name.len() + 4 + params.len() * 8);
+    head.push('(');
+    head.push_str(name);
+    head.push_str(" [");
+    for (i, param) in params.iter().enumerate() {
+        if i > 0 {
+            head.push(' ');
+        }
+        if let Field::Text(param) = param {
+            head.push_str(param);
+        }
+    }
+    head.push_str("])");
+    let pad = padding(&head);
+    let mut record = record(6)
+        .with("name", name)
+        .with("params", params)
+        .with("head", head)
+        .with("pad", pad);
+    if let Some(doc) = f.doc.as_ref().into_option() {
+        record = record.with("doc", sanitize_doc(doc));
+    }
+    if let Some(returns) = f.return_type.as_ref().into_option() {
+        record = record.with("returns", text(one_line(returns)));
+    }
+    record.into()
+}
+
+/// A value of `user/`: `name`, `pad`, `type`, and `hidden` (private) or `sample` (unless
+/// anything was printed).
+fn value_record(name: &str, value: &Value, has_println: bool, sample: Limits) -> Field {
+    let mut record = record(4)
+        .with("name", name)
+        .with("pad", padding(name))
+        .with("type", type_label(value));
+    if is_private_name(name) {
+        record = record.with("hidden", true);
+    } else if !has_println {
+        record = record.with("sample", to_clojure(value, sample));
+    }
+    record.into()
 }
 
 /// `Turns left: N`, or the final-turn warning when N <= 1.

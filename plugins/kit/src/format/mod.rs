@@ -171,7 +171,12 @@ fn close_collection(out: &mut String, close: &str, len: usize, limit: usize) {
         }
         out.push_str("...");
         out.push_str(close);
-        let _ = write!(out, " ({len} items, showing first {limit})");
+        // Pushed piece by piece: `write!` costs more than the rest of a short sample.
+        out.push_str(" (");
+        write_count(out, len);
+        out.push_str(" items, showing first ");
+        write_count(out, limit);
+        out.push(')');
     } else {
         out.push_str(close);
     }
@@ -186,6 +191,11 @@ fn write_function(out: &mut String, f: &Function) {
         out.push_str(&one_line(p));
     }
     out.push(']');
+}
+
+/// Appends the count `n` in decimal.
+fn write_count(out: &mut String, n: usize) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// Appends `i` in decimal.
