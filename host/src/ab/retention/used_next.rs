@@ -1,7 +1,8 @@
 //! The used-next category of retention: per prompt, the facts of the history that the next
 //! recorded program uses (see the parent module for the exact rule).
 
-use std::collections::HashSet;
+/// Sets of names, hashed with rustc's fast hash: every keyword of every value is looked up.
+type HashSet<T> = rustc_hash::FxHashSet<T>;
 
 use memchr::memmem::Finder;
 use ptc_plugin_api::{Run, Turn, Value};
@@ -70,16 +71,16 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
         .filter(|name| is_fact_name(name))
         .collect();
     let mut known = Known {
-        data: HashSet::new(),
+        data: HashSet::default(),
         tools: run
             .tools
             .iter()
             .map(|t| t.name.as_str())
             .filter(|name| is_fact_name(name))
             .collect(),
-        memory: HashSet::new(),
-        memory_keywords: HashSet::new(),
-        keywords: HashSet::new(),
+        memory: HashSet::default(),
+        memory_keywords: HashSet::default(),
+        keywords: HashSet::default(),
     };
     for entry in run.data.iter().filter(|e| is_fact_name(&e.0)) {
         known.data.insert(entry.0.as_str());
@@ -87,7 +88,7 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
     }
     let mut used = Vec::with_capacity(turns.len());
     for (turn, names) in turns.iter().zip(&programs) {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let facts = names.iter().flat_map(|names| {
             let symbols = names.symbols.iter().filter_map(|s| known.symbol(s));
             let keywords = names.keywords.iter().filter_map(|k| known.keyword(k));
@@ -226,14 +227,14 @@ mod tests {
             (Value::string("h"), kw("i")),
         ]);
         let wanted = strings(&["a", "b", "c", "d", "e", "f", "g", "i", "z"]);
-        let mut found = HashSet::new();
+        let mut found = HashSet::default();
         keywords_in(&value, &wanted, &mut found);
         assert_eq!(found, strings(&["a", "b", "c", "d", "e", "i"]));
-        let mut found = HashSet::new();
+        let mut found = HashSet::default();
         keywords_in(&value, &strings(&["a"]), &mut found);
         assert_eq!(found, strings(&["a"]), "only what is wanted");
-        let mut found = HashSet::new();
-        keywords_in(&value, &HashSet::new(), &mut found);
+        let mut found = HashSet::default();
+        keywords_in(&value, &HashSet::default(), &mut found);
         assert!(found.is_empty());
     }
 
