@@ -190,29 +190,56 @@ impl<'de> Visitor<'de> for ValueSeed {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let inner = self.enter()?;
-        let Some(first_key) = map.next_key::<String>()? else {
+        let Some(first_key) = map.next_key_seed(KeySeed)? else {
             return Ok(Value::Map(RVec::new()));
         };
         let first_value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
-        let mut entries = vec![(key_value(&first_key), first_value)];
-        match map.next_key::<String>()? {
-            None if first_key.starts_with('$') => {
-                let (_, value) = entries.pop().expect("one entry");
-                return tagged(&first_key, value).map_err(de::Error::custom);
+        let mut entries = vec![(first_key, first_value)];
+        match map.next_key_seed(KeySeed)? {
+            None => {
+                if let (Value::String(tag), _) = &entries[0] {
+                    if tag.starts_with('$') {
+                        let (Value::String(tag), value) = entries.pop().expect("one entry") else {
+                            unreachable!("the entry's key is a string");
+                        };
+                        return tagged(&tag, value).map_err(de::Error::custom);
+                    }
+                }
             }
-            None => {}
             Some(key) => {
                 let value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
-                entries.push((key_value(&key), value));
-                while let Some(key) = map.next_key::<String>()? {
+                entries.push((key, value));
+                while let Some(key) = map.next_key_seed(KeySeed)? {
                     let value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
-                    entries.push((key_value(&key), value));
+                    entries.push((key, value));
                 }
             }
         }
         ptc_strategy_kit::map_from(entries).map_err(|dup| {
             de::Error::custom(format!("duplicate map key {}", to_clojure_full(&dup)))
         })
+    }
+}
+
+/// Reads an object key straight into its value ([`key_value`]), without an owned string first.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string key")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Value, E> {
+        Ok(key_value(key))
     }
 }
 
