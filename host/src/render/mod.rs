@@ -8,6 +8,8 @@ mod template_error;
 pub mod templates;
 pub mod trigger;
 
+use std::hash::BuildHasher;
+
 use ptc_plugin_api::{Options, Output, Role, Section, Stats};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -80,7 +82,34 @@ pub struct Prompt {
 /// Sections already rendered by one renderer, with their text. The prompts of one run repeat
 /// most of their sections (the head of every prompt, every earlier turn of a full history), so
 /// a caller rendering many prompts of a run keeps one of these per renderer.
-pub type SectionCache = FxHashMap<Section, String>;
+#[derive(Default)]
+pub struct SectionCache {
+    /// By the section's hash, computed once per lookup: the sections with that hash and their
+    /// text (more than one only when hashes collide).
+    by_hash: FxHashMap<u64, Vec<(Section, String)>>,
+}
+
+impl SectionCache {
+    /// Appends the text of `section` to `out`, rendering it with `render` only the first time.
+    fn append(
+        &mut self,
+        section: &Section,
+        out: &mut String,
+        render: impl FnOnce(&mut String) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let hash = rustc_hash::FxBuildHasher.hash_one(section);
+        let entries = self.by_hash.entry(hash).or_default();
+        if let Some((_, text)) = entries.iter().find(|(s, _)| s == section) {
+            out.push_str(text);
+            return Ok(());
+        }
+        let mut text = String::new();
+        render(&mut text)?;
+        out.push_str(&text);
+        entries.push((section.clone(), text));
+        Ok(())
+    }
+}
 
 /// A strategy with its resolved options and its templates: renders prompts.
 pub struct Renderer<'a> {
@@ -196,17 +225,9 @@ impl<'a> Renderer<'a> {
                     }
                     let start = content.len();
                     match cache.as_deref_mut() {
-                        // One lookup for a section seen before (hashing and comparing a
-                        // section walks all its fields).
-                        Some(cache) => match cache.get(section) {
-                            Some(text) => content.push_str(text),
-                            None => {
-                                let mut text = String::new();
-                                self.append_section(section, &mut scratch, &mut text)?;
-                                content.push_str(&text);
-                                cache.insert(section.clone(), text);
-                            }
-                        },
+                        Some(cache) => cache.append(section, &mut content, |text| {
+                            self.append_section(section, &mut scratch, text)
+                        })?,
                         None => self.append_section(section, &mut scratch, &mut content)?,
                     }
                     if content.len() == start {
