@@ -121,6 +121,7 @@ fn finder(needle: &str) -> Finder<'static> {
 }
 
 impl Facts {
+    /// The facts of a run whose turns are as the host reads them (each with its `defined`).
     pub fn of(run: &Run, turns: &[Turn]) -> Facts {
         let mut facts = Facts {
             memories: Vec::with_capacity(turns.len()),

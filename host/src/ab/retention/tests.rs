@@ -9,6 +9,13 @@ use super::*;
 
 // Recordings, built by hand.
 
+/// [`Facts::of`] the turns as the host reads them, each with its `defined` filled.
+fn facts_of(run: &Run, turns: &[Turn]) -> Facts {
+    let mut turns = turns.to_vec();
+    ptc_strategy_kit::mark_defined(&mut turns);
+    Facts::of(run, &turns)
+}
+
 pub(super) fn kw(name: &str) -> Value {
     Value::keyword(name)
 }
@@ -294,7 +301,7 @@ fn private_arguments_are_not_facts() {
     assert_eq!(arg_needles(&args), ["data"]);
     let mut t = turn(1);
     t.tool_calls = vec![call("api_call", args, Value::Nil)].into();
-    let facts = Facts::of(&run(&[], vec![]), &[t]);
+    let facts = facts_of(&run(&[], vec![]), &[t]);
     let shown = facts.retention(1, ";   api_call({:query \"data\"})");
     assert_eq!(shown.tool_calls, share(1, 1));
 }
@@ -337,14 +344,14 @@ fn history() -> Vec<Turn> {
 #[test]
 fn nothing_to_retain_before_the_first_turn() {
     let turns = history();
-    let facts = Facts::of(&run(&[], vec![]), &turns);
+    let facts = facts_of(&run(&[], vec![]), &turns);
     assert_eq!(facts.retention(0, "anything"), Retention::default());
 }
 
 #[test]
 fn the_facts_of_the_first_turn() {
     let turns = history();
-    let facts = Facts::of(&run(&[], vec![]), &turns);
+    let facts = facts_of(&run(&[], vec![]), &turns);
     // Memory: `orders` (the empty and the private name are no facts); one call; the two
     // non-empty lines of the first print, trimmed; no error yet.
     let text = "orders ; = integer\nlookup({:id 7})\nfirst line";
@@ -362,7 +369,7 @@ fn the_facts_of_the_first_turn() {
 #[test]
 fn a_failed_turn_adds_its_calls_prints_and_error_but_not_its_memory() {
     let turns = history();
-    let facts = Facts::of(&run(&[], vec![]), &turns);
+    let facts = facts_of(&run(&[], vec![]), &turns);
     let text = "ignored send(\"ada\") from failed boom: bad";
     let r = facts.retention(2, text);
     assert_eq!(r.symbols, share(0, 1), "still the first turn's memory");
@@ -376,7 +383,7 @@ fn a_failed_turn_adds_its_calls_prints_and_error_but_not_its_memory() {
 #[test]
 fn the_latest_successful_memory_and_the_latest_error_count() {
     let turns = history();
-    let facts = Facts::of(&run(&[], vec![]), &turns);
+    let facts = facts_of(&run(&[], vec![]), &turns);
     // Printed lines are matched by their first 60 characters.
     let text = format!("total orders2 boom: bad timeout {}", "L".repeat(60));
     let r = facts.retention(3, &text);
@@ -397,10 +404,10 @@ fn the_latest_successful_memory_and_the_latest_error_count() {
 #[test]
 fn an_error_with_an_empty_first_line_is_no_fact() {
     let turns = [failed(1, Some("\nsecond line"))];
-    let facts = Facts::of(&run(&[], vec![]), &turns);
+    let facts = facts_of(&run(&[], vec![]), &turns);
     assert_eq!(facts.retention(1, "second line").error, share(0, 0));
     let turns = [failed(1, Some("  first  \nsecond"))];
-    let facts = Facts::of(&run(&[], vec![]), &turns);
+    let facts = facts_of(&run(&[], vec![]), &turns);
     assert_eq!(facts.retention(1, "x first y").error, share(1, 1));
 }
 
@@ -409,7 +416,7 @@ fn errors_and_lines_are_matched_by_their_start() {
     let message = format!("{}{}", "e".repeat(80), "MORE");
     let mut t = failed(1, Some(&message));
     t.prints = vec![format!("{}MORE", "p".repeat(60)).into()].into();
-    let facts = Facts::of(&run(&[], vec![]), &[t]);
+    let facts = facts_of(&run(&[], vec![]), &[t]);
     let r = facts.retention(1, &format!("{} {}", "e".repeat(80), "p".repeat(60)));
     assert_eq!(r.error, share(1, 1));
     assert_eq!(r.printed_lines, share(1, 1));
@@ -437,7 +444,7 @@ fn used_next_counts_the_next_programs_names_visible_in_the_prompt_before_it() {
         ),
         turn(3),
     ];
-    let facts = Facts::of(&run, &turns);
+    let facts = facts_of(&run, &turns);
     // Before turn 1: `data/orders` (the name `first-order` is defined, not used).
     assert_eq!(
         facts.retention(0, "data/orders ; list").used_next,

@@ -1,14 +1,15 @@
 //! The used-next category of retention: per prompt, the facts of the history that the next
 //! recorded program uses (see the parent module for the exact rule).
 
-/// Sets of names, hashed with rustc's fast hash: every keyword of every value is looked up.
-type HashSet<T> = rustc_hash::FxHashSet<T>;
-
 use memchr::memmem::Finder;
 use ptc_plugin_api::{Run, Turn, Value};
 use ptc_strategy_kit::is_private_key;
+use rustc_hash::FxHashMap;
 
 use super::{finder, is_fact_name, reader};
+
+/// Sets of names, hashed with rustc's fast hash: every keyword of every value is looked up.
+type HashSet<T> = rustc_hash::FxHashSet<T>;
 
 /// What the history of a prompt holds that a program may use.
 struct Known<'a> {
@@ -58,6 +59,7 @@ impl<'a> Known<'a> {
 }
 
 /// Per turn `k`: the facts of the first `k` turns that the program of turn `k + 1` uses.
+/// `turns` are as the host reads them, each with its `defined` filled.
 pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static>>>> {
     let programs: Vec<Option<reader::Names<'_>>> = turns
         .iter()
@@ -86,6 +88,8 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
         known.data.insert(entry.0.as_str());
         keywords_in(&entry.1, &wanted, &mut known.keywords);
     }
+    // The keywords of each entry of the memory of the last successful turn, by name.
+    let mut entry_keywords: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
     let mut used = Vec::with_capacity(turns.len());
     for (turn, names) in turns.iter().zip(&programs) {
         let mut seen = HashSet::default();
@@ -109,10 +113,28 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
         if turn.success {
             known.memory.clear();
             known.memory_keywords.clear();
-            for entry in turn.memory.iter().filter(|e| is_fact_name(&e.0)) {
-                known.memory.insert(entry.0.as_str());
-                keywords_in(&entry.1, &wanted, &mut known.memory_keywords);
+            let mut defined = turn.defined.iter().map(|&i| i as usize).peekable();
+            let mut next = FxHashMap::default();
+            for (i, entry) in turn.memory.iter().enumerate() {
+                let redefined = defined.next_if_eq(&i).is_some();
+                if !is_fact_name(&entry.0) {
+                    continue;
+                }
+                let name = entry.0.as_str();
+                known.memory.insert(name);
+                // An entry the turn did not define holds the value it held before.
+                let keywords = match entry_keywords.remove(name) {
+                    Some(keywords) if !redefined => keywords,
+                    _ => {
+                        let mut found = HashSet::default();
+                        keywords_in(&entry.1, &wanted, &mut found);
+                        found.into_iter().collect()
+                    }
+                };
+                known.memory_keywords.extend(keywords.iter().copied());
+                next.insert(name, keywords);
             }
+            entry_keywords = next;
         }
     }
     used
@@ -155,9 +177,11 @@ mod tests {
             .collect()
     }
 
-    /// The needles of every fact, per prompt.
+    /// The needles of every fact, per prompt, of `turns` as the host reads them.
     fn facts(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<String>>> {
-        used_next(run, turns)
+        let mut turns = turns.to_vec();
+        ptc_strategy_kit::mark_defined(&mut turns);
+        used_next(run, &turns)
             .iter()
             .map(|facts| {
                 facts
@@ -358,5 +382,44 @@ mod tests {
         }
         assert!(facts(&run, &turns).iter().all(Vec::is_empty));
         assert!(facts(&run, &[]).is_empty());
+    }
+
+    /// The memory's keywords are those of the values of the last successful turn: a name
+    /// redefined to a value without a keyword loses it, a name kept keeps it, and a failed
+    /// turn changes nothing.
+    #[test]
+    fn the_memory_keywords_follow_redefinitions() {
+        let uses = "(list :a :b :c)";
+        let turns = vec![
+            program(
+                memory(
+                    turn(1),
+                    vec![
+                        ("x", map(vec![(kw("a"), Value::Integer(1))])),
+                        ("y", kw("b")),
+                    ],
+                ),
+                "(def x 1)",
+            ),
+            program(
+                memory(
+                    turn(2),
+                    vec![
+                        ("x", map(vec![(kw("c"), Value::Integer(1))])),
+                        ("y", kw("b")),
+                    ],
+                ),
+                uses,
+            ),
+            program(memory(failed(3, None), vec![("x", kw("a"))]), uses),
+            program(turn(4), uses),
+        ];
+        let run = run(&[], vec![]);
+        let facts = facts(&run, &turns);
+        // After turn 1 (the prompt turn 2's program answered): :a and :b.
+        assert_eq!(facts[1], [vec![":a".to_owned()], vec![":b".to_owned()]]);
+        // After turn 2, and after the failed turn 3: :b kept, :c from the redefined x.
+        assert_eq!(facts[2], [vec![":b".to_owned()], vec![":c".to_owned()]]);
+        assert_eq!(facts[3], [vec![":b".to_owned()], vec![":c".to_owned()]]);
     }
 }
