@@ -102,18 +102,16 @@ const KEPT_LINES: usize = 100_000;
 fn lines(text: &str) -> impl Iterator<Item = &str> {
     let bytes = text.as_bytes();
     let mut start = 0;
-    let mut i = 0;
+    let mut breaks = memchr::memchr_iter(b'\n', bytes);
     std::iter::from_fn(move || {
-        while i < bytes.len() {
-            let at = i;
-            i += 1;
-            if bytes[at] == b'\n'
-                && i < bytes.len()
-                && !(bytes[i] as char).is_ascii_whitespace()
-                && bytes[i] < 0x80
+        for at in breaks.by_ref() {
+            let next = at + 1;
+            if bytes
+                .get(next)
+                .is_some_and(|&b| b < 0x80 && !b.is_ascii_whitespace())
             {
-                let line = &text[start..i];
-                start = i;
+                let line = &text[start..next];
+                start = next;
                 return Some(line);
             }
         }
@@ -419,6 +417,27 @@ mod tests {
                 let joined: String = lines(text).collect();
                 assert_eq!(joined, text);
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// A line ends after a line break followed by an ASCII character that is not
+        /// whitespace, and nowhere else.
+        #[test]
+        fn lines_end_where_a_line_break_meets_a_non_blank(text in "[a \t\n\r\u{a0}é(]{0,40}") {
+            let mut expected = Vec::new();
+            let mut start = 0;
+            for (i, _) in text.match_indices('\n') {
+                let next = text.as_bytes().get(i + 1);
+                if next.is_some_and(|&b| b < 0x80 && !b.is_ascii_whitespace()) {
+                    expected.push(&text[start..i + 1]);
+                    start = i + 1;
+                }
+            }
+            if start < text.len() {
+                expected.push(&text[start..]);
+            }
+            proptest::prop_assert_eq!(lines(&text).collect::<Vec<_>>(), expected);
         }
     }
 
