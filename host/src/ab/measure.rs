@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::ab::pricing::{CacheState, Caching, Pricing, PromptCost, Request};
-use crate::ab::retention::{Facts, Retention};
+use crate::ab::retention::{Facts, Retention, Search};
 use crate::ab::summary::CacheTokens;
 use crate::ab::tokens::Counter;
 use crate::ab::Summary;
@@ -90,6 +90,7 @@ pub(super) fn measure(
     };
     let mut previous = Vec::new();
     let mut cache = RunCache::default();
+    let mut search = Search::default();
     // What each provider holds in its cache for this run; the blocks are measured only for a
     // provider whose caching is explicit.
     let mut provider_caches = vec![CacheState::default(); pricing.len()];
@@ -133,7 +134,7 @@ pub(super) fn measure(
             tokens,
             shared,
             costs,
-            retention: facts.retention(turns, &text),
+            retention: facts.retention_after(turns, &text, &mut search),
             render_ns,
         };
         run.totals.add_prompt(&measure, primary);

@@ -162,11 +162,22 @@ impl Facts {
 
     /// What of the first `turns` turns is visible in `text`.
     pub fn retention(&self, turns: usize, text: &str) -> Retention {
+        self.retention_after(turns, text, &mut Search::default())
+    }
+
+    /// [`Facts::retention`] for the next prompt of a run, reusing what `search` found in the
+    /// prompt before it wherever the two texts agree (see [`Search`]).
+    pub fn retention_after<'f>(
+        &'f self,
+        turns: usize,
+        text: &str,
+        search: &mut Search<'f>,
+    ) -> Retention {
+        search.start(text);
         let mut r = Retention::default();
-        let bytes = text.as_bytes();
         if let Some(Some(names)) = self.memories[..turns].iter().rev().find(|m| m.is_some()) {
             for name in names {
-                r.symbols.count(contains_word(text, name));
+                r.symbols.count(search.find(text, name, Match::Word));
             }
         }
         // Calls repeat their names and values: each distinct one is found once per text.
@@ -175,20 +186,115 @@ impl Facts {
             r.tool_calls.count(places.call_visible(text, call));
         }
         for (_, line) in self.lines.iter().take_while(|(t, _)| *t < turns) {
-            r.printed_lines.count(line.find(bytes).is_some());
+            r.printed_lines
+                .count(search.find(text, line, Match::Anywhere));
         }
         if let Some(failed) = self.errors[..turns].iter().rev().position(Option::is_some) {
             let error = self.errors[turns - 1 - failed]
                 .as_ref()
                 .expect("a failed turn");
-            r.error.count(error.find(bytes).is_some());
+            r.error.count(search.find(text, error, Match::Anywhere));
         }
         for needles in self.used_next.get(turns).into_iter().flatten() {
-            r.used_next
-                .count(needles.iter().any(|needle| contains_word(text, needle)));
+            r.used_next.count(
+                needles
+                    .iter()
+                    .any(|needle| search.find(text, needle, Match::Word)),
+            );
         }
+        search.finish(text);
         r
     }
+}
+
+/// How a needle must occur to show its fact.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Match {
+    /// As a whole word ([`contains_word`]).
+    Word,
+    /// Anywhere.
+    Anywhere,
+}
+
+/// Where the needles of one run's prompts were found, prompt after prompt. The prompts of a
+/// run mostly repeat the start of the one before: an occurrence found in the previous text
+/// that lies, with the character after it, in the start both texts share is still one, and a
+/// needle the previous text did not hold can only occur where the new text differs, so only
+/// that part (and a needle's length before it) is searched. The result is the same as a
+/// search of the whole text.
+#[derive(Default)]
+pub struct Search<'f> {
+    previous: String,
+    /// Bytes the previous text and the current one share at their start.
+    common: usize,
+    /// Per needle searched in the previous text: where it first occurred, if it did.
+    before: rustc_hash::FxHashMap<(Match, &'f [u8]), Option<usize>>,
+    /// The same for the current text.
+    now: rustc_hash::FxHashMap<(Match, &'f [u8]), Option<usize>>,
+}
+
+/// Bytes of the widest character: what a whole-word check reads after an occurrence.
+const CHAR_MAX: usize = 4;
+
+impl<'f> Search<'f> {
+    fn start(&mut self, text: &str) {
+        self.common = common_prefix_len(self.previous.as_bytes(), text.as_bytes());
+    }
+
+    fn finish(&mut self, text: &str) {
+        std::mem::swap(&mut self.before, &mut self.now);
+        self.now.clear();
+        self.previous.clear();
+        self.previous.push_str(text);
+    }
+
+    /// Whether `needle` occurs in `text` as `how` asks.
+    fn find(&mut self, text: &str, needle: &'f Finder<'static>, how: Match) -> bool {
+        let key = (how, needle.needle());
+        if let Some(&found) = self.now.get(&key) {
+            return found.is_some();
+        }
+        let len = needle.needle().len();
+        let from = match self.before.get(&key) {
+            // Still there: the occurrence and the character after it are in the shared start.
+            Some(&Some(at)) if at + len + CHAR_MAX <= self.common => {
+                self.now.insert(key, Some(at));
+                return true;
+            }
+            // Not in the previous text: any occurrence reaches past the shared start.
+            Some(&None) => floor_char_boundary(text, self.common.saturating_sub(len + CHAR_MAX)),
+            _ => 0,
+        };
+        let found = match how {
+            Match::Word => find_word(text, needle, from),
+            Match::Anywhere => needle.find(&text.as_bytes()[from..]).map(|i| from + i),
+        };
+        self.now.insert(key, found);
+        found.is_some()
+    }
+}
+
+/// The length of the longest common prefix of `a` and `b`, in bytes.
+fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    // Compared in blocks first: texts share long starts.
+    let mut i = 0;
+    while i + 64 <= n && a[i..i + 64] == b[i..i + 64] {
+        i += 64;
+    }
+    i + a[i..n]
+        .iter()
+        .zip(&b[i..n])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// The largest character boundary of `text` at or before `i`.
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// A name that can be a fact: not empty, not private.
@@ -204,13 +310,22 @@ fn is_symbol_char(c: char) -> bool {
     c.is_alphanumeric() || "-_?!*<>=/.+'".contains(c)
 }
 
+#[cfg(test)]
 fn contains_word(text: &str, word: &Finder<'_>) -> bool {
+    find_word(text, word, 0).is_some()
+}
+
+/// Where `word` first occurs in `text` from byte `from` on as a whole word: no symbol
+/// character touches it on either side.
+fn find_word(text: &str, word: &Finder<'_>, from: usize) -> Option<usize> {
     let len = word.needle().len();
-    word.find_iter(text.as_bytes()).any(|i| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + len..].chars().next();
-        !before.is_some_and(is_symbol_char) && !after.is_some_and(is_symbol_char)
-    })
+    word.find_iter(&text.as_bytes()[from..])
+        .map(|i| from + i)
+        .find(|&i| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + len..].chars().next();
+            !before.is_some_and(is_symbol_char) && !after.is_some_and(is_symbol_char)
+        })
 }
 
 /// Where the names of calls occur in one text, each name found once, with the window of 400
@@ -239,27 +354,28 @@ impl<'f> Places<'f> {
 
 /// Where the window of 400 characters from byte `i` of `text` ends.
 fn window_end(text: &str, i: usize) -> usize {
-    const CHARS: usize = 400;
-    let rest = &text.as_bytes()[i..];
-    // No more bytes than characters wanted, or as many ASCII bytes: the window is exact
-    // without counting.
-    if rest.len() <= CHARS {
-        return text.len();
-    }
-    if rest[..CHARS].is_ascii() {
-        return i + CHARS;
-    }
-    let mut chars = 0;
-    for (j, &b) in rest.iter().enumerate() {
-        // A byte that does not continue a character starts one.
-        if (b as i8) >= -0x40 {
-            if chars == CHARS {
-                return i + j;
-            }
-            chars += 1;
+    let bytes = text.as_bytes();
+    let mut end = i;
+    // Characters still to pass: the next `left` bytes hold at most that many, so they are
+    // counted a block at a time (a byte that does not continue a character starts one).
+    let mut left = 400;
+    while left > 0 {
+        let block = &bytes[end..bytes.len().min(end + left)];
+        if block.is_empty() {
+            return bytes.len();
         }
+        left -= if block.is_ascii() {
+            block.len()
+        } else {
+            block.iter().filter(|&&b| (b as i8) >= -0x40).count()
+        };
+        end += block.len();
     }
-    text.len()
+    // The last block may end inside its last character: the window ends after it.
+    while bytes.get(end).is_some_and(|&b| (b as i8) < -0x40) {
+        end += 1;
+    }
+    end
 }
 
 /// Whether the call's name occurs followed, within 400 characters, by each of its values.

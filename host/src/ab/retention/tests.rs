@@ -492,3 +492,54 @@ fn a_window_is_400_characters_whatever_their_bytes() {
         }
     }
 }
+
+proptest::proptest! {
+    /// Searching prompt after prompt, reusing what the previous prompt's search found, finds
+    /// what a search of each whole text finds: texts that share a start, differ in the middle,
+    /// grow, shrink, or have nothing in common.
+    #[test]
+    fn a_search_after_the_previous_prompt_finds_what_a_whole_search_finds(
+        texts in proptest::collection::vec(
+            proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "ab", "ab-", "xab", " ", "\n", "é", "🦀", "(", "b", "abab", "a",
+                ]),
+                0..24,
+            ),
+            1..8,
+        ),
+        keep in proptest::collection::vec(0usize..30, 8),
+    ) {
+        let needles: Vec<Finder<'static>> = ["ab", "a", "b a", "abab", "é", "ab-"]
+            .iter()
+            .map(|n| finder(n))
+            .collect();
+        // Each text keeps a start of the one before and appends its own pieces.
+        let mut prompts: Vec<String> = Vec::new();
+        for (i, pieces) in texts.iter().enumerate() {
+            let mut text = prompts.last().map_or(String::new(), |before| {
+                let mut cut = keep[i].min(before.len());
+                while !before.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                before[..cut].to_owned()
+            });
+            text.extend(pieces.iter().copied());
+            prompts.push(text);
+        }
+        let mut search = Search::default();
+        for text in &prompts {
+            search.start(text);
+            for needle in &needles {
+                for how in [Match::Word, Match::Anywhere] {
+                    let whole = match how {
+                        Match::Word => contains_word(text, needle),
+                        Match::Anywhere => needle.find(text.as_bytes()).is_some(),
+                    };
+                    proptest::prop_assert_eq!(search.find(text, needle, how), whole, "{:?} in {:?}", String::from_utf8_lossy(needle.needle()), text);
+                }
+            }
+            search.finish(text);
+        }
+    }
+}
