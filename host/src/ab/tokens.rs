@@ -366,13 +366,19 @@ impl Counter {
 }
 
 /// The longest common prefix of two strings, on a character boundary.
-fn common_prefix<'a>(a: &'a str, b: &str) -> &'a str {
+pub(crate) fn common_prefix<'a>(a: &'a str, b: &str) -> &'a str {
     let (x, y) = (a.as_bytes(), b.as_bytes());
-    let mut end = x
+    let n = x.len().min(y.len());
+    // Compared a block at a time first: the texts compared share long starts.
+    let mut end = 0;
+    while end + 64 <= n && x[end..end + 64] == y[end..end + 64] {
+        end += 64;
+    }
+    end += x[end..n]
         .iter()
-        .zip(y)
-        .position(|(p, q)| p != q)
-        .unwrap_or(x.len().min(y.len()));
+        .zip(&y[end..n])
+        .take_while(|(p, q)| p == q)
+        .count();
     // Equal bytes up to a character boundary of one are equal characters up to it in both.
     while !a.is_char_boundary(end) {
         end -= 1;
@@ -569,5 +575,16 @@ mod tests {
             counter.message(&a[0]) + counter.message(&a[1])
         );
         assert_eq!(common_prefix("héllo", "hélp"), "hél");
+        // Past the blocks compared at once, and a difference in a character's second byte.
+        let long = "x".repeat(130);
+        assert_eq!(
+            common_prefix(&format!("{long}é"), &format!("{long}è")),
+            long
+        );
+        assert_eq!(common_prefix(&long, &format!("{long}y")), long);
+        assert_eq!(
+            common_prefix(&format!("{long}ab"), &format!("{long}ac")),
+            format!("{long}a")
+        );
     }
 }

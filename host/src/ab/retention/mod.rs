@@ -48,6 +48,7 @@ use memchr::memmem::Finder;
 use ptc_plugin_api::{Run, Turn, Value};
 use ptc_strategy_kit::{is_private_key, is_private_name, to_clojure_full};
 
+use crate::ab::tokens::common_prefix;
 use used_next::used_next;
 
 /// Visible / total facts of one category.
@@ -210,7 +211,7 @@ impl Facts {
 /// How a needle must occur to show its fact.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Match {
-    /// As a whole word ([`contains_word`]).
+    /// As a whole word ([`find_word`]).
     Word,
     /// Anywhere.
     Anywhere,
@@ -238,7 +239,7 @@ const CHAR_MAX: usize = 4;
 
 impl<'f> Search<'f> {
     fn start(&mut self, text: &str) {
-        self.common = common_prefix_len(self.previous.as_bytes(), text.as_bytes());
+        self.common = common_prefix(&self.previous, text).len();
     }
 
     fn finish(&mut self, text: &str) {
@@ -272,21 +273,6 @@ impl<'f> Search<'f> {
         self.now.insert(key, found);
         found.is_some()
     }
-}
-
-/// The length of the longest common prefix of `a` and `b`, in bytes.
-fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
-    let n = a.len().min(b.len());
-    // Compared in blocks first: texts share long starts.
-    let mut i = 0;
-    while i + 64 <= n && a[i..i + 64] == b[i..i + 64] {
-        i += 64;
-    }
-    i + a[i..n]
-        .iter()
-        .zip(&b[i..n])
-        .take_while(|(x, y)| x == y)
-        .count()
 }
 
 /// The largest character boundary of `text` at or before `i`.
