@@ -134,7 +134,7 @@ pub(super) fn measure(
             tokens,
             shared,
             costs,
-            retention: facts.retention_after(turns, &text, &mut search),
+            retention: facts.retention_after(turns, text, &mut search),
             render_ns,
         };
         run.totals.add_prompt(&measure, primary);

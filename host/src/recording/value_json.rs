@@ -196,16 +196,12 @@ impl<'de> Visitor<'de> for ValueSeed {
         let first_value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
         let mut entries = vec![(first_key, first_value)];
         match map.next_key_seed(KeySeed)? {
-            None => {
-                if let (Value::String(tag), _) = &entries[0] {
-                    if tag.starts_with('$') {
-                        let (Value::String(tag), value) = entries.pop().expect("one entry") else {
-                            unreachable!("the entry's key is a string");
-                        };
-                        return tagged(&tag, value).map_err(de::Error::custom);
-                    }
+            None => match entries.pop().expect("one entry") {
+                (Value::String(tag), value) if tag.starts_with('$') => {
+                    return tagged(&tag, value).map_err(de::Error::custom);
                 }
-            }
+                entry => entries.push(entry),
+            },
             Some(key) => {
                 let value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
                 entries.push((key, value));

@@ -163,18 +163,26 @@ impl Facts {
 
     /// What of the first `turns` turns is visible in `text`.
     pub fn retention(&self, turns: usize, text: &str) -> Retention {
-        self.retention_after(turns, text, &mut Search::default())
+        self.retention_after(turns, text.to_owned(), &mut Search::default())
     }
 
     /// [`Facts::retention`] for the next prompt of a run, reusing what `search` found in the
-    /// prompt before it wherever the two texts agree (see [`Search`]).
+    /// prompt before it wherever the two texts agree (see [`Search`]); `search` keeps `text`
+    /// for the prompt after it.
     pub fn retention_after<'f>(
         &'f self,
         turns: usize,
-        text: &str,
+        text: String,
         search: &mut Search<'f>,
     ) -> Retention {
-        search.start(text);
+        search.start(&text);
+        let r = self.visible(turns, &text, search);
+        search.finish(text);
+        r
+    }
+
+    /// What of the first `turns` turns `search` finds in `text`.
+    fn visible<'f>(&'f self, turns: usize, text: &str, search: &mut Search<'f>) -> Retention {
         let mut r = Retention::default();
         if let Some(Some(names)) = self.memories[..turns].iter().rev().find(|m| m.is_some()) {
             for name in names {
@@ -203,7 +211,6 @@ impl Facts {
                     .any(|needle| search.find(text, needle, Match::Word)),
             );
         }
-        search.finish(text);
         r
     }
 }
@@ -242,11 +249,10 @@ impl<'f> Search<'f> {
         self.common = common_prefix(&self.previous, text).len();
     }
 
-    fn finish(&mut self, text: &str) {
+    fn finish(&mut self, text: String) {
         std::mem::swap(&mut self.before, &mut self.now);
         self.now.clear();
-        self.previous.clear();
-        self.previous.push_str(text);
+        self.previous = text;
     }
 
     /// Whether `needle` occurs in `text` as `how` asks.

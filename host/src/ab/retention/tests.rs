@@ -539,7 +539,7 @@ proptest::proptest! {
                     proptest::prop_assert_eq!(search.find(text, needle, how), whole, "{:?} in {:?}", String::from_utf8_lossy(needle.needle()), text);
                 }
             }
-            search.finish(text);
+            search.finish(text.clone());
         }
     }
 }
