@@ -132,7 +132,7 @@ pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits
 
 /// A function of `user/`: `name`, `params`, `head`, `pad`, and `doc` and `returns` when known.
 fn function_record(name: &str, f: &Function) -> Field {
-    let params: Vec<Field> = f.params.iter().map(|p| text(one_line(p))).collect();
+    let params: Vec<Cow<str>> = f.params.iter().map(|p| one_line(p)).collect();
     let mut head = String::with_capacity(name.len() + 4 + params.len() * 8);
     head.push('(');
     head.push_str(name);
@@ -141,12 +141,11 @@ fn function_record(name: &str, f: &Function) -> Field {
         if i > 0 {
             head.push(' ');
         }
-        if let Field::Text(param) = param {
-            head.push_str(param);
-        }
+        head.push_str(param);
     }
     head.push_str("])");
     let pad = padding(&head);
+    let params: Vec<Field> = params.into_iter().map(text).collect();
     let mut record = record(6)
         .with("name", name)
         .with("params", params)

@@ -173,9 +173,9 @@ fn close_collection(out: &mut String, close: &str, len: usize, limit: usize) {
         out.push_str(close);
         // Pushed piece by piece: `write!` costs more than the rest of a short sample.
         out.push_str(" (");
-        write_count(out, len);
+        write_integer(out, len);
         out.push_str(" items, showing first ");
-        write_count(out, limit);
+        write_integer(out, limit);
         out.push(')');
     } else {
         out.push_str(close);
@@ -193,13 +193,8 @@ fn write_function(out: &mut String, f: &Function) {
     out.push(']');
 }
 
-/// Appends the count `n` in decimal.
-fn write_count(out: &mut String, n: usize) {
-    out.push_str(itoa::Buffer::new().format(n));
-}
-
-/// Appends `i` in decimal.
-fn write_integer(out: &mut String, i: i64) {
+/// Appends the integer `i` in decimal.
+fn write_integer(out: &mut String, i: impl itoa::Integer) {
     out.push_str(itoa::Buffer::new().format(i));
 }
 
@@ -290,7 +285,7 @@ pub fn type_label(value: &Value) -> String {
 fn sized_label(kind: &str, len: usize) -> String {
     let mut label = String::with_capacity(kind.len() + 8);
     label.push_str(kind);
-    write_integer(&mut label, i64::try_from(len).unwrap_or(i64::MAX));
+    write_integer(&mut label, len);
     label.push(']');
     label
 }
