@@ -1,6 +1,8 @@
 //! The errors a command can end with and their exit codes. The variants are grouped by the
 //! phase that raises them: the command line and configuration, choosing a strategy, reading
-//! recordings, rendering, comparing strategies, writing results. Each carries the context a
+//! recordings, rendering, comparing strategies, writing results. The layers below this one
+//! (recordings, configuration, plugins, rendering) return errors of their own, which this one
+//! wraps; the host, `ptc ab`, `serve` and the commands return this one. Each carries the context a
 //! user needs; a variant with a cause keeps it as its source and its message includes the
 //! cause's, so that the one `error:` line `main` prints says it all.
 
@@ -8,10 +10,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::config::ConfigError;
-use crate::plugins::PluginError;
-use crate::recording::import::ImportError;
-use crate::recording::RecordingError;
+use crate::plugins::{PluginError, PluginsError};
+use crate::recording::{ReadError, RecordingError};
 use crate::render::templates::TemplateError;
+use crate::render::RenderError;
 
 /// Why a command failed.
 #[derive(Debug, thiserror::Error)]
@@ -22,7 +24,7 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
     #[error(transparent)]
-    Plugins(#[from] crate::commands::plugins::PluginsError),
+    Plugins(#[from] PluginsError),
     #[error("bad strategy variant `{spec}`: {reason} (write name@option=value)")]
     BadVariant { spec: String, reason: String },
     #[error("unknown {what} `{name}` (known: {known}){suggestion}")]
@@ -64,53 +66,19 @@ pub enum Error {
 
     // Reading recordings.
     #[error(transparent)]
-    Recording(#[from] RecordingError),
+    Read(#[from] ReadError),
+    /// A file that is not a recording (a part, a plugin's source) cannot be read.
     #[error("cannot read {path}: {source}")]
     Input {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot import {path}{}: {source}", .line.map(|l| format!(":{l}")).unwrap_or_default())]
-    Import {
-        path: PathBuf,
-        /// The line of the trace log, when the error is about one.
-        line: Option<usize>,
-        #[source]
-        source: ImportError,
-    },
-    #[error("no recording in {what}")]
-    NoRecording { what: String },
-    #[error("{path} holds {count} recordings; name one, e.g. {path}:LINE for a JSONL file")]
-    TooManyRecordings { path: PathBuf, count: usize },
     #[error("{errors} error(s) in {recordings} recording(s)")]
     Invalid { errors: usize, recordings: usize },
-    #[error("--turns {asked} is more than the {recorded} turn(s) recorded in {path}")]
-    TurnsOutOfRange {
-        path: PathBuf,
-        asked: usize,
-        recorded: usize,
-    },
-
     // Rendering a prompt: the strategy, then the templates.
-    #[error("strategy `{strategy}` ({file}) failed: {source}")]
-    Strategy {
-        strategy: String,
-        file: PathBuf,
-        #[source]
-        source: ptc_plugin_api::RenderError,
-    },
-    #[error("strategy `{strategy}` ({file}) failed: {source}")]
-    StrategyTemplate {
-        strategy: String,
-        file: PathBuf,
-        #[source]
-        source: Box<TemplateError>,
-    },
     #[error(transparent)]
-    Template(#[from] TemplateError),
-    #[error("the prompt of strategy `{strategy}` has no user or assistant message: a Messages API request needs one")]
-    NoConversation { strategy: String },
+    Render(#[from] RenderError),
 
     // Comparing strategies (`ptc ab`).
     #[error("none of the {count} recording(s) could be read (see the warnings above)")]
@@ -162,6 +130,18 @@ pub enum Error {
     },
     #[error("cannot write output: {0}")]
     Output(#[source] std::io::Error),
+}
+
+impl From<RecordingError> for Error {
+    fn from(err: RecordingError) -> Error {
+        Error::Read(ReadError::Recording(err))
+    }
+}
+
+impl From<TemplateError> for Error {
+    fn from(err: TemplateError) -> Error {
+        Error::Render(RenderError::Template(err))
+    }
 }
 
 impl Error {

@@ -6,40 +6,46 @@
 //! its templates. The `ptc` binary is a thin command line over this library.
 
 mod ab;
+mod cache;
 pub mod cli;
 mod commands;
 mod config;
 mod error;
+mod hash;
 mod host;
+mod message;
 mod output;
 mod plugins;
 mod recording;
 mod render;
+pub mod serve;
 mod suggest;
+mod tokens;
 
-pub use commands::serve;
 pub use recording::import;
 pub use render::request;
 
-pub use ab::pricing::{Pricing, PromptCost};
 pub use ab::retention::{Facts, Retention, Share};
-pub use ab::tokens::{Counter, Tokenizer};
 pub use ab::{
     run as run_ab, run_with as run_ab_with, Ab, AbPlan, BadRecording, PromptMeasure, Rows,
     RunDetail, RunMeasure, Summary, Variant,
 };
+pub use cache::{Pricing, PromptCost};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
 pub use recording::corpus::{single as single_source, sources, Source};
+pub use recording::ReadError;
 pub use recording::{
     max_recording_bytes, set_max_recording_bytes, Problem, Recording, RecordingDefaults,
     RecordingError, Severity, DEFAULT_MAX_RECORDING_BYTES,
 };
 pub use render::templates::{TemplateError, Templates};
 pub use render::trigger::{Prompter, RunCache};
+pub use render::RenderError;
 pub use render::{BlockSpan, Prompt, RenderedMessage, Renderer, SectionCache};
+pub use tokens::{Counter, Tokenizer};
 
 /// The bundled example recordings, compiled in: (file name, JSON).
 pub mod examples {

@@ -9,6 +9,7 @@ mod deploy;
 mod determinism;
 mod examples;
 mod install;
+mod layers;
 mod limits;
 mod new_plugin;
 mod plugins;

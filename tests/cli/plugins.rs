@@ -213,3 +213,20 @@ fn commands_that_render_nothing_load_no_plugin() {
         assert_eq!(run.stderr.matches(warning).count(), 1, "{}", run.stderr);
     }
 }
+
+/// A build of the workspace leaves only the bundled strategies next to `ptc`, where plugin
+/// discovery looks: the strategies that exist for the tests are built into `deps/` only.
+#[test]
+fn no_test_strategy_is_built_next_to_ptc() {
+    let deps = built_plugin(TURN_COUNT);
+    let beside_ptc = deps
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("the profile directory")
+        .join(deps.file_name().unwrap());
+    assert!(
+        !beside_ptc.exists(),
+        "{} is where discovery finds it",
+        beside_ptc.display()
+    );
+}

@@ -4,13 +4,13 @@
 
 use std::path::PathBuf;
 
-use crate::ab::pricing::{CacheState, Caching, Pricing, PromptCost, Request};
 use crate::ab::retention::{Facts, Retention, Search};
 use crate::ab::summary::CacheTokens;
-use crate::ab::tokens::Counter;
 use crate::ab::Summary;
+use crate::cache::{CacheState, Caching, Pricing, PromptCost, Request};
 use crate::recording::Recording;
 use crate::render::trigger::{Prompter, RunCache};
+use crate::tokens::Counter;
 
 /// What one prompt measured.
 #[derive(Clone, Debug, PartialEq)]

@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value as Json;
 
 use crate::ab::partial::{self, CheckedRows, Fingerprint, Part, RowPart, RowReader};
-use crate::ab::pricing::Pricing;
 use crate::ab::shard::Shard;
 use crate::ab::summary::Totals;
-use crate::ab::tokens::Tokenizer;
 use crate::ab::{Ab, BadRecording, BadRecordings, RunDetail, Variant};
+use crate::cache::Pricing;
+use crate::tokens::Tokenizer;
 use crate::Error;
 
 /// The merged results, and what they cover.
@@ -153,7 +153,7 @@ pub fn merge(
     for b in bad {
         bad_recordings.push(b)?;
     }
-    let tokenizer = Tokenizer::named(&print.tokenizer)?;
+    let tokenizer = crate::ab::tokenizer_named(&print.tokenizer)?;
     Ok(Merged {
         ab: Ab {
             variants,

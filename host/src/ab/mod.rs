@@ -14,6 +14,7 @@ mod measure;
 pub mod merge;
 pub mod partial;
 mod plan;
+pub use plan::tokenizer_named;
 pub mod pricing;
 mod prompts;
 pub mod report;
@@ -21,22 +22,21 @@ pub mod retention;
 pub mod shard;
 pub mod spool;
 mod summary;
-pub mod tokens;
 
 use std::path::PathBuf;
 
 use rayon::prelude::*;
 
 use crate::ab::measure::{measure, unusable};
-use crate::ab::pricing::Pricing;
 use crate::ab::retention::Facts;
 use crate::ab::spool::Spool;
 use crate::ab::summary::Totals;
-use crate::ab::tokens::{Counter, Tokenizer};
+use crate::cache::Pricing;
 use crate::config::Config;
 use crate::host::Host;
 use crate::recording::corpus::Source;
 use crate::render::trigger::Prompter;
+use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
 
 pub use measure::{PromptMeasure, RunMeasure};
@@ -194,7 +194,7 @@ pub fn run_with(
             Ok(recording) => recording,
             Err(e) => {
                 progress();
-                return Err(e);
+                return Err(e.into());
             }
         };
         counter.next_run();

@@ -2,9 +2,9 @@
 //! `name@option=value`), the baseline among them, the pricing profiles and the tokenizer,
 //! resolved from the configuration and the command line.
 
-use crate::ab::pricing::{Caching, Placement, Pricing, Ttl};
-use crate::ab::tokens::Tokenizer;
+use crate::cache::{Caching, Placement, Pricing, Ttl};
 use crate::host::Host;
+use crate::tokens::Tokenizer;
 use crate::Error;
 
 /// A strategy with options: `name` or `name@option=value@option=value`.
@@ -92,7 +92,7 @@ impl AbPlan {
         };
         variants.insert(0, base);
         let tokenizer_name = tokenizer.unwrap_or(config.ab_tokenizer());
-        let tokenizer = Tokenizer::named(tokenizer_name)?;
+        let tokenizer = tokenizer_named(tokenizer_name)?;
         let configured = config.pricing_profiles()?;
         // Every profile, and each explicit one also with the `auto` placement, so that the
         // report compares the strategies' layouts with the common client policy.
@@ -170,6 +170,12 @@ pub fn pricing_variant(profiles: &[Pricing], spec: &str) -> Result<Pricing, Erro
         }
     }
     Ok(profile)
+}
+
+/// The tokenizer called `name`, or an error naming the ones there are.
+pub fn tokenizer_named(name: &str) -> Result<Tokenizer, Error> {
+    Tokenizer::from_name(name)
+        .ok_or_else(|| Error::unknown_name("tokenizer", name, &["o200k_base", "cl100k_base"]))
 }
 
 #[cfg(test)]

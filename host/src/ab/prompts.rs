@@ -9,12 +9,12 @@
 use rustc_hash::FxHashMap;
 use serde_json::{json, Value as Json};
 
-use crate::ab::tokens::Counter;
 use crate::ab::{prompter_for, Ab};
 use crate::host::Host;
 use crate::recording::corpus::Source;
 use crate::render::trigger::RunCache;
 use crate::render::Prompt;
+use crate::tokens::Counter;
 use crate::Error;
 
 /// The report holds the prompts of at most this many recordings, the first ones read.

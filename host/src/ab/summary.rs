@@ -5,9 +5,9 @@
 //! the summed tokens at the end ([`Pricing::priced`] is linear), so the totals of any split of
 //! the recordings, added in any order, are exactly those of one run.
 
-use crate::ab::pricing::{Pricing, PromptCost};
 use crate::ab::retention::Retention;
 use crate::ab::{Ab, PromptMeasure, RunMeasure};
+use crate::cache::{Pricing, PromptCost};
 
 /// Input tokens by how a provider's cache billed them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

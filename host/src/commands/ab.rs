@@ -7,18 +7,114 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use crate::ab::pricing::Pricing;
 use crate::ab::report;
 use crate::ab::shard::{Shard, ShardSources};
 use crate::ab::spool::Spool;
-use crate::ab::tokens::Tokenizer;
 use crate::ab::{
     partial, run_with as run_ab_with, Ab, AbPlan, PromptLog, Rows, RunDetail, Variant,
 };
+use crate::cache::Pricing;
+use crate::commands::args::{ConfigArgs, RecordingArgs};
+use crate::commands::Context;
 use crate::host::Host;
 use crate::output::{write_atomically, write_out};
 use crate::recording::corpus::Listing;
+use crate::recording::ReadError;
+use crate::tokens::Tokenizer;
 use crate::Error;
+
+/// Compare strategies on recorded runs: tokens, prompt-cache cost, retention, render time
+///
+/// Renders the prompt sent before every turn of every recording through every strategy and
+/// measures it. Without RECORDINGS it runs on the bundled example recordings; a directory
+/// stands for every .json file in it. Strategies come from --strategies, else `[ab]
+/// strategies`, else every loaded strategy; `name@option=value` is a variant with other
+/// options.
+///
+/// A strategy that cannot be used (its plugin was skipped) or fails on a recording is
+/// reported as failed, with the reason, in the report and as a `warning:` on stderr; the
+/// others complete and the exit code is 0. Exit 2 when every strategy asked for (the
+/// baseline when named) rendered no prompt at all.
+///
+/// A recording that cannot be read is left out with a `warning:` naming it; the others are
+/// measured and written, and the exit code is 1 (`--strict`: exit 2 at the first). Exit 2
+/// when no recording could be read or none was found.
+///
+/// A large corpus is split over machines with --shard K/N: each runs `ptc ab RECORDINGS
+/// --shard K/N --format partial > part-K.json` with the same recordings and settings, and
+/// `ptc ab merge part-*.json` gives, byte for byte, what one run gives (see `ptc ab merge
+/// --help`). A recording directory named `merge` is written `./merge`.
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Option<AbCommand>,
+    /// Recording files or directories [default: the bundled examples]
+    recordings: Vec<PathBuf>,
+    /// Comma-separated strategies or variants, e.g.
+    /// `full-history,single-user-coalesced,single-user-coalesced@println_limit=5`
+    #[arg(long, value_name = "LIST")]
+    strategies: Option<String>,
+    /// BPE encoding: o200k_base or cl100k_base [default: `[ab] tokenizer`]
+    #[arg(long, value_name = "NAME")]
+    tokenizer: Option<String>,
+    /// Pricing profile of the cost column [default: `[ab] pricing`]
+    #[arg(long, value_name = "NAME")]
+    pricing: Option<String>,
+    /// What to print on stdout
+    #[arg(long, value_enum, default_value_t = AbFormat::Table)]
+    format: AbFormat,
+    /// Also write a self-contained HTML report: the tables, charts, and the prompts side by
+    /// side (those of the first 50 recordings, at most 8 MiB of distinct lines)
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
+    /// Report render times as 0, so that the output is byte-for-byte reproducible
+    #[arg(long)]
+    no_timing: bool,
+    /// Stop at the first recording that cannot be read (exit 2, no results) instead of
+    /// leaving it out, warning about it, and exiting 1 after the results
+    #[arg(long)]
+    strict: bool,
+    /// Measure only shard K of N (0-based): the recordings whose identity hashes to K
+    /// modulo N. The identity is the file's name (its path relative to the directory
+    /// given), with `:LINE` for a line of a JSONL file; the hash is FNV-1a 64 of its UTF-8
+    /// bytes, so every machine finds its share alone. With --format partial the shard
+    /// writes a part for `ptc ab merge`, exit 0 even when recordings could not be read
+    /// (the part carries them, and the merge reports them)
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    #[command(flatten)]
+    config: ConfigArgs,
+    #[command(flatten)]
+    limits: RecordingArgs,
+}
+
+/// What `ptc ab` does besides measuring.
+#[derive(Debug, clap::Subcommand)]
+enum AbCommand {
+    Merge(crate::commands::ab_merge::Args),
+}
+
+/// `ptc ab`, or `ptc ab merge`.
+pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
+    if let Some(AbCommand::Merge(merge)) = args.command {
+        return crate::commands::ab_merge::exec(merge, context, out);
+    }
+    let host = context.with_strategies(&args.config, Some(&args.limits))?;
+    ab(
+        &host,
+        &args.recordings,
+        args.strategies.as_deref(),
+        args.tokenizer.as_deref(),
+        args.pricing.as_deref(),
+        args.format,
+        args.report.as_deref(),
+        args.no_timing,
+        args.strict,
+        args.shard.unwrap_or(Shard::ALL),
+        out,
+    )
+}
 
 /// Output format of `ptc ab`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -37,7 +133,7 @@ pub enum AbFormat {
 
 /// The tokenizer named, else the one of `[ab] tokenizer`.
 pub fn tokenizer(host: &Host, name: Option<&str>) -> Result<Tokenizer, Error> {
-    Tokenizer::named(name.unwrap_or(host.config().ab_tokenizer()))
+    crate::ab::tokenizer_named(name.unwrap_or(host.config().ab_tokenizer()))
 }
 
 /// What the progress bar shows: the recordings done of all, and the time left.
@@ -93,14 +189,16 @@ pub fn ab(
         let corpus = sources.corpus().recordings;
         if corpus == 0 {
             let what: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-            return Err(Error::NoRecording {
+            return Err(ReadError::NoRecording {
                 what: format!("{} (no .json or .jsonl file)", what.join(", ")),
-            });
+            }
+            .into());
         }
         if !partial {
-            return Err(Error::NoRecording {
+            return Err(ReadError::NoRecording {
                 what: format!("shard {shard} (none of the {corpus} recordings)"),
-            });
+            }
+            .into());
         }
     }
     if partial {

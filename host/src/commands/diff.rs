@@ -3,12 +3,43 @@
 
 use std::path::Path;
 
-use crate::ab::tokens::Counter;
 use crate::ab::{AbPlan, Variant};
+use crate::commands::args::{ConfigArgs, RecordingArgs};
+use crate::commands::Context;
 use crate::host::Host;
 use crate::output::colour;
+use crate::output::write_out;
 use crate::recording::corpus;
+use crate::tokens::Counter;
 use crate::Error;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// A unified diff of the prompts two strategies send before a turn
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A recording: a JSON file
+    recording: PathBuf,
+    /// Number of recorded turns to render from [default: all]
+    #[arg(long, value_name = "K")]
+    turns: Option<usize>,
+    /// The two strategies, `A,B` (variants allowed)
+    #[arg(long, value_name = "A,B")]
+    strategies: String,
+    #[command(flatten)]
+    config: ConfigArgs,
+    #[command(flatten)]
+    limits: RecordingArgs,
+}
+
+/// `ptc diff`.
+pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
+    let host = context.with_strategies(&args.config, Some(&args.limits))?;
+    write_out(
+        out,
+        &diff(&host, &args.recording, args.turns, &args.strategies)?,
+    )
+}
 
 /// `strategies` is `A,B` (variants allowed); the prompts are rendered from the first `turns`
 /// turns (default: all).

@@ -3,10 +3,74 @@
 
 use std::path::Path;
 
+use crate::commands::args::{ConfigArgs, RecordingArgs};
+use crate::commands::Context;
 use crate::host::Host;
+use crate::output::write_out;
 use crate::output::{pretty, write_atomically};
 use crate::recording::import::Supplied;
 use crate::Error;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Make a recording from another runtime's log
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    from: From,
+}
+
+/// Where `ptc import` reads from.
+#[derive(Debug, clap::Subcommand)]
+enum From {
+    /// A ptc_runner JSONL trace log: the root run becomes a recording; what the trace lost is
+    /// summarized on stderr
+    ///
+    /// Reads both trace formats: v1 (events without `schema_version`, the agent in
+    /// `metadata.agent`) and v2 (`schema_version: 2`, the agent in an `agent.config` event).
+    /// A trace without the run's mission, or without its max_turns when it has more turns than
+    /// the configured default, is an error naming the field; --mission and --max-turns give them.
+    PtcRunner {
+        /// The trace log (JSONL)
+        trace: PathBuf,
+        /// The run's mission, when the trace has none (replaces the trace's own)
+        #[arg(long, value_name = "TEXT")]
+        mission: Option<String>,
+        /// The run's max_turns, when the trace has none (replaces the trace's own)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        max_turns: Option<u32>,
+        /// Write the recording here instead of stdout; never the trace itself, and an
+        /// existing file only with --force
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Overwrite the --output file when it exists
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        config: ConfigArgs,
+        #[command(flatten)]
+        limits: RecordingArgs,
+    },
+}
+
+/// `ptc import FORMAT`.
+pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
+    let From::PtcRunner {
+        trace,
+        mission,
+        max_turns,
+        output,
+        force,
+        config,
+        limits,
+    } = args.from;
+    let host = context.reading(&config, &limits)?;
+    let supplied = Supplied { mission, max_turns };
+    write_out(
+        out,
+        &ptc_runner(&host, &trace, output.as_deref(), force, &supplied)?,
+    )
+}
 
 /// `ptc import ptc-runner`: the root run of a ptc_runner JSONL trace (v1 or v2), with what
 /// `supplied` gives in place of the trace's own. Returns the recording, or nothing when it was

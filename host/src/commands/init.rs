@@ -4,9 +4,31 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::commands::args::ConfigArgs;
+use crate::commands::Context;
 use crate::host::Host;
 use crate::output::write_atomically;
+use crate::output::write_out;
 use crate::Error;
+use std::io::Write;
+
+/// Write the default ptc.toml and every default template into DIR, to start editing them
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Where to write [default: the working directory]
+    dir: Option<PathBuf>,
+    /// Overwrite files that exist
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+/// `ptc init`.
+pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
+    let host = context.with_strategies(&args.config, None)?;
+    write_out(out, &init(&host, args.dir.as_deref(), args.force)?)
+}
 
 /// Writes `ptc.toml` and `templates/` into `dir` (default: the working directory): every file
 /// that does not exist yet, or every file with `force`. Says what it wrote and lists what it

@@ -4,7 +4,28 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::output::write_out;
 use crate::Error;
+use std::io::Write;
+
+/// Start a strategy of your own: a crate with a small real strategy, its templates, a README
+/// and a test, depending on this checkout's ptc-plugin-api
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The strategy's name (kebab-case); the crate is ptc-strategy-NAME
+    name: String,
+    /// Where to create it [default: ./NAME]
+    #[arg(long, value_name = "DIR")]
+    path: Option<PathBuf>,
+    /// The ptc-plugin-api to depend on [default: the one of the checkout ptc was built from]
+    #[arg(long, value_name = "DIR")]
+    api_path: Option<PathBuf>,
+}
+
+/// `ptc new-plugin`.
+pub fn exec(args: Args, out: &mut dyn Write) -> Result<(), Error> {
+    write_out(out, &new_plugin(&args.name, args.path, args.api_path)?)
+}
 
 const FILES: &[(&str, &str)] = &[
     ("Cargo.toml", include_str!("scaffold/Cargo.toml.txt")),

@@ -3,93 +3,88 @@
 
 use std::path::Path;
 
-use clap::ValueEnum;
-
-use crate::ab::tokens::Counter;
 use crate::commands::ab::tokenizer;
+use crate::commands::args::{ConfigArgs, RecordingArgs};
+use crate::commands::Context;
 use crate::host::Host;
+use crate::output::write_out;
 use crate::output::{pretty, prompt_json, prompt_text};
 use crate::recording::corpus;
-use crate::render::request::{self, Placement, RequestOptions, Ttl};
+use crate::render::request::{self, Placement, RenderFormat, RequestArgs, Ttl};
+use crate::tokens::Counter;
 use crate::Error;
+use std::io::Write;
+use std::path::PathBuf;
 
-/// What `ptc render` prints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum RenderFormat {
-    /// For people: the messages under `=== role ===` headings, then the statistics
-    Text,
-    /// For programs: {"strategy", "turns", "messages": [{"role", "content"}], "stats"}
-    Json,
-    /// An Anthropic Messages API request body, ready to POST to /v1/messages
-    Anthropic,
-    /// An OpenAI Chat Completions request body, ready to POST to /v1/chat/completions
-    #[value(name = "openai")]
-    OpenAi,
+/// Render the prompt a recorded run sends before a turn
+///
+/// The prompt for turn K+1 is rendered from the first K recorded turns (default: all of
+/// them, i.e. the prompt after the last recorded turn).
+///
+/// `--format anthropic` and `--format openai` print a request body to send as it is
+/// (`curl https://api.anthropic.com/v1/messages ... -d @body.json`). Anthropic: the system
+/// messages' blocks in `system`, every other message's blocks as text blocks, and
+/// `cache_control` on the blocks --cache-placement chooses (at most 4). OpenAI: one string
+/// per message; OpenAI caches prompt prefixes without markers. Both leave out blank blocks
+/// and messages and keep consecutive messages of one role as they are.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A recording: a JSON file (see the README for the format)
+    recording: PathBuf,
+    /// Number of recorded turns to render from (0 = the first prompt)
+    #[arg(long, value_name = "K")]
+    turns: Option<usize>,
+    /// The strategy [default: [compression] strategy of the configuration]
+    #[arg(long, value_name = "NAME")]
+    strategy: Option<String>,
+    /// What to print
+    #[arg(long, value_enum, default_value_t = RenderFormat::Text)]
+    format: RenderFormat,
+    /// The request's model (anthropic, openai)
+    /// [default: claude-sonnet-4-5 for anthropic, gpt-5 for openai]
+    #[arg(long, value_name = "NAME", help_heading = "Request options")]
+    model: Option<String>,
+    /// The reply's token limit: `max_tokens` (anthropic, which requires it) or
+    /// `max_completion_tokens` (openai, left out when not given) [default: 4096 for anthropic]
+    #[arg(long, value_name = "N", help_heading = "Request options",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_tokens: Option<u32>,
+    /// Which blocks carry a `cache_control` breakpoint (anthropic) [default: strategy]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "POLICY",
+        help_heading = "Request options"
+    )]
+    cache_placement: Option<Placement>,
+    /// How long the cache keeps what a breakpoint writes (anthropic): 1h adds
+    /// `"ttl": "1h"` to every `cache_control` [default: 5m]
+    #[arg(long, value_enum, value_name = "TTL", help_heading = "Request options")]
+    cache_ttl: Option<Ttl>,
+    #[command(flatten)]
+    config: ConfigArgs,
+    #[command(flatten)]
+    limits: RecordingArgs,
 }
 
-impl RenderFormat {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RenderFormat::Text => "text",
-            RenderFormat::Json => "json",
-            RenderFormat::Anthropic => "anthropic",
-            RenderFormat::OpenAi => "openai",
-        }
-    }
-}
-
-/// The request options as given: `None` for one not given, so that one given for a format
-/// that has no use for it is an error rather than silently ignored.
-#[derive(Clone, Debug, Default)]
-pub struct RequestArgs {
-    pub model: Option<String>,
-    pub max_tokens: Option<u32>,
-    pub placement: Option<Placement>,
-    pub ttl: Option<Ttl>,
-}
-
-impl RequestArgs {
-    /// The options for `format`, or which one it takes no use of. `spell` gives an option's
-    /// name as the caller's user writes it (`--cache-ttl`, `"cache_ttl"`).
-    pub fn for_format(
-        &self,
-        format: RenderFormat,
-        spell: impl Fn(&str) -> String,
-    ) -> Result<RequestOptions, String> {
-        let given = [
-            ("model", self.model.is_some()),
-            ("max_tokens", self.max_tokens.is_some()),
-            ("cache_placement", self.placement.is_some()),
-            ("cache_ttl", self.ttl.is_some()),
-        ];
-        let used: &[&str] = match format {
-            RenderFormat::Text | RenderFormat::Json => &[],
-            RenderFormat::OpenAi => &["model", "max_tokens"],
-            RenderFormat::Anthropic => &["model", "max_tokens", "cache_placement", "cache_ttl"],
-        };
-        if let Some((name, _)) = given
-            .iter()
-            .find(|(name, given)| *given && !used.contains(name))
-        {
-            let takes = if name.starts_with("cache") {
-                "anthropic"
-            } else {
-                "anthropic and openai"
-            };
-            return Err(format!(
-                "{} applies to the {takes} format{}, not to {}",
-                spell(name),
-                if takes.contains(' ') { "s" } else { "" },
-                format.as_str()
-            ));
-        }
-        Ok(RequestOptions {
-            model: self.model.clone(),
-            max_tokens: self.max_tokens,
-            placement: self.placement.unwrap_or_default(),
-            ttl: self.ttl.unwrap_or_default(),
-        })
-    }
+/// `ptc render`.
+pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
+    let host = context.with_strategies(&args.config, Some(&args.limits))?;
+    let request = RequestArgs {
+        model: args.model,
+        max_tokens: args.max_tokens,
+        placement: args.cache_placement,
+        ttl: args.cache_ttl,
+    };
+    let text = render(
+        &host,
+        &args.recording,
+        args.turns,
+        args.strategy.as_deref(),
+        args.format,
+        &request,
+    )?;
+    write_out(out, &text)
 }
 
 /// Renders the prompt for turn `turns + 1` (default: after the last recorded turn) through

@@ -5,9 +5,29 @@
 use ptc_plugin_api::OptionValue;
 use serde_json::json;
 
+use crate::commands::args::ConfigArgs;
+use crate::commands::Context;
 use crate::host::Host;
+use crate::output::write_out;
 use crate::output::{pretty, Format};
 use crate::Error;
+use std::io::Write;
+
+/// List the strategies loaded from the plugin directories, with their options
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to print
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+/// `ptc strategies`.
+pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
+    let host = context.with_strategies(&args.config, None)?;
+    write_out(out, &strategies(&host, args.format)?)
+}
 
 /// The list in `format`; as text, the directories searched when nothing was loaded.
 pub fn strategies(host: &Host, format: Format) -> Result<String, Error> {

@@ -6,13 +6,60 @@ use std::path::Path;
 use clap::ValueEnum;
 use serde_json::json;
 
-use crate::ab::tokens::Counter;
 use crate::commands::ab::tokenizer;
+use crate::commands::args::{ConfigArgs, RecordingArgs};
+use crate::commands::Context;
 use crate::host::Host;
+use crate::output::write_out;
 use crate::output::{colour, escape_controls, prompt_text, terminal};
 use crate::recording::corpus;
-use crate::render::StatsView;
+use crate::render::{RenderError, StatsView};
+use crate::tokens::Counter;
 use crate::Error;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Show a recorded run: its turns, or what a strategy sends for the next turn
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A recording: a JSON file, or FILE.jsonl:LINE
+    recording: PathBuf,
+    /// `turns`: each turn's program, tool calls, output and result or error;
+    /// `compressed`: the messages the strategy sends for the next turn
+    #[arg(long, value_enum, default_value_t = TraceView::Turns)]
+    view: TraceView,
+    /// Include each turn's raw response (the LLM's reasoning)
+    #[arg(long)]
+    raw: bool,
+    /// Add sizes (characters and tokens per message) and the compression statistics
+    #[arg(long)]
+    usage: bool,
+    /// The strategy of the compressed view and the statistics
+    #[arg(long, value_name = "NAME")]
+    strategy: Option<String>,
+    /// Number of recorded turns to show [default: all]
+    #[arg(long, value_name = "K")]
+    turns: Option<usize>,
+    #[command(flatten)]
+    config: ConfigArgs,
+    #[command(flatten)]
+    limits: RecordingArgs,
+}
+
+/// `ptc trace`: plugins load only when it renders (the compressed view, the statistics).
+pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
+    let host = context.reading(&args.config, &args.limits)?;
+    let text = trace(
+        &host,
+        &args.recording,
+        args.view,
+        args.raw,
+        args.usage,
+        args.strategy.as_deref(),
+        args.turns,
+    )?;
+    write_out(out, &text)
+}
 
 /// What `ptc trace` shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -75,11 +122,12 @@ fn trace_with(
     let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
     let k = turns.unwrap_or(recording.turns.len());
     if k > recording.turns.len() {
-        return Err(Error::TurnsOutOfRange {
+        return Err(RenderError::TurnsOutOfRange {
             path: recording.path.clone(),
             asked: k,
             recorded: recording.turns.len(),
-        });
+        }
+        .into());
     }
     let templates = host.host_templates()?;
     let (bold, red, reset) = if colour() {

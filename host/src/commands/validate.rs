@@ -6,11 +6,40 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
+use crate::commands::args::{ConfigArgs, RecordingArgs};
+use crate::commands::Context;
 use crate::host::Host;
 use crate::output::{pretty, write_out, Format};
 use crate::recording::corpus::{self, Source};
 use crate::recording::{Problem, Recording, Severity};
 use crate::Error;
+
+/// Check recordings: syntax, types and rules, every problem reported
+///
+/// Every problem in one run, each as FILE:LINE:COLUMN with its JSON path: the shape
+/// (types, unknown, missing or repeated fields, values) checked against `ptc schema`, and
+/// the rules: consecutive turn numbers from 1, an `error` on failed turns, no more turns
+/// than `max_turns`, valid names, mission placeholders that have data; tool calls naming
+/// tools the recording does not declare are warnings. Exit 0 when there is no error, 2
+/// otherwise.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Recording files, JSONL files or directories [default: the bundled examples]
+    paths: Vec<PathBuf>,
+    /// What to print: one line per problem, or every problem as JSON
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    #[command(flatten)]
+    config: ConfigArgs,
+    #[command(flatten)]
+    limits: RecordingArgs,
+}
+
+/// `ptc validate`.
+pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
+    let host = context.reading(&args.config, &args.limits)?;
+    validate(&host, &args.paths, args.format, out)
+}
 
 /// Writes the report on `out`, then fails with [`Error::Invalid`] when there was an error.
 pub fn validate(

@@ -19,7 +19,7 @@ mod tests;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::ab::pricing::Pricing;
+use crate::cache::Pricing;
 use crate::plugins::directories::{user_directory, DirectoryKind, PluginDirectory};
 use layer::{Layer, Layered};
 use schema::Schema;

@@ -16,7 +16,7 @@ use serde::de::{self, IgnoredAny, IntoDeserializer, Unexpected, Visitor};
 use serde::Deserialize;
 use serde_path_to_error::Segment;
 
-use crate::ab::pricing::{Caching, Placement, Ttl};
+use crate::cache::{Caching, Placement, Ttl};
 
 /// The whole configuration, strategy options aside.
 #[derive(Clone, Debug, Deserialize)]

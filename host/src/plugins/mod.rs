@@ -11,6 +11,7 @@ pub mod elf;
 mod error;
 mod file;
 mod found;
+mod manage_error;
 pub mod trust;
 
 use std::collections::HashSet;
@@ -26,6 +27,7 @@ use ptc_plugin_api::{
 pub use error::{Built, Difference, LoadError, PluginError};
 use file::PluginFile;
 pub use found::{DirectoryState, FileOutcome, FoundFile, SearchedDirectory};
+pub use manage_error::PluginsError;
 
 /// A strategy ready to render.
 pub struct LoadedStrategy {

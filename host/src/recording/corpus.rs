@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::recording::{
-    max_recording_bytes, read_limited, Recording, RecordingDefaults, RecordingError,
+    max_recording_bytes, read_limited, ReadError, Recording, RecordingDefaults, RecordingError,
 };
-use crate::Error;
 
 /// One recording's place.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,9 +54,9 @@ impl Source {
     }
 
     /// The recording's JSON.
-    pub fn bytes(&self) -> Result<Vec<u8>, Error> {
+    pub fn bytes(&self) -> Result<Vec<u8>, ReadError> {
         let io = |path: &Path, source| {
-            Error::Recording(RecordingError::Io {
+            ReadError::Recording(RecordingError::Io {
                 path: path.to_owned(),
                 source,
             })
@@ -69,7 +68,7 @@ impl Source {
             } => {
                 let limit = max_recording_bytes();
                 if *len as u64 > limit {
-                    return Err(Error::Recording(RecordingError::TooLarge {
+                    return Err(ReadError::Recording(RecordingError::TooLarge {
                         path: self.label(),
                         limit,
                     }));
@@ -86,7 +85,7 @@ impl Source {
     }
 
     /// Reads and checks the recording.
-    pub fn load(&self, defaults: &RecordingDefaults) -> Result<Recording, Error> {
+    pub fn load(&self, defaults: &RecordingDefaults) -> Result<Recording, ReadError> {
         let bytes = self.bytes()?;
         let (path, line) = self.place();
         Ok(Recording::parse_at(&bytes, &path, line, defaults)?)
@@ -95,7 +94,7 @@ impl Source {
 
 /// The recordings `paths` name, in order; the bundled examples when there are none. Holds
 /// every one: for a corpus of any size, go through a [`Listing`] instead.
-pub fn sources(paths: &[PathBuf]) -> Result<Vec<Source>, Error> {
+pub fn sources(paths: &[PathBuf]) -> Result<Vec<Source>, ReadError> {
     Listing::new(paths).collect()
 }
 
@@ -137,7 +136,7 @@ impl Listing {
         }
     }
 
-    fn advance(&mut self) -> Result<Option<Source>, Error> {
+    fn advance(&mut self) -> Result<Option<Source>, ReadError> {
         loop {
             if let Some(lines) = &mut self.lines {
                 match lines.next_line()? {
@@ -174,7 +173,7 @@ impl Listing {
 }
 
 impl Iterator for Listing {
-    type Item = Result<Source, Error>;
+    type Item = Result<Source, ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
@@ -187,13 +186,13 @@ impl Iterator for Listing {
 }
 
 /// Every `.json` and `.jsonl` file directly in `dir`, sorted by name.
-fn dir_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+fn dir_files(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
     files_in(dir, &["json", "jsonl"])
 }
 
 /// Every file directly in `dir` whose name ends in one of `extensions`, sorted by name.
-pub fn files_in(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, Error> {
-    let entries = std::fs::read_dir(dir).map_err(|source| Error::Input {
+pub fn files_in(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, ReadError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| ReadError::Input {
         path: dir.to_owned(),
         source,
     })?;
@@ -207,30 +206,30 @@ pub fn files_in(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, Error> 
 }
 
 /// Line `line` of the JSONL file `file`, found without holding the others.
-fn line_of(file: &Path, line: usize) -> Result<Source, Error> {
+fn line_of(file: &Path, line: usize) -> Result<Source, ReadError> {
     let mut lines = JsonlLines::open(file, max_recording_bytes())?;
     while let Some(source) = lines.next_line()? {
         if matches!(source, Source::Line { line: l, .. } if l == line) {
             return Ok(source);
         }
     }
-    Err(Error::NoRecording {
+    Err(ReadError::NoRecording {
         what: format!("line {line} of {}", file.display()),
     })
 }
 
 /// The one recording `path` names (a file, `FILE.jsonl:LINE`, or a corpus of one).
-pub fn single(path: &Path) -> Result<Source, Error> {
+pub fn single(path: &Path) -> Result<Source, ReadError> {
     let mut listing = Listing::new(&[path.to_owned()]);
     let first = listing
         .next()
         .transpose()?
-        .ok_or_else(|| Error::NoRecording {
+        .ok_or_else(|| ReadError::NoRecording {
             what: path.display().to_string(),
         })?;
     let more = listing.count();
     if more > 0 {
-        return Err(Error::TooManyRecordings {
+        return Err(ReadError::TooManyRecordings {
             path: path.to_owned(),
             count: more + 1,
         });
@@ -253,13 +252,13 @@ fn jsonl_line(path: &Path) -> Option<(PathBuf, usize)> {
 
 /// Every non-blank line of a JSONL file, found in one streaming pass that holds no line.
 #[cfg(test)]
-fn jsonl_lines(path: &Path) -> Result<Vec<Source>, Error> {
+fn jsonl_lines(path: &Path) -> Result<Vec<Source>, ReadError> {
     jsonl_lines_within(path, max_recording_bytes())
 }
 
 /// [`jsonl_lines`], refusing a line longer than `limit` bytes once that much of it is read.
 #[cfg(test)]
-fn jsonl_lines_within(path: &Path, limit: u64) -> Result<Vec<Source>, Error> {
+fn jsonl_lines_within(path: &Path, limit: u64) -> Result<Vec<Source>, ReadError> {
     let mut lines = JsonlLines::open(path, limit)?;
     let mut sources = Vec::new();
     while let Some(source) = lines.next_line()? {
@@ -285,8 +284,8 @@ struct JsonlLines {
 }
 
 impl JsonlLines {
-    fn open(path: &Path, limit: u64) -> Result<JsonlLines, Error> {
-        let file = std::fs::File::open(path).map_err(|source| Error::Input {
+    fn open(path: &Path, limit: u64) -> Result<JsonlLines, ReadError> {
+        let file = std::fs::File::open(path).map_err(|source| ReadError::Input {
             path: path.to_owned(),
             source,
         })?;
@@ -302,8 +301,8 @@ impl JsonlLines {
         })
     }
 
-    fn next_line(&mut self) -> Result<Option<Source>, Error> {
-        let io = |path: &Path, source| Error::Input {
+    fn next_line(&mut self) -> Result<Option<Source>, ReadError> {
+        let io = |path: &Path, source| ReadError::Input {
             path: path.to_owned(),
             source,
         };
@@ -321,7 +320,7 @@ impl JsonlLines {
             self.at += chunk.len() as u64;
             if self.at - self.start > self.limit {
                 self.done = true;
-                return Err(Error::Recording(RecordingError::TooLarge {
+                return Err(ReadError::Recording(RecordingError::TooLarge {
                     path: PathBuf::from(format!("{}:{}", self.path.display(), self.line)),
                     limit: self.limit,
                 }));
@@ -406,7 +405,7 @@ mod tests {
         #[cfg(unix)]
         assert!(matches!(
             jsonl_lines_within(Path::new("/dev/zero"), 1 << 20),
-            Err(Error::Recording(RecordingError::TooLarge { .. }))
+            Err(ReadError::Recording(RecordingError::TooLarge { .. }))
         ));
     }
 }

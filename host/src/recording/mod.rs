@@ -10,7 +10,9 @@ pub mod corpus;
 mod format;
 pub mod import;
 pub mod mission;
+pub mod names;
 mod place;
+mod read_error;
 mod rules;
 mod shape;
 pub mod value_json;
@@ -23,6 +25,7 @@ use ptc_plugin_api::abi_stable::std_types::{ROption, RString, RVec, Tuple2};
 use ptc_plugin_api::{Run, Tool, ToolCall, Turn, TurnError};
 
 use crate::recording::format::{parse_json, TurnJson};
+pub use crate::recording::read_error::ReadError;
 use crate::recording::rules::problems;
 use crate::recording::value_json::NamedValues;
 

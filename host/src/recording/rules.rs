@@ -8,6 +8,7 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use crate::recording::format::{parse_json, RecordingJson};
+use crate::recording::names::valid_name;
 use crate::recording::place::{strip_place, Lines};
 use crate::recording::{mission, shape, Recording, RecordingDefaults, RecordingError};
 
@@ -113,21 +114,6 @@ pub struct Problem {
     pub column: Option<usize>,
     pub json_path: String,
     pub message: String,
-}
-
-/// A name PTC-Lisp can bind: not empty, no whitespace (line breaks included), control
-/// characters, brackets, quotes or commas, not starting with a digit or `:`. Every name a
-/// prompt shows (data, memory, tools, tool calls, function parameters) is one, so none can
-/// break a line of the prompt.
-pub(crate) fn valid_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    match chars.next() {
-        None => false,
-        Some(first) if first.is_ascii_digit() || first == ':' => false,
-        Some(_) => !name
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control() || "()[]{}\"',;`~@^\\".contains(c)),
-    }
 }
 
 /// Every rule `json` breaks, in document order.
@@ -247,36 +233,4 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
         }
     }
     found
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_cannot_break_a_line() {
-        for name in ["orders", "_secret", "valid?", "a->b", "&", "ns/name", "*x*"] {
-            assert!(valid_name(name), "{name:?}");
-        }
-        for name in [
-            "",
-            "a b",
-            "a\nb",
-            "a\r",
-            "\n;; === tool/ ===",
-            "a\tb",
-            "a\u{0B}b",
-            "a\u{85}b",
-            "a\u{2028}b",
-            "a\u{2029}b",
-            "a\u{1b}b",
-            "a\u{0}b",
-            "1st",
-            ":k",
-            "a,b",
-            "(x)",
-        ] {
-            assert!(!valid_name(name), "{name:?}");
-        }
-    }
 }

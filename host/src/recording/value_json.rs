@@ -308,7 +308,7 @@ fn function(entries: RVec<Tuple2<Value, Value>>) -> Result<Value, String> {
                 f.params = params
                     .into_iter()
                     .map(|p| match p {
-                        Value::String(s) if super::rules::valid_name(&s) => Ok(s),
+                        Value::String(s) if super::names::valid_name(&s) => Ok(s),
                         Value::String(s) => Err(format!(
                             "$fn params must be names: {:?} is not a valid name",
                             s.as_str()

@@ -2,6 +2,7 @@
 //! the strategy's templates.
 
 mod direct;
+mod error;
 mod filters;
 pub mod request;
 mod template_error;
@@ -10,64 +11,16 @@ pub mod trigger;
 
 use std::hash::BuildHasher;
 
-use ptc_plugin_api::{Options, Output, Role, Section, Stats};
+use ptc_plugin_api::{Options, Output, Section, Stats};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use crate::cache::MAX_BREAKPOINTS;
+pub use crate::message::{BlockSpan, RenderedMessage};
 use crate::plugins::LoadedStrategy;
 use crate::recording::Recording;
+pub use crate::render::error::RenderError;
 use crate::render::templates::{TemplateError, Templates};
-use crate::Error;
-
-/// A chat message with its text and its content blocks.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RenderedMessage {
-    pub role: Role,
-    pub content: String,
-    /// The content blocks, in order: byte ranges of `content`, one blank line between two.
-    /// A message whose content is empty has none.
-    pub blocks: Vec<BlockSpan>,
-}
-
-/// One content block of a [`RenderedMessage`]: `content[start..end]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlockSpan {
-    pub start: usize,
-    pub end: usize,
-    /// The strategy put a cache breakpoint on this block.
-    pub cache_breakpoint: bool,
-}
-
-/// The most cache breakpoints a prompt may carry (Anthropic's limit).
-pub const MAX_CACHE_BREAKPOINTS: usize = 4;
-
-impl RenderedMessage {
-    /// A message of one block without a breakpoint (or none, when `content` is empty).
-    pub fn plain(role: Role, content: impl Into<String>) -> RenderedMessage {
-        let content = content.into();
-        let blocks = if content.is_empty() {
-            Vec::new()
-        } else {
-            vec![BlockSpan {
-                start: 0,
-                end: content.len(),
-                cache_breakpoint: false,
-            }]
-        };
-        RenderedMessage {
-            role,
-            content,
-            blocks,
-        }
-    }
-
-    /// The text of each block, with whether it carries a cache breakpoint.
-    pub fn block_texts(&self) -> impl Iterator<Item = (&str, bool)> {
-        self.blocks
-            .iter()
-            .map(|b| (&self.content[b.start..b.end], b.cache_breakpoint))
-    }
-}
 
 /// The prompt sent before turn `turns + 1`.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,8 +48,8 @@ impl SectionCache {
         &mut self,
         section: &Section,
         out: &mut String,
-        render: impl FnOnce(&mut String) -> Result<(), Error>,
-    ) -> Result<(), Error> {
+        render: impl FnOnce(&mut String) -> Result<(), RenderError>,
+    ) -> Result<(), RenderError> {
         let hash = rustc_hash::FxBuildHasher.hash_one(section);
         let entries = self.by_hash.entry(hash).or_default();
         if let Some((_, text)) = entries.iter().find(|(s, _)| s == section) {
@@ -144,9 +97,9 @@ impl<'a> Renderer<'a> {
     }
 
     /// The strategy's output for the prompt after the first `turns` turns, before templates.
-    pub fn output(&self, recording: &Recording, turns: usize) -> Result<Output, Error> {
+    pub fn output(&self, recording: &Recording, turns: usize) -> Result<Output, RenderError> {
         if turns > recording.turns.len() {
-            return Err(Error::TurnsOutOfRange {
+            return Err(RenderError::TurnsOutOfRange {
                 path: recording.path.clone(),
                 asked: turns,
                 recorded: recording.turns.len(),
@@ -154,7 +107,7 @@ impl<'a> Renderer<'a> {
         }
         self.strategy
             .render(&recording.run, &recording.turns[..turns], &self.options)
-            .map_err(|source| Error::Strategy {
+            .map_err(|source| RenderError::Strategy {
                 strategy: self.strategy.name.clone(),
                 file: self.strategy.file.clone(),
                 source,
@@ -168,11 +121,11 @@ impl<'a> Renderer<'a> {
         section: &Section,
         scratch: &mut Vec<u8>,
         text: &mut String,
-    ) -> Result<(), Error> {
+    ) -> Result<(), RenderError> {
         self.templates
             .append_section(section, scratch, text)
             .map_err(|source| match source {
-                TemplateError::Missing { .. } => Error::StrategyTemplate {
+                TemplateError::Missing { .. } => RenderError::StrategyTemplate {
                     strategy: self.strategy.name.clone(),
                     file: self.strategy.file.clone(),
                     source: Box::new(source),
@@ -182,7 +135,7 @@ impl<'a> Renderer<'a> {
     }
 
     /// The prompt sent before turn `turns + 1` of `recording`.
-    pub fn render(&self, recording: &Recording, turns: usize) -> Result<Prompt, Error> {
+    pub fn render(&self, recording: &Recording, turns: usize) -> Result<Prompt, RenderError> {
         let output = self.output(recording, turns)?;
         Ok(Prompt {
             strategy: self.strategy.name.clone(),
@@ -194,7 +147,7 @@ impl<'a> Renderer<'a> {
 
     /// The messages of `output`: each one's sections rendered, the empty ones left out, the
     /// others joined by one blank line.
-    pub fn messages(&self, output: &Output) -> Result<Vec<RenderedMessage>, Error> {
+    pub fn messages(&self, output: &Output) -> Result<Vec<RenderedMessage>, RenderError> {
         self.messages_cached(output, None)
     }
 
@@ -202,12 +155,12 @@ impl<'a> Renderer<'a> {
     ///
     /// A block whose sections all render empty is left out; its cache breakpoint moves to the
     /// block before it (in this message or an earlier one), which ends the same prefix. More
-    /// than [`MAX_CACHE_BREAKPOINTS`] breakpoints are the strategy's failure.
+    /// than [`MAX_BREAKPOINTS`] breakpoints are the strategy's failure.
     pub fn messages_cached(
         &self,
         output: &Output,
         mut cache: Option<&mut SectionCache>,
-    ) -> Result<Vec<RenderedMessage>, Error> {
+    ) -> Result<Vec<RenderedMessage>, RenderError> {
         let mut messages: Vec<RenderedMessage> = Vec::with_capacity(output.messages.len());
         let mut breakpoints = 0;
         let mut scratch = Vec::new();
@@ -259,12 +212,12 @@ impl<'a> Renderer<'a> {
                 blocks,
             });
         }
-        if breakpoints > MAX_CACHE_BREAKPOINTS {
-            return Err(Error::Strategy {
+        if breakpoints > MAX_BREAKPOINTS {
+            return Err(RenderError::Strategy {
                 strategy: self.strategy.name.clone(),
                 file: self.strategy.file.clone(),
                 source: ptc_plugin_api::RenderError::input(&format!(
-                    "the prompt has {breakpoints} cache breakpoints; a provider accepts at most {MAX_CACHE_BREAKPOINTS}"
+                    "the prompt has {breakpoints} cache breakpoints; a provider accepts at most {MAX_BREAKPOINTS}"
                 )),
             });
         }

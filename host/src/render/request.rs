@@ -17,12 +17,13 @@
 //! [`Placement`] and [`Ttl`] are the ones `ptc ab`'s pricing profiles simulate, so that what
 //! a request asks for is what the cost simulation priced.
 
+use clap::ValueEnum;
 use ptc_plugin_api::Role;
 use serde::Serialize;
 
-pub use crate::ab::pricing::{Placement, Ttl};
+pub use crate::cache::{Placement, Ttl};
 use crate::render::Prompt;
-use crate::Error;
+use crate::render::RenderError;
 
 /// The model of an Anthropic request when none is given: Claude Sonnet 4.5's alias.
 pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
@@ -43,6 +44,85 @@ pub struct RequestOptions {
     pub placement: Placement,
     /// Anthropic only.
     pub ttl: Ttl,
+}
+
+/// What `ptc render` prints, and what a `ptc serve` request asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RenderFormat {
+    /// For people: the messages under `=== role ===` headings, then the statistics
+    Text,
+    /// For programs: {"strategy", "turns", "messages": [{"role", "content"}], "stats"}
+    Json,
+    /// An Anthropic Messages API request body, ready to POST to /v1/messages
+    Anthropic,
+    /// An OpenAI Chat Completions request body, ready to POST to /v1/chat/completions
+    #[value(name = "openai")]
+    OpenAi,
+}
+
+impl RenderFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RenderFormat::Text => "text",
+            RenderFormat::Json => "json",
+            RenderFormat::Anthropic => "anthropic",
+            RenderFormat::OpenAi => "openai",
+        }
+    }
+}
+
+/// The request options as given: `None` for one not given, so that one given for a format
+/// that has no use for it is an error rather than silently ignored.
+#[derive(Clone, Debug, Default)]
+pub struct RequestArgs {
+    pub model: Option<String>,
+    pub max_tokens: Option<u32>,
+    pub placement: Option<Placement>,
+    pub ttl: Option<Ttl>,
+}
+
+impl RequestArgs {
+    /// The options for `format`, or which one it takes no use of. `spell` gives an option's
+    /// name as the caller's user writes it (`--cache-ttl`, `"cache_ttl"`).
+    pub fn for_format(
+        &self,
+        format: RenderFormat,
+        spell: impl Fn(&str) -> String,
+    ) -> Result<RequestOptions, String> {
+        let given = [
+            ("model", self.model.is_some()),
+            ("max_tokens", self.max_tokens.is_some()),
+            ("cache_placement", self.placement.is_some()),
+            ("cache_ttl", self.ttl.is_some()),
+        ];
+        let used: &[&str] = match format {
+            RenderFormat::Text | RenderFormat::Json => &[],
+            RenderFormat::OpenAi => &["model", "max_tokens"],
+            RenderFormat::Anthropic => &["model", "max_tokens", "cache_placement", "cache_ttl"],
+        };
+        if let Some((name, _)) = given
+            .iter()
+            .find(|(name, given)| *given && !used.contains(name))
+        {
+            let takes = if name.starts_with("cache") {
+                "anthropic"
+            } else {
+                "anthropic and openai"
+            };
+            return Err(format!(
+                "{} applies to the {takes} format{}, not to {}",
+                spell(name),
+                if takes.contains(' ') { "s" } else { "" },
+                format.as_str()
+            ));
+        }
+        Ok(RequestOptions {
+            model: self.model.clone(),
+            max_tokens: self.max_tokens,
+            placement: self.placement.unwrap_or_default(),
+            ttl: self.ttl.unwrap_or_default(),
+        })
+    }
 }
 
 /// A Messages API request body (`POST /v1/messages`).
@@ -135,7 +215,7 @@ fn sent(prompt: &Prompt) -> Vec<Sent<'_>> {
 pub fn anthropic<'a>(
     prompt: &'a Prompt,
     options: &RequestOptions,
-) -> Result<AnthropicRequest<'a>, Error> {
+) -> Result<AnthropicRequest<'a>, RenderError> {
     let cache_control = CacheControl {
         kind: "ephemeral",
         ttl: match options.ttl {
@@ -161,7 +241,7 @@ pub fn anthropic<'a>(
         }
     }
     let Some(last) = messages.last_mut() else {
-        return Err(Error::NoConversation {
+        return Err(RenderError::NoConversation {
             strategy: prompt.strategy.clone(),
         });
     };

@@ -118,7 +118,7 @@ impl Templates {
             tera,
             origins,
             owner: owner.to_owned(),
-            digest: crate::ab::shard::fnv1a64(&texts),
+            digest: crate::hash::fnv1a64(&texts),
             direct,
         };
         if let Err(err) = templates.tera.add_raw_templates(sources.clone()) {

@@ -2,10 +2,10 @@
 //! while that prompt stays at or under the threshold, the configured strategy once it would
 //! exceed it.
 
-use crate::ab::tokens::Counter;
 use crate::recording::Recording;
+use crate::render::RenderError;
 use crate::render::{Prompt, Renderer, SectionCache};
-use crate::Error;
+use crate::tokens::Counter;
 
 /// Renders prompts through a strategy, or through the full history while it is small enough.
 pub struct Prompter<'a> {
@@ -29,7 +29,7 @@ impl<'a> Prompter<'a> {
         recording: &Recording,
         turns: usize,
         counter: &mut Counter,
-    ) -> Result<(Prompt, u64), Error> {
+    ) -> Result<(Prompt, u64), RenderError> {
         self.render_cached(recording, turns, counter, &mut RunCache::default())
     }
 
@@ -41,7 +41,7 @@ impl<'a> Prompter<'a> {
         turns: usize,
         counter: &mut Counter,
         cache: &mut RunCache,
-    ) -> Result<(Prompt, u64), Error> {
+    ) -> Result<(Prompt, u64), RenderError> {
         if let Some((full, limit)) = &self.threshold {
             let (prompt, nanos) = timed(full, recording, turns, &mut cache.full_history)?;
             if counter.prompt(&prompt.messages) <= *limit {
@@ -57,7 +57,7 @@ fn timed(
     recording: &Recording,
     turns: usize,
     cache: &mut SectionCache,
-) -> Result<(Prompt, u64), Error> {
+) -> Result<(Prompt, u64), RenderError> {
     let start = std::time::Instant::now();
     let output = renderer.output(recording, turns)?;
     let nanos = start.elapsed().as_nanos() as u64;

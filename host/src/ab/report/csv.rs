@@ -3,9 +3,9 @@
 
 use std::io::Write;
 
-use crate::ab::pricing::Pricing;
 use crate::ab::spool::Spool;
 use crate::ab::{Ab, RunDetail, Variant};
+use crate::cache::Pricing;
 use crate::Error;
 
 fn csv_field(text: &str) -> String {

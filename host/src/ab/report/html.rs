@@ -189,8 +189,8 @@ pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<Strin
         "min_share": format!("{:.0}", MIN_SHARE * 100.0),
         "prompts_json": script_json(&data),
         "prompt_note": escape(&prompt_note(ab, prompts)),
-        "message_overhead": crate::ab::tokens::MESSAGE_OVERHEAD,
-        "reply_priming": crate::ab::tokens::REPLY_PRIMING,
+        "message_overhead": crate::tokens::MESSAGE_OVERHEAD,
+        "reply_priming": crate::tokens::REPLY_PRIMING,
         "tokenizer": ab.tokenizer.name(),
     });
     templates.render("report.html", &context)

@@ -6,10 +6,10 @@ use std::io::Write;
 use serde_json::{json, Value as Json};
 
 use super::{verdict, vs_base};
-use crate::ab::pricing::Pricing;
 use crate::ab::retention::{Retention, Share};
 use crate::ab::spool::Spool;
 use crate::ab::{Ab, RunDetail, Variant};
+use crate::cache::Pricing;
 use crate::Error;
 
 fn retention_json(r: &Retention) -> Json {

@@ -7,9 +7,9 @@
 //! provider are the profile and its variants (`anthropic`, `anthropic@breakpoints=auto`): they
 //! are compared together, so the answer names the placement too.
 
-use crate::ab::pricing::Pricing;
 use crate::ab::retention::Share;
 use crate::ab::{Ab, Summary};
+use crate::cache::Pricing;
 
 /// The cheapest (variant, profile) of one provider.
 #[derive(Clone, Debug, PartialEq)]
@@ -181,8 +181,8 @@ pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ab::pricing::{Caching, Placement, Ttl};
     use crate::ab::retention::Retention;
+    use crate::cache::{Caching, Placement, Ttl};
 
     fn profile(name: &str) -> Pricing {
         Pricing {

@@ -48,7 +48,7 @@ use memchr::memmem::Finder;
 use ptc_plugin_api::{Run, Turn, Value};
 use ptc_strategy_kit::{is_private_key, is_private_name, to_clojure_full};
 
-use crate::ab::tokens::common_prefix;
+use crate::tokens::common_prefix;
 use used_next::used_next;
 
 /// Visible / total facts of one category.

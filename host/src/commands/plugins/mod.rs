@@ -7,78 +7,79 @@ mod remove;
 
 use std::path::PathBuf;
 
-use crate::cli::PluginsAction;
+use std::io::Write;
+
+use crate::commands::args::ConfigArgs;
+use crate::commands::Context;
 use crate::config::Config;
+use crate::output::{write_out, Format};
 use crate::plugins::directories::user_directory;
-use crate::plugins::{LoadError, PluginError};
+use crate::plugins::{PluginError, PluginsError};
 use crate::Error;
 
-/// Why `ptc plugins install` or `remove` refused.
-#[derive(Debug, thiserror::Error)]
-pub enum PluginsError {
-    #[error("there is no user plugin directory: neither XDG_DATA_HOME nor HOME names an absolute directory")]
-    NoUserDirectory,
-    #[error("cannot install {path}: it does not exist")]
-    Missing { path: PathBuf },
-    #[error("cannot install {path}: {reason}")]
-    NotAPlugin { path: PathBuf, reason: String },
-    #[error("cannot install {path}: {source}")]
-    Load {
-        path: PathBuf,
-        #[source]
-        source: LoadError,
-    },
-    /// Refused for a reason other than the loader's (a directory that cannot be read).
-    #[error("cannot install {path}: {source}")]
-    Refused {
-        path: PathBuf,
-        #[source]
-        source: PluginError,
-    },
-    #[error("cannot install {path}: cannot run `cargo build --release` in it: {source}")]
-    Cargo {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(
-        "cannot install {path}: `cargo build --release` failed ({status}; its messages are above)"
-    )]
-    Build { path: PathBuf, status: String },
-    #[error("cannot install {path}: it builds no strategy plugin (no crate in it has crate-type \"cdylib\")")]
-    NothingBuilt { path: PathBuf },
-    #[error("cannot install {first} and {second} together: both provide strategy `{strategy}`")]
-    SameStrategy {
-        first: PathBuf,
-        second: PathBuf,
-        strategy: String,
-    },
-    #[error("cannot install {first} and {second} together: both are named {name}")]
-    SameFileName {
-        first: PathBuf,
-        second: PathBuf,
-        name: String,
-    },
-    #[error("cannot remove `{name}`: {reason}")]
-    Remove { name: String, reason: String },
-    /// Several of the above, reported together (nothing was changed).
-    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
-    Several(Vec<PluginsError>),
+/// Install, list and remove strategy plugins
+///
+/// Strategies are searched in the `[plugins] directories` (default ./plugins), then next to
+/// the ptc executable, then in the user plugin directory, $XDG_DATA_HOME/ptc/plugins
+/// (~/.local/share/ptc/plugins when XDG_DATA_HOME is not set), which `install` and `remove`
+/// change.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    action: PluginsAction,
 }
 
-impl PluginsError {
-    /// One error for `errors`: the error itself when there is one, else all of them.
-    fn all(mut errors: Vec<PluginsError>) -> Option<PluginsError> {
-        match errors.len() {
-            0 => None,
-            1 => errors.pop(),
-            _ => Some(PluginsError::Several(errors)),
-        }
-    }
+/// What `ptc plugins` does.
+#[derive(Debug, clap::Subcommand)]
+pub enum PluginsAction {
+    /// List every plugin directory searched, in order, with its plugin files and the strategy
+    /// each provides (or why it was not loaded, or which earlier file hides it)
+    List {
+        /// What to print
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Check strategy plugins and copy them into the user plugin directory
+    ///
+    /// PATH is a plugin file (a strategy crate's built cdylib: lib*.so, *.dylib, *.dll), or a
+    /// directory with a Cargo.toml: a strategy crate, or a workspace such as a ptc checkout,
+    /// which is built with `cargo build --release` and whose every strategy plugin is
+    /// installed. Each file is loaded first, as commands load it: one that is not a ptc
+    /// strategy plugin, or was built for another ptc-plugin-api, is refused (exit 2) and
+    /// nothing is installed. A file is written under a temporary name, then renamed, so that the
+    /// directory never holds half a plugin; it replaces the file of the same name, and any other
+    /// file there that provided the same strategy.
+    Install {
+        /// Plugin files or crate directories
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Remove plugins from the user plugin directory, by strategy name or file name
+    Remove {
+        /// Strategy names (`delta-log`) or file names (`libptc_strategy_delta_log.so`)
+        #[arg(required = true, value_name = "NAME")]
+        names: Vec<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+}
+
+/// `ptc plugins ACTION`: no plugin is loaded the way other commands load them; each action
+/// searches the directories itself.
+pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
+    let (PluginsAction::List { config, .. }
+    | PluginsAction::Install { config, .. }
+    | PluginsAction::Remove { config, .. }) = &args.action;
+    let config = context.config(config)?;
+    write_out(out, &plugins(&config, args.action)?)
 }
 
 /// Runs `ptc plugins ACTION`; returns what to print.
-pub fn plugins(config: &Config, action: PluginsAction) -> Result<String, Error> {
+fn plugins(config: &Config, action: PluginsAction) -> Result<String, Error> {
     match action {
         PluginsAction::List { format, .. } => Ok(list::list(config, format)),
         PluginsAction::Install { paths, .. } => install::install(config, &paths),

@@ -28,109 +28,17 @@
 //! keywords (PTC-Lisp maps almost always use keyword keys); what cannot be recovered is kept as
 //! the trace wrote it and counted in the summary.
 
-use std::fmt;
 use std::io::{BufRead, Read};
 use std::path::Path;
 
 use serde_json::{json, Map, Value as Json};
 
+use super::{bad, ImportError, Imported, Losses, Supplied};
+use crate::recording::ReadError;
 use crate::recording::{Recording, RecordingDefaults};
-use crate::Error;
-
-/// What the import could not bring back as it was.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Losses {
-    pub truncated_strings: usize,
-    pub summarized_lists: usize,
-    pub keys_read_as_keywords: usize,
-    pub sets: usize,
-    pub functions: usize,
-    pub nested_runs_skipped: usize,
-}
-
-impl fmt::Display for Losses {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} string(s) truncated by the trace (kept as its preview), {} list(s) summarized as \"List(N items)\" (kept as that text), {} map key(s) read as keywords, {} set(s) and {} function(s) restored, {} nested run(s) skipped",
-            self.truncated_strings,
-            self.summarized_lists,
-            self.keys_read_as_keywords,
-            self.sets,
-            self.functions,
-            self.nested_runs_skipped
-        )
-    }
-}
-
-/// An imported recording: its JSON (the recording format) and what was lost.
-pub struct Imported {
-    pub json: Json,
-    pub turns: usize,
-    pub losses: Losses,
-    /// The trace format read: 1 or 2.
-    pub version: u64,
-    /// True when neither the trace nor the caller gave a `max_turns`: the recording takes the
-    /// configured default.
-    pub default_max_turns: bool,
-}
-
-/// What the caller gives for a recording, in place of the trace's own (`--mission`,
-/// `--max-turns`).
-#[derive(Clone, Debug, Default)]
-pub struct Supplied {
-    pub mission: Option<String>,
-    pub max_turns: Option<u32>,
-}
 
 /// The trace formats read: `schema_version` absent (1) or 2.
-const VERSIONS: &str = "1 (no schema_version) and 2";
-
-/// Why a trace log cannot be imported.
-#[derive(Debug, thiserror::Error)]
-pub enum ImportError {
-    /// A line that is not JSON.
-    #[error("column {}: {}", .0.column(), json_cause(.0))]
-    Json(#[source] serde_json::Error),
-    #[error("the line is longer than the limit of {}; raise it with --max-recording-bytes", crate::recording::show_bytes(*.0))]
-    TooLarge(u64),
-    #[error("no root `run.start` event (one without a parent_span_id)")]
-    NoRootRun,
-    #[error("the root run has no mission (looked for {looked_for}); give it with --mission TEXT")]
-    NoMission { looked_for: String },
-    #[error("the root run records {turns} turns but has no max_turns (looked for {looked_for}), and the configured default is {default}; give it with --max-turns N")]
-    NoMaxTurns {
-        turns: usize,
-        default: u32,
-        looked_for: String,
-    },
-    #[error(
-        "`schema_version` {found} is a trace format this ptc does not read (it reads {VERSIONS})"
-    )]
-    Version { found: Json },
-    #[error("`schema_version` {found} differs from the {first} of line {first_line}: one trace has one format")]
-    MixedVersions {
-        found: Json,
-        first: Json,
-        first_line: usize,
-    },
-}
-
-/// serde_json's message without the ` at line L column C` it ends with: the line is the trace
-/// log's, given with its path, and the column is given first.
-fn json_cause(err: &serde_json::Error) -> String {
-    let text = err.to_string();
-    let place = format!(" at line {} column {}", err.line(), err.column());
-    text.strip_suffix(&place).unwrap_or(&text).to_owned()
-}
-
-fn bad(path: &Path, line: Option<usize>, source: ImportError) -> Error {
-    Error::Import {
-        path: path.to_owned(),
-        line,
-        source,
-    }
-}
+pub(super) const VERSIONS: &str = "1 (no schema_version) and 2";
 
 /// Reads a ptc_runner trace log (v1 or v2) and builds the root run's recording, with what
 /// `supplied` gives in place of the trace's own; checks it as ptc reads recordings.
@@ -138,8 +46,8 @@ pub fn ptc_runner(
     path: &Path,
     defaults: &RecordingDefaults,
     supplied: &Supplied,
-) -> Result<Imported, Error> {
-    let file = std::fs::File::open(path).map_err(|source| Error::Input {
+) -> Result<Imported, ReadError> {
+    let file = std::fs::File::open(path).map_err(|source| ReadError::Input {
         path: path.to_owned(),
         source,
     })?;
@@ -153,7 +61,7 @@ pub fn ptc_runner(
     let mut reader = std::io::BufReader::new(file);
     let mut bytes = Vec::new();
     for i in 0.. {
-        let input = |source| Error::Input {
+        let input = |source| ReadError::Input {
             path: path.to_owned(),
             source,
         };

@@ -11,8 +11,8 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-use crate::ab::pricing::{CacheBlock, Request};
-use crate::render::RenderedMessage;
+use crate::cache::{CacheBlock, Request};
+use crate::message::RenderedMessage;
 
 /// Tokens every message costs besides its role and content.
 pub const MESSAGE_OVERHEAD: usize = 3;
@@ -34,13 +34,6 @@ impl Tokenizer {
             "cl100k_base" => Some(Tokenizer::Cl100kBase),
             _ => None,
         }
-    }
-
-    /// [`Tokenizer::from_name`], or an error naming the ones there are.
-    pub fn named(name: &str) -> Result<Tokenizer, crate::Error> {
-        Tokenizer::from_name(name).ok_or_else(|| {
-            crate::Error::unknown_name("tokenizer", name, &["o200k_base", "cl100k_base"])
-        })
     }
 
     pub fn name(self) -> &'static str {
@@ -471,7 +464,7 @@ mod tests {
                 if !content.is_char_boundary(a) || !content.is_char_boundary(b) {
                     continue;
                 }
-                let span = |start, end| crate::render::BlockSpan {
+                let span = |start, end| crate::message::BlockSpan {
                     start,
                     end,
                     cache_breakpoint: false,
@@ -499,17 +492,17 @@ mod tests {
             role: Role::User,
             content: "one two\n\nthree four five\n\nsix".into(),
             blocks: vec![
-                crate::render::BlockSpan {
+                crate::message::BlockSpan {
                     start: 0,
                     end: 7,
                     cache_breakpoint: false,
                 },
-                crate::render::BlockSpan {
+                crate::message::BlockSpan {
                     start: 9,
                     end: 24,
                     cache_breakpoint: true,
                 },
-                crate::render::BlockSpan {
+                crate::message::BlockSpan {
                     start: 26,
                     end: 29,
                     cache_breakpoint: false,

@@ -1,0 +1,203 @@
+//! The partial results of one shard, `ptc ab --shard K/N --format partial`: one JSON object
+//! holding everything `ptc ab merge` needs to produce what one run over the whole corpus
+//! produces, byte for byte. It holds sums and counts, never means, and integers only (costs
+//! are priced from the summed tokens by the merge), so that parts add up exactly:
+//!
+//! - `format` (`ptc-ab-partial/1`), `shard` (`{"index", "count"}`), `corpus` (the number of
+//!   recordings of the whole corpus and a hash of their identities: every shard must have
+//!   been given the same corpus) and `sources` (the recordings of this shard);
+//! - `fingerprint`: what must be equal for parts to be merged: the ptc version, every variant
+//!   with its plugin's version, its resolved options, its threshold and a hash of its
+//!   templates, the baseline, the tokenizer, every pricing profile, the primary profile, a hash
+//!   of what recordings without a system prompt get, and the recording size limit;
+//! - `recordings`, and per variant `summaries` (sums, the maximum, failures with the first
+//!   error and the corpus position of the recording it came from) and `turns` (per turn index:
+//!   summed tokens, how the primary profile's cache billed them, and the recordings reaching
+//!   it);
+//! - `bad_recordings`: the recordings that could not be read, with their corpus position;
+//! - `runs`, last: every prompt's measures, one line per recording and variant, with the
+//!   recording's corpus position. They (and the recordings that could not be read) are written
+//!   to an unnamed temporary file as they are made and copied out after the sums, so a shard
+//!   holds nothing per recording.
+
+mod fingerprint;
+mod read;
+mod write;
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+pub use fingerprint::Fingerprint;
+pub use read::{read, CheckedRows, RowReader};
+pub use write::write;
+
+use crate::ab::retention::Retention;
+use crate::ab::shard::{Corpus, Shard};
+use crate::ab::summary::{CacheTokens, TurnSum};
+use crate::ab::{PromptMeasure, RunDetail};
+use crate::cache::{Pricing, PromptCost};
+
+/// The value of `format`: the layout's name and version.
+pub const FORMAT: &str = "ptc-ab-partial/1";
+
+/// A variant's sums over the recordings of a part.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryPart {
+    pub prompts: usize,
+    pub tokens: usize,
+    pub max_tokens: usize,
+    pub cached_tokens: usize,
+    /// Per pricing profile.
+    pub cache: Vec<CacheTokens>,
+    pub retention: Retention,
+    pub render_ns: u64,
+    pub failed: usize,
+    pub first_error: Option<String>,
+    /// The corpus position of the recording `first_error` is about.
+    pub first_error_position: Option<usize>,
+}
+
+/// A recording that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BadPart {
+    pub position: usize,
+    pub recording: String,
+    pub error: String,
+}
+
+/// The prompts of one recording through one variant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RowPart {
+    pub position: usize,
+    pub recording: String,
+    pub variant: usize,
+    pub error: Option<String>,
+    pub prompts: Vec<PromptPart>,
+}
+
+/// One prompt's measures; its costs are priced from `cache` by the merge.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptPart {
+    pub turns: usize,
+    pub tokens: usize,
+    pub shared: usize,
+    /// Per pricing profile.
+    pub cache: Vec<CacheTokens>,
+    pub retention: Retention,
+    pub render_ns: u64,
+}
+
+/// A part. `runs` is what reading does with the rows: kept (`Vec<RowPart>`) or skipped
+/// (`IgnoredAny`); when writing, they follow the rest and are not part of this value.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Part<R> {
+    pub format: String,
+    pub shard: Shard,
+    pub corpus: Corpus,
+    pub sources: usize,
+    pub fingerprint: Fingerprint,
+    pub recordings: usize,
+    pub summaries: Vec<SummaryPart>,
+    pub turns: Vec<Vec<TurnSum>>,
+    /// When writing, they follow the rest and are not part of this value.
+    #[serde(skip_serializing)]
+    pub bad_recordings: Vec<BadPart>,
+    #[serde(skip_serializing)]
+    pub runs: R,
+}
+
+impl RowPart {
+    pub(super) fn of(position: usize, run: RunDetail) -> RowPart {
+        RowPart {
+            position,
+            recording: run.recording.display().to_string(),
+            variant: run.variant,
+            error: run.error,
+            prompts: run
+                .prompts
+                .into_iter()
+                .map(|p| PromptPart {
+                    turns: p.turns,
+                    tokens: p.tokens,
+                    shared: p.shared,
+                    cache: p.costs.iter().map(CacheTokens::from).collect(),
+                    retention: p.retention,
+                    render_ns: p.render_ns,
+                })
+                .collect(),
+        }
+    }
+
+    /// The row as one run lists it, its costs priced under `pricing`.
+    pub fn detail(self, pricing: &[Pricing]) -> RunDetail {
+        RunDetail {
+            recording: PathBuf::from(self.recording),
+            variant: self.variant,
+            error: self.error,
+            prompts: self
+                .prompts
+                .into_iter()
+                .map(|p| PromptMeasure {
+                    turns: p.turns,
+                    tokens: p.tokens,
+                    shared: p.shared,
+                    costs: pricing
+                        .iter()
+                        .zip(&p.cache)
+                        .map(|(profile, c)| -> PromptCost {
+                            profile.priced(c.read, c.written, c.plain)
+                        })
+                        .collect(),
+                    retention: p.retention,
+                    render_ns: p.render_ns,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::{Caching, Placement, Ttl};
+
+    #[test]
+    fn prices_read_back_to_the_same_bits() {
+        let awkward = [
+            0.1 + 0.2,
+            1e-7 / 3.0,
+            123_456.789_012_345_67,
+            2.2250738585072014e-308,
+            9_007_199_254_740_993.0,
+            0.3,
+        ];
+        for price in awkward {
+            let print = PricingPrint {
+                name: "p".into(),
+                input_per_mtok: price,
+                cache_read_per_mtok: price / 7.0,
+                cache_write_per_mtok: price * 1.25,
+                cache_write_1h_per_mtok: price * 2.0,
+                min_cacheable_tokens: 1024,
+                cache_step_tokens: 1,
+                caching: Caching::Explicit,
+                cache_ttl: Ttl::OneHour,
+                breakpoints: Placement::Auto,
+            };
+            let text = serde_json::to_string(&print).unwrap();
+            let back: PricingPrint = serde_json::from_reader(text.as_bytes()).unwrap();
+            assert_eq!(back, print, "{text}");
+            assert_eq!(Pricing::from(&back), Pricing::from(&print));
+        }
+        let err =
+            serde_json::from_str::<PricingPrint>("{\"name\": \"p\", \"input_per_mtok\": \"3\"}")
+                .unwrap_err();
+        assert!(err.to_string().contains("expected a number"), "{err}");
+    }
+}

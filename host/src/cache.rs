@@ -1,0 +1,248 @@
+//! The data of prompt caching and pricing, shared by the configuration (which reads the
+//! profiles), the renderer (which places breakpoints on requests) and `ptc ab` (which simulates
+//! what each request costs, in `ab/pricing.rs`): a provider's caching rule, where breakpoints go,
+//! how long entries live, the prices of a profile, and a request as a cache sees it.
+
+use std::fmt;
+
+use rustc_hash::FxHashMap;
+use serde::de::{self, Deserialize, Deserializer, Unexpected};
+
+/// The most breakpoints a request may carry.
+pub const MAX_BREAKPOINTS: usize = 4;
+
+/// How many blocks before a breakpoint (the breakpoint's own block included) a request looks
+/// for a prefix written earlier.
+pub const LOOKBACK_BLOCKS: usize = 20;
+
+/// A provider's caching rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caching {
+    /// Anthropic's: breakpoints on content blocks, writes at a premium.
+    Explicit,
+    /// OpenAI's and Gemini's: the shared prefix is read, nothing is marked.
+    Implicit,
+}
+
+/// Where a request carries its cache breakpoints (explicit caching only).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Placement {
+    /// The blocks the strategy marked
+    #[default]
+    Strategy,
+    /// The last block of the system prompt and the last block of the final message (what
+    /// gateways and Anthropic's automatic caching do)
+    Auto,
+    /// No breakpoint: nothing is cached
+    None,
+}
+
+impl Caching {
+    pub fn parse(name: &str) -> Option<Caching> {
+        match name {
+            "explicit" => Some(Caching::Explicit),
+            "implicit" => Some(Caching::Implicit),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Caching::Explicit => "explicit",
+            Caching::Implicit => "implicit",
+        }
+    }
+}
+
+impl Placement {
+    pub fn parse(name: &str) -> Option<Placement> {
+        match name {
+            "strategy" => Some(Placement::Strategy),
+            "auto" => Some(Placement::Auto),
+            "none" => Some(Placement::None),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Placement::Strategy => "strategy",
+            Placement::Auto => "auto",
+            Placement::None => "none",
+        }
+    }
+
+    /// The indices of the blocks of `request` that carry a breakpoint, in order.
+    pub fn breakpoints(self, request: &Request) -> Vec<usize> {
+        match self {
+            Placement::Strategy => request
+                .blocks
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.strategy_breakpoint)
+                .map(|(i, _)| i)
+                .collect(),
+            Placement::Auto => {
+                let system = request.blocks.iter().rposition(|b| b.system);
+                let last = request.blocks.len().checked_sub(1);
+                let mut marks: Vec<usize> = system.into_iter().chain(last).collect();
+                marks.dedup();
+                marks
+            }
+            Placement::None => Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for Placement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How long a cache entry lives without being read or written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Ttl {
+    /// 5 minutes: writes cost 1.25x the input price; `cache_control` carries no `ttl`
+    #[default]
+    #[value(name = "5m")]
+    FiveMinutes,
+    /// 1 hour: writes cost 2x the input price; `"ttl": "1h"`
+    #[value(name = "1h")]
+    OneHour,
+}
+
+impl Ttl {
+    pub fn parse(name: &str) -> Option<Ttl> {
+        match name {
+            "5m" => Some(Ttl::FiveMinutes),
+            "1h" => Some(Ttl::OneHour),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ttl::FiveMinutes => "5m",
+            Ttl::OneHour => "1h",
+        }
+    }
+
+    pub fn seconds(self) -> f64 {
+        match self {
+            Ttl::FiveMinutes => 300.0,
+            Ttl::OneHour => 3600.0,
+        }
+    }
+}
+
+/// Reads and writes one of the names `parse` knows, as the configuration and requests spell
+/// them.
+macro_rules! deserialize_by_name {
+    ($type:ty, $what:literal, $expected:literal) => {
+        impl<'de> Deserialize<'de> for $type {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let name = String::deserialize(deserializer)?;
+                <$type>::parse(&name)
+                    .ok_or_else(|| de::Error::invalid_value(Unexpected::Str(&name), &$expected))
+            }
+        }
+
+        impl serde::Serialize for $type {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $type {
+            type Err = String;
+
+            fn from_str(name: &str) -> Result<Self, String> {
+                <$type>::parse(name).ok_or_else(|| {
+                    format!(
+                        "unknown {} `{name}` ({})",
+                        $what,
+                        $expected.replace('"', "")
+                    )
+                })
+            }
+        }
+    };
+}
+
+deserialize_by_name!(Caching, "cache rule", "\"explicit\" or \"implicit\"");
+deserialize_by_name!(
+    Placement,
+    "cache placement",
+    "\"strategy\", \"auto\" or \"none\""
+);
+deserialize_by_name!(Ttl, "cache TTL", "\"5m\" or \"1h\"");
+
+/// A provider's input prices (per million tokens) and caching rules.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pricing {
+    /// The profile's name, with its placement and TTL when they are not the profile's own
+    /// (`anthropic@breakpoints=auto`).
+    pub name: String,
+    pub input_per_mtok: f64,
+    /// Price of a token read from the cache.
+    pub cache_read_per_mtok: f64,
+    /// Price of a token written to the cache with a 5-minute TTL (explicit caching).
+    pub cache_write_per_mtok: f64,
+    /// Price of a token written to the cache with a 1-hour TTL (explicit caching).
+    pub cache_write_1h_per_mtok: f64,
+    /// A prefix shorter than this is neither read from nor written to the cache; 0 disables
+    /// caching.
+    pub min_cacheable_tokens: usize,
+    /// Cached prefixes count in steps of this many tokens (OpenAI: 128); 1 for any length.
+    /// Implicit caching only.
+    pub cache_step_tokens: usize,
+    pub caching: Caching,
+    pub ttl: Ttl,
+    pub placement: Placement,
+}
+
+/// What one prompt costs.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PromptCost {
+    /// Tokens read from the cache.
+    pub read: usize,
+    /// Tokens written to the cache.
+    pub written: usize,
+    /// Tokens paid at the plain input price.
+    pub plain: usize,
+    /// In dollars.
+    pub cost: f64,
+}
+
+/// One content block of a request, as a prompt cache sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheBlock {
+    /// Tokens of the request up to the end of this block.
+    pub end: usize,
+    /// Identifies the request's prefix up to the end of this block: equal prefixes, equal keys.
+    pub prefix: u64,
+    /// The strategy put a breakpoint here.
+    pub strategy_breakpoint: bool,
+    /// The block is part of the system prompt.
+    pub system: bool,
+}
+
+/// A request as a prompt cache sees it: its blocks, in order, and its tokens.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Request {
+    pub blocks: Vec<CacheBlock>,
+    /// Every token of the request (at least the end of its last block).
+    pub tokens: usize,
+    /// Tokens shared as an exact prefix with the previous request (implicit caching).
+    pub shared: usize,
+    /// Seconds since the start of the run when the request is sent, if the recording says.
+    pub at: Option<f64>,
+}
+
+/// What a provider holds in its cache for one run: prefix key → when it was last written or
+/// read (seconds; 0 when the recording has no times).
+#[derive(Clone, Debug, Default)]
+pub struct CacheState {
+    pub(crate) entries: FxHashMap<u64, f64>,
+}

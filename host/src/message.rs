@@ -1,0 +1,52 @@
+//! A rendered chat message: its role, its text and the content blocks a prompt cache sees,
+//! with the breakpoints the strategy put on them. The renderer makes them; token counting and
+//! the cost simulation read them.
+
+use ptc_plugin_api::Role;
+
+/// A chat message with its text and its content blocks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderedMessage {
+    pub role: Role,
+    pub content: String,
+    /// The content blocks, in order: byte ranges of `content`, one blank line between two.
+    /// A message whose content is empty has none.
+    pub blocks: Vec<BlockSpan>,
+}
+
+/// One content block of a [`RenderedMessage`]: `content[start..end]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockSpan {
+    pub start: usize,
+    pub end: usize,
+    /// The strategy put a cache breakpoint on this block.
+    pub cache_breakpoint: bool,
+}
+
+impl RenderedMessage {
+    /// A message of one block without a breakpoint (or none, when `content` is empty).
+    pub fn plain(role: Role, content: impl Into<String>) -> RenderedMessage {
+        let content = content.into();
+        let blocks = if content.is_empty() {
+            Vec::new()
+        } else {
+            vec![BlockSpan {
+                start: 0,
+                end: content.len(),
+                cache_breakpoint: false,
+            }]
+        };
+        RenderedMessage {
+            role,
+            content,
+            blocks,
+        }
+    }
+
+    /// The text of each block, with whether it carries a cache breakpoint.
+    pub fn block_texts(&self) -> impl Iterator<Item = (&str, bool)> {
+        self.blocks
+            .iter()
+            .map(|b| (&self.content[b.start..b.end], b.cache_breakpoint))
+    }
+}

@@ -1,0 +1,35 @@
+//! Why a prompt could not be rendered: the turn asked for, the strategy's call, its templates,
+//! or a request the prompt cannot make.
+
+use std::path::PathBuf;
+
+use crate::render::templates::TemplateError;
+
+/// Why rendering a prompt failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("--turns {asked} is more than the {recorded} turn(s) recorded in {path}")]
+    TurnsOutOfRange {
+        path: PathBuf,
+        asked: usize,
+        recorded: usize,
+    },
+    #[error("strategy `{strategy}` ({file}) failed: {source}")]
+    Strategy {
+        strategy: String,
+        file: PathBuf,
+        #[source]
+        source: ptc_plugin_api::RenderError,
+    },
+    #[error("strategy `{strategy}` ({file}) failed: {source}")]
+    StrategyTemplate {
+        strategy: String,
+        file: PathBuf,
+        #[source]
+        source: Box<TemplateError>,
+    },
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    #[error("the prompt of strategy `{strategy}` has no user or assistant message: a Messages API request needs one")]
+    NoConversation { strategy: String },
+}

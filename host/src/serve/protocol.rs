@@ -1,0 +1,286 @@
+//! The protocol of `ptc serve`, in one place: what a request may hold and what a response
+//! holds. One JSON object per line each way.
+//!
+//! A request is [`Request`]: `recording` is required; `id` (any JSON, echoed back), `turns`,
+//! `strategy`, `options`, `format` and the request-body options `model`, `max_tokens`,
+//! `cache_placement` and `cache_ttl` are optional (`null` is the same as leaving one out). A
+//! field that is not one of these is refused, so that a misspelt one is never silently ignored.
+//!
+//! A response is [`Response`]: the prompt (`format` `json`, the default), a request body
+//! (`anthropic`, `openai`), or an error with one of the [`Code`]s.
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value as Json};
+
+use crate::render::request::{RenderFormat, RequestArgs, RequestOptions};
+use crate::render::{PromptView, StatsView};
+
+/// A request as it is written, every field but `recording` optional. Values are checked by
+/// [`Request::checked`], which gives each wrong one its own message.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request<'a> {
+    /// Echoed in the response.
+    #[serde(default)]
+    pub id: Json,
+    /// The run so far, in the recording format: left unparsed here, so that the recording
+    /// parser sees the keys of its maps in the order the request wrote them.
+    #[serde(borrow)]
+    pub recording: Option<&'a RawValue>,
+    /// How many recorded turns to render from (default: all).
+    #[serde(default)]
+    pub turns: Json,
+    /// The strategy (default: the configured one).
+    #[serde(default)]
+    pub strategy: Json,
+    /// The strategy's options, by name.
+    #[serde(default)]
+    pub options: Json,
+    /// `json` (default), `anthropic` or `openai`.
+    #[serde(default)]
+    pub format: Json,
+    #[serde(default)]
+    pub model: Json,
+    #[serde(default)]
+    pub max_tokens: Json,
+    #[serde(default)]
+    pub cache_placement: Json,
+    #[serde(default)]
+    pub cache_ttl: Json,
+}
+
+/// A request whose fields all have the right types.
+#[derive(Debug)]
+pub struct Checked<'a> {
+    pub recording: &'a RawValue,
+    pub turns: Option<usize>,
+    pub strategy: Option<String>,
+    pub options: Map<String, Json>,
+    pub format: RenderFormat,
+    pub request: RequestOptions,
+}
+
+/// Why a request was refused, and the response's `error.code`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Code {
+    /// Not JSON, not an object, a field unknown or of the wrong type, a turn out of range, an
+    /// option the strategy does not have.
+    BadRequest,
+    /// The line is longer than `--max-request-bytes`.
+    TooLarge,
+    /// The recording does not parse or breaks its rules.
+    BadRecording,
+    /// The strategy is not loaded.
+    UnknownStrategy,
+    /// The strategy or its templates failed.
+    RenderFailed,
+}
+
+/// One response line. Written through a JSON value, so that every object's keys are in
+/// alphabetical order (`{"id", "messages", "stats", "strategy", "turns"}`).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum Response<'a> {
+    /// The prompt, for `format: json`: `{"id", "strategy", "turns", "messages": [{"role",
+    /// "content"}], "stats"}`, as `ptc render --format json` prints it.
+    Prompt {
+        id: Json,
+        #[serde(flatten)]
+        prompt: PromptView<'a>,
+    },
+    /// A request body, for `format: anthropic` or `openai`: `{"id", "strategy", "turns",
+    /// "request", "stats"}`.
+    Body {
+        id: Json,
+        strategy: &'a str,
+        turns: usize,
+        request: Json,
+        stats: StatsView,
+    },
+    /// `{"id", "error": {"code", "message"}}`.
+    Error { id: Json, error: ErrorBody },
+}
+
+/// What went wrong.
+#[derive(Serialize)]
+pub struct ErrorBody {
+    pub code: Code,
+    pub message: String,
+}
+
+impl Response<'_> {
+    /// The response as one line of JSON, with its newline.
+    pub fn line(&self) -> String {
+        let value = serde_json::to_value(self).expect("a response serializes");
+        let mut text = value.to_string();
+        text.push('\n');
+        text
+    }
+
+    pub fn error(id: Json, code: Code, message: impl std::fmt::Display) -> Response<'static> {
+        Response::Error {
+            id,
+            error: ErrorBody {
+                code,
+                message: message.to_string(),
+            },
+        }
+    }
+}
+
+/// Only the `id` of a request, read when the request as a whole is refused, so that the
+/// error still names the request it answers.
+#[derive(Deserialize)]
+struct IdOnly {
+    #[serde(default)]
+    id: Json,
+}
+
+impl<'a> Request<'a> {
+    /// Reads a request line; on failure, the request's `id` when it could be found, and why.
+    pub fn parse(line: &'a str) -> Result<Request<'a>, (Json, String)> {
+        serde_json::from_str(line).map_err(|e| {
+            use serde_json::error::Category;
+            match e.classify() {
+                Category::Syntax | Category::Eof | Category::Io => {
+                    (Json::Null, format!("not JSON: {e}"))
+                }
+                Category::Data => match serde_json::from_str::<IdOnly>(line) {
+                    Ok(IdOnly { id }) => (id, format!("bad request: {e}")),
+                    Err(_) => (Json::Null, "a request is a JSON object".to_owned()),
+                },
+            }
+        })
+    }
+
+    /// The request with each field checked, or the message saying which is wrong.
+    pub fn checked(&self) -> Result<Checked<'a>, String> {
+        let recording = self
+            .recording
+            .filter(|r| r.get() != "null")
+            .ok_or("missing \"recording\"")?;
+        let strategy = match &self.strategy {
+            Json::Null => None,
+            Json::String(name) => Some(name.clone()),
+            other => {
+                return Err(format!(
+                    "\"strategy\" must be a strategy name (a string), not {other}"
+                ))
+            }
+        };
+        let options = match &self.options {
+            Json::Null => Map::new(),
+            Json::Object(options) => options.clone(),
+            other => return Err(format!("\"options\" must be an object, not {other}")),
+        };
+        let turns = match &self.turns {
+            Json::Null => None,
+            k => match k.as_u64() {
+                Some(k) => Some(usize::try_from(k).unwrap_or(usize::MAX)),
+                None => return Err("\"turns\" must be a non-negative integer".to_owned()),
+            },
+        };
+        let (format, request) = self.request_format()?;
+        Ok(Checked {
+            recording,
+            turns,
+            strategy,
+            options,
+            format,
+            request,
+        })
+    }
+
+    /// The `format` and the options of a request body, or why they are wrong.
+    fn request_format<'s>(&'s self) -> Result<(RenderFormat, RequestOptions), String> {
+        let text = |name: &str, value: &'s Json, what: &str| match value {
+            Json::Null => Ok(None),
+            Json::String(s) => Ok(Some(s.as_str())),
+            other => Err(format!("\"{name}\" must be {what}, not {other}")),
+        };
+        let format = match text(
+            "format",
+            &self.format,
+            "\"json\", \"anthropic\" or \"openai\"",
+        )? {
+            None | Some("json") => RenderFormat::Json,
+            Some("anthropic") => RenderFormat::Anthropic,
+            Some("openai") => RenderFormat::OpenAi,
+            Some(other) => {
+                return Err(format!(
+                    "\"format\" must be \"json\", \"anthropic\" or \"openai\", not \"{other}\""
+                ))
+            }
+        };
+        let max_tokens = match &self.max_tokens {
+            Json::Null => None,
+            n => match n.as_u64().and_then(|n| u32::try_from(n).ok()) {
+                Some(n) if n > 0 => Some(n),
+                _ => {
+                    return Err(format!(
+                        "\"max_tokens\" must be a positive integer (at most {}), not {n}",
+                        u32::MAX
+                    ))
+                }
+            },
+        };
+        let args = RequestArgs {
+            model: text("model", &self.model, "a model name (a string)")?.map(str::to_owned),
+            max_tokens,
+            placement: text(
+                "cache_placement",
+                &self.cache_placement,
+                "\"strategy\", \"auto\" or \"none\"",
+            )?
+            .map(str::parse)
+            .transpose()
+            .map_err(|e| format!("\"cache_placement\": {e}"))?,
+            ttl: text("cache_ttl", &self.cache_ttl, "\"5m\" or \"1h\"")?
+                .map(str::parse)
+                .transpose()
+                .map_err(|e| format!("\"cache_ttl\": {e}"))?,
+        };
+        let options = args.for_format(format, |name| format!("\"{name}\""))?;
+        Ok((format, options))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_misspelt_field_is_refused_with_the_request_id() {
+        let (id, message) =
+            Request::parse(r#"{"id": 7, "recording": {}, "stratgy": "delta-log"}"#).unwrap_err();
+        assert_eq!(id, Json::from(7));
+        assert!(message.contains("unknown field `stratgy`"), "{message}");
+        assert!(message.contains("`strategy`"), "{message}");
+    }
+
+    #[test]
+    fn not_an_object_and_not_json_are_told_apart() {
+        assert_eq!(
+            Request::parse("[1]").unwrap_err().1,
+            "a request is a JSON object"
+        );
+        assert!(Request::parse("{").unwrap_err().1.starts_with("not JSON"));
+    }
+
+    #[test]
+    fn null_is_the_same_as_leaving_a_field_out() {
+        let request = Request::parse(
+            r#"{"recording": {"a": 1}, "turns": null, "strategy": null, "format": null}"#,
+        )
+        .unwrap();
+        let checked = request.checked().unwrap();
+        assert_eq!(checked.recording.get(), r#"{"a": 1}"#);
+        assert_eq!(checked.turns, None);
+        assert_eq!(checked.strategy, None);
+        assert_eq!(checked.format, RenderFormat::Json);
+        let missing = Request::parse(r#"{"recording": null}"#).unwrap();
+        assert_eq!(missing.checked().unwrap_err(), "missing \"recording\"");
+    }
+}
