@@ -141,16 +141,23 @@ struct IdOnly {
 impl<'a> Request<'a> {
     /// Reads a request line; on failure, the request's `id` when it could be found, and why.
     pub fn parse(line: &'a str) -> Result<Request<'a>, (Json, String)> {
+        // A struct also reads from a JSON array: only an object is a request.
+        if !line.trim_start().starts_with('{') {
+            return Err(match serde_json::from_str::<serde::de::IgnoredAny>(line) {
+                Ok(_) => (Json::Null, "a request is a JSON object".to_owned()),
+                Err(e) => (Json::Null, format!("not JSON: {e}")),
+            });
+        }
         serde_json::from_str(line).map_err(|e| {
             use serde_json::error::Category;
             match e.classify() {
                 Category::Syntax | Category::Eof | Category::Io => {
                     (Json::Null, format!("not JSON: {e}"))
                 }
-                Category::Data => match serde_json::from_str::<IdOnly>(line) {
-                    Ok(IdOnly { id }) => (id, format!("bad request: {e}")),
-                    Err(_) => (Json::Null, "a request is a JSON object".to_owned()),
-                },
+                Category::Data => {
+                    let id = serde_json::from_str::<IdOnly>(line).map_or(Json::Null, |r| r.id);
+                    (id, format!("bad request: {e}"))
+                }
             }
         })
     }

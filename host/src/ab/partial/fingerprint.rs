@@ -189,3 +189,42 @@ fn option_json(value: &ptc_plugin_api::OptionValue) -> Json {
         OptionValue::String(s) => Json::from(s.as_str()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prices_read_back_to_the_same_bits() {
+        let awkward = [
+            0.1 + 0.2,
+            1e-7 / 3.0,
+            123_456.789_012_345_67,
+            2.2250738585072014e-308,
+            9_007_199_254_740_993.0,
+            0.3,
+        ];
+        for price in awkward {
+            let print = PricingPrint {
+                name: "p".into(),
+                input_per_mtok: price,
+                cache_read_per_mtok: price / 7.0,
+                cache_write_per_mtok: price * 1.25,
+                cache_write_1h_per_mtok: price * 2.0,
+                min_cacheable_tokens: 1024,
+                cache_step_tokens: 1,
+                caching: Caching::Explicit,
+                cache_ttl: Ttl::OneHour,
+                breakpoints: Placement::Auto,
+            };
+            let text = serde_json::to_string(&print).unwrap();
+            let back: PricingPrint = serde_json::from_reader(text.as_bytes()).unwrap();
+            assert_eq!(back, print, "{text}");
+            assert_eq!(Pricing::from(&back), Pricing::from(&print));
+        }
+        let err =
+            serde_json::from_str::<PricingPrint>("{\"name\": \"p\", \"input_per_mtok\": \"3\"}")
+                .unwrap_err();
+        assert!(err.to_string().contains("expected a number"), "{err}");
+    }
+}
