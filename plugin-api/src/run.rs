@@ -109,7 +109,7 @@ impl Turn {
 }
 
 impl Run {
-    /// `max_turns - turns_so_far` (ARC-006): counts the turn about to run; never below zero.
+    /// `max_turns - turns_so_far`: counts the turn about to run; never below zero.
     pub fn turns_left(&self, turns_so_far: usize) -> u32 {
         self.max_turns
             .saturating_sub(u32::try_from(turns_so_far).unwrap_or(u32::MAX))

@@ -7,6 +7,7 @@ mod config;
 mod conventions;
 mod deploy;
 mod determinism;
+mod docs;
 mod examples;
 mod install;
 mod layers;

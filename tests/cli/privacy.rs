@@ -1,6 +1,6 @@
-//! Private names and odd keywords (DECISIONS 23 and 24): a name or key starting with `_` never
+//! Private names and odd keywords: a name or key starting with `_` never
 //! shows its value in any prompt of any strategy, and no recorded value, keyword or name puts a
-//! line break into a prompt. Expected texts are written from the decisions.
+//! line break into a prompt. Expected texts are written by hand from these rules.
 
 use ptc::{Host, Recording, RecordingDefaults};
 use serde_json::{json, Value as Json};
@@ -9,7 +9,7 @@ use crate::support::{in_process_host, shared, STRATEGIES};
 
 const PAD20: &str = "                    ";
 
-/// The recording of DECISIONS 23: a private definition and a private tool argument.
+/// A recording with a private definition and a private tool argument.
 fn private_recording() -> Json {
     json!({
         "mission": "m",

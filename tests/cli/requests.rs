@@ -394,14 +394,12 @@ fn cut_from(shown: &Json, real: &Json) -> bool {
     }
 }
 
+/// The manual's page on requests shows what `ptc render --format anthropic|openai` prints: each
+/// `$ptc` command followed by a JSON block, its texts possibly cut at `...`.
 #[test]
-fn the_readme_shows_real_requests() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let section = readme
-        .split("## Ready-to-send requests")
-        .nth(1)
-        .and_then(|s| s.split("\n## ").next())
-        .expect("the README's section on requests");
+fn the_manual_shows_real_requests() {
+    let section = std::fs::read_to_string(repo().join("docs/src/guide/requests.md"))
+        .expect("the manual's page on requests");
     let mut shown = 0;
     for block in section.split("```sh\n").skip(1) {
         let (command, rest) = block.split_once("\n```\n").unwrap();

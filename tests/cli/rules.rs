@@ -1,6 +1,6 @@
-//! The text of single-user-coalesced, rule family by rule family, checked against the
-//! specification (seeds 001 FMT/TYP/TRN/SAM/DEF/TC/MSG/ERR/SS and DECISIONS 1-22). Every
-//! expected text here is written from the specification, not copied from output.
+//! The text of single-user-coalesced, rule family by rule family (value formatting, type
+//! labels, truncation, samples, definitions, tool calls, messages, errors, single-shot runs).
+//! Every expected text here is written by hand from the rules, not copied from output.
 
 use serde_json::{json, Value as Json};
 

@@ -300,7 +300,7 @@ fn trace_escapes_recorded_control_characters_on_a_terminal() {
 }
 
 /// A strategy that compresses a run compresses it single-shot too: it never sends the full
-/// history under its own name (DECISIONS 2).
+/// history under its own name: a single-shot run is not a reason to fall back to another view.
 #[test]
 fn no_strategy_sends_a_single_shot_run_uncompressed_under_its_name() {
     let scratch = crate::support::all_strategies();

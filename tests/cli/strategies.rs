@@ -207,7 +207,7 @@ fn every_strategy_folder_is_listed_where_it_must_be() {
     }
 }
 
-/// DECISIONS 2: with `max_turns = 1` the first prompt is the only one sent; rendering after
+/// With `max_turns = 1` the first prompt is the only one sent; rendering after
 /// that turn is allowed and, like every render after the last turn, ends with the FINAL TURN
 /// line. No strategy falls back to another view, so the JSON names the strategy that wrote the
 /// text.

@@ -1,4 +1,4 @@
-//! `full-history`, the baseline: the conversation without compression (DECISIONS 21). The system
+//! `full-history`, the baseline: the conversation without compression. The system
 //! prompt, the first user message (the same as every strategy's first prompt), then for each turn
 //! the assistant's whole response and a user message with the turn's prints (or its error) and
 //! the number of the turn about to run. Append-only: the prompt for turn k + 1 extends the prompt

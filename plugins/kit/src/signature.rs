@@ -1,5 +1,5 @@
-//! Tool signatures in PTC-Lisp signature syntax, reduced to what a `tool/` line shows
-//! (FMT-004, DECISIONS 9): the parameter names and the return type without colons.
+//! Tool signatures in PTC-Lisp signature syntax, reduced to what a `tool/` line shows:
+//! the parameter names and the return type without colons.
 
 /// A tool signature as the `tool/` namespace shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! The canonical order of map entries and set elements (DECISIONS 17), and the constructors that
+//! The canonical order of map entries and set elements, and the constructors that
 //! sort into it. The host builds every map and set of a recording with these, so strategies see
 //! them in this order.
 
@@ -65,9 +65,10 @@ fn float_cmp(x: f64, y: f64) -> Ordering {
     }
 }
 
-/// The fixed order in which map entries and set elements print (DECISIONS 17): nil, booleans
-/// (false first), numbers by value (an integer before an equal float), keywords, strings (both
-/// by bytes), then everything else by its printed Clojure text (private entries included).
+/// The fixed order in which map entries and set elements print, whatever the recording's: nil,
+/// booleans (false first), numbers by value (an integer before an equal float), keywords,
+/// strings (both by bytes), then everything else by its printed Clojure text (private entries
+/// included).
 pub fn canonical_cmp(a: &Value, b: &Value) -> Ordering {
     let (ra, rb) = (kind_rank(a), kind_rank(b));
     if ra != rb {

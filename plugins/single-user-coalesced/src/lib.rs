@@ -1,4 +1,4 @@
-//! `single-user-coalesced`, the default strategy of the specification: the whole history is
+//! `single-user-coalesced`, ptc's default strategy: the whole history is
 //! coalesced into one user message after the system prompt.
 //!
 //! The user message holds, in order and each omitted when empty: the mission; `tool/`;
@@ -6,7 +6,7 @@
 //! calls of successful turns (or `;; No tool calls made`); their println output; the latest
 //! error while the last turn failed; the turns left. When anything was printed no value shows a
 //! sample. A run with `max_turns = 1` sends only its first prompt, which has no history to
-//! compress (SS-001); rendered after its turn, it shows that turn coalesced, like any other.
+//! compress; rendered after its turn, it shows that turn coalesced, like any other.
 //!
 //! This crate decides what is shown; the templates in `templates/coalesce/` decide
 //! how it looks. The sections themselves are built by `ptc_strategy_kit::coalesce`, which every

@@ -1,8 +1,10 @@
 //! The coalesced view of a history, as `single-user-coalesced` renders it: the namespaces
 //! (`tool/`, `data/`, `user/`), the tool calls and output of successful turns, the latest error,
-//! the turns left. It lives here, beside the contract, because every strategy that coalesces
-//! some of its history (rolling windows, per-turn summaries, ...) must render it exactly the same
-//! way; strategies choose which of these sections to send and in which messages.
+//! the turns left. It lives in the strategy kit, a crate of its own that strategies depend on
+//! (the contract, `ptc-plugin-api`, holds only what crosses the plugin boundary and never
+//! depends on the kit), because every strategy that coalesces some of its history (rolling
+//! windows, per-turn summaries, ...) must render it exactly the same way; strategies choose
+//! which of these sections to send and in which messages.
 //!
 //! The sections name these templates, whose defaults are in `templates/coalesce/`:
 //! `system`, `mission`, `tools`, `data`, `user` (which includes `user_lines`), `expected_output`,

@@ -221,7 +221,7 @@ pub fn output_section(prints: &[&str], settings: &Settings) -> Section {
     section("output", 1).with("prints", shown)
 }
 
-/// The failed turn's program and error (ERR-004).
+/// The failed turn's program and error (its reason stands in for a missing message).
 pub fn error_section(turn: &Turn) -> Section {
     let mut section = section("error", 3);
     if let Some(program) = turn.program.as_ref().into_option() {

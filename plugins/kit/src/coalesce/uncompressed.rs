@@ -9,7 +9,7 @@ use super::history::shown_whole;
 use super::{system_message, user_message, Settings};
 
 /// The prompt without compression: system, the first user message, then per turn the
-/// assistant's response and the user feedback (DECISIONS 21). Nothing is compressed: every tool
+/// assistant's response and the user feedback. Nothing is compressed: every tool
 /// call and print of a successful turn counts as shown.
 pub fn uncompressed(run: &Run, turns: &[Turn], settings: &Settings) -> Output {
     let (first, _) = user_message(run, &[], settings);

@@ -1,6 +1,5 @@
-//! Values in Clojure syntax, cut to limits (`Format.to_clojure` of the specification), type
-//! labels (TYP-*) and docstring sanitising (DEF-007). Every strategy uses these, so a sample
-//! reads the same whichever strategy shows it.
+//! Values in Clojure syntax, cut to limits, type labels and docstring sanitising. Every strategy
+//! uses these, so a sample reads the same whichever strategy shows it.
 
 use std::fmt::Write;
 
@@ -31,8 +30,8 @@ impl Limits {
     }
 }
 
-/// Prints `value` in Clojure syntax, cut to `limits` (DECISIONS 14-17), private map entries
-/// left out (DECISIONS 23).
+/// Prints `value` in Clojure syntax, cut to `limits` (elements of each collection at every
+/// depth, characters of each string), private map entries left out.
 ///
 /// A cut collection prints its first `limit` elements, then `...`, then
 /// ` (N items, showing first M)` after the closing bracket; a cut string keeps its first
@@ -82,7 +81,7 @@ pub(crate) fn exact_text(value: &Value) -> String {
     out
 }
 
-/// A name that is private (DECISIONS 23): it starts with `_`. A private `user/` or `data/`
+/// A name that is private: it starts with `_`. A private `user/` or `data/`
 /// entry shows no sample.
 pub fn is_private_name(name: &str) -> bool {
     name.starts_with('_')
@@ -97,8 +96,8 @@ pub fn is_private_key(key: &Value) -> bool {
     }
 }
 
-/// A keyword name that prints as `:name` (DECISIONS 24): not empty, and only the characters
-/// `A-Z a-z 0-9 * + ! ? < > = / . _ -`.
+/// A keyword name that prints as `:name` (any other prints as `(keyword "...")`): not empty,
+/// and only the characters `A-Z a-z 0-9 * + ! ? < > = / . _ -`.
 pub fn is_plain_keyword(name: &str) -> bool {
     !name.is_empty()
         && name
@@ -264,7 +263,7 @@ pub fn write_float(out: &mut String, f: f64) {
     }
 }
 
-/// The type label of a value (TYP-*, DECISIONS 18): `list[N]`, `map[N]`, `set[N]`, `string`,
+/// The type label of a value, the same in every strategy: `list[N]`, `map[N]`, `set[N]`, `string`,
 /// `integer`, `float`, `boolean`, `keyword`, `nil`, `#fn[...]`.
 pub fn type_label(value: &Value) -> String {
     match value {
@@ -290,7 +289,7 @@ fn sized_label(kind: &str, len: usize) -> String {
     label
 }
 
-/// A docstring made safe for a `;` comment line (DEF-007, DECISIONS 12): every `;` removed,
+/// A docstring made safe for a `;` comment line: every `;` removed,
 /// every line break turned into one space (see [`one_line`]).
 pub fn sanitize_doc(doc: &str) -> String {
     if !doc.contains(';') {
@@ -367,8 +366,8 @@ pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
-/// `text` cut to `limit` characters with `...` appended when it was longer (println entries,
-/// TRN-011).
+/// `text` cut to `limit` characters with `...` appended when it was longer (println entries
+/// are cut this way to `println_char_limit`).
 pub fn cap_chars(text: &str, limit: usize) -> String {
     // No more characters than bytes.
     if text.len() <= limit {

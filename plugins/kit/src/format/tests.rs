@@ -22,7 +22,7 @@ fn scalars_print_in_clojure_syntax() {
 }
 
 #[test]
-#[allow(clippy::approx_constant)] // 3.14 is the specification's example, not pi
+#[allow(clippy::approx_constant)] // 3.14 is an example value, not pi
 fn floats_print_like_java() {
     let cases = [
         (1.0, "1.0"),
