@@ -90,7 +90,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ],
         "turns": [],
     });
-    // A single-shot run sends only its first prompt, which has no history to compress (SS-001):
+    // A single-shot run sends only its first prompt, which has no history to compress:
     // the configured strategy renders it like any other.
     let renderer = host.renderer(Some(host.config().strategy()))?;
     let defaults = host.recording_defaults()?;

@@ -126,3 +126,67 @@ fn a_shared_section_file_changes_every_strategy_that_shows_it() {
         );
     }
 }
+
+/// `ptc render --explain` traces each line of the prompt back to its strategy, its template and
+/// where that template was loaded from, with the fields it received.
+#[test]
+fn explain_says_where_each_section_comes_from() {
+    let scratch = Scratch::new();
+    let path = example("failure-recovery.json");
+    let args = |extra: &[&str]| {
+        let mut args = vec!["render".to_owned(), path.display().to_string()];
+        args.extend(["--turns", "1", "--explain"].map(String::from));
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let built_in = scratch.ptc(args(&[])).ok();
+    assert!(
+        built_in.starts_with("The prompt before turn 2 of "),
+        "{built_in}"
+    );
+    assert!(
+        built_in.contains("by strategy `single-user-coalesced`"),
+        "{built_in}"
+    );
+    // The turns-left line, its template, and the field it came from.
+    let section = built_in
+        .split("\n=== section ")
+        .find(|s| s.contains("template: turns_left "))
+        .expect("a turns_left section");
+    assert!(section.contains("(user), block"), "{section}");
+    assert!(
+        section.contains("template: turns_left (built in)"),
+        "{section}"
+    );
+    assert!(section.contains("\"turns_left\": 7"), "{section}");
+    assert!(section.contains("text:\n    Turns left: 7\n"), "{section}");
+    // Every section the rendered prompt holds is explained, in order.
+    let prompt = scratch
+        .ptc(["render", &path.display().to_string(), "--turns", "1"])
+        .ok();
+    let texts: Vec<&str> = built_in
+        .split("\ntext:\n")
+        .skip(1)
+        .map(|s| s.split("\n=== section ").next().unwrap())
+        .collect();
+    for text in &texts {
+        for line in text.lines().filter_map(|l| l.strip_prefix("    ")) {
+            assert!(prompt.contains(line), "{line:?} is not in the prompt");
+        }
+    }
+    // A user's file is named with its path.
+    scratch.write(
+        "templates/single-user-coalesced/turns_left.tera",
+        "{{ turns_left }} to go\n",
+    );
+    let overridden = scratch.ptc(args(&[])).ok();
+    assert!(
+        overridden.contains("template: turns_left (your file ")
+            && overridden.contains("templates/single-user-coalesced/turns_left.tera)"),
+        "{overridden}"
+    );
+    assert!(overridden.contains("text:\n    7 to go\n"), "{overridden}");
+    // --explain is a view of its own, not a format.
+    let both = scratch.ptc(args(&["--format", "json"]));
+    assert_eq!(both.code, 2, "{}", both.stderr);
+}

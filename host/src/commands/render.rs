@@ -8,9 +8,10 @@ use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
 use crate::output::write_out;
-use crate::output::{pretty, prompt_json, prompt_text};
+use crate::output::{escape_controls, pretty, prompt_json, prompt_text, terminal};
 use crate::recording::corpus;
 use crate::render::request::{self, Placement, RenderFormat, RequestArgs, Ttl};
+use crate::render::templates::Origin;
 use crate::tokens::Counter;
 use crate::Error;
 use std::io::Write;
@@ -40,6 +41,11 @@ pub struct Args {
     /// What to print
     #[arg(long, value_enum, default_value_t = RenderFormat::Text)]
     format: RenderFormat,
+    /// Instead of the prompt, each of its sections: the strategy that emitted it, its template
+    /// and where that was loaded from (your file, or built in), the fields it received and the
+    /// text it gave
+    #[arg(long, conflicts_with = "format")]
+    explain: bool,
     /// The request's model (anthropic, openai)
     /// [default: claude-sonnet-4-5 for anthropic, gpt-5 for openai]
     #[arg(long, value_name = "NAME", help_heading = "Request options")]
@@ -70,6 +76,10 @@ pub struct Args {
 /// `ptc render`.
 pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
     let host = context.with_strategies(&args.config, Some(&args.limits))?;
+    if args.explain {
+        let text = explain(&host, &args.recording, args.turns, args.strategy.as_deref())?;
+        return write_out(out, &text);
+    }
     let request = RequestArgs {
         model: args.model,
         max_tokens: args.max_tokens,
@@ -111,4 +121,72 @@ pub fn render(
         RenderFormat::Anthropic => Ok(pretty(&request::anthropic(&prompt, &options)?)),
         RenderFormat::OpenAi => Ok(pretty(&request::openai(&prompt, &options))),
     }
+}
+
+/// `ptc render --explain`: each section of the prompt with its strategy, template, origin,
+/// fields and text. On a terminal, the control characters of recorded text are escaped.
+pub fn explain(
+    host: &Host,
+    path: &Path,
+    turns: Option<usize>,
+    strategy: Option<&str>,
+) -> Result<String, Error> {
+    let prompter = host.prompter(strategy)?;
+    let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
+    let turns = turns.unwrap_or(recording.turns.len());
+    let tokenizer = tokenizer(host, None)?;
+    let renderer = prompter.chosen(&recording, turns, &mut Counter::new(tokenizer))?;
+    let output = renderer.output(&recording, turns)?;
+    let sections = renderer.explain(&output)?;
+    let shown = |text: &str| -> String {
+        let text = if terminal() {
+            escape_controls(text).into_owned()
+        } else {
+            text.to_owned()
+        };
+        text.lines()
+            .map(|line| match line {
+                "" => "\n".to_owned(),
+                line => format!("    {line}\n"),
+            })
+            .collect()
+    };
+    let mut text = format!(
+        "The prompt before turn {} of {}, by strategy `{}`: {} section(s)\n",
+        turns + 1,
+        recording.path.display(),
+        renderer.strategy().name,
+        sections.len()
+    );
+    for (i, section) in sections.iter().enumerate() {
+        let origin = match &section.origin {
+            Origin::BuiltIn => "built in".to_owned(),
+            Origin::File(path) => format!("your file {}", path.display()),
+            Origin::Missing => "not a template of the strategy".to_owned(),
+        };
+        text.push_str(&format!(
+            "\n=== section {} · message {} ({}), block {}{} ===\n",
+            i + 1,
+            section.message,
+            section.role.as_str(),
+            section.block,
+            if section.cache_breakpoint {
+                ", cache breakpoint after it"
+            } else {
+                ""
+            }
+        ));
+        text.push_str(&format!(
+            "strategy: {}\ntemplate: {} ({origin})\nfields:\n{}text:\n{}",
+            section.strategy,
+            section.template,
+            shown(&section.fields),
+            if section.text.is_empty() {
+                "    (empty: nothing in the prompt)\n".to_owned()
+            } else {
+                shown(&section.text)
+            }
+        ));
+    }
+    Ok(text)
 }

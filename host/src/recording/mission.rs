@@ -1,6 +1,6 @@
 //! The mission expander: `{{name}}` placeholders in a mission are replaced by the value of
-//! `data/name` (DECISIONS 20): a string as is, anything else in Clojure syntax. A private value
-//! (its name starts with `_`, DECISIONS 23) is never expanded: its placeholder is an error.
+//! `data/name`: a string as is, anything else in Clojure syntax. A private value
+//! (its name starts with `_`) is never expanded: its placeholder is an error.
 //! Filling placeholders in may not take a mission over [`MAX_EXPANDED_BYTES`]: a placeholder
 //! repeated over a large value would otherwise multiply a small file into gigabytes.
 

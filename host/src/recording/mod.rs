@@ -47,7 +47,7 @@ pub struct Recording {
 /// What a recording takes from configuration when it does not say.
 #[derive(Clone, Debug)]
 pub struct RecordingDefaults {
-    /// Used when the recording has no `max_turns` (SS-002).
+    /// Used when the recording has no `max_turns` (the agent's default turn budget).
     pub max_turns: u32,
     /// Used when the recording has no `system_prompt`.
     pub system_prompt: String,

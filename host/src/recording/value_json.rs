@@ -1,4 +1,5 @@
-//! The typed JSON encoding of PTC-Lisp values (DECISIONS 19).
+//! The typed JSON encoding of PTC-Lisp values: JSON types map to themselves, a key written
+//! `":name"` is a keyword, and tagged objects (`$kw`, `$set`, `$map`, `$float`, `$fn`) carry the rest.
 //!
 //! Strings, integers, floats (numbers written with a fraction or exponent), booleans, null and
 //! arrays map to themselves; an object is a map with string keys, except that a key written

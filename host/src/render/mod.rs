@@ -3,6 +3,7 @@
 
 mod direct;
 mod error;
+pub mod explain;
 mod filters;
 pub mod request;
 mod template_error;
@@ -116,7 +117,7 @@ impl<'a> Renderer<'a> {
 
     /// Appends one section's text to `text`. A section naming a template the strategy does not
     /// provide is the strategy's failure, reported with its file.
-    fn append_section(
+    pub(super) fn append_section(
         &self,
         section: &Section,
         scratch: &mut Vec<u8>,

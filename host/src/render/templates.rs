@@ -35,7 +35,7 @@ use tera::{Context, Tera, Value};
 use super::direct;
 pub use super::template_error::TemplateError;
 
-/// The host's default system prompt (ARC-008: language reference and output format only).
+/// The host's default system prompt: the language reference and the output format only.
 pub const SYSTEM_PROMPT: &str = include_str!("../../../templates/system_prompt.tera");
 /// The layout of `ptc render --format text`.
 pub const TEXT_OUTPUT: &str = include_str!("../../../templates/text_output.tera");
@@ -64,6 +64,20 @@ pub fn host_defaults() -> [(&'static str, &'static str); 6] {
 
 /// A set of templates: the defaults given, each replaced by a file of the same name in an
 /// override directory when one exists.
+/// The origin of a template compiled into ptc or its strategy.
+const COMPILED_IN: &str = "compiled in";
+
+/// Where a template was loaded from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The default, compiled in.
+    BuiltIn,
+    /// A user's file, which overrides the default.
+    File(PathBuf),
+    /// No template of that name.
+    Missing,
+}
+
 pub struct Templates {
     tera: Tera,
     /// Template name -> where its text came from (file path or `compiled in`).
@@ -98,7 +112,7 @@ impl Templates {
                 tracing::debug!("template {owner}/{name} from {}", file.display());
                 (text, file.display().to_string())
             } else {
-                (default.clone(), "compiled in".to_owned())
+                (default.clone(), COMPILED_IN.to_owned())
             };
             origins.insert(name.clone(), origin);
             sources.push((name.clone(), source));
@@ -215,6 +229,33 @@ impl Templates {
                 Some(name),
             )),
         }
+    }
+
+    /// Where template `name` was loaded from.
+    pub fn origin(&self, name: &str) -> Origin {
+        match self.origins.get(name).map(String::as_str) {
+            None => Origin::Missing,
+            Some(COMPILED_IN) => Origin::BuiltIn,
+            Some(path) => Origin::File(PathBuf::from(path)),
+        }
+    }
+
+    /// The fields of `section` as pretty JSON, in the order the strategy gave them, as the
+    /// template receives them.
+    pub fn fields_json(&self, section: &Section) -> String {
+        struct Fields<'a>(&'a Section);
+        impl Serialize for Fields<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                let size = Cell::new(0);
+                let mut map = serializer.serialize_map(Some(self.0.fields.len()))?;
+                for Tuple2(name, field) in self.0.fields.iter() {
+                    map.serialize_entry(name.as_str(), &AsTera { field, size: &size })?;
+                }
+                map.end()
+            }
+        }
+        serde_json::to_string_pretty(&Fields(section)).unwrap_or_default()
     }
 
     /// Renders one section of a strategy's output, without the final newline.

@@ -52,6 +52,25 @@ impl<'a> Prompter<'a> {
     }
 }
 
+impl<'a> Prompter<'a> {
+    /// The renderer whose prompt [`Prompter::render`] sends after the first `turns` turns:
+    /// the full history while it stays under the threshold, else the strategy.
+    pub fn chosen(
+        &self,
+        recording: &Recording,
+        turns: usize,
+        counter: &mut Counter,
+    ) -> Result<&Renderer<'a>, RenderError> {
+        if let Some((full, limit)) = &self.threshold {
+            let prompt = full.render(recording, turns)?;
+            if counter.prompt(&prompt.messages) <= *limit {
+                return Ok(full);
+            }
+        }
+        Ok(&self.strategy)
+    }
+}
+
 fn timed(
     renderer: &Renderer<'_>,
     recording: &Recording,

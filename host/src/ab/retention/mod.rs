@@ -33,7 +33,7 @@
 //!     values: a keyword only they hold is no fact.
 //!
 //!   There is no scope analysis: a local binding that shadows a memory name counts as a use of
-//!   it. Private names are never facts (DECISIONS 23): memory names, data keys, tools and
+//!   it. Private names (those starting with `_`) are never facts: memory names, data keys, tools and
 //!   keywords starting with `_`, nor what a value holds under a private key.
 //!
 //! A whole word is an occurrence of the needle that no symbol character (a letter, a digit or
