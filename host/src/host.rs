@@ -179,10 +179,12 @@ impl Host {
         let mut config = config.clone();
         config.resolve_bare_keys(&strategy.name, &strategy.options)?;
         let options = config.strategy_options(&strategy.name, &strategy.options)?;
-        let templates = Templates::load(
+        let dir = config.templates_directory();
+        let templates = Templates::load_checked(
             &strategy.name,
             &strategy.templates,
-            strategy_overrides(&config.templates_directory(), &strategy.name),
+            strategy_overrides(&dir, &strategy.name),
+            |file| insecure_template(&dir, file, config.allow_insecure_plugins()),
         )?;
         Ok(Renderer::new(strategy, options, templates))
     }
@@ -227,9 +229,13 @@ impl Host {
             .map(|(name, text)| ((*name).to_owned(), (*text).to_owned()))
             .collect();
         let dir = self.config.templates_directory();
-        Ok(Templates::load("ptc", &defaults, |name| {
-            vec![dir.join(format!("{name}.tera"))]
-        })?)
+        let allow = self.config.allow_insecure_plugins();
+        Ok(Templates::load_checked(
+            "ptc",
+            &defaults,
+            |name| vec![dir.join(format!("{name}.tera"))],
+            |file| insecure_template(&dir, file, allow),
+        )?)
     }
 
     /// What recordings take from the configuration: `max_turns`, and the default system prompt
@@ -248,6 +254,31 @@ impl Host {
     pub fn load_recording(&self, path: &Path) -> Result<Recording, Error> {
         Ok(Recording::load(path, &self.recording_defaults()?)?)
     }
+}
+
+/// Why another user could have written template `file`, found under the templates directory
+/// `dir`: the file itself, or a directory from the one holding it up to `dir` (whoever can
+/// write one can put another file in its place), by the rule plugins follow; `None` with
+/// `allow_insecure` (`--allow-insecure-plugins`).
+fn insecure_template(dir: &Path, file: &Path, allow_insecure: bool) -> Option<String> {
+    if allow_insecure {
+        return None;
+    }
+    if let Some(reason) = crate::plugins::trust::insecure(file) {
+        return Some(reason);
+    }
+    for holder in file.ancestors().skip(1) {
+        if holder.as_os_str().is_empty() {
+            break;
+        }
+        if let Some(reason) = crate::plugins::trust::insecure(holder) {
+            return Some(format!("its directory {}: {reason}", holder.display()));
+        }
+        if holder == dir {
+            break;
+        }
+    }
+    None
 }
 
 /// The directory of the sections the coalescing strategies share, under the templates

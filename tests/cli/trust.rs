@@ -280,3 +280,73 @@ fn a_configuration_others_can_write_is_refused_unless_allowed() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     set_mode(scratch.path(), 0o700);
 }
+
+/// A template file, or a directory holding it inside the templates directory, that another user
+/// could write is refused as a configuration file is: whoever writes it changes every prompt
+/// `render` and `serve` send, and the report's page.
+#[cfg(unix)]
+#[test]
+fn a_template_others_can_write_is_refused_unless_allowed() {
+    let scratch = Scratch::new();
+    let path = example("failure-recovery.json").display().to_string();
+    let render = |extra: &[&str]| {
+        let mut args = vec!["render", path.as_str(), "--turns", "1", "--format", "json"];
+        args.extend(extra);
+        scratch.ptc(args)
+    };
+    let file = scratch.write(
+        "templates/coalesce/turns_left.tera",
+        "{{ turns_left }} left\n",
+    );
+    for dir in ["templates", "templates/coalesce"] {
+        set_mode(&scratch.path().join(dir), 0o755);
+    }
+    set_mode(&file, 0o644);
+    assert!(render(&[]).ok().contains("7 left\""));
+
+    set_mode(&file, 0o666);
+    let err = render(&[]).bad_input();
+    assert!(
+        err.starts_with("error: refusing template ./templates/coalesce/turns_left.tera: it is writable by every other user (mode 666)"),
+        "{err}"
+    );
+    assert!(render(&["--allow-insecure-plugins"])
+        .ok()
+        .contains("7 left\""));
+    set_mode(&file, 0o644);
+
+    for dir in ["templates/coalesce", "templates"] {
+        set_mode(&scratch.path().join(dir), 0o777);
+        let err = render(&[]).bad_input();
+        assert!(
+            err.starts_with(&format!(
+                "error: refusing template ./templates/coalesce/turns_left.tera: its directory ./{dir}: it is writable by every other user"
+            )),
+            "{dir}: {err}"
+        );
+        set_mode(&scratch.path().join(dir), 0o755);
+    }
+
+    // The host's own templates (here the report's page) follow the same rule.
+    let page = scratch.write("templates/report.html.tera", "planted\n");
+    set_mode(&page, 0o666);
+    let err = scratch
+        .ptc([
+            "ab",
+            "--strategies",
+            "single-user-coalesced",
+            "--set",
+            "ab.baseline=single-user-coalesced",
+            "--report",
+            "r.html",
+            path.as_str(),
+        ])
+        .bad_input();
+    assert!(
+        err.contains(
+            "refusing template ./templates/report.html.tera: it is writable by every other user"
+        ),
+        "{err}"
+    );
+    assert!(!scratch.path().join("r.html").exists());
+}

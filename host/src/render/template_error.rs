@@ -46,6 +46,10 @@ pub enum TemplateError {
         origin: String,
         given: usize,
     },
+    /// Another user could have written the file (or a directory holding it, up to the
+    /// templates directory), by the rule plugins and the configuration follow.
+    #[error("refusing template {path}: {reason} (or pass --allow-insecure-plugins)")]
+    Insecure { path: PathBuf, reason: String },
     #[error("strategy `{strategy}` asked for template `{name}`, which it does not provide (it has: {known})")]
     Missing {
         strategy: String,

@@ -97,6 +97,17 @@ impl Templates {
         defaults: &[(String, String)],
         overrides: impl Fn(&str) -> Vec<PathBuf>,
     ) -> Result<Templates, TemplateError> {
+        Templates::load_checked(owner, defaults, overrides, |_| None)
+    }
+
+    /// [`Templates::load`], each override file used only when `insecure` finds no reason to
+    /// refuse it (why another user could have written it).
+    pub fn load_checked(
+        owner: &str,
+        defaults: &[(String, String)],
+        overrides: impl Fn(&str) -> Vec<PathBuf>,
+        insecure: impl Fn(&std::path::Path) -> Option<String>,
+    ) -> Result<Templates, TemplateError> {
         let mut tera = Tera::new();
         tera.autoescape_on(Vec::<&str>::new());
         super::filters::register(&mut tera);
@@ -105,6 +116,9 @@ impl Templates {
         for (name, default) in defaults {
             let file = overrides(name).into_iter().find(|file| file.is_file());
             let (source, origin) = if let Some(file) = file {
+                if let Some(reason) = insecure(&file) {
+                    return Err(TemplateError::Insecure { path: file, reason });
+                }
                 let text = std::fs::read_to_string(&file).map_err(|source| TemplateError::Io {
                     path: file.clone(),
                     source,
