@@ -444,3 +444,83 @@ fn plugins_help_explains_each_command() {
         assert!(help.contains(needle), "{needle}:\n{help}");
     }
 }
+
+/// A plugin file whose name starts with `.` is invisible to `ls`: it is neither installed nor
+/// loaded from a plugin directory.
+#[test]
+fn a_hidden_plugin_file_is_refused_and_not_loaded() {
+    let scratch = Scratch::with_plugins(&[SUC]);
+    let hidden = scratch.path().join(format!(".{}", file_name(TURN_COUNT)));
+    std::fs::copy(built_plugin(TURN_COUNT), &hidden).unwrap();
+    set_mode(&hidden, 0o755);
+    let err = install(&scratch, &[&hidden]).bad_input();
+    assert!(err.contains("which hides it from `ls`"), "{err}");
+    assert!(!scratch.user_plugins().exists(), "nothing installed");
+
+    let planted = scratch
+        .plugins()
+        .join(format!(".{}", file_name(TURN_COUNT)));
+    std::fs::copy(built_plugin(TURN_COUNT), &planted).unwrap();
+    set_mode(&planted, 0o755);
+    let run = scratch.ptc(["strategies", "--format", "json"]);
+    assert!(
+        run.stderr.contains(&format!(
+            "warning: skipping plugin ./plugins/.{}: its name starts with `.`",
+            file_name(TURN_COUNT)
+        )),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(strategy_names(&run.json()), ["single-user-coalesced"]);
+}
+
+/// Two installs of one strategy under two file names, one finishing while the other waits:
+/// the second sees the first's file and replaces it, so one file provides the strategy.
+#[cfg(unix)]
+#[test]
+fn installs_take_turns_and_leave_one_file_per_strategy() {
+    use std::os::unix::io::AsRawFd;
+    let scratch = Scratch::with_plugins(&[]);
+    let user = scratch.user_plugins();
+    std::fs::create_dir_all(&user).unwrap();
+    set_mode(&user, 0o755);
+    let second = scratch.path().join("libsecond_turn_count.so");
+    std::fs::copy(built_plugin(TURN_COUNT), &second).unwrap();
+    set_mode(&second, 0o755);
+    // Another install holds the directory's lock while it writes its file.
+    let lock = std::fs::File::create(user.with_extension("lock")).unwrap();
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let mut waiting = ptc_command(scratch.path());
+    waiting
+        .args(["plugins", "install"])
+        .arg(&second)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = waiting.spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let first = user.join(file_name(TURN_COUNT));
+    std::fs::copy(built_plugin(TURN_COUNT), &first).unwrap();
+    set_mode(&first, 0o755);
+    drop(lock);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "removed {}, which provided turn-count too",
+            first.display()
+        )),
+        "{stdout}"
+    );
+    let mut left: Vec<String> = std::fs::read_dir(&user)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["libsecond_turn_count.so"]);
+}

@@ -30,10 +30,22 @@ fn a_scaffolded_strategy_builds_drops_in_and_works() {
     let home_of = |var: &str, default: &str| {
         std::env::var_os(var).map_or_else(|| home.join(default), PathBuf::from)
     };
-    let installed = scratch
+    // Building runs the crate's code: without --yes (and no terminal to ask on) it is refused.
+    let refused = scratch
         .run(
             ptc_command(scratch.path())
                 .args(["plugins", "install"])
+                .arg(&dir),
+        )
+        .bad_input();
+    assert!(
+        refused.contains("runs the crate's build scripts and procedural macros as you; pass --yes"),
+        "{refused}"
+    );
+    let installed = scratch
+        .run(
+            ptc_command(scratch.path())
+                .args(["plugins", "install", "--yes"])
                 .arg(&dir)
                 .env("CARGO", env!("CARGO"))
                 .env("CARGO_HOME", home_of("CARGO_HOME", ".cargo"))

@@ -35,6 +35,9 @@ pub enum PluginError {
     InsecureDirectory { dir: PathBuf, reason: String },
     #[error("refusing plugin {path}: {reason}; or pass --allow-insecure-plugins")]
     Insecure { path: PathBuf, reason: String },
+    /// A name starting with `.`, which `ls` does not show: a plugin nobody sees is not loaded.
+    #[error("skipping plugin {path}: its name starts with `.`, which hides it from `ls`; rename it to load it")]
+    Hidden { path: PathBuf },
 }
 
 impl PluginError {
@@ -44,7 +47,8 @@ impl PluginError {
             PluginError::Directory { dir, .. } | PluginError::InsecureDirectory { dir, .. } => dir,
             PluginError::Load { path, .. }
             | PluginError::Duplicate { path, .. }
-            | PluginError::Insecure { path, .. } => path,
+            | PluginError::Insecure { path, .. }
+            | PluginError::Hidden { path } => path,
         }
     }
 

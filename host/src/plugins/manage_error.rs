@@ -27,6 +27,8 @@ pub enum PluginsError {
         #[source]
         source: PluginError,
     },
+    #[error("not building {path}: building runs the crate's build scripts and procedural macros as you; pass --yes to agree (or answer the question on a terminal)")]
+    NotAgreed { path: PathBuf },
     #[error("cannot install {path}: cannot run `cargo build --release` in it: {source}")]
     Cargo {
         path: PathBuf,

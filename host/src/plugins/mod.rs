@@ -84,6 +84,17 @@ impl LoadedStrategy {
         LoadedStrategy::load_open(PluginFile::open(path)?)
     }
 
+    /// [`LoadedStrategy::load`], with a handle on the very file that was checked and loaded,
+    /// to copy it from without opening its path again.
+    pub fn load_keeping(path: &Path) -> Result<(LoadedStrategy, std::fs::File), PluginError> {
+        let plugin = PluginFile::open(path)?;
+        let kept = plugin.file.try_clone().map_err(|e| PluginError::Load {
+            path: path.to_owned(),
+            source: LoadError::Read(e),
+        })?;
+        Ok((LoadedStrategy::load_open(plugin)?, kept))
+    }
+
     /// Loads the plugin file `plugin` opened: the very file that was opened (and checked),
     /// whatever its path names by now.
     fn load_open(plugin: PluginFile) -> Result<LoadedStrategy, PluginError> {
@@ -226,6 +237,11 @@ impl PluginSet {
 
     /// Loads the plugin file `path` of the directory being searched.
     fn load_file(&mut self, path: &Path, allow_insecure: bool) -> FileOutcome {
+        if is_hidden(path) {
+            return FileOutcome::Skipped(self.warn(PluginError::Hidden {
+                path: path.to_owned(),
+            }));
+        }
         let plugin = match PluginFile::open(path) {
             Ok(plugin) => plugin,
             Err(err) => return FileOutcome::Skipped(self.warn(err)),
@@ -322,6 +338,12 @@ pub fn insecure_directory(dir: &Path) -> Option<String> {
         #[cfg(not(unix))]
         None
     })
+}
+
+/// Whether `path`'s name starts with `.`, which hides it from `ls`.
+pub fn is_hidden(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.as_encoded_bytes().first() == Some(&b'.'))
 }
 
 fn is_candidate(path: &Path) -> bool {

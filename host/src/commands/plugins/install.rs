@@ -22,17 +22,27 @@ use crate::Error;
 /// strategy it provides.
 struct Checked {
     source: PathBuf,
+    /// The file that was loaded, open: what is installed is what was checked.
+    file: std::fs::File,
     file_name: String,
     strategy: String,
     version: String,
 }
 
-/// Installs the plugins `paths` stand for; returns one line per plugin installed.
-pub fn install(config: &Config, paths: &[PathBuf]) -> Result<String, Error> {
+/// Installs the plugins `paths` stand for; returns one line per plugin installed. A crate
+/// directory is built only with `yes`, or when the user agrees at a prompt on a terminal:
+/// building runs the crate's build scripts and procedural macros as the user.
+pub fn install(config: &Config, paths: &[PathBuf], yes: bool) -> Result<String, Error> {
     let dir = user_plugin_directory()?;
     let mut errors = Vec::new();
     let mut files = Vec::new();
     for path in paths {
+        if path.is_dir() && path.join("Cargo.toml").is_file() {
+            if let Err(err) = agree_to_build(path, yes) {
+                errors.push(err);
+                continue;
+            }
+        }
         match plugin_files(path) {
             Ok(found) => files.extend(found),
             Err(err) => errors.push(err),
@@ -40,8 +50,8 @@ pub fn install(config: &Config, paths: &[PathBuf]) -> Result<String, Error> {
     }
     let mut checked: Vec<Checked> = Vec::new();
     for source in files {
-        let strategy = match LoadedStrategy::load(&source) {
-            Ok(strategy) => strategy,
+        let (strategy, file) = match LoadedStrategy::load_keeping(&source) {
+            Ok(loaded) => loaded,
             Err(PluginError::Load { source: cause, .. }) => {
                 errors.push(PluginsError::Load {
                     path: source,
@@ -73,6 +83,7 @@ pub fn install(config: &Config, paths: &[PathBuf]) -> Result<String, Error> {
         } else {
             checked.push(Checked {
                 source,
+                file,
                 file_name,
                 strategy: strategy.name,
                 version: strategy.version,
@@ -84,12 +95,14 @@ pub fn install(config: &Config, paths: &[PathBuf]) -> Result<String, Error> {
     }
 
     create_directory(&dir)?;
+    // One install at a time changes the directory: another one's files are seen below.
+    let _lock = lock(&dir)?;
     // The files already there, to replace one that provides an installed strategy under
     // another name.
     let before = PluginSet::discover(std::slice::from_ref(&dir), config.allow_insecure_plugins());
     let mut written = Vec::new();
     for plugin in &checked {
-        written.push(write_temporary(&plugin.source, &dir, &plugin.file_name)?);
+        written.push(write_temporary(&plugin.file, &dir, &plugin.file_name)?);
     }
     let mut text = String::new();
     for (plugin, temporary) in checked.iter().zip(written) {
@@ -152,6 +165,11 @@ fn plugin_files(path: &Path) -> Result<Vec<PathBuf>, PluginsError> {
     }
     if !meta.is_file() {
         return Err(not_a_plugin("not a regular file".into()));
+    }
+    if crate::plugins::is_hidden(path) {
+        return Err(not_a_plugin(
+            "its name starts with `.`, which hides it from `ls` (ptc does not load such files); rename it".into(),
+        ));
     }
     let suffix = std::env::consts::DLL_SUFFIX;
     let name = name_of(path);
@@ -265,10 +283,11 @@ fn create_directory(dir: &Path) -> Result<(), Error> {
     })
 }
 
-/// A copy of `source` under a temporary name in `dir`, readable by all and writable by its
-/// owner only (ptc refuses a plugin that others could write). Dropped, it is removed.
+/// A copy of the open file `source` under a temporary name in `dir`, readable by all and
+/// writable by its owner only (ptc refuses a plugin that others could write). Dropped, it is
+/// removed.
 fn write_temporary(
-    source: &Path,
+    source: &std::fs::File,
     dir: &Path,
     file_name: &str,
 ) -> Result<tempfile::NamedTempFile, Error> {
@@ -282,10 +301,8 @@ fn write_temporary(
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(|e| fail(&destination, e))?;
-    let mut from = std::fs::File::open(source).map_err(|e| Error::Input {
-        path: source.to_owned(),
-        source: e,
-    })?;
+    let mut from = source;
+    std::io::Seek::rewind(&mut from).map_err(|e| fail(&destination, e))?;
     std::io::copy(&mut from, temporary.as_file_mut()).map_err(|e| fail(&destination, e))?;
     temporary
         .as_file()
@@ -300,6 +317,63 @@ fn write_temporary(
             .map_err(|e| fail(&destination, e))?;
     }
     Ok(temporary)
+}
+
+/// Says what building `dir` does, and asks: `yes` (`--yes`) agrees; on a terminal the user
+/// answers; anywhere else it is refused.
+fn agree_to_build(dir: &Path, yes: bool) -> Result<(), PluginsError> {
+    use std::io::{IsTerminal, Write};
+    let notice = format!(
+        "installing {} builds it with `cargo build --release`, which runs the crate's build scripts and procedural macros as you",
+        dir.display()
+    );
+    if yes {
+        eprintln!("{notice}");
+        return Ok(());
+    }
+    let refused = || PluginsError::NotAgreed {
+        path: dir.to_owned(),
+    };
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return Err(refused());
+    }
+    eprint!("{notice}. Build it? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .read_line(&mut answer)
+        .map_err(|_| refused())?;
+    match answer.trim() {
+        "y" | "Y" | "yes" | "Yes" => Ok(()),
+        _ => Err(refused()),
+    }
+}
+
+/// Holds the lock of the user plugin directory `dir` (a file beside it, so that listing the
+/// directory shows plugins only) until dropped: two installs never interleave.
+fn lock(dir: &Path) -> Result<std::fs::File, Error> {
+    let path = dir.with_extension("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|source| Error::WriteFile {
+            path: path.clone(),
+            source,
+        })?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: flock on a descriptor this function owns; it blocks until the lock is free.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(Error::WriteFile {
+                path,
+                source: std::io::Error::last_os_error(),
+            });
+        }
+    }
+    Ok(file)
 }
 
 /// Warns on stderr when commands will not use an installed strategy: the user plugin directory

@@ -55,6 +55,11 @@ pub enum PluginsAction {
         /// Plugin files or crate directories
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
+        /// Build crate directories without asking: building runs the crate's build scripts and
+        /// procedural macros as you (on a terminal, ptc asks; elsewhere, without --yes, it
+        /// refuses)
+        #[arg(long)]
+        yes: bool,
         #[command(flatten)]
         config: ConfigArgs,
     },
@@ -82,7 +87,7 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
 fn plugins(config: &Config, action: PluginsAction) -> Result<String, Error> {
     match action {
         PluginsAction::List { format, .. } => Ok(list::list(config, format)),
-        PluginsAction::Install { paths, .. } => install::install(config, &paths),
+        PluginsAction::Install { paths, yes, .. } => install::install(config, &paths, yes),
         PluginsAction::Remove { names, .. } => remove::remove(config, &names),
     }
 }
@@ -104,5 +109,8 @@ fn cause(err: &PluginError) -> String {
             format!("refused: {reason}; or pass --allow-insecure-plugins")
         }
         PluginError::Directory { source, .. } => format!("cannot read it: {source}"),
+        PluginError::Hidden { .. } => {
+            "its name starts with `.`, which hides it from `ls`; rename it to load it".into()
+        }
     }
 }
