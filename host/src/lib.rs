@@ -34,6 +34,7 @@ pub use cache::{Pricing, PromptCost};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};
+pub use output::escape_controls;
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
 pub use recording::corpus::{single as single_source, sources, Source};
 pub use recording::ReadError;

@@ -16,7 +16,7 @@ fn main() {
                 std::process::exit(0);
             }
         }
-        eprintln!("error: {err}");
+        eprintln!("error: {}", ptc::escape_controls(&err.to_string()));
         std::process::exit(err.exit_code());
     }
 }

@@ -70,7 +70,7 @@ pub fn quiet() -> bool {
 /// Prints `warning: {message}` on stderr, unless `-q`.
 pub fn warn(message: impl std::fmt::Display) {
     if !quiet() {
-        eprintln!("warning: {message}");
+        eprintln!("warning: {}", escape_controls(&message.to_string()));
     }
 }
 
@@ -80,7 +80,9 @@ pub fn terminal() -> bool {
 }
 
 /// `text` with every control character but newline and tab written `\xNN`, so that recorded
-/// text shown on a terminal cannot move the cursor, change colours or retitle the window.
+/// text shown on a terminal cannot move the cursor, change colours, retitle the window, write
+/// the clipboard or overwrite a line. Every diagnostic (`error:`, `warning:`, `validate`'s
+/// problems) goes through it, and prompt text shown on a terminal.
 pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
     let control = |c: char| c.is_control() && c != '\n' && c != '\t';
     if !text.contains(control) {

@@ -334,3 +334,75 @@ fn no_strategy_sends_a_single_shot_run_uncompressed_under_its_name() {
     }
     assert!(uncompressed.is_empty(), "{uncompressed:?}");
 }
+
+/// A hostile recording cannot drive the terminal through a diagnostic: `validate`'s problems,
+/// `error:` and `warning:` lines quote recorded text with its control characters escaped, and
+/// `render` and `diff` escape the prompt text on a terminal.
+#[cfg(target_os = "linux")]
+#[test]
+fn diagnostics_and_prompts_escape_control_characters() {
+    // A bad name holding OSC 52 (write the clipboard), a title change and a carriage return.
+    let hostile = "x\u{1b}]52;c;cHduZWQ=\u{7}\r\u{1b}]0;owned\u{7}";
+    // An unknown field: its key is quoted as the recording wrote it.
+    let mut recording = json!({"mission": "m", "turns": []});
+    recording[hostile] = json!(1);
+    let path = shared().write("hostile-names.json", recording.to_string());
+    let validate = shared().ptc(["validate", &path.display().to_string()]);
+    assert_eq!(validate.code, 2, "{}", validate.stderr);
+    for text in [&validate.stdout, &validate.stderr] {
+        assert!(!text.contains('\u{1b}') && !text.contains('\r'), "{text:?}");
+    }
+    assert!(
+        validate.stdout.contains("x\\x1b]52;c;"),
+        "{}",
+        validate.stdout
+    );
+    let render = shared().ptc(["render", &path.display().to_string()]);
+    assert_eq!(render.code, 2);
+    assert!(render.stderr.starts_with("error: "), "{}", render.stderr);
+    assert!(
+        !render.stderr.contains('\u{1b}') && render.stderr.contains("\\x1b"),
+        "{:?}",
+        render.stderr
+    );
+
+    // On a terminal (`script`), the prompt's recorded text is escaped too.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to run ptc on a terminal");
+        return;
+    }
+    let run = json!({
+        "mission": "m",
+        "turns": [{
+            "number": 1,
+            "raw_response": "r",
+            "program": "(println 1)",
+            "success": true,
+            "prints": ["\u{1b}]0;owned\u{7}printed"],
+            "tool_calls": [],
+            "memory": {},
+        }],
+    });
+    let path = shared().write("hostile-prints.json", run.to_string());
+    let ptc = env!("CARGO_BIN_EXE_ptc");
+    for args in [
+        format!("render {}", path.display()),
+        format!(
+            "diff {} --strategies full-history,single-user-coalesced",
+            path.display()
+        ),
+    ] {
+        let output = Command::new("script")
+            .args(["-qec", &format!("{ptc} {args}"), "/dev/null"])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(output.status.success(), "{args}: {text}");
+        assert!(!text.contains('\u{1b}'), "{args}: {text:?}");
+        assert!(
+            text.contains("\\x1b]0;owned\\x07printed"),
+            "{args}: {text:?}"
+        );
+    }
+}

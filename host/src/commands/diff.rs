@@ -7,8 +7,8 @@ use crate::ab::{AbPlan, Variant};
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
-use crate::output::colour;
 use crate::output::write_out;
+use crate::output::{colour, escape_controls, terminal};
 use crate::recording::corpus;
 use crate::tokens::Counter;
 use crate::Error;
@@ -90,6 +90,12 @@ pub fn diff(
         .context_radius(3)
         .header(a, b)
         .to_string();
+    // On a terminal, recorded text cannot move the cursor or retitle the window.
+    let unified = if terminal() {
+        escape_controls(&unified).into_owned()
+    } else {
+        unified
+    };
     if !colour() {
         return Ok(unified);
     }

@@ -117,6 +117,10 @@ pub fn render(
     let (prompt, _) = prompter.render(&recording, turns, &mut Counter::new(tokenizer))?;
     match format {
         RenderFormat::Json => Ok(prompt_json(&prompt)),
+        // On a terminal, recorded text cannot move the cursor or retitle the window.
+        RenderFormat::Text if terminal() => {
+            Ok(escape_controls(&prompt_text(host, &prompt)?).into_owned())
+        }
         RenderFormat::Text => prompt_text(host, &prompt),
         RenderFormat::Anthropic => Ok(pretty(&request::anthropic(&prompt, &options)?)),
         RenderFormat::OpenAi => Ok(pretty(&request::openai(&prompt, &options))),

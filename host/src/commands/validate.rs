@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
-use crate::output::{pretty, write_out, Format};
+use crate::output::{escape_controls, pretty, write_out, Format};
 use crate::recording::corpus::{self, Source};
 use crate::recording::{Problem, Recording, Severity};
 use crate::Error;
@@ -108,7 +108,12 @@ fn report(host: &Host, paths: &[PathBuf], format: Format) -> Result<(String, usi
         json.len() - errors
     );
     Ok(match format {
-        Format::Text => (text + &summary, errors, sources.len()),
+        // The problems quote what the recording holds: never raw control characters.
+        Format::Text => (
+            escape_controls(&(text + &summary)).into_owned(),
+            errors,
+            sources.len(),
+        ),
         Format::Json => (
             pretty(&json!({"recordings": sources.len(), "errors": errors, "problems": json})),
             errors,
