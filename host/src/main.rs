@@ -11,6 +11,8 @@ fn main() {
     ptc::init_logging(cli.verbose);
     let stdout = std::io::stdout();
     if let Err(err) = ptc::cli::run(cli, &mut stdout.lock()) {
+        // A reader that stops reading (`ptc ... | head`) wanted no more: quiet, and 0, as
+        // other Unix tools do (docs/src/reference/exit-codes.md).
         if let ptc::Error::Output(io) = &err {
             if io.kind() == std::io::ErrorKind::BrokenPipe {
                 std::process::exit(0);

@@ -124,6 +124,72 @@ pub fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Error> {
     out.flush().map_err(Error::Output)
 }
 
+/// Refuses (a usage error) an output file that is one of the files a command reads, so that
+/// writing it never destroys an input: `output` is compared with each of `inputs` (a file, or
+/// `FILE.jsonl:LINE`), and with every file whose name ends in one of `extensions` directly in an
+/// input that is a directory, as the same file (whatever the path that names it: links, `..`,
+/// another hard link). `flag` names the option in the message. An output that does not exist
+/// yet is no input.
+pub fn check_not_input(
+    flag: &str,
+    output: &Path,
+    inputs: &[std::path::PathBuf],
+    extensions: &[&str],
+) -> Result<(), Error> {
+    if std::fs::metadata(output).is_err() {
+        return Ok(());
+    }
+    let refuse = |input: &Path| {
+        Error::Usage(format!(
+            "{flag} {} is one of the files read ({}); write it to another file",
+            output.display(),
+            input.display()
+        ))
+    };
+    for input in inputs {
+        if input.is_dir() {
+            let Ok(entries) = std::fs::read_dir(input) else {
+                continue;
+            };
+            for entry in entries.filter_map(Result::ok) {
+                let file = entry.path();
+                let listed = file
+                    .extension()
+                    .is_some_and(|e| extensions.iter().any(|ext| e == *ext));
+                if listed && same_file(&file, output) {
+                    return Err(refuse(&file));
+                }
+            }
+            continue;
+        }
+        let file = match input.to_str().and_then(|text| text.rsplit_once(':')) {
+            Some((file, line)) if !input.exists() && line.parse::<usize>().is_ok() => {
+                Path::new(file)
+            }
+            _ => input.as_path(),
+        };
+        if same_file(file, output) {
+            return Err(refuse(input));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` name the same existing file (through links, `..` or another hard link).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(a), Ok(b)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return a.dev() == b.dev() && a.ino() == b.ino();
+        }
+    }
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// Writes `bytes` to `path` so that a failed run never leaves half a file and a planted link
 /// never redirects the write.
 ///

@@ -4,11 +4,37 @@
 /// The known name closest to `typed`, when it is close enough to be a likely misspelling: at
 /// most a third of its length apart (at least one edit), counting a swap of two neighbouring
 /// characters as one edit.
+///
+/// The work is bounded by the known names, whatever the length of `typed`: a known name whose
+/// length differs from it by more than the edits allowed cannot be close enough and is never
+/// measured, so a name typed much longer than every known one gets no suggestion at once.
 pub fn closest<'a>(typed: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (typed.chars().count() / 3).max(1);
+    closest_by(typed, known, strsim::damerau_levenshtein)
+}
+
+/// [`closest`] with the edit distance `distance`, called only on names that could be close
+/// enough.
+fn closest_by<'a>(
+    typed: &str,
+    known: impl IntoIterator<Item = &'a str>,
+    distance: impl Fn(&str, &str) -> usize,
+) -> Option<&'a str> {
+    let known: Vec<&'a str> = known.into_iter().collect();
+    let longest = known.iter().map(|name| name.len()).max()?;
+    // A name of more than 3/2 of the longest's characters (plus one) is farther from each
+    // than a third of its length: not counted, as its bytes bound its characters.
+    if typed.len() > longest.saturating_mul(2).saturating_add(2) {
+        let chars = typed.chars().take(longest * 2 + 3).count();
+        if chars > longest * 3 / 2 + 1 {
+            return None;
+        }
+    }
+    let length = typed.chars().count();
+    let limit = (length / 3).max(1);
     known
         .into_iter()
-        .map(|name| (strsim::damerau_levenshtein(typed, name), name))
+        .filter(|name| name.chars().count().abs_diff(length) <= limit)
+        .map(|name| (distance(typed, name), name))
         .filter(|&(distance, _)| distance <= limit)
         .min_by_key(|&(distance, _)| distance)
         .map(|(_, name)| name)
@@ -46,5 +72,20 @@ mod tests {
             "; did you mean `anthropic`?"
         );
         assert_eq!(did_you_mean("zzz", ["anthropic"]), "");
+    }
+
+    #[test]
+    fn a_name_far_longer_than_every_known_one_is_never_measured() {
+        let never = |_: &str, _: &str| -> usize { panic!("the edit distance was computed") };
+        let known = ["delta-log", "single-user-coalesced", "rolling-window"];
+        for typed in [
+            "x".repeat(1 << 20),
+            "é".repeat(1 << 20),
+            "single-user-coalesced-and-more-words".into(),
+        ] {
+            assert_eq!(closest_by(&typed, known, never), None);
+        }
+        assert_eq!(closest(&"x".repeat(1 << 20), known), None);
+        assert_eq!(closest_by("x", [], never), None);
     }
 }

@@ -185,3 +185,28 @@ fn colour_follows_the_color_option_and_never_reaches_a_pipe_by_default() {
     assert!(help.contains(escape));
     assert!(!scratch.ptc(["--help"]).ok().contains(escape));
 }
+
+#[test]
+fn a_reader_that_stops_reading_ends_ptc_quietly_with_0_as_the_exit_codes_page_says() {
+    let scratch = Scratch::new();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = crate::support::ptc_command(scratch.path())
+        .args(["render", example("tool-actions.json").to_str().unwrap()])
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    let page =
+        std::fs::read_to_string(crate::support::repo().join("docs/src/reference/exit-codes.md"))
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+    assert!(
+        page.contains("a reader that stops reading (`ptc ... | head`) ends ptc quietly with 0"),
+        "docs/src/reference/exit-codes.md says how a closed pipe ends ptc"
+    );
+}

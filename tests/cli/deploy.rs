@@ -176,3 +176,21 @@ fn the_kubernetes_jobs_are_valid_and_their_steps_give_one_run() {
     assert!(merged == one_run(&scratch, &corpus()), "the merge differs");
     assert!(results.join("ab.html").is_file());
 }
+
+#[test]
+fn the_kubernetes_jobs_pin_the_image_of_this_version() {
+    let manifest = std::fs::read_to_string(repo().join("deploy/kubernetes/ab-job.yaml")).unwrap();
+    let images: Vec<&str> = manifest
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("image:"))
+        .map(str::trim)
+        .collect();
+    assert!(!images.is_empty(), "the manifest names its image");
+    let expected = format!("ptc:{}", env!("CARGO_PKG_VERSION"));
+    for image in images {
+        assert_eq!(
+            image, expected,
+            "deploy/kubernetes/ab-job.yaml pins another version than the workspace's"
+        );
+    }
+}

@@ -1,7 +1,11 @@
 //! Recordings as users handle them: corpora (JSONL files, directories), `ptc validate`,
 //! `ptc trace`.
 
-use crate::support::{example, repo, shared};
+use std::path::Path;
+
+use serde_json::Value as Json;
+
+use crate::support::{example, repo, shared, Scratch};
 
 const BAD: &str = concat!(
     r#"{"mission": "Find {{who}} and {{x}}", "max_turns": 1, "tools": [{"name": "bad name"}], "#,
@@ -604,4 +608,91 @@ fn the_corpus_generator_writes_valid_runs_whose_styles_differ_only_in_text() {
             "{report}"
         );
     }
+}
+
+/// The events of the v1 test trace, to be changed and written back.
+fn v1_events() -> Vec<Json> {
+    std::fs::read_to_string(repo().join("tests/cli/traces/ptc-runner.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn jsonl(events: &[Json]) -> String {
+    events.iter().map(|e| format!("{e}\n")).collect()
+}
+
+#[test]
+fn import_errors_name_the_trace_and_the_field_of_the_recording_made() {
+    let scratch = Scratch::new();
+    // A run whose data has a name no recording may have.
+    let mut events = v1_events();
+    events[1]["metadata"]["context"]["bad name"] = 1.into();
+    let trace = scratch.write("rule.jsonl", jsonl(&events));
+    let err = scratch
+        .ptc(["import", "ptc-runner", trace.to_str().unwrap()])
+        .bad_input();
+    assert_eq!(
+        err,
+        format!(
+            "error: cannot import {}: the run it holds breaks a rule of recordings: in the recording made, data.bad name: \"bad name\" is not a valid name",
+            trace.display()
+        )
+    );
+    // `turns` an object, not a list: refused at the root `run.stop`, not 0 turns.
+    let mut events = v1_events();
+    let first = events[5]["metadata"]["step"]["turns"][0].clone();
+    events[5]["metadata"]["step"]["turns"] = serde_json::json!({ "a": first });
+    let trace = scratch.write("object.jsonl", jsonl(&events));
+    let err = scratch
+        .ptc(["import", "ptc-runner", trace.to_str().unwrap()])
+        .bad_input();
+    assert_eq!(
+        err,
+        format!(
+            "error: cannot import {}:6: `metadata.step.turns` of the root `run.stop` is an object, not a list of turns",
+            trace.display()
+        )
+    );
+}
+
+#[test]
+fn a_byte_order_mark_at_the_start_of_a_trace_is_skipped() {
+    let scratch = Scratch::new();
+    let original = std::fs::read(repo().join("tests/cli/traces/ptc-runner.jsonl")).unwrap();
+    let plain = scratch.write("plain.jsonl", &original);
+    let mut marked = b"\xEF\xBB\xBF".to_vec();
+    marked.extend_from_slice(&original);
+    let marked = scratch.write("marked.jsonl", marked);
+    let import = |trace: &Path| scratch.ptc(["import", "ptc-runner", trace.to_str().unwrap()]);
+    assert_eq!(import(&marked).ok(), import(&plain).ok());
+}
+
+#[test]
+fn a_trace_with_many_nested_runs_imports_the_recording_of_its_root_run() {
+    let scratch = Scratch::new();
+    let events = v1_events();
+    let plain = scratch.write("plain.jsonl", jsonl(&events));
+    // 2,000 more nested runs (starts and stops) between the root's start and its stop.
+    let (nested_start, nested_stop) = (events[3].clone(), events[4].clone());
+    let mut many = events[..3].to_vec();
+    for i in 0..2000 {
+        let span = format!("n{i}");
+        let mut start = nested_start.clone();
+        start["span_id"] = span.clone().into();
+        let mut stop = nested_stop.clone();
+        stop["span_id"] = span.into();
+        many.extend([start, stop]);
+    }
+    many.extend(events[3..].iter().cloned());
+    let many = scratch.write("many.jsonl", jsonl(&many));
+    let import = |trace: &Path| scratch.ptc(["import", "ptc-runner", trace.to_str().unwrap()]);
+    let run = import(&many);
+    assert!(
+        run.stderr.contains("2001 nested run(s) skipped"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.ok(), import(&plain).ok());
 }

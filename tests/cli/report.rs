@@ -39,6 +39,10 @@ fn dump_dom(chromium: &Path, page: &Path, width: u32, profile: &Path) -> String 
             "--no-sandbox",
             "--no-first-run",
             "--hide-scrollbars",
+            // Below its smallest window, Chromium lays the self-check out in a frame of the
+            // width asked, which tells the page holding it only when it can read it: a file
+            // can read another file (here, itself) only with this flag.
+            "--allow-file-access-from-files",
             &format!("--user-data-dir={}", profile.display()),
             &format!("--window-size={width},900"),
             "--virtual-time-budget=10000",
@@ -181,4 +185,43 @@ fn the_report_holds_the_prompts_of_the_first_recordings_only() {
         html.contains("The prompts of 50 of the 52 recording(s) measured: the page holds the prompts of at most the first 50 recordings and 8 MiB of distinct lines."),
         "the page says so"
     );
+}
+
+#[test]
+fn the_self_check_tells_nothing_to_a_page_of_another_origin_that_frames_the_report() {
+    let chromium = match chromium() {
+        Ok(path) => path,
+        Err(reason) if std::env::var_os("PTC_REQUIRE_CHROMIUM").is_none() => {
+            println!("skipped: {reason}");
+            return;
+        }
+        Err(reason) => panic!("PTC_REQUIRE_CHROMIUM is set and {reason}"),
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let page = scratch.path().join("report.html");
+    all_strategies()
+        .ptc(["ab", "--no-timing", "--report", page.to_str().unwrap()])
+        .ok();
+    // Another page (here another file) frames the report with the self-check's address and
+    // listens for what it posts.
+    let framing = scratch.path().join("framing.html");
+    std::fs::write(
+        &framing,
+        r#"<!DOCTYPE html><html><body><pre id="got">nothing</pre>
+<script>
+window.addEventListener('message', function (e) {
+  document.getElementById('got').textContent = 'received ' + String(e.data).slice(0, 200);
+});
+</script>
+<iframe src="report.html#selftest-300" style="width:300px;height:600px"></iframe>
+</body></html>"#,
+    )
+    .unwrap();
+    let profile = scratch.path().join("profile");
+    let dom = dump_dom(&chromium, &framing, 1000, &profile);
+    assert!(
+        dom.contains(r#"<pre id="got">nothing</pre>"#),
+        "the framing page got the self-check: {dom:.2000}"
+    );
+    assert!(dom.contains("<iframe"), "{dom:.2000}");
 }

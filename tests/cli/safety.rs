@@ -1,5 +1,5 @@
 //! What ptc does with hostile or unlucky input: files it writes never follow a planted link nor
-//! replace a pipe or a device, an import never overwrites its own trace, templates and missions
+//! replace a pipe or a device, no output file is one of the files read, templates and missions
 //! cannot grow without bound, recorded text cannot drive a terminal.
 
 use std::path::Path;
@@ -405,4 +405,124 @@ fn diagnostics_and_prompts_escape_control_characters() {
             "{args}: {text:?}"
         );
     }
+}
+
+#[test]
+fn an_output_file_is_never_one_of_the_inputs() {
+    let scratch = Scratch::new();
+    let recording = std::fs::read(example("tool-actions.json")).unwrap();
+    let run = scratch.write("runs/run.json", &recording);
+    let other = scratch.write("runs/other.json", &recording);
+    let part = scratch.ptc([
+        "ab",
+        run.to_str().unwrap(),
+        "--shard",
+        "0/1",
+        "--format",
+        "partial",
+        "--strategies",
+        "turn-count",
+        "--set",
+        "ab.baseline=turn-count",
+    ]);
+    let part = scratch.write("p0.json", part.ok());
+    let part_bytes = std::fs::read(&part).unwrap();
+    let refused = |args: Vec<String>, file: &Path, bytes: &[u8]| {
+        let err = scratch.ptc(&args).bad_input();
+        assert!(
+            err.contains(&format!(
+                "--report {} is one of the files read",
+                file.display()
+            )),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains(file.file_name().unwrap().to_str().unwrap()),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read(file).unwrap(),
+            bytes,
+            "{args:?}: the input is intact"
+        );
+    };
+    let s = |p: &Path| p.display().to_string();
+    // A file given, the same file through `..`, a file found in a directory given.
+    refused(
+        vec!["ab".into(), s(&run), "--report".into(), s(&run)],
+        &run,
+        &recording,
+    );
+    refused(
+        vec![
+            "ab".into(),
+            s(&run),
+            "--report".into(),
+            s(&scratch.path().join("plugins/../runs/run.json")),
+        ],
+        &scratch.path().join("plugins/../runs/run.json"),
+        &recording,
+    );
+    refused(
+        vec![
+            "ab".into(),
+            "--strategies".into(),
+            "single-user-coalesced".into(),
+            s(&scratch.path().join("runs")),
+            "--report".into(),
+            s(&other),
+        ],
+        &other,
+        &recording,
+    );
+    #[cfg(unix)]
+    {
+        let link = scratch.path().join("link.html");
+        std::os::unix::fs::symlink(&run, &link).unwrap();
+        refused(
+            vec!["ab".into(), s(&run), "--report".into(), s(&link)],
+            &link,
+            &recording,
+        );
+    }
+    // The merge: a part given, or found in a directory given.
+    refused(
+        vec![
+            "ab".into(),
+            "merge".into(),
+            s(&part),
+            "--report".into(),
+            s(&part),
+        ],
+        &part,
+        &part_bytes,
+    );
+    refused(
+        vec![
+            "ab".into(),
+            "merge".into(),
+            s(scratch.path()),
+            "--report".into(),
+            s(&part),
+        ],
+        &part,
+        &part_bytes,
+    );
+    // Another file is written.
+    let report = scratch.path().join("runs/report.html");
+    scratch
+        .ptc([
+            "ab",
+            &s(&run),
+            "--strategies",
+            "turn-count",
+            "--set",
+            "ab.baseline=turn-count",
+            "--report",
+            &s(&report),
+        ])
+        .ok();
+    assert!(std::fs::read_to_string(&report)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
 }

@@ -267,3 +267,109 @@ fn a_recording_is_rendered_with_its_maps_in_the_order_written() {
         "{rendered:?}"
     );
 }
+
+/// The answer of a server with the turn-count strategy loaded to a request for it with
+/// `options`.
+fn turn_count_answer(options: Json) -> Json {
+    use crate::support::{built_plugin, TURN_COUNT};
+    let mut config = ptc::Config::defaults();
+    config
+        .layer_set("templates.directory=\"/nonexistent/ptc-templates\"")
+        .unwrap();
+    let strategy = ptc::LoadedStrategy::load(&built_plugin(TURN_COUNT)).unwrap();
+    let host = ptc::Host::with_strategies(config, vec![strategy]);
+    let mut request: Json = serde_json::from_str(&good_request(1)).unwrap();
+    request["strategy"] = "turn-count".into();
+    request["options"] = options;
+    let mut output = Vec::new();
+    ptc::serve::serve(
+        &host,
+        format!("{request}\n").as_bytes(),
+        &mut output,
+        1 << 20,
+    )
+    .unwrap();
+    serde_json::from_slice(&output).unwrap()
+}
+
+#[test]
+fn string_options_reach_the_strategy_as_written() {
+    for label in [
+        "plain",
+        "a\u{1}b",
+        "quote \" backslash \\ tab \t newline \n end",
+        "\\u0041 {s:?} ''' \"\"\" é \u{1F600}",
+        "",
+    ] {
+        let answer = turn_count_answer(serde_json::json!({ "label": label }));
+        let content = answer["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{label:?}: {answer}"));
+        assert!(
+            content.contains(&format!("\n{label}: 1")),
+            "{label:?}: {content:?}"
+        );
+    }
+    // Numbers and booleans are numbers and booleans; an object, an array or null is refused,
+    // naming the option.
+    let answer = turn_count_answer(serde_json::json!({ "fail_after": 5 }));
+    assert!(answer["messages"].is_array(), "{answer}");
+    for bad in [
+        serde_json::json!({"a": 1}),
+        serde_json::json!(["x"]),
+        Json::Null,
+    ] {
+        let answer = turn_count_answer(serde_json::json!({ "label": bad }));
+        assert_eq!(code(&answer), "bad_request", "{bad}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("option `label` must be a string, a number or true or false"),
+            "{bad}: {message}"
+        );
+    }
+}
+
+#[test]
+fn serve_accepts_the_nesting_files_accept_and_refuses_deeper_without_crashing() {
+    let host = in_process_host(&[]);
+    let defaults = host.recording_defaults().unwrap();
+    let path = example("tool-actions.json");
+    let mut recording: Json = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    for depth in [120, 126, 127, 128, 129] {
+        let nested = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        recording["turns"][0]["result"] = "NESTED".into();
+        // serde_json's own Value cannot hold it: written as text.
+        let text = serde_json::to_string(&recording)
+            .unwrap()
+            .replacen("\"NESTED\"", &nested, 1);
+        let file = ptc::Recording::parse(text.as_bytes(), &path, &defaults);
+        let request = format!("{{\"id\":1,\"turns\":1,\"recording\":{text}}}\n");
+        let answer = &answers(request.as_bytes(), 1 << 20)[0];
+        assert_eq!(
+            file.is_ok(),
+            answer["messages"].is_array(),
+            "{depth} levels: the file is {}, serve answers {answer:.300}",
+            if file.is_ok() { "read" } else { "refused" },
+        );
+        if depth == 128 {
+            assert!(file.is_ok(), "128 levels are read");
+        }
+        if depth == 129 {
+            assert!(answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("nested deeper than 128 levels"));
+        }
+    }
+    // Far deeper than any value may be: refused, not a stack overflow, in any field.
+    let deep = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
+    for request in [
+        format!("{{\"id\":1,\"options\":{deep}}}"),
+        format!("{{\"id\":1,\"recording\":{deep}}}"),
+        format!("{{\"id\":{deep}}}"),
+        deep.clone(),
+    ] {
+        let answer = &answers(format!("{request}\n").as_bytes(), 1 << 20)[0];
+        assert_eq!(code(answer), "bad_request", "{answer}");
+    }
+}

@@ -11,19 +11,22 @@ through ptc's compression strategies.
 `Ptc` starts one `ptc serve --stdio` process and sends it one JSON request per line; each
 `render` call returns the parsed response. An error answer raises `RenderError` (with the
 server's `code` and `message`); a server that stopped raises `ServerExited` (with its exit status
-and the end of what it wrote on stderr). Both are `PtcError`s. Standard library only.
+and the end of what it wrote on stderr); a request that JSON or UTF-8 cannot carry (a `NaN` or an
+infinity, a string with a lone surrogate) raises `BadRequestValue`, naming the field, before
+anything is sent. All are `PtcError`s. Standard library only.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import threading
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
-__all__ = ["Ptc", "PtcError", "RenderError", "ServerExited"]
+__all__ = ["Ptc", "PtcError", "RenderError", "ServerExited", "BadRequestValue"]
 __version__ = "0.2.0"
 
 #: What `render` takes as a recording: the recording itself, or the path of a JSON file.
@@ -49,6 +52,60 @@ class RenderError(PtcError):
         self.code = code
         self.message = message
         self.request_id = request_id
+
+
+class BadRequestValue(PtcError, ValueError):
+    """A request holds a value that cannot be sent: a float that JSON has no number for (`NaN`,
+    an infinity) or a string that UTF-8 cannot encode (a lone surrogate). Raised before anything
+    is sent; `field` is where it is (`recording.turns[2].result`, `options.label`), `reason`
+    what it is."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"cannot send the request: {field}: {reason}")
+        self.field = field
+        self.reason = reason
+
+
+def _unsendable(value: Any, field: str) -> Optional[BadRequestValue]:
+    """The first value in `value` (at `field`) that JSON or UTF-8 cannot carry, as an error."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return BadRequestValue(field, f"{value!r} is not a number JSON can carry")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as err:
+            code = ord(value[err.start])
+            return BadRequestValue(
+                field,
+                f"the string holds a lone surrogate (U+{code:04X} at character {err.start}), "
+                "which UTF-8 cannot encode",
+            )
+        return None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            name = f"{field}.{key}" if field else str(key)
+            found = _unsendable(key, f"{name} (the key)") or _unsendable(item, name)
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            found = _unsendable(item, f"{field}[{i}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _encode(request: Mapping[str, Any]) -> bytes:
+    """The request as one JSON line in UTF-8; `BadRequestValue` when it holds what JSON or UTF-8
+    cannot carry."""
+    try:
+        return (json.dumps(request, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+    except (ValueError, UnicodeEncodeError) as err:
+        found = _unsendable(request, "")
+        if found is not None:
+            raise found from None
+        raise PtcError(f"cannot send the request: {err}") from err
 
 
 class ServerExited(PtcError):
@@ -159,12 +216,12 @@ class Ptc:
         with self._lock:
             self._next_id += 1
             request_id = self._next_id
-            line = json.dumps({**request, "id": request_id}, ensure_ascii=False) + "\n"
+            line = _encode({**request, "id": request_id})
             process = self._process
             if process.stdin is None or process.stdin.closed:
                 raise ServerExited("the ptc client is closed")
             try:
-                process.stdin.write(line.encode("utf-8"))
+                process.stdin.write(line)
                 process.stdin.flush()
                 answer = process.stdout.readline() if process.stdout else b""
             except (BrokenPipeError, OSError):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ptc_client import Ptc, PtcError, RenderError, ServerExited
+from ptc_client import BadRequestValue, Ptc, PtcError, RenderError, ServerExited
 
 REPO = Path(__file__).resolve().parents[3]
 RECORDINGS = sorted((REPO / "examples" / "recordings").glob("*.json"))
@@ -182,3 +182,36 @@ def test_closing_ends_the_server(tmp_path):
     with Ptc(binary(), cwd=tmp_path) as inside:
         inside.render({"mission": "Count", "turns": []})
     assert inside._process.poll() == 0
+
+
+def test_a_value_json_or_utf8_cannot_carry_raises_naming_its_field(ptc):
+    recording = load(REPO / "examples" / "recordings" / "single-shot.json")
+    nan = json.loads(json.dumps(recording))
+    nan["turns"][0]["result"] = float("nan")
+    cases = [
+        (lambda: ptc.render(nan), "recording.turns[0].result", "nan is not a number"),
+        (
+            lambda: ptc.render(recording, strategy="rolling-window", options={"window": float("inf")}),
+            "options.window",
+            "inf is not a number",
+        ),
+        (
+            lambda: ptc.render({**recording, "mission": "a\ud800b"}),
+            "recording.mission",
+            "lone surrogate (U+D800 at character 1)",
+        ),
+        (
+            lambda: ptc.render(recording, options={"x\udfff": 1}),
+            "options.x\udfff (the key)",
+            "lone surrogate (U+DFFF",
+        ),
+    ]
+    for send, field, reason in cases:
+        with pytest.raises(BadRequestValue) as raised:
+            send()
+        assert raised.value.field == field
+        assert reason in raised.value.reason
+        assert isinstance(raised.value, PtcError) and isinstance(raised.value, ValueError)
+        assert str(raised.value).startswith(f"cannot send the request: {field}: ")
+    # Nothing was sent: the server answers the next request.
+    assert ptc.render(recording)["turns"] == 1

@@ -164,6 +164,9 @@ pub fn ab(
     shard: Shard,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
+    if let Some(file) = report_file {
+        crate::output::check_not_input("--report", file, paths, &["json", "jsonl"])?;
+    }
     let plan = AbPlan::new(host, strategies, tokenizer, pricing)?;
     let partial = format == AbFormat::Partial;
     if partial && report_file.is_some() {

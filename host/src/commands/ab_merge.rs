@@ -100,6 +100,9 @@ pub fn merge(
     no_timing: bool,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
+    if let Some(file) = report_file {
+        crate::output::check_not_input("--report", file, parts, &["json"])?;
+    }
     // The rows go to a spool as the output will print them, once the merge is known to hold.
     let mut rows = Spool::default();
     let mut each = |run: RunDetail, variants: &[Variant], pricing: &[Pricing]| {

@@ -119,7 +119,7 @@ fn check_output(trace: &Path, output: &Path, force: bool) -> Result<(), Error> {
     let Ok(existing) = std::fs::metadata(output) else {
         return Ok(());
     };
-    if same_file(trace, output) {
+    if crate::output::same_file(trace, output) {
         return Err(Error::Usage(format!(
             "--output {} is the trace being imported; write the recording to another file",
             output.display()
@@ -131,19 +131,4 @@ fn check_output(trace: &Path, output: &Path, force: bool) -> Result<(), Error> {
         });
     }
     Ok(())
-}
-
-/// Whether `a` and `b` name the same file (through links, `..` or another hard link).
-fn same_file(a: &Path, b: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if let (Ok(a), Ok(b)) = (std::fs::metadata(a), std::fs::metadata(b)) {
-            return a.dev() == b.dev() && a.ino() == b.ino();
-        }
-    }
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
 }

@@ -236,11 +236,22 @@ impl Config {
         raw: &str,
         said: &str,
     ) -> Result<(), ConfigError> {
-        let key = format!("strategies.{strategy}.{option}");
         let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
             .ok()
             .and_then(|mut t| t.remove("v"))
             .unwrap_or_else(|| toml::Value::String(raw.to_owned()));
+        self.set_option_value(strategy, option, value, said)
+    }
+
+    /// [`Config::set_option`] with the value given typed, not as text.
+    pub fn set_option_value(
+        &mut self,
+        strategy: &str,
+        option: &str,
+        value: toml::Value,
+        said: &str,
+    ) -> Result<(), ConfigError> {
+        let key = format!("strategies.{strategy}.{option}");
         let origin = Origin {
             name: said.to_owned(),
             dir: PathBuf::from("."),

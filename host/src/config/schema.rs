@@ -193,7 +193,8 @@ impl<'de, const MIN: i64, const MAX: i64> Deserialize<'de> for Int<MIN, MAX> {
     }
 }
 
-/// A non-negative number, written as an integer or a float.
+/// A finite non-negative number, written as an integer or a float (`nan` and `inf` are no
+/// prices).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Price(pub f64);
 
@@ -206,7 +207,7 @@ impl<'de> Deserialize<'de> for Price {
                 f.write_str("a non-negative number")
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Price, E> {
-                if v >= 0.0 {
+                if v >= 0.0 && v.is_finite() {
                     Ok(Price(v))
                 } else {
                     Err(E::invalid_value(Unexpected::Float(v), &self))

@@ -229,6 +229,15 @@ fn a_pricing_profile_may_be_completed_by_later_layers() {
         err,
         "bad value for `pricing.flags.cache_step_tokens` in --set pricing.flags.cache_step_tokens=-1: expected a non-negative number, found the integer -1"
     );
+    for bad in ["inf", "+inf", "-inf", "nan"] {
+        let mut config = Config::defaults();
+        let set = format!("pricing.anthropic.input_per_mtok={bad}");
+        let err = config.layer_set(&set).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("bad value for `pricing.anthropic.input_per_mtok` in --set {set}: expected a non-negative number")),
+            "{err}"
+        );
+    }
 }
 
 #[test]

@@ -242,11 +242,13 @@ fn prompter<'h>(
 ) -> Result<Prompter<'h>, Error> {
     let mut config: Config = host.config().clone();
     for (name, value) in options {
-        let literal = match value {
-            Json::String(s) => format!("{s:?}"),
-            other => other.to_string(),
-        };
-        config.set_option(strategy, name, &literal, "the request's \"options\"")?;
+        // Checked by the protocol: a string, a number or a boolean.
+        let value = protocol::option_value(value).ok_or_else(|| {
+            Error::Usage(format!(
+                "option `{name}` is not a string, a number or a boolean"
+            ))
+        })?;
+        config.set_option_value(strategy, name, value, "the request's \"options\"")?;
     }
     let threshold = config.compress_above_tokens();
     host.prompter_with(Some(strategy), &config, threshold)

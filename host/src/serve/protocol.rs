@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value as Json};
 
+use crate::recording::value_json::MAX_DEPTH;
 use crate::render::request::{RenderFormat, RequestArgs, RequestOptions};
 use crate::render::{PromptView, StatsView};
 
@@ -130,6 +131,46 @@ impl Response<'_> {
     }
 }
 
+/// The deepest a request may nest: a recorded value's [`MAX_DEPTH`] levels below the fields
+/// of a recording (at most 8 levels: `turns[i].tool_calls[j].args`) below the request.
+pub const MAX_REQUEST_DEPTH: usize = MAX_DEPTH + 9;
+
+/// How deep the arrays and objects of `line` nest (strings skipped), counted without reading
+/// it: a line that is not JSON counts what it holds so far.
+fn nesting(line: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in line.as_bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Reads `line` as any JSON without keeping it, however deep it nests (skipped without
+/// recursion).
+fn without_depth_limit(line: &str) -> Result<(), serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(line);
+    de.disable_recursion_limit();
+    <&RawValue>::deserialize(&mut de)?;
+    de.end()
+}
+
 /// Only the `id` of a request, read when the request as a whole is refused, so that the
 /// error still names the request it answers.
 #[derive(Deserialize)]
@@ -143,19 +184,39 @@ impl<'a> Request<'a> {
     pub fn parse(line: &'a str) -> Result<Request<'a>, (Json, String)> {
         // A struct also reads from a JSON array: only an object is a request.
         if !line.trim_start().starts_with('{') {
-            return Err(match serde_json::from_str::<serde::de::IgnoredAny>(line) {
+            return Err(match without_depth_limit(line) {
                 Ok(_) => (Json::Null, "a request is a JSON object".to_owned()),
                 Err(e) => (Json::Null, format!("not JSON: {e}")),
             });
         }
-        serde_json::from_str(line).map_err(|e| {
+        // serde_json's own limit (128 levels in all) would refuse a recording that a file may
+        // hold (values nest 128 levels below the recording's own): the request is read without
+        // it, once it is known to nest no deeper than a recording may.
+        if nesting(line) > MAX_REQUEST_DEPTH {
+            return Err((
+                Json::Null,
+                format!(
+                    "bad request: nested deeper than {MAX_REQUEST_DEPTH} levels (a recorded value \
+                     nests at most {MAX_DEPTH})"
+                ),
+            ));
+        }
+        let read = |line: &'a str| {
+            let mut de = serde_json::Deserializer::from_str(line);
+            de.disable_recursion_limit();
+            let request = Request::deserialize(&mut de)?;
+            de.end().map(|()| request)
+        };
+        read(line).map_err(|e| {
             use serde_json::error::Category;
             match e.classify() {
                 Category::Syntax | Category::Eof | Category::Io => {
                     (Json::Null, format!("not JSON: {e}"))
                 }
                 Category::Data => {
-                    let id = serde_json::from_str::<IdOnly>(line).map_or(Json::Null, |r| r.id);
+                    let mut de = serde_json::Deserializer::from_str(line);
+                    de.disable_recursion_limit();
+                    let id = IdOnly::deserialize(&mut de).map_or(Json::Null, |r| r.id);
                     (id, format!("bad request: {e}"))
                 }
             }
@@ -182,6 +243,15 @@ impl<'a> Request<'a> {
             Json::Object(options) => options.clone(),
             other => return Err(format!("\"options\" must be an object, not {other}")),
         };
+        for (name, value) in &options {
+            if option_value(value).is_none() {
+                return Err(format!(
+                    "\"options\": option `{}` must be a string, a number or true or false, not {}",
+                    name.escape_debug(),
+                    kind(value)
+                ));
+            }
+        }
         let turns = match &self.turns {
             Json::Null => None,
             k => match k.as_u64() {
@@ -289,5 +359,33 @@ mod tests {
         assert_eq!(checked.format, RenderFormat::Json);
         let missing = Request::parse(r#"{"recording": null}"#).unwrap();
         assert_eq!(missing.checked().unwrap_err(), "missing \"recording\"");
+    }
+}
+
+/// An option's value as the configuration holds it, taken as it is (a string is never parsed
+/// again): a string, an integer (of 64 bits), a float or a boolean; anything else is no option
+/// value.
+pub fn option_value(value: &Json) -> Option<toml::Value> {
+    match value {
+        Json::String(s) => Some(toml::Value::String(s.clone())),
+        Json::Bool(b) => Some(toml::Value::Boolean(*b)),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Some(toml::Value::Integer(i)),
+            None if n.is_u64() => None,
+            None => n.as_f64().map(toml::Value::Float),
+        },
+        Json::Null | Json::Array(_) | Json::Object(_) => None,
+    }
+}
+
+/// What kind of JSON value `value` is, in an error message (not the value: it may be large).
+fn kind(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "an integer beyond 64 bits",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
     }
 }

@@ -78,6 +78,10 @@ pub enum ImportError {
         default: u32,
         looked_for: String,
     },
+    #[error("{place} is {found}, not a list of turns")]
+    TurnsNotAList { place: String, found: &'static str },
+    #[error("the run it holds breaks a rule of recordings: in the recording made, {rule}")]
+    BreaksARule { rule: String },
     #[error(
         "`schema_version` {found} is a trace format this ptc does not read (it reads {VERSIONS})"
     )]

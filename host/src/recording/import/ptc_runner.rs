@@ -35,7 +35,7 @@ use serde_json::{json, Map, Value as Json};
 
 use super::{bad, ImportError, Imported, Losses, Supplied};
 use crate::recording::ReadError;
-use crate::recording::{Recording, RecordingDefaults};
+use crate::recording::{Recording, RecordingDefaults, RecordingError};
 
 /// The trace formats read: `schema_version` absent (1) or 2.
 pub(super) const VERSIONS: &str = "1 (no schema_version) and 2";
@@ -51,8 +51,14 @@ pub fn ptc_runner(
         path: path.to_owned(),
         source,
     })?;
-    let mut starts = Vec::new();
-    let mut stops = Vec::new();
+    // Only what the root run needs is kept, whatever the size of the trace: the first root
+    // `run.start` (one without a parent span), the root `run.stop` events (one per root run),
+    // and a count of the other runs.
+    let mut root_start: Option<(usize, Json)> = None;
+    let mut root_stops: Vec<(usize, Json)> = Vec::new();
+    let mut starts = 0usize;
+    let is_root = |e: &Json| e.get("parent_span_id").is_none_or(Json::is_null);
+    let span_of = |e: &Json| e.get("span_id").cloned().unwrap_or(Json::Null);
     // v2: agent_id -> the `config` of its `agent.config` event (the first one).
     let mut configs: Map<String, Json> = Map::new();
     // The format, from the first event, and its line.
@@ -82,7 +88,13 @@ pub fn ptc_runner(
         } else if bytes.len() as u64 > limit {
             return Err(bad(path, Some(i + 1), ImportError::TooLarge(limit)));
         }
-        let line = std::str::from_utf8(&bytes)
+        // A UTF-8 byte order mark, which some editors write, is not JSON: skipped.
+        let text = if i == 0 {
+            bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes)
+        } else {
+            &bytes
+        };
+        let line = std::str::from_utf8(text)
             .map_err(|e| input(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         if line.trim().is_empty() {
             continue;
@@ -108,8 +120,18 @@ pub fn ptc_runner(
             Some(_) => {}
         }
         match event.get("event").and_then(Json::as_str) {
-            Some("run.start") => starts.push((i + 1, event)),
-            Some("run.stop") => stops.push((i + 1, event)),
+            Some("run.start") => {
+                starts += 1;
+                if root_start.is_none() && is_root(&event) {
+                    let span = span_of(&event);
+                    root_stops.retain(|(_, stop)| span_of(stop) == span);
+                    root_start = Some((i + 1, event));
+                }
+            }
+            Some("run.stop") if is_root(&event) => match &root_start {
+                Some((_, start)) if span_of(start) != span_of(&event) => {}
+                _ => root_stops.push((i + 1, event)),
+            },
             Some("agent.config") => {
                 if let (Some(id), Some(config)) = (
                     event.get("agent_id").and_then(Json::as_str),
@@ -124,18 +146,14 @@ pub fn ptc_runner(
         }
     }
     let v2 = version.is_some_and(|(v, _)| !v.is_null());
-    let is_root = |e: &Json| e.get("parent_span_id").is_none_or(Json::is_null);
-    let (start_line, start) = starts
-        .iter()
-        .find(|(_, e)| is_root(e))
+    let (start_line, start) = root_start
+        .as_ref()
         .ok_or_else(|| bad(path, None, ImportError::NoRootRun))?;
-    let span = start.get("span_id").cloned().unwrap_or(Json::Null);
-    let stop = stops
-        .iter()
-        .find(|(_, e)| e.get("span_id").cloned().unwrap_or(Json::Null) == span && is_root(e))
-        .map(|(_, e)| e);
+    let span = span_of(start);
+    let stop_found = root_stops.iter().find(|(_, e)| span_of(e) == span);
+    let stop = stop_found.map(|(_, e)| e);
     let mut losses = Losses {
-        nested_runs_skipped: starts.len() - 1,
+        nested_runs_skipped: starts - 1,
         ..Losses::default()
     };
     // Where each format keeps the agent, the data and the step.
@@ -213,11 +231,17 @@ pub fn ptc_runner(
     if let Some(Json::Object(context)) = field(start, "context") {
         recording["data"] = named(&context, &mut losses);
     }
-    let turns: Vec<Json> = step
-        .get("turns")
-        .and_then(Json::as_array)
-        .map(|turns| turns.iter().map(|t| turn(t, &mut losses)).collect())
-        .unwrap_or_default();
+    let turns: Vec<Json> = match step.get("turns") {
+        None | Some(Json::Null) => Vec::new(),
+        Some(Json::Array(turns)) => turns.iter().map(|t| turn(t, &mut losses)).collect(),
+        Some(other) => {
+            let error = ImportError::TurnsNotAList {
+                place: format!("`{bag}.step.turns` of the root `run.stop`"),
+                found: kind(other),
+            };
+            return Err(bad(path, stop_found.map(|(line, _)| *line), error));
+        }
+    };
     let count = turns.len();
     if max_turns.is_none() && count > defaults.max_turns as usize {
         let error = ImportError::NoMaxTurns {
@@ -229,8 +253,21 @@ pub fn ptc_runner(
     }
     recording["turns"] = Json::Array(turns);
     // The recording must read back as ptc reads recordings.
+    // Its errors are about the recording made, not a place in the trace: they name the field
+    // of the recording.
     let bytes = serde_json::to_vec(&recording).expect("JSON serializes");
-    Recording::parse(&bytes, path, defaults)?;
+    Recording::parse(&bytes, path, defaults).map_err(|err| {
+        let rule = match err {
+            RecordingError::Syntax {
+                json_path, message, ..
+            }
+            | RecordingError::Rule {
+                json_path, message, ..
+            } => format!("{json_path}: {message}"),
+            other => other.to_string(),
+        };
+        bad(path, None, ImportError::BreaksARule { rule })
+    })?;
     Ok(Imported {
         json: recording,
         turns: count,
@@ -391,4 +428,16 @@ fn closure(items: &[Json]) -> Json {
     let meta = items.last().filter(|m| m.is_object());
     let field = |k: &str| meta.and_then(|m| m.get(k)).and_then(Json::as_str);
     json!({"$fn": {"params": params, "doc": field("docstring"), "return_type": field("return_type")}})
+}
+
+/// What kind of JSON value `value` is, in an error message.
+fn kind(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "a list",
+        Json::Object(_) => "an object",
+    }
 }
