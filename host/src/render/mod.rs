@@ -3,6 +3,7 @@
 
 mod direct;
 mod filters;
+mod growth;
 pub mod request;
 mod template_error;
 pub mod templates;
