@@ -19,6 +19,8 @@ mod suggest;
 
 pub use commands::serve;
 pub use recording::import;
+#[doc(hidden)]
+pub use render::fuzz as __fuzz;
 pub use render::request;
 
 pub use ab::pricing::{Pricing, PromptCost};

@@ -3,6 +3,7 @@
 
 mod direct;
 mod filters;
+pub mod fuzz;
 mod growth;
 pub mod request;
 mod template_error;

@@ -125,7 +125,8 @@ where
     }
 
     /// The value at `path`: a loop's variable or `loop`, else a field of the section, then
-    /// fields of records. An undefined name gives up; a record's missing field is
+    /// fields of records (of two of the same name, the last, as tera reads them). An undefined
+    /// name gives up; a record's missing field is
     /// [`Val::Missing`], and anything read from it gives up.
     fn path(&self, path: &'a Path) -> Result<Val<'f>, Bail> {
         let mut value = match path.root {
@@ -143,7 +144,7 @@ where
                 let field = self
                     .fields
                     .iter()
-                    .find(|f| same_name(f.0.as_str(), &path.first));
+                    .rfind(|f| same_name(f.0.as_str(), &path.first));
                 Val::Field(&field.ok_or(Bail)?.1)
             }
         };
@@ -151,7 +152,7 @@ where
             value = match value {
                 Val::Field(Field::Record(fields)) => fields
                     .iter()
-                    .find(|f| same_name(f.0.as_str(), name))
+                    .rfind(|f| same_name(f.0.as_str(), name))
                     .map_or(Val::Missing, |f| Val::Field(&f.1)),
                 _ => return Err(Bail),
             };

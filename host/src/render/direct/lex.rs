@@ -60,7 +60,8 @@ pub(super) fn tokenize(source: &str) -> Option<Vec<Token<'_>>> {
     Some(tokens)
 }
 
-/// Where `close` ends a tag's body, outside string literals.
+/// Where `close` ends a tag's body, outside string literals. Compared as bytes: the body may
+/// hold characters of several bytes, and `i` may be inside one.
 fn tag_end(body: &str, close: &str) -> Option<usize> {
     let bytes = body.as_bytes();
     let mut quote = None;
@@ -71,7 +72,7 @@ fn tag_end(body: &str, close: &str) -> Option<usize> {
             Some(q) if b == q => quote = None,
             Some(_) => {}
             None if matches!(b, b'"' | b'\'' | b'`') => quote = Some(b),
-            None if body[i..].starts_with(close) => return Some(i),
+            None if bytes[i..].starts_with(close.as_bytes()) => return Some(i),
             None => {}
         }
         i += 1;

@@ -182,6 +182,39 @@ fn what_tera_might_read_otherwise_is_left_to_it() {
     }
 }
 
+/// Found by the `template_diff` fuzz target: a character of several bytes in a tag, outside
+/// a string literal, panicked where the tag's end was looked for.
+#[test]
+fn a_tag_holding_a_character_of_several_bytes_is_left_to_tera() {
+    for source in [
+        "{{ é }}",
+        "{% if s == é %}x{% endif %}",
+        "{{- s.é -}}",
+        "{% é %}",
+    ] {
+        assert!(compile(source).is_none(), "{source}");
+    }
+    let templates = set(&[("x", "{% if s %}é{% endif %}{{ s }}é")]);
+    assert!(same(&templates, &Section::new("x").with("s", "é")));
+}
+
+/// Found by the `template_diff` fuzz target: of two fields (or two fields of a record) of the
+/// same name, tera reads the last.
+#[test]
+fn of_two_fields_of_one_name_the_last_is_read() {
+    let fields = Section::new("x")
+        .with("s", true)
+        .with("r", Record::new().with("a", "first").with("a", "last"))
+        .with("s", "second");
+    let templates = set(&[(
+        "x",
+        "{{ s }} {{ r.a }}{% if s == \"second\" %} eq{% endif %}",
+    )]);
+    assert!(same(&templates, &fields));
+    let (direct, _) = both(&templates, &fields);
+    assert_eq!(direct, Some(Ok("second last eq".to_owned())));
+}
+
 /// The coalesced view and the conversation without compression, for every prefix of every
 /// example recording, read the same directly as through tera.
 #[test]
