@@ -153,7 +153,9 @@ impl Parser<'_> {
                 Token::Print(body, _, _) => {
                     let words = words(body)?;
                     let expr = match words.as_slice() {
-                        [Word::Path(path)] => Expr::Path(Path::resolve(path, &self.loops)),
+                        [Word::Path(path)] if !is_reserved(path) => {
+                            Expr::Path(Path::resolve(path, &self.loops))
+                        }
                         [Word::Str(s)] => Expr::Str(s.clone()),
                         [Word::Int(i)] => Expr::Int(*i),
                         _ => return None,
@@ -181,7 +183,8 @@ impl Parser<'_> {
                                         && kw.len() == 1
                                         && kw[0] == "in"
                                         && var[0] != "loop"
-                                        && plain_path(list) =>
+                                        && plain_path(list)
+                                        && !is_reserved(list) =>
                                 {
                                     // The list is read outside the loop it starts.
                                     let list = Path::resolve(list, &self.loops);

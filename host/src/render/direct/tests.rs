@@ -215,6 +215,20 @@ fn of_two_fields_of_one_name_the_last_is_read() {
     assert_eq!(direct, Some(Ok("second last eq".to_owned())));
 }
 
+/// Found by the `template_diff` fuzz target: `none` (or `true`, ...) printed or looped over is
+/// tera's literal even when a field has that name.
+#[test]
+fn a_keyword_printed_or_looped_over_is_left_to_tera() {
+    for source in [
+        "{{ none }}",
+        "{{ true }}",
+        "{{- False -}}",
+        "{% for i in none %}{% endfor %}",
+    ] {
+        assert!(compile(source).is_none(), "{source}");
+    }
+}
+
 /// The coalesced view and the conversation without compression, for every prefix of every
 /// example recording, read the same directly as through tera.
 #[test]
