@@ -5,6 +5,12 @@
 #   formatter  the Clojure formatter on arbitrary values and limits
 #   render     every built-in strategy's render over every prefix of any valid recording
 #   serve      `ptc serve` on arbitrary request lines: one answer per line, the server alive
+#   template_diff  the direct template engine against tera, on templates generated from a
+#              grammar of the part of tera it runs and what lies just outside it, and on
+#              generated fields: whenever it renders a section, tera renders the same text
+# template_diff decodes its input as choices of a grammar, so any bytes are an input; its seeds
+# are a few short ones whose templates the direct engine runs. TEMPLATE_DIFF_SHOW=1 prints each
+# input's templates, fields and both renders (`cargo fuzz run template_diff FILE` to read one).
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); on a stable toolchain RUSTC_BOOTSTRAP lets it
 # use the sanitizer flags. A crash leaves its input in fuzz/artifacts/TARGET and stops the run.
 set -euo pipefail
@@ -17,7 +23,7 @@ while [ $# -gt 0 ]; do
         *) TARGETS+=("$1"); shift ;;
     esac
 done
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(recording formatter render serve)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(recording formatter render serve template_diff)
 for target in "${TARGETS[@]}"; do
     # New inputs go to a scratch directory (the first corpus); the committed seeds are only read.
     WORK="$(mktemp -d)"

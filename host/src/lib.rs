@@ -23,6 +23,8 @@ mod suggest;
 mod tokens;
 
 pub use recording::import;
+#[doc(hidden)]
+pub use render::fuzz as __fuzz;
 pub use render::request;
 
 pub use ab::retention::{Facts, Retention, Share};

@@ -5,6 +5,8 @@ mod direct;
 mod error;
 pub mod explain;
 mod filters;
+pub mod fuzz;
+mod growth;
 pub mod request;
 mod template_error;
 pub mod templates;

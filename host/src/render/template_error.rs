@@ -35,11 +35,11 @@ pub enum TemplateError {
         #[source]
         source: Box<tera::Error>,
     },
-    /// Its output outgrew [`super::templates::MAX_GROWTH`] beyond the `given` bytes of text of
+    /// Its output outgrew [`super::growth::MAX_GROWTH`] beyond the `given` bytes of text of
     /// its values.
     #[error(
         "template `{name}` ({origin}): its output grew more than {} MiB beyond the {given} byte(s) of text it was given; a loop that does not end?",
-        super::templates::MAX_GROWTH >> 20
+        super::growth::MAX_GROWTH >> 20
     )]
     TooLarge {
         name: String,

@@ -33,6 +33,7 @@ use serde::Serialize;
 use tera::{Context, Tera, Value};
 
 use super::direct;
+use super::growth::MAX_GROWTH;
 pub use super::template_error::TemplateError;
 
 /// The host's default system prompt: the language reference and the output format only.
@@ -46,9 +47,6 @@ pub const COMPRESSION_BOX: &str = include_str!("../../../templates/compression_b
 pub const USAGE: &str = include_str!("../../../templates/usage.tera");
 /// `ptc ab --report`: the HTML page around the tables and charts.
 pub const REPORT_HTML: &str = include_str!("../../../templates/report.html.tera");
-
-/// How many bytes more than the text of its values a template may write: 16 MiB.
-pub const MAX_GROWTH: usize = 16 << 20;
 
 /// The host's own templates: name -> default text.
 pub fn host_defaults() -> [(&'static str, &'static str); 6] {
@@ -85,7 +83,7 @@ pub struct Templates {
     owner: String,
     /// FNV-1a 64 of every template's name and text, in the order of the defaults.
     digest: u64,
-    /// The templates that run directly on a strategy's fields (see `direct.rs`), by name.
+    /// The templates that run directly on a strategy's fields (see `direct/`), by name.
     pub(super) direct: FxHashMap<String, direct::Program>,
 }
 
@@ -282,7 +280,7 @@ impl Templates {
     /// Renders one section of a strategy's output, without the final newline, and appends it
     /// to `text`; `scratch` is a buffer the caller may reuse from one section to the next.
     ///
-    /// A template that runs directly on the fields (see `direct.rs`) is run so; when it gives up,
+    /// A template that runs directly on the fields (see `direct/`) is run so; when it gives up,
     /// and for every other template, the fields become tera values and tera renders it.
     pub fn append_section(
         &self,

@@ -1,0 +1,273 @@
+//! Running a template's nodes on a section's fields, as tera would, giving up ([`Bail`]) on
+//! anything tera might read otherwise.
+
+use abi_stable::std_types::Tuple2;
+use ptc_plugin_api::{Field, FieldName};
+use rustc_hash::FxHashMap;
+
+use super::parse::{Expr, LoopAttr, Node, Op, Path, Root};
+use super::{Bail, Program};
+use crate::render::growth::MAX_GROWTH;
+
+/// A value met while rendering.
+#[derive(Clone, Copy)]
+enum Val<'a> {
+    Field(&'a Field),
+    Int(i64),
+    Str(&'a str),
+    Bool(bool),
+    /// A record's missing field, which tera reads as undefined.
+    Missing,
+}
+
+/// A loop being run.
+struct Loop<'a> {
+    var: &'a str,
+    item: &'a Field,
+    index: usize,
+    len: usize,
+}
+
+struct Run<'a, 'f> {
+    programs: &'a FxHashMap<String, Program>,
+    fields: &'f [Tuple2<FieldName, Field>],
+    loops: Vec<Loop<'f>>,
+    out: &'a mut String,
+    start: usize,
+}
+
+/// [`super::render`]: `program` run with `fields`, its text appended to `out`.
+pub(super) fn render(
+    program: &Program,
+    programs: &FxHashMap<String, Program>,
+    fields: &[Tuple2<FieldName, Field>],
+    out: &mut String,
+) -> Result<(), Bail> {
+    let start = out.len();
+    let mut run = Run {
+        programs,
+        fields,
+        loops: Vec::new(),
+        out,
+        start,
+    };
+    run.nodes(&program.nodes)
+}
+
+impl<'a, 'f> Run<'a, 'f>
+where
+    'a: 'f,
+{
+    fn nodes(&mut self, nodes: &'a [Node]) -> Result<(), Bail> {
+        for node in nodes {
+            match node {
+                Node::Text(text) => self.write(text)?,
+                Node::Print(expr) => match self.eval(expr)? {
+                    Val::Field(Field::Text(text)) => self.write(text)?,
+                    Val::Str(text) => self.write(text)?,
+                    Val::Field(Field::Integer(i)) => self.write_int(*i)?,
+                    Val::Int(i) => self.write_int(i)?,
+                    Val::Field(Field::Boolean(b)) => self.write(bool_text(*b))?,
+                    Val::Bool(b) => self.write(bool_text(b))?,
+                    _ => return Err(Bail),
+                },
+                Node::If {
+                    branches,
+                    otherwise,
+                } => {
+                    let mut taken = None;
+                    for (condition, body) in branches {
+                        if self.truthy(condition)? {
+                            taken = Some(body);
+                            break;
+                        }
+                    }
+                    self.nodes(taken.unwrap_or(otherwise))?;
+                }
+                Node::For { var, list, body } => {
+                    let Val::Field(Field::List(items)) = self.path(list)? else {
+                        return Err(Bail);
+                    };
+                    let len = items.len();
+                    for (index, item) in items.iter().enumerate() {
+                        self.loops.push(Loop {
+                            var,
+                            item,
+                            index,
+                            len,
+                        });
+                        let done = self.nodes(body);
+                        self.loops.pop();
+                        done?;
+                    }
+                }
+                Node::Include(name) => {
+                    let program = self.programs.get(name).ok_or(Bail)?;
+                    self.nodes(&program.nodes)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends `text`, giving up past [`MAX_GROWTH`] bytes (tera then decides whether the
+    /// values given allow that much).
+    fn write(&mut self, text: &str) -> Result<(), Bail> {
+        if self.out.len() - self.start + text.len() > MAX_GROWTH {
+            return Err(Bail);
+        }
+        self.out.push_str(text);
+        Ok(())
+    }
+
+    fn write_int(&mut self, i: i64) -> Result<(), Bail> {
+        self.write(itoa::Buffer::new().format(i))
+    }
+
+    /// The value at `path`: a loop's variable or `loop`, else a field of the section, then
+    /// fields of records (of two of the same name, the last, as tera reads them). An undefined
+    /// name gives up; a record's missing field is
+    /// [`Val::Missing`], and anything read from it gives up.
+    fn path(&self, path: &'a Path) -> Result<Val<'f>, Bail> {
+        let mut value = match path.root {
+            Root::Item(depth) => Val::Field(self.loops.get(depth).ok_or(Bail)?.item),
+            Root::Loop(attr) => {
+                let l = self.loops.last().ok_or(Bail)?;
+                return Ok(match attr.ok_or(Bail)? {
+                    LoopAttr::Index => Val::Int(l.index as i64 + 1),
+                    LoopAttr::Index0 => Val::Int(l.index as i64),
+                    LoopAttr::First => Val::Bool(l.index == 0),
+                    LoopAttr::Last => Val::Bool(l.index + 1 == l.len),
+                });
+            }
+            Root::Field => {
+                let field = self
+                    .fields
+                    .iter()
+                    .rfind(|f| same_name(f.0.as_str(), &path.first));
+                Val::Field(&field.ok_or(Bail)?.1)
+            }
+        };
+        for name in &path.rest {
+            value = match value {
+                Val::Field(Field::Record(fields)) => fields
+                    .iter()
+                    .rfind(|f| same_name(f.0.as_str(), name))
+                    .map_or(Val::Missing, |f| Val::Field(&f.1)),
+                _ => return Err(Bail),
+            };
+        }
+        Ok(value)
+    }
+
+    fn eval(&self, expr: &'a Expr) -> Result<Val<'f>, Bail> {
+        Ok(match expr {
+            Expr::Path(path) => self.path(path)?,
+            Expr::Int(i) => Val::Int(*i),
+            Expr::Str(s) => Val::Str(s),
+            Expr::Bool(b) => Val::Bool(*b),
+            _ => Val::Bool(self.truthy(expr)?),
+        })
+    }
+
+    fn truthy(&self, expr: &'a Expr) -> Result<bool, Bail> {
+        Ok(match expr {
+            Expr::Not(path) => !truth(self.path(path)?),
+            Expr::Defined(path, defined) => {
+                let found = match self.path(path) {
+                    Ok(Val::Missing) => false,
+                    Ok(_) => true,
+                    // An undefined name is not defined, if it is a bare name.
+                    Err(Bail) if path.is_bare() && first_is_undefined(self, &path.first) => false,
+                    Err(bail) => return Err(bail),
+                };
+                found == *defined
+            }
+            Expr::Compare(op, a, b) => {
+                let (a, b) = (self.eval(a)?, self.eval(b)?);
+                compare(*op, a, b)?
+            }
+            Expr::And(a, b) => self.truthy(a)? && self.truthy(b)?,
+            Expr::Or(a, b) => self.truthy(a)? || self.truthy(b)?,
+            other => truth(self.eval(other)?),
+        })
+    }
+}
+
+/// Whether two names are the same, compared byte by byte: names are short, and a call to
+/// `memcmp` for each field looked at costs more than the comparison.
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+}
+
+/// Whether `name` names nothing: no loop variable, not `loop` inside a loop, no field.
+fn first_is_undefined(run: &Run<'_, '_>, name: &str) -> bool {
+    let in_loop = !run.loops.is_empty();
+    let named = run.loops.iter().any(|l| l.var == name)
+        || (name == "loop" && in_loop)
+        || run.fields.iter().any(|f| f.0.as_str() == name);
+    !named
+}
+
+fn bool_text(b: bool) -> &'static str {
+    if b {
+        "true"
+    } else {
+        "false"
+    }
+}
+
+/// Tera's truthiness.
+fn truth(value: Val<'_>) -> bool {
+    match value {
+        Val::Field(Field::Text(s)) => !s.is_empty(),
+        Val::Str(s) => !s.is_empty(),
+        Val::Field(Field::Integer(i)) => *i != 0,
+        Val::Int(i) => i != 0,
+        Val::Field(Field::Boolean(b)) => *b,
+        Val::Bool(b) => b,
+        Val::Field(Field::List(items)) => !items.is_empty(),
+        Val::Field(Field::Record(fields)) => !fields.is_empty(),
+        Val::Missing => false,
+    }
+}
+
+/// A comparison of two integers, two strings or two booleans (equality only for these);
+/// anything else is left to tera.
+fn compare<'v>(op: Op, a: Val<'v>, b: Val<'v>) -> Result<bool, Bail> {
+    let int = |v: Val<'_>| match v {
+        Val::Field(Field::Integer(i)) => Some(*i),
+        Val::Int(i) => Some(i),
+        _ => None,
+    };
+    let text = |v: Val<'v>| -> Option<&'v str> {
+        match v {
+            Val::Field(Field::Text(s)) => Some(s.as_str()),
+            Val::Str(s) => Some(s),
+            _ => None,
+        }
+    };
+    let boolean = |v: Val<'_>| match v {
+        Val::Field(Field::Boolean(b)) => Some(*b),
+        Val::Bool(b) => Some(b),
+        _ => None,
+    };
+    let ordering = if let (Some(a), Some(b)) = (int(a), int(b)) {
+        a.cmp(&b)
+    } else if let (Some(a), Some(b), Op::Eq | Op::Ne) = (text(a), text(b), op) {
+        a.cmp(b)
+    } else if let (Some(a), Some(b), Op::Eq | Op::Ne) = (boolean(a), boolean(b), op) {
+        a.cmp(&b)
+    } else {
+        return Err(Bail);
+    };
+    use std::cmp::Ordering::*;
+    Ok(match op {
+        Op::Eq => ordering == Equal,
+        Op::Ne => ordering != Equal,
+        Op::Lt => ordering == Less,
+        Op::Le => ordering != Greater,
+        Op::Gt => ordering == Greater,
+        Op::Ge => ordering != Less,
+    })
+}

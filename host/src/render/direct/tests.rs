@@ -1,0 +1,381 @@
+//! The direct engine against tera: the bundled templates, hand-written cases and generated
+//! templates read the same both ways whenever they run directly.
+
+use std::path::{Path, PathBuf};
+
+use ptc_plugin_api::{Options, Record, Section};
+
+use super::*;
+use crate::recording::{Recording, RecordingDefaults};
+use crate::render::templates::Templates;
+
+fn templates_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates")
+}
+
+/// The templates of `dir` under `templates/`, by name.
+fn bundled(dir: &str) -> Vec<(String, String)> {
+    let mut set: Vec<_> = std::fs::read_dir(templates_dir().join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    set.sort();
+    set
+}
+
+/// The section rendered directly (`None` when it is left to tera) and through tera.
+fn both(templates: &Templates, section: &Section) -> (Option<Result<String, Bail>>, String) {
+    let direct = templates.direct.get(section.template.as_str()).map(|p| {
+        let mut text = String::new();
+        render(p, &templates.direct, &section.fields, &mut text).map(|()| {
+            if text.ends_with('\n') {
+                text.pop();
+            }
+            text
+        })
+    });
+    let mut tera = String::new();
+    let tera = match templates.append_with_tera(section, &mut Vec::new(), &mut tera) {
+        Ok(()) => tera,
+        Err(err) => format!("error: {err}"),
+    };
+    (direct, tera)
+}
+
+/// Checks that the section reads the same directly as through tera, when it is rendered
+/// directly; returns whether it was.
+fn same(templates: &Templates, section: &Section) -> bool {
+    match both(templates, section) {
+        (Some(Ok(direct)), tera) => {
+            assert_eq!(direct, tera, "{section:?}");
+            true
+        }
+        (Some(Err(Bail)), _) | (None, _) => false,
+    }
+}
+
+fn set(sources: &[(&str, &str)]) -> Templates {
+    let sources: Vec<(String, String)> = sources
+        .iter()
+        .map(|(n, s)| (n.to_string(), s.to_string()))
+        .collect();
+    Templates::load("t", &sources, |_| Vec::new()).unwrap()
+}
+
+#[test]
+fn bundled_templates_run_directly_unless_they_call_filters() {
+    for dir in [
+        "coalesce",
+        "aggressive",
+        "delta-log",
+        "per-turn-summary",
+        "observation-masking",
+    ] {
+        for (name, source) in bundled(dir) {
+            let filters = source.contains('|');
+            assert_eq!(
+                compile(&source).is_some(),
+                !filters,
+                "{dir}/{name} should {}run directly",
+                if filters { "not " } else { "" }
+            );
+        }
+    }
+}
+
+#[test]
+fn whitespace_control_conditions_and_loops_read_as_tera_reads_them() {
+    let items: Vec<Field> = ["a", "", "c d"].iter().map(|s| (*s).into()).collect();
+    let records: Vec<Field> = (0..3)
+        .map(|i| {
+            let r = Record::new()
+                .with("name", format!("n{i}"))
+                .with("n", i as i64);
+            if i == 1 {
+                r.with("doc", "").into()
+            } else {
+                r.with("flag", i == 2).into()
+            }
+        })
+        .collect();
+    let fields = Section::new("x")
+        .with("items", items)
+        .with("records", records)
+        .with("empty", Vec::<Field>::new())
+        .with("n", 3i64)
+        .with("m", -12i64)
+        .with("t", "text")
+        .with("yes", true)
+        .with("no", false);
+    let sources = [
+        "a {{ t }}  \n  {%- if yes %} b {% endif -%}  \n c\n",
+        "{#- comment -#}\n  x {# plain #}  y {#- left #}  z {# right -#}  w\n",
+        "{% for i in items -%}\n [{{ i }}]{% if not loop.last %},{% endif %}\n{% endfor -%}\nend",
+        "{% for r in records %}{{ loop.index }}/{{ loop.index0 }}{% if loop.first %}F{% endif %}:{{ r.name }}{% if r.doc is defined %} doc{% elif r.flag %} flag{% else %} none{% endif %}\n{% endfor %}",
+        "{% for r in records %}{% for i in items %}{{ r.n }}{{ i }}{% endfor %};{% endfor %}",
+        "{% if n == 3 and m < 0 %}A{% endif %}{% if n != 3 or m >= n %}B{% endif %}{% if n != 3 or m <= n %}b{% endif %}{% if n > 4 %}C{% elif n <= 3 %}D{% endif %}",
+        "{% if t == \"text\" %}eq{% endif %}{% if t != \"x\" %}ne{% endif %}{% if yes == true %}T{% endif %}",
+        "{% if missing is defined %}def{% else %}undef{% endif %}{% if t is not defined %}!{% endif %}{% if items %}I{% endif %}{% if empty %}E{% endif %}",
+        "{{ n }} {{ m }} {{ yes }} {{ no }} {{ 42 }} {{ \"lit\" }}",
+        "{% for r in records -%}\n    {{- r.name -}}\n  {% endfor %}",
+        "  {%- for i in empty %}never{% endfor -%}  \n\n",
+        "{% include \"x2\" %} and {%- include \"x2\" -%} .",
+    ];
+    for source in sources {
+        let templates = set(&[("x", source), ("x2", "[{{ n }}]\n")]);
+        assert!(templates.direct.contains_key("x"), "{source}");
+        assert!(same(&templates, &fields), "gave up: {source}");
+    }
+}
+
+#[test]
+fn what_tera_might_read_otherwise_is_left_to_it() {
+    let fields = Section::new("x")
+        .with("items", vec![Field::from("a")])
+        .with("n", 3i64)
+        .with("t", "text");
+    let gives_up = [
+        "{{ missing }}",
+        "{{ items }}",
+        "{% for i in t %}{{ i }}{% endfor %}",
+        "{% for i in missing %}{% endfor %}",
+        "{{ t.x }}",
+        "{% if n == \"3\" %}{% endif %}",
+        "{% if t > \"a\" %}{% endif %}",
+        "{% if missing %}{% endif %}",
+        "{{ n.x.y }}",
+    ];
+    for source in gives_up {
+        let templates = set(&[("x", source)]);
+        let (direct, _) = both(&templates, &fields);
+        assert_eq!(direct, Some(Err(Bail)), "{source}");
+        // The section still renders (or fails) as tera says.
+        let mut text = String::new();
+        let via_host = templates.append_section(&fields, &mut Vec::new(), &mut text);
+        let (_, tera) = both(&templates, &fields);
+        match via_host {
+            Ok(()) => assert_eq!(text, tera, "{source}"),
+            Err(err) => assert_eq!(format!("error: {err}"), tera, "{source}"),
+        }
+    }
+    let not_compiled = [
+        "{{ t | upper }}",
+        "{% set a = 1 %}",
+        "{% for k, v in m %}{% endfor %}",
+        "{% for i in items %}{% include \"x\" %}{% endfor %}",
+        "{% raw %}{{ x }}{% endraw %}",
+        "{{ a + 1 }}",
+        "{{ __tera_context }}",
+        "{% if not a is defined %}{% endif %}",
+        "{% for i in items %}{% else %}{% endfor %}",
+        "{% if a %}",
+        "{{ \"a\\\"b\" }}",
+        "{{ 1.5 }}",
+        "{% if m > -1 %}{% endif %}",
+    ];
+    for source in not_compiled {
+        assert!(compile(source).is_none(), "{source}");
+    }
+}
+
+/// Found by the `template_diff` fuzz target: a character of several bytes in a tag, outside
+/// a string literal, panicked where the tag's end was looked for.
+#[test]
+fn a_tag_holding_a_character_of_several_bytes_is_left_to_tera() {
+    for source in [
+        "{{ é }}",
+        "{% if s == é %}x{% endif %}",
+        "{{- s.é -}}",
+        "{% é %}",
+    ] {
+        assert!(compile(source).is_none(), "{source}");
+    }
+    let templates = set(&[("x", "{% if s %}é{% endif %}{{ s }}é")]);
+    assert!(same(&templates, &Section::new("x").with("s", "é")));
+}
+
+/// Found by the `template_diff` fuzz target: of two fields (or two fields of a record) of the
+/// same name, tera reads the last.
+#[test]
+fn of_two_fields_of_one_name_the_last_is_read() {
+    let fields = Section::new("x")
+        .with("s", true)
+        .with("r", Record::new().with("a", "first").with("a", "last"))
+        .with("s", "second");
+    let templates = set(&[(
+        "x",
+        "{{ s }} {{ r.a }}{% if s == \"second\" %} eq{% endif %}",
+    )]);
+    assert!(same(&templates, &fields));
+    let (direct, _) = both(&templates, &fields);
+    assert_eq!(direct, Some(Ok("second last eq".to_owned())));
+}
+
+/// Found by the `template_diff` fuzz target: `none` (or `true`, ...) printed or looped over is
+/// tera's literal even when a field has that name.
+#[test]
+fn a_keyword_printed_or_looped_over_is_left_to_tera() {
+    for source in [
+        "{{ none }}",
+        "{{ true }}",
+        "{{- False -}}",
+        "{% for i in none %}{% endfor %}",
+    ] {
+        assert!(compile(source).is_none(), "{source}");
+    }
+}
+
+/// The coalesced view and the conversation without compression, for every prefix of every
+/// example recording, read the same directly as through tera.
+#[test]
+fn the_coalesced_sections_of_the_examples_read_as_through_tera() {
+    use ptc_strategy_kit::coalesce;
+    let templates = Templates::load(
+        "coalesce",
+        &coalesce::TEMPLATES
+            .iter()
+            .map(|(n, s)| (n.to_string(), s.to_string()))
+            .collect::<Vec<_>>(),
+        |_| Vec::new(),
+    )
+    .unwrap();
+    let defaults = RecordingDefaults {
+        max_turns: 10,
+        system_prompt: "system".into(),
+    };
+    let settings = coalesce::settings_with_defaults(&Options::default()).unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/recordings");
+    let mut direct = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(recording) = Recording::parse(&bytes, &path, &defaults) else {
+            continue;
+        };
+        for k in 0..=recording.turns.len() {
+            let turns = &recording.turns[..k];
+            let (user, _) = coalesce::user_message(&recording.run, turns, &settings);
+            let uncompressed = coalesce::uncompressed(&recording.run, turns, &settings);
+            let messages = uncompressed.messages.into_iter().chain([user]);
+            for message in messages {
+                for section in message.sections() {
+                    direct += usize::from(same(&templates, section));
+                }
+            }
+        }
+    }
+    assert!(direct > 100, "only {direct} sections ran directly");
+}
+
+/// A template of the part of tera run directly: text, prints, conditions and loops, with
+/// and without whitespace control, nested.
+fn any_template() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let text = prop_oneof![
+        Just("a".to_owned()),
+        Just(" ".to_owned()),
+        Just("\n".to_owned()),
+        Just("  \n ".to_owned()),
+        Just("x y\n\n".to_owned()),
+        Just("{# c #}".to_owned()),
+        Just(" {#- c -#} ".to_owned()),
+    ];
+    let value = prop_oneof![
+        Just("s"),
+        Just("n"),
+        Just("b"),
+        Just("e"),
+        Just("r.name"),
+        Just("missing"),
+        Just("items"),
+        Just("r.missing"),
+        Just("\"lit\""),
+        Just("7"),
+    ];
+    let print = (value, any::<bool>(), any::<bool>()).prop_map(|(v, l, r)| {
+        format!(
+            "{{{{{} {v} {}}}}}",
+            if l { "-" } else { "" },
+            if r { "-" } else { "" }
+        )
+    });
+    let leaf = prop_oneof![text, print];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        let condition = prop_oneof![
+            Just("s"),
+            Just("not b"),
+            Just("n == 3"),
+            Just("n < 2 or b"),
+            Just("s == \"x\" and n >= 1"),
+            Just("e != \"\""),
+            Just("missing is defined"),
+            Just("r.name is not defined"),
+            Just("items"),
+            Just("missing"),
+            Just("s > 1"),
+        ];
+        let body = proptest::collection::vec(inner, 0..4).prop_map(|parts| parts.concat());
+        let trim = any::<bool>();
+        prop_oneof![
+            (condition, body.clone(), body.clone(), trim).prop_map(|(c, yes, no, t)| {
+                let d = if t { "-" } else { "" };
+                format!("{{%{d} if {c} {d}%}}{yes}{{% else %}}{no}{{%{d} endif {d}%}}")
+            }),
+            (body.clone(), trim).prop_map(|(b, t)| {
+                let d = if t { "-" } else { "" };
+                format!(
+                    "{{% for i in items {d}%}}{{{{ i }}}}{b}{{% if loop.last %}}.{{% elif loop.first %}}{{{{ loop.index }}}}{{% endif %}}{{%{d} endfor %}}"
+                )
+            }),
+            proptest::collection::vec(body, 1..3).prop_map(|parts| parts.concat()),
+        ]
+    })
+}
+
+/// Any template of the part run directly, on fields of every kind, reads as tera reads it
+/// whenever it is run directly (and most are).
+#[test]
+fn any_template_run_directly_reads_as_through_tera() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let fields = (
+        proptest::sample::select(vec!["", "x", "a b"]),
+        0i64..5,
+        any::<bool>(),
+        proptest::collection::vec(proptest::sample::select(vec!["", "p", "q r"]), 0..3),
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 4096,
+        ..Config::default()
+    });
+    let (ran, direct) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+    runner
+        .run(&(any_template(), fields), |(source, (s, n, b, items))| {
+            let items: Vec<Field> = items.into_iter().map(Field::from).collect();
+            let fields = Section::new("x")
+                .with("s", s)
+                .with("n", n)
+                .with("b", b)
+                .with("e", "")
+                .with("items", items)
+                .with("r", Record::new().with("name", "nm"));
+            let templates = set(&[("x", source.as_str())]);
+            ran.set(ran.get() + 1);
+            direct.set(direct.get() + usize::from(same(&templates, &fields)));
+            Ok(())
+        })
+        .unwrap();
+    assert!(
+        direct.get() * 4 > ran.get(),
+        "only {} of {} templates ran directly",
+        direct.get(),
+        ran.get()
+    );
+}
