@@ -33,6 +33,47 @@ pub(super) struct RecordingJson {
     /// The turns, in order.
     #[serde(default)]
     pub turns: Vec<TurnJson>,
+    /// What the run's source did not record (an imported trace): the strategies that need it
+    /// cannot be judged on this recording. Nothing is invented in its place.
+    #[serde(default)]
+    pub lacks: Vec<Lack>,
+}
+
+/// A kind of data a recording's source did not record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, serde::Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Lack {
+    /// The values of the `user/` namespace after each turn (`memory`).
+    MemoryValues,
+    /// What each program printed.
+    Prints,
+    /// The value each program returned.
+    Results,
+    /// The results of the tool calls.
+    ToolResults,
+    /// The requests sent to the model (`request`).
+    Requests,
+    /// What the provider billed for each call (`usage`).
+    Usage,
+    /// When each request was sent (`started_at`).
+    Timestamps,
+    /// The system prompt the agent sent.
+    SystemPrompt,
+}
+
+impl Lack {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lack::MemoryValues => "memory_values",
+            Lack::Prints => "prints",
+            Lack::Results => "results",
+            Lack::ToolResults => "tool_results",
+            Lack::Requests => "requests",
+            Lack::Usage => "usage",
+            Lack::Timestamps => "timestamps",
+            Lack::SystemPrompt => "system_prompt",
+        }
+    }
 }
 
 /// A tool the agent may call.
@@ -79,6 +120,82 @@ pub(super) struct TurnJson {
     /// Optional; `ptc ab` uses it to expire prompt-cache entries older than the TTL.
     #[schemars(range(min = 0))]
     pub started_at: Option<f64>,
+    /// The request the agent sent to the model for this turn, as sent (an imported trace).
+    pub request: Option<RequestJson>,
+    /// What the provider reported for that request.
+    pub usage: Option<UsageJson>,
+}
+
+/// A request to a model as the agent sent it: the text of each part, in order.
+#[derive(Clone, Debug, PartialEq, Deserialize, serde::Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Request")]
+pub struct RequestJson {
+    /// The model asked for, as the agent named it.
+    pub model: Option<String>,
+    /// The system prompt, when it was sent apart from the messages.
+    pub system: Option<String>,
+    /// The messages, in order.
+    pub messages: Vec<RequestMessageJson>,
+    /// The tool definitions, as the JSON text sent.
+    pub tools: Option<String>,
+}
+
+/// One message of a request.
+#[derive(Clone, Debug, PartialEq, Deserialize, serde::Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "RequestMessage")]
+pub struct RequestMessageJson {
+    /// `system`, `user`, `assistant` or `tool`, as sent.
+    pub role: String,
+    /// The text of the message.
+    #[serde(default)]
+    pub content: String,
+    /// The tool calls of an assistant message, as sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<RequestToolCallJson>,
+    /// The call a `tool` message answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+/// A tool call in an assistant message of a request.
+#[derive(Clone, Debug, PartialEq, Deserialize, serde::Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "RequestToolCall")]
+pub struct RequestToolCallJson {
+    pub id: Option<String>,
+    pub name: String,
+    /// The arguments, as the JSON text sent.
+    pub arguments: String,
+}
+
+/// What the provider reported for one request, in one convention whatever the source's:
+/// every input token is counted once, in exactly one of `input`, `cache_read`,
+/// `cache_write_5m` and `cache_write_1h`.
+#[derive(Clone, Debug, PartialEq, Deserialize, serde::Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Usage")]
+pub struct UsageJson {
+    /// Input tokens neither read from nor written to the cache.
+    pub input: u64,
+    /// Input tokens read from the cache.
+    #[serde(default)]
+    pub cache_read: u64,
+    /// Input tokens written to the cache for 5 minutes.
+    #[serde(default)]
+    pub cache_write_5m: u64,
+    /// Input tokens written to the cache for 1 hour.
+    #[serde(default)]
+    pub cache_write_1h: u64,
+    #[serde(default)]
+    pub output: u64,
+    /// The cost in US dollars, only where the source states one (never computed).
+    pub cost_usd: Option<f64>,
+    /// Who served and billed the request (`openrouter`, `deepseek`, `anthropic`).
+    pub provider: Option<String>,
+    /// The model that answered, as the source names it.
+    pub model: Option<String>,
 }
 
 /// Why a turn failed.

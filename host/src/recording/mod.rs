@@ -24,6 +24,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ptc_plugin_api::abi_stable::std_types::{ROption, RString, RVec, Tuple2};
 use ptc_plugin_api::{Run, Tool, ToolCall, Turn, TurnError};
 
+pub use crate::recording::format::{
+    Lack, RequestJson as Request, RequestMessageJson as RequestMessage,
+    RequestToolCallJson as RequestToolCall, UsageJson as Usage,
+};
+// The request's parts, for the importers that build one.
+#[allow(unused_imports)]
+use crate::recording::format::{RequestMessageJson, RequestToolCallJson};
 use crate::recording::format::{parse_json, TurnJson};
 pub use crate::recording::read_error::ReadError;
 use crate::recording::rules::problems;
@@ -42,6 +49,12 @@ pub struct Recording {
     pub turns: Vec<Turn>,
     /// Per turn: when the prompt before it was sent (seconds), if the recording says.
     pub started_at: Vec<Option<f64>>,
+    /// Per turn: the request the agent sent for it, as sent, if the recording has it.
+    pub requests: Vec<Option<Request>>,
+    /// Per turn: what the provider billed for that request, if the recording says.
+    pub usage: Vec<Option<Usage>>,
+    /// What the recording's source did not record.
+    pub lacks: Vec<Lack>,
 }
 
 /// What a recording takes from configuration when it does not say.
@@ -178,13 +191,26 @@ impl Recording {
             signature: json.signature.map(RString::from).into(),
         };
         let started_at = json.turns.iter().map(|t| t.started_at).collect();
-        let mut turns: Vec<Turn> = json.turns.into_iter().map(turn).collect();
+        let mut requests = Vec::with_capacity(json.turns.len());
+        let mut usage = Vec::with_capacity(json.turns.len());
+        let mut turns: Vec<Turn> = Vec::with_capacity(json.turns.len());
+        for mut t in json.turns {
+            requests.push(t.request.take());
+            usage.push(t.usage.take());
+            turns.push(turn(t));
+        }
         ptc_strategy_kit::mark_defined(&mut turns);
+        let mut lacks = json.lacks;
+        lacks.sort_by_key(|l| l.as_str());
+        lacks.dedup();
         Ok(Recording {
             path: located(),
             run,
             turns,
             started_at,
+            requests,
+            usage,
+            lacks,
         })
     }
 }
