@@ -4,8 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::ab::merge::merge as merge_parts;
-use crate::ab::shard::Shard;
+use crate::ab::merge::{merge as merge_parts, missing_shards};
 use crate::ab::spool::Spool;
 use crate::ab::{RunDetail, Variant};
 use crate::cache::Pricing;
@@ -109,21 +108,10 @@ pub fn merge(
         MergeFormat::Json | MergeFormat::Csv => merge_parts(parts, Some(&mut each), allow_missing)?,
         _ => merge_parts(parts, None, allow_missing)?,
     };
-    if !merged.missing.is_empty() {
-        let missing: Vec<String> = merged
-            .missing
-            .iter()
-            .map(|&index| {
-                Shard {
-                    index,
-                    count: merged.shards,
-                }
-                .to_string()
-            })
-            .collect();
+    if merged.missing_count > 0 {
         crate::output::warn(format_args!(
             "shard {} missing: the results cover {} of the {} recordings",
-            missing.join(", "),
+            missing_shards(&merged.missing, merged.missing_count, merged.shards),
             merged.sources,
             merged.corpus
         ));
