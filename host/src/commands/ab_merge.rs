@@ -26,8 +26,11 @@ use crate::Error;
 /// truncated (naming the file and the place in the JSON), parts measured with different
 /// settings (strategies, plugin versions, resolved options, templates, tokenizer,
 /// pricing, baseline: naming the first difference), of different corpora or splits, two
-/// parts of one shard, and missing shards (--allow-missing merges what is there). The
-/// recordings the shards could not read are warned about and exit 1, as in one run.
+/// parts of one shard, missing shards (--allow-missing merges what is there), parts of
+/// another ptc version, and figures no run gives (sums that overflow, shares above their
+/// whole, rows that do not add up to their part's sums or belong to another shard, prices
+/// that are negative or not finite). The recordings the shards could not read are warned
+/// about and exit 1, as in one run.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Part files, or directories holding them (every .json file directly inside)
