@@ -5,6 +5,7 @@
 #   formatter  the Clojure formatter on arbitrary values and limits
 #   render     every built-in strategy's render over every prefix of any valid recording
 #   serve      `ptc serve` on arbitrary request lines: one answer per line, the server alive
+#   merge      `ptc ab merge` on arbitrary parts: no panic, no NaN, no share above 100%
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); on a stable toolchain RUSTC_BOOTSTRAP lets it
 # use the sanitizer flags. A crash leaves its input in fuzz/artifacts/TARGET and stops the run.
 set -euo pipefail
@@ -17,7 +18,7 @@ while [ $# -gt 0 ]; do
         *) TARGETS+=("$1"); shift ;;
     esac
 done
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(recording formatter render serve)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(recording formatter render serve merge)
 for target in "${TARGETS[@]}"; do
     # New inputs go to a scratch directory (the first corpus); the committed seeds are only read.
     WORK="$(mktemp -d)"

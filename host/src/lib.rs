@@ -31,6 +31,8 @@ pub use ab::{
     RunDetail, RunMeasure, Summary, Variant,
 };
 pub use cache::{Pricing, PromptCost};
+#[doc(hidden)]
+pub use commands::ab_merge::{merge as merge_parts, MergeFormat};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};

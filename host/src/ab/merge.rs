@@ -729,6 +729,45 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn missing_shards_are_named_up_to_a_few_and_counted() {
+        assert_eq!(missing_shards(&[2], 1, 3), "2/3");
+        assert_eq!(missing_shards(&[0, 2], 2, 3), "0/3, 2/3");
+        assert_eq!(
+            missing_shards(&[0, 1, 2, 3, 4], usize::MAX, usize::MAX),
+            format!(
+                "0/{m}, 1/{m}, 2/{m}, 3/{m}, 4/{m} and {} more",
+                usize::MAX - 5,
+                m = usize::MAX
+            )
+        );
+    }
+
+    #[test]
+    fn sums_that_do_not_fit_are_refused_naming_their_place() {
+        let part = |tokens: usize, recordings: usize| Totals {
+            recordings,
+            summaries: vec![
+                crate::ab::Summary::default(),
+                crate::ab::Summary {
+                    tokens,
+                    ..crate::ab::Summary::default()
+                },
+            ],
+            turns: vec![Vec::new(), Vec::new()],
+            first_failure: vec![None, None],
+        };
+        let mut totals = Totals::new(2, 1);
+        totals.merge(&part(usize::MAX - 10, 1)).unwrap();
+        assert_eq!(
+            totals.merge(&part(11, 1)),
+            Err("summaries[1].tokens".to_owned())
+        );
+        let mut totals = Totals::new(2, 1);
+        totals.merge(&part(1, usize::MAX)).unwrap();
+        assert_eq!(totals.merge(&part(1, 1)), Err("recordings".to_owned()));
+    }
+
+    #[test]
     fn the_first_difference_is_named_by_its_place() {
         let a = json!({"variants": [{"options": {"x": 1, "y": 2}}], "tokenizer": "o200k_base"});
         let b = json!({"variants": [{"options": {"x": 1, "y": 3}}], "tokenizer": "o200k_base"});
