@@ -44,7 +44,9 @@ fn check_json(value: &Value, key: &str) {
 fn check_text(text: &str, unquoted: impl Fn(&str) -> bool) {
     for word in ["NaN", "inf"].into_iter().filter(|w| unquoted(w)) {
         assert!(
-            !text.split(|c: char| !c.is_alphanumeric()).any(|w| w == word),
+            !text
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == word),
             "{word} printed:\n{text}"
         );
     }
