@@ -5,6 +5,7 @@
 #   formatter  the Clojure formatter on arbitrary values and limits
 #   render     every built-in strategy's render over every prefix of any valid recording
 #   serve      `ptc serve` on arbitrary request lines: one answer per line, the server alive
+#   merge      `ptc ab merge` on arbitrary parts: no panic, no NaN, no share above 100%
 #   template_diff  the direct template engine against tera, on templates generated from a
 #              grammar of the part of tera it runs and what lies just outside it, and on
 #              generated fields: whenever it renders a section, tera renders the same text
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
         *) TARGETS+=("$1"); shift ;;
     esac
 done
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(recording formatter render serve template_diff)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(recording formatter render serve template_diff merge)
 for target in "${TARGETS[@]}"; do
     # New inputs go to a scratch directory (the first corpus); the committed seeds are only read.
     WORK="$(mktemp -d)"

@@ -104,6 +104,12 @@ pub enum Error {
         found: String,
         expected: &'static str,
     },
+    #[error("{path} was written by ptc {found}; this is ptc {expected} (merge parts with the ptc that wrote them)")]
+    PartialVersion {
+        path: PathBuf,
+        found: String,
+        expected: &'static str,
+    },
     #[error("cannot read part {path} at {place}: {source}")]
     Partial {
         path: PathBuf,

@@ -33,17 +33,19 @@ pub use ab::{
     RunDetail, RunMeasure, Summary, Variant,
 };
 pub use cache::{Pricing, PromptCost};
+#[doc(hidden)]
+pub use commands::ab_merge::{merge as merge_parts, MergeFormat};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};
 pub use output::escape_controls;
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
 pub use recording::corpus::{single as single_source, sources, Source};
-pub use recording::ReadError;
 pub use recording::{
     max_recording_bytes, set_max_recording_bytes, Problem, Recording, RecordingDefaults,
     RecordingError, Severity, DEFAULT_MAX_RECORDING_BYTES,
 };
+pub use recording::{Lack, ReadError, Request, RequestMessage, RequestToolCall, Usage};
 pub use render::templates::{TemplateError, Templates};
 pub use render::trigger::{Prompter, RunCache};
 pub use render::RenderError;

@@ -484,3 +484,335 @@ fn a_shard_holds_the_recordings_whose_name_hashes_to_it_and_may_hold_none() {
         "{err}"
     );
 }
+
+/// `ptc ab merge PARTS EXTRA` in `scratch`, which must answer within a minute.
+fn merge_in_time(scratch: &Scratch, parts: &[&Path], extra: &[&str]) -> Run {
+    let mut args = strings(&["ab", "merge"]);
+    args.extend(parts.iter().map(|p| p.display().to_string()));
+    args.extend(strings(extra));
+    let mut child = start(scratch.path(), &args);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("`ptc ab merge` did not answer within a minute");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    finished(child.wait_with_output().unwrap())
+}
+
+#[test]
+fn the_missing_shards_of_a_huge_split_are_counted_not_listed() {
+    let scratch = Scratch::new();
+    // The shard of a hundred million that holds the first bundled example.
+    let count = 100_000_000u64;
+    let index = fnv1a64(ptc::examples::EXAMPLES[0].0.as_bytes()) % count;
+    let shard = format!("{index}/{count}");
+    let mut args = vec!["ab", "--strategies", "turn-count", "--set"];
+    args.extend(["ab.baseline=turn-count", "--format", "partial"]);
+    args.extend(["--shard", &shard]);
+    let part = scratch.write("huge.json", scratch.ptc(&args).ok());
+    let first = |count: u64| -> String {
+        (0..)
+            .filter(|k| *k != index)
+            .take(5)
+            .map(|k| format!("{k}/{count}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let named = format!("{} and {} more missing", first(count), count - 6);
+    let err = merge_in_time(&scratch, &[&part], &[]).bad_input();
+    assert_eq!(
+        err,
+        format!("error: cannot merge: shard {named} (--allow-missing merges the parts given)")
+    );
+    let run = merge_in_time(&scratch, &[&part], &["--allow-missing"]);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "warning: shard {named}: the results cover 1 of the "
+        )),
+        "{}",
+        run.stderr
+    );
+    run.ok();
+    // A count no split could have: the same, at once.
+    let huge = u64::MAX;
+    let index = fnv1a64(ptc::examples::EXAMPLES[0].0.as_bytes()) % huge;
+    let text = std::fs::read_to_string(&part).unwrap();
+    let hostile = scratch.write(
+        "hostile.json",
+        text.replacen(
+            &format!(
+                "\"index\": {}",
+                fnv1a64(ptc::examples::EXAMPLES[0].0.as_bytes()) % count
+            ),
+            &format!("\"index\": {index}"),
+            1,
+        )
+        .replacen(
+            &format!("\"count\": {count}"),
+            &format!("\"count\": {huge}"),
+            1,
+        ),
+    );
+    let err = merge_in_time(&scratch, &[&hostile], &[]).bad_input();
+    assert!(
+        err.ends_with(&format!(
+            "4/{huge} and {} more missing (--allow-missing merges the parts given)",
+            huge - 6
+        )),
+        "{err}"
+    );
+}
+
+/// The part `part` with its text edited by `edit`, written as `name` in the scratch directory.
+fn edited(scratch: &Scratch, part: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let text = std::fs::read_to_string(part).unwrap();
+    let new = edit(&text);
+    assert_ne!(new, text, "{name}: the edit changes the part");
+    scratch.write(name, new)
+}
+
+/// Replaces the first occurrence of `field` (a pretty-printed `"name": value` of the sums,
+/// found after `after`) with `value`.
+fn set(text: &str, after: &str, field: &str, value: &str) -> String {
+    let start = text.find(after).unwrap();
+    let at = start + text[start..].find(&format!("\"{field}\": ")).unwrap();
+    let end = at + text[at..].find([',', '\n']).unwrap();
+    format!("{}\"{field}\": {value}{}", &text[..at], &text[end..])
+}
+
+#[test]
+fn the_merge_refuses_figures_that_cannot_be_naming_the_file_and_the_place() {
+    let (scratch, parts) = parts();
+    let p: Vec<&Path> = parts.iter().map(PathBuf::as_path).collect();
+    let summaries = "\"summaries\": [";
+    let refused = |files: &[&Path], extra: &[&str]| merge(&scratch, files, extra).bad_input();
+    let inconsistent = |file: &Path, place: &str| {
+        format!(
+            "error: part {} does not hold together: {place}",
+            file.display()
+        )
+    };
+
+    // Sums that would wrap around.
+    let big = edited(&scratch, p[1], "big.json", |t| {
+        set(t, summaries, "tokens", "18446744073709551000")
+    });
+    let err = refused(&[p[0], &big, p[2]], &[]);
+    assert!(
+        err.starts_with(&inconsistent(&big, "summaries[0].tokens")),
+        "{err}"
+    );
+    // A share above its whole.
+    let cached = edited(&scratch, p[1], "cached.json", |t| {
+        set(t, summaries, "cached_tokens", "99999999")
+    });
+    let err = refused(&[p[0], &cached, p[2]], &[]);
+    assert!(
+        err.starts_with(&inconsistent(&cached, "summaries[0].cached_tokens")),
+        "{err}"
+    );
+    let shown = edited(&scratch, p[2], "shown.json", |t| {
+        set(
+            &set(t, summaries, "visible", "99999"),
+            summaries,
+            "total",
+            "99998",
+        )
+    });
+    let err = refused(&[p[0], p[1], &shown], &[]);
+    assert!(
+        err.starts_with(&inconsistent(&shown, "summaries[0].retention.symbols")),
+        "{err}"
+    );
+    // More recordings than the corpus holds.
+    let text = std::fs::read_to_string(p[0]).unwrap();
+    let sources: usize = text
+        .split("\n  \"sources\": ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let bad: usize = text.matches("\"position\": ").count();
+    let many = 30 + bad;
+    let more = edited(&scratch, p[0], "more.json", |t| {
+        set(
+            &set(t, "\"corpus\"", "sources", &many.to_string()),
+            "\"fingerprint\"",
+            "recordings",
+            "30",
+        )
+    });
+    assert!(sources < many);
+    let err = refused(&[&more, p[1], p[2]], &[]);
+    assert!(
+        err.starts_with("error: cannot merge: the parts hold ")
+            && err.contains("recordings of a corpus of 35"),
+        "{err}"
+    );
+    // Shards no split has.
+    for (name, from, to) in [
+        ("k.json", "\"index\": 0,", "\"index\": 3,"),
+        ("n.json", "\"count\": 3\n", "\"count\": 0\n"),
+    ] {
+        let odd = edited(&scratch, p[0], name, |t| t.replacen(from, to, 1));
+        let err = refused(&[&odd], &["--allow-missing"]);
+        assert!(err.contains("is not K/N with 0 <= K < N"), "{err}");
+    }
+    // Two pricing profiles of one name, in every part.
+    let twice: Vec<PathBuf> = (0..3)
+        .map(|k| {
+            edited(&scratch, p[k], &format!("twice-{k}.json"), |t| {
+                t.replace("\"name\": \"gemini\"", "\"name\": \"openai\"")
+            })
+        })
+        .collect();
+    let t: Vec<&Path> = twice.iter().map(PathBuf::as_path).collect();
+    let err = refused(&t, &[]);
+    assert!(
+        err.starts_with(&inconsistent(t[0], "fingerprint.pricing[4].name"))
+            && err.contains("`openai`"),
+        "{err}"
+    );
+    // Another version of ptc, in every part.
+    let version = env!("CARGO_PKG_VERSION");
+    let other: Vec<PathBuf> = (0..3)
+        .map(|k| {
+            edited(&scratch, p[k], &format!("version-{k}.json"), |t| {
+                t.replacen(&format!("\"ptc\": \"{version}\""), "\"ptc\": \"9.9.9\"", 1)
+            })
+        })
+        .collect();
+    let o: Vec<&Path> = other.iter().map(PathBuf::as_path).collect();
+    let err = refused(&o, &[]);
+    assert_eq!(
+        err,
+        format!(
+            "error: {} was written by ptc 9.9.9; this is ptc {version} (merge parts with the ptc that wrote them)",
+            o[0].display()
+        )
+    );
+    // Prices no provider asks: infinite, negative, or so large that a cost is infinite.
+    for (name, price, place) in [
+        ("inf", "1e999", "`fingerprint.pricing[0].input_per_mtok`"),
+        (
+            "negative",
+            "-1.0",
+            "`fingerprint.pricing[0].input_per_mtok`",
+        ),
+    ] {
+        let priced: Vec<PathBuf> = (0..3)
+            .map(|k| {
+                edited(&scratch, p[k], &format!("{name}-{k}.json"), |t| {
+                    t.replacen(
+                        "\"input_per_mtok\": 3.0",
+                        &format!("\"input_per_mtok\": {price}"),
+                        1,
+                    )
+                })
+            })
+            .collect();
+        let x: Vec<&Path> = priced.iter().map(PathBuf::as_path).collect();
+        let err = refused(&x, &[]);
+        assert!(
+            err.starts_with(&format!(
+                "error: cannot read part {} at {place}",
+                x[0].display()
+            )) && err.contains("a finite price of 0 or more"),
+            "{err}"
+        );
+    }
+    let priced: Vec<PathBuf> = (0..3)
+        .map(|k| {
+            edited(&scratch, p[k], &format!("huge-price-{k}.json"), |t| {
+                t.replace("\"input_per_mtok\": 3.0", "\"input_per_mtok\": 1e308")
+            })
+        })
+        .collect();
+    let x: Vec<&Path> = priced.iter().map(PathBuf::as_path).collect();
+    for format in ["table", "csv"] {
+        let err = refused(&x, &["--format", format]);
+        assert!(
+            err.starts_with("error: cannot merge: ") && err.contains("is not a finite number"),
+            "{format}: {err}"
+        );
+    }
+}
+
+#[test]
+fn the_merge_refuses_rows_that_do_not_match_their_sums_or_their_shard() {
+    let (scratch, parts) = parts();
+    let p: Vec<&Path> = parts.iter().map(PathBuf::as_path).collect();
+    let json = ["--format", "json"];
+    let rows = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.starts_with("    {\"position\""))
+            .map(|l| l.trim_end_matches(',').to_owned())
+            .collect()
+    };
+    let with_rows = |t: &str, new: &[String]| -> String {
+        let start = t.find("  \"runs\": [\n").unwrap() + "  \"runs\": [\n".len();
+        format!("{}{}\n  ]\n}}\n", &t[..start], new.join(",\n"))
+    };
+    let text = std::fs::read_to_string(p[1]).unwrap();
+    let mine = rows(&text);
+    assert!(mine.len() >= 3, "{} rows", mine.len());
+    let inconsistent =
+        |file: &Path| format!("error: part {} does not hold together: ", file.display());
+
+    // A row twice.
+    let mut twice = mine.clone();
+    twice.insert(1, mine[1].clone());
+    let file = scratch.write("twice.json", with_rows(&text, &twice));
+    let err = merge(&scratch, &[p[0], &file, p[2]], &json).bad_input();
+    assert!(
+        err.starts_with(&inconsistent(&file)) && err.contains("runs[2]"),
+        "{err}"
+    );
+    // Rows out of order.
+    let mut swapped = mine.clone();
+    swapped.swap(0, 1);
+    let file = scratch.write("swapped.json", with_rows(&text, &swapped));
+    let err = merge(&scratch, &[p[0], &file, p[2]], &json).bad_input();
+    assert!(
+        err.starts_with(&inconsistent(&file)) && err.contains("runs[1]"),
+        "{err}"
+    );
+    // A row dropped.
+    let mut dropped = mine.clone();
+    dropped.remove(1);
+    let file = scratch.write("dropped.json", with_rows(&text, &dropped));
+    let err = merge(&scratch, &[p[0], &file, p[2]], &json).bad_input();
+    assert!(
+        err.starts_with(&inconsistent(&file)) && err.contains("summaries[0]"),
+        "{err}"
+    );
+    // A row of another shard's recording.
+    let theirs = rows(&std::fs::read_to_string(p[0]).unwrap());
+    let name = |row: &str| -> String {
+        let value: serde_json::Value = serde_json::from_str(row).unwrap();
+        value["recording"].as_str().unwrap().to_owned()
+    };
+    let mut moved = mine.clone();
+    moved[0] = mine[0].replace(&name(&mine[0]), &name(&theirs[0]));
+    let file = scratch.write("moved.json", with_rows(&text, &moved));
+    let err = merge(&scratch, &[p[0], &file, p[2]], &json).bad_input();
+    assert!(
+        err.starts_with(&inconsistent(&file))
+            && err.contains("runs[0].recording")
+            && err.contains("shard 0/3, not 1/3"),
+        "{err}"
+    );
+    // Tokens of a row that are not those its sums count.
+    let mut more = mine.clone();
+    more[0] = mine[0].replacen("\"tokens\":", "\"tokens\":1", 1);
+    let file = scratch.write("tokens.json", with_rows(&text, &more));
+    let err = merge(&scratch, &[p[0], &file, p[2]], &json).bad_input();
+    assert!(err.starts_with(&inconsistent(&file)), "{err}");
+    // The rows as written merge.
+    let file = scratch.write("same.json", with_rows(&text, &mine));
+    merge(&scratch, &[p[0], &file, p[2]], &json).ok();
+}

@@ -151,6 +151,15 @@ pub fn identity(source: &Source) -> String {
     }
 }
 
+/// The identity of the recording a row of results names by its label (its path, `PATH:LINE`
+/// for a line of a JSONL file, `examples/recordings/NAME` for a bundled example): the label's
+/// last component, as [`identity`] gives it.
+pub fn identity_of_label(label: &str) -> String {
+    let path = std::path::Path::new(label);
+    path.file_name()
+        .map_or_else(|| label.to_owned(), |n| n.to_string_lossy().into_owned())
+}
+
 /// What identifies a corpus: the number of recordings and a hash of their identities in
 /// order. Every shard of one split must have been run on the same corpus.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -194,6 +203,14 @@ mod tests {
             len: 2,
         };
         assert_eq!(identity(&line), "all.jsonl:12");
+        let embedded = Source::Embedded {
+            name: "gen-001.json",
+            json: "{}",
+        };
+        for source in [file, line, embedded] {
+            let label = source.label().display().to_string();
+            assert_eq!(identity_of_label(&label), identity(&source), "{label}");
+        }
     }
 
     #[test]

@@ -26,6 +26,22 @@ impl std::ops::AddAssign for CacheTokens {
     }
 }
 
+impl CacheTokens {
+    /// `self + more`, `None` when a sum does not fit.
+    pub fn checked_add(self, more: CacheTokens) -> Option<CacheTokens> {
+        Some(CacheTokens {
+            read: self.read.checked_add(more.read)?,
+            written: self.written.checked_add(more.written)?,
+            plain: self.plain.checked_add(more.plain)?,
+        })
+    }
+
+    /// Every token billed: read, written and plain; `None` when the sum does not fit.
+    pub fn total(self) -> Option<usize> {
+        self.read.checked_add(self.written)?.checked_add(self.plain)
+    }
+}
+
 impl From<&PromptCost> for CacheTokens {
     fn from(cost: &PromptCost) -> CacheTokens {
         CacheTokens {
@@ -84,25 +100,41 @@ impl Summary {
         self.render_ns += p.render_ns;
     }
 
-    /// Adds `other`'s sums; the costs are left to [`Summary::price`].
-    fn merge(&mut self, other: &Summary) {
-        self.prompts += other.prompts;
-        self.tokens += other.tokens;
-        self.max_tokens = self.max_tokens.max(other.max_tokens);
-        self.cached_tokens += other.cached_tokens;
-        self.cache.resize(
-            self.cache.len().max(other.cache.len()),
-            CacheTokens::default(),
-        );
-        for (total, more) in self.cache.iter_mut().zip(&other.cache) {
-            *total += *more;
+    /// Adds `other`'s sums; the costs are left to [`Summary::price`]. A sum that does not fit
+    /// is an error naming its field, and leaves `self` as it was.
+    fn merge(&mut self, other: &Summary) -> Result<(), &'static str> {
+        fn add(a: usize, b: usize, field: &'static str) -> Result<usize, &'static str> {
+            a.checked_add(b).ok_or(field)
         }
-        self.retention.add(&other.retention);
-        self.render_ns += other.render_ns;
-        self.failed += other.failed;
+        let mut cache = self.cache.clone();
+        cache.resize(cache.len().max(other.cache.len()), CacheTokens::default());
+        for (total, more) in cache.iter_mut().zip(&other.cache) {
+            *total = total.checked_add(*more).ok_or("cache")?;
+        }
+        let prompts = add(self.prompts, other.prompts, "prompts")?;
+        let tokens = add(self.tokens, other.tokens, "tokens")?;
+        let cached_tokens = add(self.cached_tokens, other.cached_tokens, "cached_tokens")?;
+        let retention = self
+            .retention
+            .checked_add(&other.retention)
+            .ok_or("retention")?;
+        let render_ns = self
+            .render_ns
+            .checked_add(other.render_ns)
+            .ok_or("render_ns")?;
+        let failed = add(self.failed, other.failed, "failed")?;
+        self.prompts = prompts;
+        self.tokens = tokens;
+        self.max_tokens = self.max_tokens.max(other.max_tokens);
+        self.cached_tokens = cached_tokens;
+        self.cache = cache;
+        self.retention = retention;
+        self.render_ns = render_ns;
+        self.failed = failed;
         if self.first_error.is_none() {
             self.first_error.clone_from(&other.first_error);
         }
+        Ok(())
     }
 
     /// Sets the costs from the tokens each profile's cache billed.
@@ -276,7 +308,9 @@ impl Totals {
             if run.totals.first_error.is_some() && self.first_failure[run.variant].is_none() {
                 self.first_failure[run.variant] = Some(index);
             }
-            self.summaries[run.variant].merge(&run.totals);
+            self.summaries[run.variant]
+                .merge(&run.totals)
+                .expect("the sums of measured prompts fit");
             let series = &mut self.turns[run.variant];
             if series.len() < run.by_turn.len() {
                 series.resize(run.by_turn.len(), TurnSum::default());
@@ -291,12 +325,19 @@ impl Totals {
 
     /// Adds the totals of other recordings, whose indexes are in the same numbering: each
     /// variant's first error is the one of the lowest index, as one run over all of them finds.
-    pub(super) fn merge(&mut self, other: &Totals) {
-        self.recordings += other.recordings;
+    /// A sum that does not fit is an error naming its place (`summaries[1].tokens`); `self` is
+    /// then only partly added to and must not be used.
+    pub(super) fn merge(&mut self, other: &Totals) -> Result<(), String> {
+        self.recordings = self
+            .recordings
+            .checked_add(other.recordings)
+            .ok_or("recordings")?;
         for (v, more) in other.summaries.iter().enumerate() {
             let summary = &mut self.summaries[v];
             let first = summary.first_error.take();
-            summary.merge(more);
+            summary
+                .merge(more)
+                .map_err(|field| format!("summaries[{v}].{field}"))?;
             summary.first_error = first;
             let (mine, theirs) = (self.first_failure[v], other.first_failure[v]);
             if theirs.is_some() && (mine.is_none() || theirs < mine) {
@@ -304,16 +345,27 @@ impl Totals {
                 self.first_failure[v] = theirs;
             }
         }
-        for (series, more) in self.turns.iter_mut().zip(&other.turns) {
+        for (v, (series, more)) in self.turns.iter_mut().zip(&other.turns).enumerate() {
             if series.len() < more.len() {
                 series.resize(more.len(), TurnSum::default());
             }
-            for (sum, add) in series.iter_mut().zip(more) {
-                sum.tokens += add.tokens;
-                sum.cache += add.cache;
-                sum.recordings += add.recordings;
+            for (k, (sum, add)) in series.iter_mut().zip(more).enumerate() {
+                let place = |field: &str| format!("turns[{v}][{k}].{field}");
+                sum.tokens = sum
+                    .tokens
+                    .checked_add(add.tokens)
+                    .ok_or_else(|| place("tokens"))?;
+                sum.cache = sum
+                    .cache
+                    .checked_add(add.cache)
+                    .ok_or_else(|| place("cache"))?;
+                sum.recordings = sum
+                    .recordings
+                    .checked_add(add.recordings)
+                    .ok_or_else(|| place("recordings"))?;
             }
         }
+        Ok(())
     }
 
     /// Prices every summary's costs from its summed tokens: called once everything is added.

@@ -4,8 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::ab::merge::merge as merge_parts;
-use crate::ab::shard::Shard;
+use crate::ab::merge::{merge as merge_parts, missing_shards};
 use crate::ab::spool::Spool;
 use crate::ab::{RunDetail, Variant};
 use crate::cache::Pricing;
@@ -27,8 +26,11 @@ use crate::Error;
 /// truncated (naming the file and the place in the JSON), parts measured with different
 /// settings (strategies, plugin versions, resolved options, templates, tokenizer,
 /// pricing, baseline: naming the first difference), of different corpora or splits, two
-/// parts of one shard, and missing shards (--allow-missing merges what is there). The
-/// recordings the shards could not read are warned about and exit 1, as in one run.
+/// parts of one shard, missing shards (--allow-missing merges what is there), parts of
+/// another ptc version, and figures no run gives (sums that overflow, shares above their
+/// whole, rows that do not add up to their part's sums or belong to another shard, prices
+/// that are negative or not finite). The recordings the shards could not read are warned
+/// about and exit 1, as in one run.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Part files, or directories holding them (every .json file directly inside)
@@ -112,21 +114,10 @@ pub fn merge(
         MergeFormat::Json | MergeFormat::Csv => merge_parts(parts, Some(&mut each), allow_missing)?,
         _ => merge_parts(parts, None, allow_missing)?,
     };
-    if !merged.missing.is_empty() {
-        let missing: Vec<String> = merged
-            .missing
-            .iter()
-            .map(|&index| {
-                Shard {
-                    index,
-                    count: merged.shards,
-                }
-                .to_string()
-            })
-            .collect();
+    if merged.missing_count > 0 {
         crate::output::warn(format_args!(
             "shard {} missing: the results cover {} of the {} recordings",
-            missing.join(", "),
+            missing_shards(&merged.missing, merged.missing_count, merged.shards),
             merged.sources,
             merged.corpus
         ));

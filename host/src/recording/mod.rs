@@ -29,9 +29,9 @@ pub use crate::recording::format::{
     RequestToolCallJson as RequestToolCall, UsageJson as Usage,
 };
 // The request's parts, for the importers that build one.
+use crate::recording::format::{parse_json, TurnJson};
 #[allow(unused_imports)]
 use crate::recording::format::{RequestMessageJson, RequestToolCallJson};
-use crate::recording::format::{parse_json, TurnJson};
 pub use crate::recording::read_error::ReadError;
 use crate::recording::rules::problems;
 use crate::recording::value_json::NamedValues;

@@ -70,13 +70,22 @@ pub struct PricingPrint {
     pub breakpoints: Placement,
 }
 
-/// A number read from its text by Rust's correctly rounded parser, so that a price written
-/// (shortest round-trip form) reads back to the same bits.
+/// A price read from its text by Rust's correctly rounded parser, so that a price written
+/// (shortest round-trip form) reads back to the same bits; one that is not finite (a number
+/// too large for an `f64`) or is negative is refused.
 fn exact_f64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
     let raw = Box::<serde_json::value::RawValue>::deserialize(deserializer)?;
-    raw.get()
+    let price: f64 = raw
+        .get()
         .parse()
-        .map_err(|_| serde::de::Error::custom(format!("expected a number, found {}", raw.get())))
+        .map_err(|_| serde::de::Error::custom(format!("expected a number, found {}", raw.get())))?;
+    if !price.is_finite() || price < 0.0 {
+        return Err(serde::de::Error::custom(format!(
+            "expected a finite price of 0 or more, found {}",
+            raw.get()
+        )));
+    }
+    Ok(price)
 }
 
 impl From<&Pricing> for PricingPrint {
@@ -226,5 +235,15 @@ mod tests {
             serde_json::from_str::<PricingPrint>("{\"name\": \"p\", \"input_per_mtok\": \"3\"}")
                 .unwrap_err();
         assert!(err.to_string().contains("expected a number"), "{err}");
+        for bad in ["1e999", "-1e999", "-1", "-0.5"] {
+            let err = serde_json::from_str::<PricingPrint>(&format!(
+                "{{\"name\": \"p\", \"input_per_mtok\": {bad}}}"
+            ))
+            .unwrap_err();
+            assert!(
+                err.to_string().contains("a finite price of 0 or more"),
+                "{bad}: {err}"
+            );
+        }
     }
 }

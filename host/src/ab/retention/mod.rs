@@ -70,6 +70,14 @@ impl Share {
         self.total += other.total;
     }
 
+    /// `self + other`, `None` when a sum does not fit.
+    pub fn checked_add(self, other: Share) -> Option<Share> {
+        Some(Share {
+            visible: self.visible.checked_add(other.visible)?,
+            total: self.total.checked_add(other.total)?,
+        })
+    }
+
     /// visible / total, `None` when there was nothing to retain.
     pub fn ratio(self) -> Option<f64> {
         (self.total > 0).then(|| self.visible as f64 / self.total as f64)
@@ -94,6 +102,30 @@ impl Retention {
         self.printed_lines.add(other.printed_lines);
         self.error.add(other.error);
         self.used_next.add(other.used_next);
+    }
+}
+
+impl Retention {
+    /// `self + other`, `None` when a sum does not fit.
+    pub fn checked_add(&self, other: &Retention) -> Option<Retention> {
+        Some(Retention {
+            symbols: self.symbols.checked_add(other.symbols)?,
+            tool_calls: self.tool_calls.checked_add(other.tool_calls)?,
+            printed_lines: self.printed_lines.checked_add(other.printed_lines)?,
+            error: self.error.checked_add(other.error)?,
+            used_next: self.used_next.checked_add(other.used_next)?,
+        })
+    }
+
+    /// The categories with their names, as a part names them.
+    pub fn shares(&self) -> [(&'static str, Share); 5] {
+        [
+            ("symbols", self.symbols),
+            ("tool_calls", self.tool_calls),
+            ("printed_lines", self.printed_lines),
+            ("error", self.error),
+            ("used_next", self.used_next),
+        ]
     }
 }
 
