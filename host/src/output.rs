@@ -74,6 +74,13 @@ pub fn warn(message: impl std::fmt::Display) {
     }
 }
 
+/// Prints `message` on stderr (not with `-q`), its control characters escaped.
+pub fn note(message: impl std::fmt::Display) {
+    if !quiet() {
+        eprintln!("{}", escape_controls(&message.to_string()));
+    }
+}
+
 /// Whether stdout is a terminal.
 pub fn terminal() -> bool {
     std::io::stdout().is_terminal()

@@ -9,6 +9,7 @@ mod deploy;
 mod determinism;
 mod docs;
 mod examples;
+mod import;
 mod install;
 mod layers;
 mod limits;

@@ -8,23 +8,54 @@ use crate::commands::Context;
 use crate::host::Host;
 use crate::output::write_out;
 use crate::output::{pretty, write_atomically};
-use crate::recording::import::Supplied;
+use crate::recording::import::{Format, Imported, Supplied};
 use crate::Error;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Make a recording from another runtime's log
+/// Make recordings from the logs agents write
+///
+/// Each FILE is one run's log; its format is detected from its first record (or given with
+/// --from): ptc_runner's Kernel inspection artifact (`*.inspection.jsonl`: every request as sent
+/// and what it was billed) or ptc_runner's trace log (v1, v2). One FILE gives one recording
+/// (pretty JSON); several give one recording per line (JSONL, a corpus `ptc ab` reads). A line
+/// per run on stderr says what was imported and what the log did not record (a recording lists
+/// it under `lacks`: nothing is invented in its place).
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
     #[command(subcommand)]
-    from: From,
+    legacy: Option<Legacy>,
+    /// The logs to import
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// The format of every FILE [default: detected from each file's first record]
+    #[arg(long = "from", value_enum, value_name = "FORMAT")]
+    format: Option<Format>,
+    /// The run's mission, when the log has none (replaces the log's own)
+    #[arg(long, value_name = "TEXT")]
+    mission: Option<String>,
+    /// The run's max_turns, when the log has none (replaces the log's own)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_turns: Option<u32>,
+    /// Write the recording(s) here instead of stdout; never one of the logs, and an existing
+    /// file only with --force
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Overwrite the --output file when it exists
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    config: ConfigArgs,
+    #[command(flatten)]
+    limits: RecordingArgs,
 }
 
-/// Where `ptc import` reads from.
+/// The form of `ptc import` with the format as a command (`ptc import ptc-runner TRACE`).
 #[derive(Debug, clap::Subcommand)]
-enum From {
+enum Legacy {
     /// A ptc_runner JSONL trace log: the root run becomes a recording; what the trace lost is
-    /// summarized on stderr
+    /// summarized on stderr (the same as `ptc import --from ptc-runner TRACE`)
     ///
     /// Reads both trace formats: v1 (events without `schema_version`, the agent in
     /// `metadata.agent`) and v2 (`schema_version: 2`, the agent in an `agent.config` event).
@@ -53,9 +84,9 @@ enum From {
     },
 }
 
-/// `ptc import FORMAT`.
+/// `ptc import FILE...`, or `ptc import ptc-runner TRACE`.
 pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
-    let From::PtcRunner {
+    if let Some(Legacy::PtcRunner {
         trace,
         mission,
         max_turns,
@@ -63,13 +94,95 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
         force,
         config,
         limits,
-    } = args.from;
-    let host = context.reading(&config, &limits)?;
-    let supplied = Supplied { mission, max_turns };
-    write_out(
-        out,
-        &ptc_runner(&host, &trace, output.as_deref(), force, &supplied)?,
-    )
+    }) = args.legacy
+    {
+        let host = context.reading(&config, &limits)?;
+        let supplied = Supplied { mission, max_turns };
+        return write_out(
+            out,
+            &ptc_runner(&host, &trace, output.as_deref(), force, &supplied)?,
+        );
+    }
+    let host = context.reading(&args.config, &args.limits)?;
+    let supplied = Supplied {
+        mission: args.mission,
+        max_turns: args.max_turns,
+    };
+    if let [file] = args.files.as_slice() {
+        if args.format.or_else(|| Format::detect(file)) == Some(Format::PtcRunner) {
+            let text = ptc_runner(&host, file, args.output.as_deref(), args.force, &supplied)?;
+            return write_out(out, &text);
+        }
+    }
+    if let Some(path) = &args.output {
+        for file in &args.files {
+            check_output(file, path, args.force)?;
+        }
+    }
+    let defaults = host.recording_defaults()?;
+    let several = args.files.len() > 1;
+    let mut text = String::new();
+    for file in &args.files {
+        let format = match args.format.or_else(|| Format::detect(file)) {
+            Some(format) => format,
+            None => {
+                return Err(Error::Usage(format!(
+                    "cannot tell the format of {}: its first record is not one of a format ptc imports; give it with --from (ptc-runner, ptc-runner-kernel)",
+                    file.display()
+                )))
+            }
+        };
+        let imported = match format {
+            Format::PtcRunner => crate::recording::import::ptc_runner(file, &defaults, &supplied)?,
+            Format::PtcRunnerKernel => {
+                crate::recording::import::ptc_runner_kernel(file, &defaults, &supplied)?
+            }
+        };
+        summarize(file, format, &imported);
+        if several {
+            text.push_str(&imported.json.to_string());
+            text.push('\n');
+        } else {
+            text.push_str(&pretty(&imported.json));
+        }
+    }
+    match &args.output {
+        Some(path) => write_atomically(path, text.as_bytes()),
+        None => write_out(out, &text),
+    }
+}
+
+/// The line on stderr about one imported run: its turns, tool calls, calls with billed usage,
+/// and what its log did not record.
+fn summarize(file: &Path, format: Format, imported: &Imported) {
+    if crate::output::quiet() {
+        return;
+    }
+    let turns = imported.json["turns"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    let tool_calls: usize = turns
+        .iter()
+        .map(|t| t["tool_calls"].as_array().map_or(0, Vec::len))
+        .sum();
+    let billed = turns.iter().filter(|t| t.get("usage").is_some()).count();
+    let lacks: Vec<&str> = imported.json["lacks"]
+        .as_array()
+        .map(|l| l.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default();
+    crate::output::note(format_args!(
+        "imported {} ({}): {} turn(s), {} tool call(s), {} call(s) with billed usage; the log lacks: {}",
+        file.display(),
+        format.as_str(),
+        turns.len(),
+        tool_calls,
+        billed,
+        if lacks.is_empty() {
+            "nothing".to_owned()
+        } else {
+            lacks.join(", ")
+        }
+    ));
 }
 
 /// `ptc import ptc-runner`: the root run of a ptc_runner JSONL trace (v1 or v2), with what

@@ -59,6 +59,8 @@ pub enum Lack {
     Timestamps,
     /// The system prompt the agent sent.
     SystemPrompt,
+    /// The run's turn budget: `max_turns` is the number of turns taken.
+    MaxTurns,
 }
 
 impl Lack {
@@ -72,6 +74,7 @@ impl Lack {
             Lack::Usage => "usage",
             Lack::Timestamps => "timestamps",
             Lack::SystemPrompt => "system_prompt",
+            Lack::MaxTurns => "max_turns",
         }
     }
 }

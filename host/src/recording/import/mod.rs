@@ -3,6 +3,7 @@
 //! the caller supplies in place of the log's own ([`Supplied`]), and why an import fails.
 
 mod ptc_runner;
+mod ptc_runner_kernel;
 
 use std::fmt;
 use std::path::Path;
@@ -11,6 +12,8 @@ use serde_json::Value as Json;
 
 pub use ptc_runner::ptc_runner;
 use ptc_runner::VERSIONS;
+pub use ptc_runner_kernel::ptc_runner_kernel;
+use ptc_runner_kernel::KERNEL_VERSIONS;
 
 use crate::recording::ReadError;
 
@@ -60,6 +63,48 @@ pub struct Supplied {
     pub max_turns: Option<u32>,
 }
 
+/// The formats `ptc import` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// ptc_runner's JSONL trace log, v1 or v2 (SubAgent runs)
+    PtcRunner,
+    /// ptc_runner's Kernel agent: the inspection artifact (`*.inspection.jsonl`, schema 2), every
+    /// request as sent and what it was billed
+    PtcRunnerKernel,
+}
+
+impl Format {
+    /// The format of the log at `path`, from its first record; none when it is not one ptc
+    /// reads.
+    pub fn detect(path: &Path) -> Option<Format> {
+        use std::io::{BufRead, Read};
+        let file = std::fs::File::open(path).ok()?;
+        let mut first = String::new();
+        let mut reader = std::io::BufReader::new(file).take(1 << 20);
+        while first.trim().is_empty() {
+            first.clear();
+            if reader.read_line(&mut first).ok()? == 0 {
+                return None;
+            }
+        }
+        let record: Json = serde_json::from_str(first.trim_start_matches('\u{feff}')).ok()?;
+        if ptc_runner_kernel::detect(&record) {
+            Some(Format::PtcRunnerKernel)
+        } else if record.get("event").is_some() {
+            Some(Format::PtcRunner)
+        } else {
+            None
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::PtcRunner => "ptc-runner",
+            Format::PtcRunnerKernel => "ptc-runner-kernel",
+        }
+    }
+}
+
 /// Why a trace log cannot be imported.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
@@ -86,6 +131,12 @@ pub enum ImportError {
         "`schema_version` {found} is a trace format this ptc does not read (it reads {VERSIONS})"
     )]
     Version { found: Json },
+    #[error("no call to the model (no `capability-input` record named `llm-request`)")]
+    NoModelCall,
+    #[error("`schema_version` {found} is an inspection schema this ptc does not read (it reads {KERNEL_VERSIONS})")]
+    KernelVersion { found: Json },
+    #[error("not an inspection record (no `record_type`)")]
+    NotARecord,
     #[error("`schema_version` {found} differs from the {first} of line {first_line}: one trace has one format")]
     MixedVersions {
         found: Json,

@@ -1,0 +1,446 @@
+//! `ptc import --from ptc-runner-kernel`: a recording from the inspection artifact of
+//! ptc_runner's Kernel agent (`*.inspection.jsonl`, schema 2), which holds every request to the
+//! model exactly as sent and what the provider billed for it.
+//!
+//! One JSON record per line: `{schema_version, run_id, sequence, timestamp, record_type,
+//! correlation, payload}`. A call to the model is a `capability-input` record whose
+//! `payload.name` is `llm-request` (`arguments{system, messages[], tools[]}`: the whole request)
+//! and the `capability-output` of the same `correlation.capability_id` (`result.value{content,
+//! tool_calls[], tokens}`). Each call is one turn:
+//!
+//! - the program is the `program` argument of the response's one `run_ptc_lisp` tool call;
+//! - the raw response is the response's text;
+//! - the tool calls are the other capabilities whose `payload.evaluation_id` is the evaluation
+//!   that ran the program (`evaluation-source` records name it), with their arguments and
+//!   results;
+//! - whether the program succeeded, and what it printed, come from the feedback the agent sent
+//!   back: the `tool` message of the next request (`The correlated PTC-Lisp program succeeded.
+//!   …` and the `println:` lines of its output). The last turn has no next request: its outcome
+//!   is not recorded, and it is imported as not failed with no prints (and the recording says
+//!   it lacks prints);
+//! - `request` is the request as sent; `usage` is `tokens{input, output, cache_read,
+//!   cache_creation, total_cost}` in ptc's convention: the source's `input` **includes** the
+//!   cache reads and writes (OpenRouter's `prompt_tokens`), so `usage.input` is `input −
+//!   cache_read − cache_creation`; a write's TTL is not recorded and counts as 5 minutes;
+//!   `total_cost` is the billed cost, kept only when present;
+//! - `started_at` is the request record's timestamp.
+//!
+//! The artifact keeps no memory values and no program results: the recording says it lacks
+//! them, and its turn budget when the run did not record one (`max_turns` is then the number
+//! of turns taken, unless `--max-turns` gives it).
+
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+use serde_json::{json, Map, Value as Json};
+
+use super::{bad, ImportError, Imported, Losses, Supplied};
+use crate::recording::format::{Lack, RequestJson, RequestMessageJson, RequestToolCallJson};
+use crate::recording::{ReadError, Recording, RecordingDefaults, RecordingError};
+
+/// The inspection schema versions read.
+pub(super) const KERNEL_VERSIONS: &str = "2";
+
+/// The tool the Kernel agent runs its programs through.
+const RUN_TOOL: &str = "run_ptc_lisp";
+
+/// How the agent's feedback says a program succeeded.
+const SUCCEEDED: &str = "The correlated PTC-Lisp program succeeded.";
+
+/// Whether `first_line`, the first record of a JSONL file, is a Kernel inspection record.
+pub(super) fn detect(first: &Json) -> bool {
+    first.get("record_type").is_some() && first.get("correlation").is_some()
+}
+
+/// One record of the artifact: its line, and the fields the import reads.
+struct Record {
+    line: usize,
+    timestamp: Option<String>,
+    kind: String,
+    correlation: Json,
+    payload: Json,
+}
+
+/// Reads the inspection artifact at `path` and builds the recording of its run.
+pub fn ptc_runner_kernel(
+    path: &Path,
+    defaults: &RecordingDefaults,
+    supplied: &Supplied,
+) -> Result<Imported, ReadError> {
+    let records = read_records(path)?;
+    // Capability id -> its output record.
+    let mut outputs: Map<String, Json> = Map::new();
+    for r in &records {
+        if r.kind == "capability-output" {
+            if let Some(id) = r.correlation["capability_id"].as_str() {
+                outputs.insert(id.to_owned(), json!(r.payload));
+            }
+        }
+    }
+    let calls: Vec<&Record> = records
+        .iter()
+        .filter(|r| r.kind == "capability-input" && r.payload["name"] == "llm-request")
+        .collect();
+    let Some(first_call) = calls.first() else {
+        return Err(bad(path, None, ImportError::NoModelCall));
+    };
+    let first_args = &first_call.payload["arguments"];
+    let mission = match &supplied.mission {
+        Some(mission) => mission.clone(),
+        None => first_args["messages"]
+            .as_array()
+            .and_then(|m| m.iter().find(|m| m["role"] == "user"))
+            .and_then(|m| m["content"].as_str())
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                bad(
+                    path,
+                    Some(first_call.line),
+                    ImportError::NoMission {
+                        looked_for: "the first user message of the first llm-request".into(),
+                    },
+                )
+            })?,
+    };
+    let mut lacks = vec![Lack::MemoryValues, Lack::Results];
+    let mut tools: Vec<String> = Vec::new();
+    let mut turns = Vec::new();
+    for (i, call) in calls.iter().enumerate() {
+        let number = i + 1;
+        let id = call.correlation["capability_id"].as_str().unwrap_or("");
+        let output = outputs.get(id).cloned().unwrap_or(Json::Null);
+        let value = &output["result"]["value"];
+        let ok = output["result"]["status"] == "ok";
+        let content = value["content"].as_str().unwrap_or("").to_owned();
+        let runs: Vec<&Json> = value["tool_calls"]
+            .as_array()
+            .map(|calls| calls.iter().filter(|c| c["name"] == RUN_TOOL).collect())
+            .unwrap_or_default();
+        let program = match runs.as_slice() {
+            [one] => one["args"]["program"].as_str().map(str::to_owned),
+            _ => None,
+        };
+        // The evaluation that ran this turn's program: the first evaluation-source after the
+        // response, before the next call.
+        let next_line = calls.get(i + 1).map_or(usize::MAX, |c| c.line);
+        let evaluation = records
+            .iter()
+            .filter(|r| r.line > call.line && r.line < next_line)
+            .find(|r| r.kind == "evaluation-source")
+            .and_then(|r| r.correlation["evaluation_id"].as_str().map(str::to_owned));
+        let tool_calls: Vec<Json> = records
+            .iter()
+            .filter(|r| r.line > call.line && r.line < next_line)
+            .filter(|r| r.kind == "capability-input" && r.payload["name"] != "llm-request")
+            .filter(|r| {
+                evaluation.is_some()
+                    && r.payload["evaluation_id"].as_str() == evaluation.as_deref()
+            })
+            .map(|r| {
+                let name = r.payload["name"].as_str().unwrap_or("").to_owned();
+                if !tools.contains(&name) {
+                    tools.push(name.clone());
+                }
+                let result = r.correlation["capability_id"]
+                    .as_str()
+                    .and_then(|id| outputs.get(id))
+                    .map(|o| o["result"]["value"].clone())
+                    .unwrap_or(Json::Null);
+                json!({"name": name, "args": as_string_map(&r.payload["arguments"]), "result": result})
+            })
+            .collect();
+        // The outcome, from the feedback the next request carries.
+        let feedback = calls.get(i + 1).and_then(|next| {
+            next.payload["arguments"]["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .filter(|m| m["role"] == "tool")
+                .and_then(|m| m["content"].as_str())
+        });
+        let (success, prints, error) = match (ok, program.as_ref(), feedback) {
+            (false, _, _) => (
+                false,
+                Vec::new(),
+                Some(
+                    json!({"reason": "provider_error", "message": output["result"]["reason"].as_str().unwrap_or("the model call failed")}),
+                ),
+            ),
+            (true, None, _) => (
+                false,
+                Vec::new(),
+                Some(
+                    json!({"reason": "protocol_error", "message": format!("the response made {} {RUN_TOOL} call(s), not one", runs.len())}),
+                ),
+            ),
+            (true, Some(_), Some(text)) if text.starts_with(SUCCEEDED) => {
+                (true, printed(text), None)
+            }
+            (true, Some(_), Some(text)) => (
+                false,
+                Vec::new(),
+                Some(json!({"reason": "eval_error", "message": text})),
+            ),
+            (true, Some(_), None) => {
+                if !lacks.contains(&Lack::Prints) {
+                    lacks.push(Lack::Prints);
+                }
+                (true, Vec::new(), None)
+            }
+        };
+        let mut turn = json!({
+            "number": number,
+            "raw_response": content,
+            "program": program,
+            "success": success,
+            "prints": prints,
+            "tool_calls": tool_calls,
+            "request": request(&call.payload["arguments"]),
+        });
+        if let Some(error) = error {
+            turn["error"] = error;
+        }
+        if let Some(at) = call.timestamp.as_deref().and_then(seconds) {
+            turn["started_at"] = json!(at);
+        }
+        match usage(&value["tokens"]) {
+            Some(usage) => turn["usage"] = usage,
+            None => {
+                if !lacks.contains(&Lack::Usage) {
+                    lacks.push(Lack::Usage);
+                }
+            }
+        }
+        turns.push(turn);
+    }
+    let count = turns.len();
+    let max_turns = match supplied.max_turns {
+        Some(n) => n,
+        None => {
+            lacks.push(Lack::MaxTurns);
+            u32::try_from(count.max(1)).unwrap_or(u32::MAX)
+        }
+    };
+    tools.sort();
+    let mut recording = json!({
+        "mission": mission,
+        "max_turns": max_turns,
+        "tools": tools.iter().map(|name| json!({"name": name})).collect::<Vec<_>>(),
+        "turns": turns,
+        "lacks": lacks,
+    });
+    if let Some(system) = first_args["system"].as_str() {
+        recording["system_prompt"] = json!(system);
+    }
+    let bytes = serde_json::to_vec(&recording).expect("JSON serializes");
+    Recording::parse(&bytes, path, defaults).map_err(|err| {
+        let rule = match err {
+            RecordingError::Syntax {
+                json_path, message, ..
+            }
+            | RecordingError::Rule {
+                json_path, message, ..
+            } => format!("{json_path}: {message}"),
+            other => other.to_string(),
+        };
+        bad(path, None, ImportError::BreaksARule { rule })
+    })?;
+    Ok(Imported {
+        json: recording,
+        turns: count,
+        losses: Losses::default(),
+        version: 2,
+        default_max_turns: supplied.max_turns.is_none(),
+    })
+}
+
+/// Every record of the artifact, with its line; a line that is not a record of schema 2 is
+/// an error naming it.
+fn read_records(path: &Path) -> Result<Vec<Record>, ReadError> {
+    let file = std::fs::File::open(path).map_err(|source| ReadError::Input {
+        path: path.to_owned(),
+        source,
+    })?;
+    let limit = crate::recording::max_recording_bytes();
+    let mut reader = std::io::BufReader::new(file);
+    let mut records = Vec::new();
+    let mut bytes = Vec::new();
+    for line in 1.. {
+        bytes.clear();
+        let read = (&mut reader)
+            .take(limit.saturating_add(1))
+            .read_until(b'\n', &mut bytes)
+            .map_err(|source| ReadError::Input {
+                path: path.to_owned(),
+                source,
+            })?;
+        if read == 0 {
+            break;
+        }
+        if bytes.len() as u64 > limit && bytes.last() != Some(&b'\n') {
+            return Err(bad(path, Some(line), ImportError::TooLarge(limit)));
+        }
+        let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let record: Json = serde_json::from_slice(text)
+            .map_err(|e| bad(path, Some(line), ImportError::Json(e)))?;
+        if record["schema_version"] != json!(2) {
+            return Err(bad(
+                path,
+                Some(line),
+                ImportError::KernelVersion {
+                    found: record["schema_version"].clone(),
+                },
+            ));
+        }
+        let Some(kind) = record["record_type"].as_str() else {
+            return Err(bad(path, Some(line), ImportError::NotARecord));
+        };
+        records.push(Record {
+            line,
+            timestamp: record["timestamp"].as_str().map(str::to_owned),
+            kind: kind.to_owned(),
+            correlation: record["correlation"].clone(),
+            payload: record["payload"].clone(),
+        });
+    }
+    Ok(records)
+}
+
+/// The request as sent, in the recording's shape.
+fn request(arguments: &Json) -> Json {
+    let messages = arguments["messages"]
+        .as_array()
+        .map(|messages| {
+            messages
+                .iter()
+                .map(|m| RequestMessageJson {
+                    role: m["role"].as_str().unwrap_or("").to_owned(),
+                    content: match &m["content"] {
+                        Json::String(text) => text.clone(),
+                        Json::Null => String::new(),
+                        other => other.to_string(),
+                    },
+                    tool_calls: m["tool_calls"]
+                        .as_array()
+                        .map(|calls| {
+                            calls
+                                .iter()
+                                .map(|c| RequestToolCallJson {
+                                    id: c["id"].as_str().map(str::to_owned),
+                                    name: c["name"].as_str().unwrap_or("").to_owned(),
+                                    arguments: c["args"].to_string(),
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    tool_call_id: m["tool_call_id"].as_str().map(str::to_owned),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    serde_json::to_value(RequestJson {
+        model: None,
+        system: arguments["system"].as_str().map(str::to_owned),
+        messages,
+        tools: arguments.get("tools").map(Json::to_string),
+    })
+    .expect("a request serializes")
+}
+
+/// `tokens{input, output, cache_read, cache_creation, total_cost}` in ptc's convention; none
+/// when the call has no token counts.
+fn usage(tokens: &Json) -> Option<Json> {
+    let input = tokens["input"].as_u64()?;
+    let read = tokens["cache_read"].as_u64().unwrap_or(0);
+    let written = tokens["cache_creation"].as_u64().unwrap_or(0);
+    let mut usage = json!({
+        "input": input.checked_sub(read)?.checked_sub(written)?,
+        "cache_read": read,
+        "cache_write_5m": written,
+        "output": tokens["output"].as_u64().unwrap_or(0),
+        "provider": "openrouter",
+    });
+    if let Some(cost) = tokens["total_cost"].as_f64().filter(|c| c.is_finite()) {
+        usage["cost_usd"] = json!(cost);
+    }
+    Some(usage)
+}
+
+/// What a successful program printed, from the agent's feedback: the lines after `println:`
+/// in its output.
+fn printed(feedback: &str) -> Vec<String> {
+    let Some(start) = feedback.find("\nprintln:\n") else {
+        return Vec::new();
+    };
+    let rest = &feedback[start + "\nprintln:\n".len()..];
+    let end = rest.find("</untrusted_ptc_output>").unwrap_or(rest.len());
+    rest[..end].lines().map(str::to_owned).collect()
+}
+
+/// A tool's arguments as the recording's map of string keys (kept as the source wrote them).
+fn as_string_map(arguments: &Json) -> Json {
+    match arguments {
+        Json::Object(_) => arguments.clone(),
+        Json::Null => json!({}),
+        other => json!({ "value": other }),
+    }
+}
+
+/// Seconds since the Unix epoch of an ISO 8601 UTC time (`2026-08-03T09:09:32.385197Z`).
+fn seconds(text: &str) -> Option<f64> {
+    let text = text.strip_suffix('Z')?;
+    let (date, time) = text.split_once('T')?;
+    let mut date = date.split('-').map(|p| p.parse::<i64>().ok());
+    let (y, m, d) = (date.next()??, date.next()??, date.next()??);
+    let mut time = time.split(':');
+    let (h, min) = (
+        time.next()?.parse::<i64>().ok()?,
+        time.next()?.parse::<i64>().ok()?,
+    );
+    let s: f64 = time.next()?.parse().ok()?;
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((days * 86_400 + h * 3_600 + min * 60) as f64 + s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_times_read_as_unix_seconds() {
+        assert_eq!(seconds("1970-01-01T00:00:00Z"), Some(0.0));
+        assert_eq!(seconds("2026-08-03T09:09:32.5Z"), Some(1_785_748_172.5));
+        assert_eq!(seconds("2000-03-01T00:00:00Z"), Some(951_868_800.0));
+        assert_eq!(seconds("2026-08-03T09:09:32"), None, "no zone: not read");
+    }
+
+    #[test]
+    fn usage_takes_the_cache_out_of_the_input_it_includes() {
+        let usage = usage(&json!({"input": 3095, "cache_read": 1408, "cache_creation": 0, "output": 120, "total_cost": 0.000881})).unwrap();
+        assert_eq!(usage["input"], 1687);
+        assert_eq!(usage["cache_read"], 1408);
+        assert_eq!(usage["cost_usd"], 0.000881);
+        assert!(
+            usage(&json!({"input": 10, "cache_read": 11})).is_none(),
+            "a read above the input is not invented into a negative"
+        );
+        let unpriced = usage(&json!({"input": 10})).unwrap();
+        assert!(unpriced.get("cost_usd").is_none(), "no cost is computed");
+    }
+
+    #[test]
+    fn prints_come_from_the_feedback_of_a_success() {
+        let feedback = "The correlated PTC-Lisp program succeeded. Treat ...\n<untrusted_ptc_output source=\"evaluation\">user=> 3\nprintln:\na\nb c</untrusted_ptc_output>\nDefinitions created ...";
+        assert_eq!(printed(feedback), ["a", "b c"]);
+        assert!(printed("The correlated PTC-Lisp program succeeded. user=> 1").is_empty());
+    }
+}

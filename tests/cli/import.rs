@@ -1,0 +1,212 @@
+//! `ptc import FILE...`: the format of each log detected, real runs of ptc_runner's Kernel agent
+//! imported with every request as sent and what the provider billed, nothing invented, and
+//! hostile logs refused with the file and the place.
+
+use std::path::PathBuf;
+
+use serde_json::Value as Json;
+
+use crate::support::{repo, Scratch};
+
+fn kernel(name: &str) -> PathBuf {
+    repo()
+        .join("tests/fixtures/realruns/ptc_runner-kernel")
+        .join(format!("{name}.inspection.jsonl"))
+}
+
+/// The billed tokens of every model call of an inspection artifact, read straight from it:
+/// (calls, input as billed, cache reads, cost).
+fn billed(path: &PathBuf) -> (usize, u64, u64, f64) {
+    let mut totals = (0, 0, 0, 0.0);
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let record: Json = serde_json::from_str(line).unwrap();
+        if record["record_type"] == "capability-output"
+            && record["payload"]["name"] == "llm-request"
+        {
+            let tokens = &record["payload"]["result"]["value"]["tokens"];
+            totals.0 += 1;
+            totals.1 += tokens["input"].as_u64().unwrap();
+            totals.2 += tokens["cache_read"].as_u64().unwrap();
+            totals.3 += tokens["total_cost"].as_f64().unwrap();
+        }
+    }
+    totals
+}
+
+#[test]
+fn a_kernel_run_imports_with_its_requests_and_its_bill() {
+    let scratch = Scratch::new();
+    let path = kernel("checkout-5xx-9");
+    let run = scratch.ptc(["import", &path.display().to_string()]);
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", run.stderr);
+    });
+    assert!(
+        run.stderr.contains("(ptc-runner-kernel): 10 turn(s), ")
+            && run.stderr.contains("10 call(s) with billed usage; the log lacks: memory_values, results, prints, max_turns"),
+        "{}",
+        run.stderr
+    );
+    let turns = recording["turns"].as_array().unwrap();
+    let (calls, input, read, cost) = billed(&path);
+    assert_eq!(turns.len(), calls, "one turn per call to the model");
+    // Every billed token is counted once, in one of the convention's fields; the cost is the
+    // billed one, summed, never computed.
+    let sum = |field: &str| -> u64 {
+        turns
+            .iter()
+            .map(|t| t["usage"][field].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(sum("cache_read"), read);
+    assert_eq!(
+        sum("input") + sum("cache_read") + sum("cache_write_5m"),
+        input
+    );
+    let imported_cost: f64 = turns
+        .iter()
+        .map(|t| t["usage"]["cost_usd"].as_f64().unwrap())
+        .sum();
+    assert!(
+        (imported_cost - cost).abs() < 1e-12,
+        "{imported_cost} vs {cost}"
+    );
+    // The request as sent: the first is the mission alone, each later one adds the previous
+    // turn's response and the feedback on it.
+    let first = &turns[0]["request"];
+    assert_eq!(first["messages"].as_array().unwrap().len(), 1);
+    assert_eq!(first["messages"][0]["content"], recording["mission"]);
+    assert!(first["system"]
+        .as_str()
+        .unwrap()
+        .starts_with("PTC_AGENT_PROMPT_V1"));
+    assert_eq!(recording["system_prompt"], first["system"]);
+    let second = &turns[1]["request"]["messages"];
+    assert_eq!(second.as_array().unwrap().len(), 3);
+    assert_eq!(second[1]["role"], "assistant");
+    assert_eq!(second[1]["tool_calls"][0]["name"], "run_ptc_lisp");
+    let program: Json =
+        serde_json::from_str(second[1]["tool_calls"][0]["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(program["program"], turns[0]["program"]);
+    assert_eq!(second[2]["role"], "tool");
+    // Nothing invented: no memory, no result, and what the log lacks is said.
+    for turn in turns {
+        assert_eq!(turn["memory"], Json::Null);
+        assert_eq!(turn["result"], Json::Null);
+    }
+    assert_eq!(recording["max_turns"], 10);
+    // The recording made validates, and `ptc ab` measures it.
+    let file = scratch.write("kernel.json", &run.stdout);
+    scratch.ptc(["validate", &file.display().to_string()]).ok();
+    scratch
+        .ptc([
+            "ab",
+            "--strategies",
+            "single-user-coalesced",
+            "--set",
+            "ab.baseline=single-user-coalesced",
+            &file.display().to_string(),
+        ])
+        .ok();
+}
+
+#[test]
+fn several_logs_give_a_corpus_and_the_format_can_be_forced() {
+    let scratch = Scratch::new();
+    let out = scratch.path().join("runs.jsonl");
+    let run = scratch.ptc([
+        "import",
+        &kernel("checkout-5xx-9").display().to_string(),
+        &kernel("fast-checkout-5xx-10").display().to_string(),
+        "--from",
+        "ptc-runner-kernel",
+        "--max-turns",
+        "30",
+        "-o",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<Json> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["max_turns"], 30, "--max-turns is the budget");
+    assert!(!lines[0]["lacks"]
+        .as_array()
+        .unwrap()
+        .contains(&"max_turns".into()));
+    assert_eq!(
+        run.stderr.lines().count(),
+        2,
+        "one line per run: {}",
+        run.stderr
+    );
+    scratch.ptc(["validate", &out.display().to_string()]).ok();
+}
+
+#[test]
+fn hostile_logs_are_refused_naming_the_file_and_the_place() {
+    let scratch = Scratch::new();
+    let real = std::fs::read_to_string(kernel("fast-checkout-5xx-10")).unwrap();
+    let lines: Vec<&str> = real.lines().collect();
+    // Truncated in the middle of a record.
+    let cut = scratch.write("cut.inspection.jsonl", &real[..real.len() - 40]);
+    let err = scratch
+        .ptc(["import", &cut.display().to_string()])
+        .bad_input();
+    assert!(
+        err.contains(&format!("cannot import {}:{}", cut.display(), lines.len())),
+        "{err}"
+    );
+    // Another schema version.
+    let newer = scratch.write(
+        "newer.inspection.jsonl",
+        lines[0].replacen("\"schema_version\":2", "\"schema_version\":7", 1)
+            + "\n"
+            + &lines[1..].join("\n"),
+    );
+    let err = scratch
+        .ptc(["import", &newer.display().to_string()])
+        .bad_input();
+    assert!(
+        err.contains("`schema_version` 7 is an inspection schema this ptc does not read"),
+        "{err}"
+    );
+    // No call to the model at all.
+    let none = scratch.write("none.inspection.jsonl", format!("{}\n", lines[0]));
+    let err = scratch
+        .ptc(["import", &none.display().to_string()])
+        .bad_input();
+    assert!(err.contains("no call to the model"), "{err}");
+    // Mixed formats in one file: a ptc_runner trace event after inspection records.
+    let mixed = scratch.write(
+        "mixed.inspection.jsonl",
+        format!(
+            "{}\n{{\"event\": \"run.start\", \"trace_id\": \"t\"}}\n",
+            lines[0]
+        ),
+    );
+    let err = scratch
+        .ptc(["import", &mixed.display().to_string()])
+        .bad_input();
+    assert!(err.contains(&format!("{}:2", mixed.display())), "{err}");
+    // Something that is no log ptc knows.
+    let other = scratch.write("other.jsonl", "{\"hello\": 1}\n");
+    let err = scratch
+        .ptc(["import", &other.display().to_string()])
+        .bad_input();
+    assert!(err.contains("cannot tell the format of"), "{err}");
+    // A line over the limit.
+    let err = scratch
+        .ptc([
+            "import",
+            &kernel("fast-checkout-5xx-10").display().to_string(),
+            "--max-recording-bytes",
+            "1000",
+        ])
+        .bad_input();
+    assert!(err.contains("longer than the limit"), "{err}");
+}
