@@ -213,6 +213,7 @@ impl Host {
         Ok(Prompter {
             strategy,
             threshold,
+            as_sent: false,
         })
     }
 

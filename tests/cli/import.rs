@@ -210,3 +210,50 @@ fn hostile_logs_are_refused_naming_the_file_and_the_place() {
         .bad_input();
     assert!(err.contains("longer than the limit"), "{err}");
 }
+
+/// `as-sent`, the baseline of what the agent sent: the requests an imported run holds,
+/// measured like any strategy; a recording without requests cannot give it.
+#[test]
+fn the_as_sent_baseline_measures_the_recorded_requests() {
+    let scratch = Scratch::new();
+    let run = scratch
+        .ptc(["import", &kernel("checkout-5xx-9").display().to_string()])
+        .ok();
+    let recording: Json = serde_json::from_str(&run).unwrap();
+    let file = scratch.write("kernel.json", &run);
+    let json = scratch
+        .ptc([
+            "ab",
+            "--format",
+            "json",
+            "--no-timing",
+            "--strategies",
+            "as-sent,single-user-coalesced",
+            "--set",
+            "ab.baseline=as-sent",
+            &file.display().to_string(),
+        ])
+        .json();
+    let text = json.to_string();
+    assert!(text.contains("\"as-sent\""), "{text}");
+    // The recorded requests hold every message the agent sent, so the tool definitions, the
+    // system prompt and the first task are in the first prompt at least.
+    let turns = recording["turns"].as_array().unwrap().len();
+    assert!(text.contains(&format!("\"prompts\":{turns}")), "{text}");
+    // Without requests, as-sent fails on the recording and says why.
+    let example = crate::support::example("tool-actions.json");
+    let err = scratch
+        .ptc([
+            "ab",
+            "--strategies",
+            "as-sent",
+            "--set",
+            "ab.baseline=as-sent",
+            &example.display().to_string(),
+        ])
+        .bad_input();
+    assert!(
+        err.contains("as-sent failed") && err.contains("no request is recorded for turn 1"),
+        "{err}"
+    );
+}

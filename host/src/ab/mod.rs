@@ -34,8 +34,9 @@ use crate::ab::summary::Totals;
 use crate::cache::Pricing;
 use crate::config::Config;
 use crate::host::Host;
+use crate::host::UNCOMPRESSED_STRATEGY;
 use crate::recording::corpus::Source;
-use crate::render::trigger::Prompter;
+use crate::render::trigger::{Prompter, AS_SENT};
 use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
 
@@ -295,6 +296,28 @@ pub fn run_with(
 /// The prompter of a variant: its options set for it alone; `compress_above_tokens` turns on
 /// the trigger.
 pub fn prompter_for<'h>(host: &'h Host, variant: &Variant) -> Result<Prompter<'h>, Error> {
+    if variant.strategy == AS_SENT {
+        if let Some((option, _)) = variant.options.first() {
+            return Err(Error::BadVariant {
+                spec: variant.label.clone(),
+                reason: format!(
+                    "{AS_SENT} sends the recorded requests and has no option `{option}`"
+                ),
+            });
+        }
+        // The recorded requests; a renderer (full-history's when it is loaded) only names the
+        // run's templates.
+        let carrier = match host.strategy(Some(UNCOMPRESSED_STRATEGY)) {
+            Ok(_) => UNCOMPRESSED_STRATEGY.to_owned(),
+            Err(err) => match host.plugins().strategies().first() {
+                Some(any) => any.name.clone(),
+                None => return Err(err),
+            },
+        };
+        let mut prompter = host.prompter_with(Some(&carrier), host.config(), None)?;
+        prompter.as_sent = true;
+        return Ok(prompter);
+    }
     let strategy = host.strategy(Some(&variant.strategy))?;
     for (option, _) in &variant.options {
         let known: Vec<&str> = strategy.options.iter().map(|s| s.name.as_str()).collect();

@@ -30,6 +30,12 @@ pub enum RenderError {
     },
     #[error(transparent)]
     Template(#[from] TemplateError),
+    #[error("no request is recorded for turn {turn}: the as-sent baseline gives the requests a recording holds (`ptc import` keeps them from the logs that record them)")]
+    NoRequest {
+        /// The recording, which the caller names.
+        path: PathBuf,
+        turn: usize,
+    },
     #[error("the prompt of strategy `{strategy}` has no user or assistant message: a Messages API request needs one")]
     NoConversation { strategy: String },
 }

@@ -425,10 +425,10 @@ mod tests {
 
     #[test]
     fn usage_takes_the_cache_out_of_the_input_it_includes() {
-        let usage = usage(&json!({"input": 3095, "cache_read": 1408, "cache_creation": 0, "output": 120, "total_cost": 0.000881})).unwrap();
-        assert_eq!(usage["input"], 1687);
-        assert_eq!(usage["cache_read"], 1408);
-        assert_eq!(usage["cost_usd"], 0.000881);
+        let billed = usage(&json!({"input": 3095, "cache_read": 1408, "cache_creation": 0, "output": 120, "total_cost": 0.000881})).unwrap();
+        assert_eq!(billed["input"], 1687);
+        assert_eq!(billed["cache_read"], 1408);
+        assert_eq!(billed["cost_usd"], 0.000881);
         assert!(
             usage(&json!({"input": 10, "cache_read": 11})).is_none(),
             "a read above the input is not invented into a negative"
