@@ -15,8 +15,7 @@ use crate::render::trigger::Prompter;
 use crate::render::Renderer;
 use crate::Error;
 
-/// The strategy used when `[compression] enabled = false`.
-pub const UNCOMPRESSED_STRATEGY: &str = "full-history";
+pub use crate::render::UNCOMPRESSED_STRATEGY;
 
 /// What [`Host::on_plugins_loaded`] calls.
 type OnLoad = dyn Fn(&Host) + Send + Sync;

@@ -75,3 +75,75 @@ pub fn init_logging(verbose: u8) {
         .without_time()
         .init();
 }
+
+/// Where the number of threads came from: the first of these that is set.
+fn thread_count(var: impl Fn(&str) -> Option<String>) -> Result<(usize, &'static str), Error> {
+    let positive = |text: &str| text.trim().parse::<usize>().ok().filter(|&n| n > 0);
+    if let Some(text) = var("PTC_THREADS") {
+        return positive(&text).map(|n| (n, "PTC_THREADS")).ok_or_else(|| {
+            Error::Usage(format!(
+                "PTC_THREADS={text:?}: the number of threads is a whole number from 1"
+            ))
+        });
+    }
+    // Slurm's allocation: without cgroups or task affinity, nothing else tells the process
+    // that it shares the node.
+    if let Some(n) = var("SLURM_CPUS_PER_TASK").as_deref().and_then(positive) {
+        return Ok((n, "SLURM_CPUS_PER_TASK"));
+    }
+    if let Some(n) = var("RAYON_NUM_THREADS").as_deref().and_then(positive) {
+        return Ok((n, "RAYON_NUM_THREADS"));
+    }
+    // The CPUs this process may run on: its affinity mask and, on Linux, the cgroup's CPU
+    // quota (a container's CPU limit).
+    let n = std::thread::available_parallelism().map_or(1, usize::from);
+    Ok((n, "the CPUs available to the process"))
+}
+
+/// Sizes the thread pool `ptc ab` measures recordings with: `PTC_THREADS`, else
+/// `SLURM_CPUS_PER_TASK`, else `RAYON_NUM_THREADS`, else the CPUs the process may use. The
+/// count is logged under `-v`.
+pub fn init_threads() -> Result<usize, Error> {
+    let (threads, from) = thread_count(|name| std::env::var(name).ok())?;
+    // Fails only when the pool was built already (a second call): the first size stays.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global();
+    tracing::debug!("{threads} thread(s) (from {from})");
+    Ok(threads)
+}
+
+#[cfg(test)]
+mod thread_tests {
+    use super::thread_count;
+
+    fn count(vars: &[(&str, &str)]) -> Result<(usize, &'static str), String> {
+        thread_count(|name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        })
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn threads_come_from_the_override_then_slurm_then_the_cpus() {
+        assert_eq!(
+            count(&[("PTC_THREADS", "3"), ("SLURM_CPUS_PER_TASK", "1")]),
+            Ok((3, "PTC_THREADS"))
+        );
+        assert_eq!(
+            count(&[("SLURM_CPUS_PER_TASK", "1"), ("RAYON_NUM_THREADS", "5")]),
+            Ok((1, "SLURM_CPUS_PER_TASK"))
+        );
+        assert_eq!(
+            count(&[("SLURM_CPUS_PER_TASK", "x"), ("RAYON_NUM_THREADS", "5")]),
+            Ok((5, "RAYON_NUM_THREADS"))
+        );
+        let (cpus, from) = count(&[]).unwrap();
+        assert!(cpus >= 1);
+        assert_eq!(from, "the CPUs available to the process");
+        let err = count(&[("PTC_THREADS", "0")]).unwrap_err();
+        assert!(err.contains("PTC_THREADS"), "{err}");
+    }
+}

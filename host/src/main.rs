@@ -9,6 +9,10 @@ fn main() {
     let cli = ptc::cli::parse();
     ptc::cli::apply_global_options(&cli);
     ptc::init_logging(cli.verbose);
+    if let Err(err) = ptc::init_threads() {
+        eprintln!("error: {err}");
+        std::process::exit(err.exit_code());
+    }
     let stdout = std::io::stdout();
     if let Err(err) = ptc::cli::run(cli, &mut stdout.lock()) {
         // A reader that stops reading (`ptc ... | head`) wanted no more: quiet, and 0, as

@@ -2,7 +2,7 @@
 //! holds the messages after the system prompt and the statistics; the system prompt has its
 //! own snapshot.
 
-use crate::support::{conversation, example, messages, shared};
+use crate::support::{all_strategies, conversation, example, messages, shared};
 
 fn snapshot_all(file: &str) {
     let path = example(file);
@@ -70,6 +70,22 @@ fn text_output_shows_each_message_under_its_role() {
     );
 }
 
+/// `stats.enabled` says whether the prompt was compressed, as ptc_runner's statistics do:
+/// false for `full-history` (compression off) and below `compress_above_tokens`.
+#[test]
+fn stats_say_whether_compression_was_enabled() {
+    let recording = example("tool-actions.json");
+    let enabled = |extra: &[&str]| {
+        all_strategies().render_json(&recording, 2, extra)["stats"]["enabled"].clone()
+    };
+    assert_eq!(enabled(&[]), true);
+    assert_eq!(enabled(&["--strategy", "full-history"]), false);
+    assert_eq!(
+        enabled(&["--set", "compression.compress_above_tokens=1000000"]),
+        false
+    );
+}
+
 #[test]
 fn json_output_has_exactly_the_documented_keys_in_order() {
     let raw = shared()
@@ -89,6 +105,7 @@ fn json_output_has_exactly_the_documented_keys_in_order() {
     let json: serde_json::Value = serde_json::from_str(&raw).unwrap();
     let stats: Vec<&String> = json["stats"].as_object().unwrap().keys().collect();
     let mut expected = vec![
+        "enabled",
         "error_turns_collapsed",
         "printlns_dropped",
         "printlns_shown",

@@ -696,3 +696,23 @@ fn a_trace_with_many_nested_runs_imports_the_recording_of_its_root_run() {
     );
     assert_eq!(run.ok(), import(&plain).ok());
 }
+
+#[test]
+fn an_integer_beyond_64_bits_is_refused_by_validate_and_render_with_its_path() {
+    let scratch = Scratch::new();
+    let example = std::fs::read_to_string(example("final-turn.json")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&example).unwrap();
+    json["turns"][0]["memory"] = serde_json::json!({"big": 1});
+    let text = serde_json::to_string(&json)
+        .unwrap()
+        .replace(r#""big":1"#, r#""big":123456789012345678901234567890"#);
+    let file = scratch.write("big.json", text);
+    let expected = "at `turns[0].memory.big`: integer 123456789012345678901234567890 does not fit in 64 bits; write it as a string or a float";
+    let run = scratch.ptc(["validate", file.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains(expected), "{}", run.stdout);
+    let error = scratch
+        .ptc(["render", file.to_str().unwrap(), "--turns", "1"])
+        .bad_input();
+    assert!(error.contains(expected), "{error}");
+}

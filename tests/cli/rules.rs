@@ -470,7 +470,8 @@ mod statistics {
         assert_eq!(
             render["stats"],
             json!({"turns_compressed": 3, "tool_calls_total": 3, "tool_calls_shown": 2, "tool_calls_dropped": 1,
-                   "printlns_total": 2, "printlns_shown": 1, "printlns_dropped": 1, "error_turns_collapsed": 1})
+                   "printlns_total": 2, "printlns_shown": 1, "printlns_dropped": 1, "error_turns_collapsed": 1,
+                   "enabled": true})
         );
         assert_eq!(render["strategy"], "single-user-coalesced");
         assert_eq!(render["turns"], 3);

@@ -174,6 +174,11 @@ pub fn ab(
             "--report is written by `ptc ab merge`; a shard with --format partial writes its part only".into(),
         ));
     }
+    if partial {
+        // A shard run where the corpus is not (a node that does not see it) would list it as
+        // one recording that cannot be read and succeed; the merge would fail much later.
+        crate::recording::corpus::check_given(paths)?;
+    }
     let listing = Corpus { paths, shard };
     // The bar needs the number of recordings: for it, the corpus is listed once more first.
     let bar = if std::io::stderr().is_terminal() && !crate::output::quiet() {
@@ -218,8 +223,15 @@ pub fn ab(
         bar.finish_and_clear();
         // The part carries the recordings that could not be read and the failures: the merge
         // reports them and sets the exit code; here they are warnings only.
-        warn_bad_recordings(&mut result)?;
+        let unreadable = warn_bad_recordings(&mut result)?;
         warn_failures(&result);
+        let selected = sources.selected;
+        if selected > 0 && unreadable == selected {
+            return Err(ReadError::NoRecording {
+                what: format!("shard {shard}: none of its {selected} recording(s) could be read"),
+            }
+            .into());
+        }
         return Ok(());
     }
     // The per-prompt rows go to a spool as the output will print them.
@@ -289,15 +301,18 @@ impl Corpus<'_> {
     }
 }
 
-fn warn_bad_recordings(result: &mut Ab) -> Result<(), Error> {
+/// Warns of each recording that could not be read; returns how many.
+fn warn_bad_recordings(result: &mut Ab) -> Result<usize, Error> {
+    let mut count = 0;
     for bad in result.bad_recordings.iter()? {
         let bad = bad?;
+        count += 1;
         crate::output::warn(format_args!(
             "skipping recording {}: {}",
             bad.label, bad.error
         ));
     }
-    Ok(())
+    Ok(count)
 }
 
 fn warn_failures(result: &Ab) {

@@ -218,7 +218,7 @@ fn trace_with(
         text.push_str(&templates.render("usage", &context)?);
         let context = json!({
             "strategy": prompt.strategy,
-            "stats": StatsView::from(prompt.stats),
+            "stats": StatsView::of(&prompt),
         });
         text.push('\n');
         text.push_str(&templates.render("compression_box", &context)?);

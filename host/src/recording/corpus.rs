@@ -218,6 +218,23 @@ fn line_of(file: &Path, line: usize) -> Result<Source, ReadError> {
     })
 }
 
+/// Checks that every path given exists (for `FILE.jsonl:LINE`, the file): a corpus that is not
+/// there is an error of its own, not one recording that cannot be read.
+pub fn check_given(paths: &[PathBuf]) -> Result<(), ReadError> {
+    for path in paths {
+        if jsonl_line(path).is_some() {
+            continue;
+        }
+        if let Err(source) = std::fs::metadata(path) {
+            return Err(ReadError::Input {
+                path: path.clone(),
+                source,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The one recording `path` names (a file, `FILE.jsonl:LINE`, or a corpus of one).
 pub fn single(path: &Path) -> Result<Source, ReadError> {
     let mut listing = Listing::new(&[path.to_owned()]);

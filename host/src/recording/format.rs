@@ -253,16 +253,19 @@ pub(super) fn parse_json(
     };
     // Read without keeping track of the place first: only a recording that fails is read
     // again, to name the place of its error.
-    let fast = RecordingJson::deserialize(&mut de).and_then(|json| de.end().map(|()| json));
-    if let Ok(json) = fast {
-        return Ok(json);
-    }
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    de.disable_recursion_limit();
-    let json: RecordingJson = serde_path_to_error::deserialize(&mut de).map_err(|err| {
-        let json_path = err.path().to_string();
-        syntax(json_path, err.into_inner())
-    })?;
-    de.end().map_err(|err| syntax(".".into(), err))?;
-    Ok(json)
+    // An integer literal too large for 64 bits is an error, not the float serde_json makes of it.
+    crate::recording::value_json::reading(bytes, || {
+        let fast = RecordingJson::deserialize(&mut de).and_then(|json| de.end().map(|()| json));
+        if let Ok(json) = fast {
+            return Ok(json);
+        }
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        de.disable_recursion_limit();
+        let json: RecordingJson = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+            let json_path = err.path().to_string();
+            syntax(json_path, err.into_inner())
+        })?;
+        de.end().map_err(|err| syntax(".".into(), err))?;
+        Ok(json)
+    })
 }

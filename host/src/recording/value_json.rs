@@ -18,6 +18,96 @@ use serde::Deserialize;
 /// Arrays and objects a value may nest.
 pub const MAX_DEPTH: usize = 128;
 
+thread_local! {
+    /// The integer literals of the text being read that do not fit in 64 bits, with the value
+    /// serde_json gives them: it reads such a literal as a float, and [`ValueSeed::visit_f64`]
+    /// refuses a float of one of these values.
+    static TOO_LARGE: std::cell::RefCell<Vec<(f64, String)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `read`, which reads the JSON `text`, so that an integer literal of `text` that does not
+/// fit in 64 bits is an error instead of a float: `integer N does not fit in 64 bits`.
+pub(crate) fn reading<T>(text: &[u8], read: impl FnOnce() -> T) -> T {
+    let found = too_large_integers(text);
+    if found.is_empty() {
+        return read();
+    }
+    let previous = TOO_LARGE.replace(found);
+    let result = read();
+    TOO_LARGE.set(previous);
+    result
+}
+
+/// The message for an integer literal that does not fit in 64 bits (`literal`, its digits).
+pub(crate) fn too_large_message(literal: &str) -> String {
+    let shown = if literal.len() > 40 {
+        format!(
+            "{}… ({} digits)",
+            &literal[..40],
+            literal.trim_start_matches('-').len()
+        )
+    } else {
+        literal.to_owned()
+    };
+    format!("integer {shown} does not fit in 64 bits; write it as a string or a float")
+}
+
+/// Whether `literal` (the text of a JSON number) is an integer literal (no fraction, no
+/// exponent) that does not fit in 64 bits, signed or unsigned.
+pub(crate) fn is_too_large_integer(literal: &str) -> bool {
+    let digits = literal.strip_prefix('-').unwrap_or(literal);
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && literal.parse::<i64>().is_err()
+        && literal.parse::<u64>().is_err()
+}
+
+/// The integer literals of the JSON `text` too large for 64 bits (the ones serde_json reads as
+/// floats), in one pass that skips strings.
+fn too_large_integers(text: &[u8]) -> Vec<(f64, String)> {
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                i += 1;
+                while i < text.len() {
+                    match text[i] {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i += 1;
+                while i < text.len() && text[i].is_ascii_digit() {
+                    i += 1;
+                }
+                let is_float = i < text.len() && matches!(text[i], b'.' | b'e' | b'E');
+                // An integer that fits has at most 20 digits and a sign.
+                if !is_float && i - start > 19 {
+                    let literal = String::from_utf8_lossy(&text[start..i]);
+                    if is_too_large_integer(&literal) {
+                        if let Ok(value) = serde_json::from_str::<f64>(&literal) {
+                            found.push((value, literal.into_owned()));
+                        }
+                    }
+                }
+                while i < text.len()
+                    && matches!(text[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    found
+}
+
 /// A value at the top of a field (`result`, `args`, an entry of `data` or `memory`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TopValue(pub Value);
@@ -104,10 +194,12 @@ pub(crate) fn check(
     de.disable_recursion_limit();
     let mut track = serde_path_to_error::Track::new();
     let seed = ValueSeed { depth };
-    match seed.deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track)) {
-        Ok(_) => Ok(()),
-        Err(err) => Err(serde_path_to_error::Error::new(track.path(), err)),
-    }
+    reading(text, || {
+        match seed.deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track)) {
+            Ok(_) => Ok(()),
+            Err(err) => Err(serde_path_to_error::Error::new(track.path(), err)),
+        }
+    })
 }
 
 /// Deserializes one value whose containers sit `depth` levels deep.
@@ -152,15 +244,24 @@ impl<'de> Visitor<'de> for ValueSeed {
     }
 
     fn visit_u64<E: de::Error>(self, u: u64) -> Result<Value, E> {
-        i64::try_from(u).map(Value::Integer).map_err(|_| {
-            E::custom(format!(
-                "integer {u} is out of range (at most {})",
-                i64::MAX
-            ))
-        })
+        i64::try_from(u)
+            .map(Value::Integer)
+            .map_err(|_| E::custom(too_large_message(&u.to_string())))
     }
 
     fn visit_f64<E: de::Error>(self, f: f64) -> Result<Value, E> {
+        // An integer literal too large for 64 bits arrives here as a float at least 2^63.
+        if f.fract() == 0.0 && f.abs() >= 9_223_372_036_854_775_808.0 {
+            let literal = TOO_LARGE.with_borrow(|found| {
+                found
+                    .iter()
+                    .find(|(value, _)| *value == f)
+                    .map(|(_, literal)| literal.clone())
+            });
+            if let Some(literal) = literal {
+                return Err(E::custom(too_large_message(&literal)));
+            }
+        }
         Ok(Value::Float(f))
     }
 
@@ -358,9 +459,11 @@ mod tests {
     fn parse(json: &str) -> Result<Value, String> {
         let mut de = serde_json::Deserializer::from_str(json);
         de.disable_recursion_limit();
-        serde_path_to_error::deserialize::<_, TopValue>(&mut de)
-            .map(|v| v.0)
-            .map_err(|e| format!("{}: {}", e.path(), e.inner()))
+        reading(json.as_bytes(), || {
+            serde_path_to_error::deserialize::<_, TopValue>(&mut de)
+                .map(|v| v.0)
+                .map_err(|e| format!("{}: {}", e.path(), e.inner()))
+        })
     }
 
     fn clj(json: &str) -> String {
@@ -406,12 +509,42 @@ mod tests {
         assert!(parse(r#"{"a": 1, "a": 2}"#)
             .unwrap_err()
             .contains("duplicate map key \"a\""));
-        assert!(parse("18446744073709551615")
-            .unwrap_err()
-            .contains("out of range"));
+        assert!(parse("18446744073709551615").unwrap_err().contains(
+            "integer 18446744073709551615 does not fit in 64 bits; write it as a string or a float"
+        ));
         assert!(parse(r#"{"$fn": {"params": ["a\n;; === tool/ ==="]}}"#)
             .unwrap_err()
             .contains(r#"$fn params must be names: "a\n;; === tool/ ===" is not a valid name"#));
+    }
+
+    #[test]
+    fn integers_beyond_64_bits_are_refused_with_their_path() {
+        let err = parse(r#"{"a": [1, 123456789012345678901234567890]}"#).unwrap_err();
+        assert!(
+            err.starts_with("a[1]: integer 123456789012345678901234567890 does not fit in 64 bits; write it as a string or a float"),
+            "{err}"
+        );
+        let err = parse(r#"{"a": -123456789012345678901234567890}"#).unwrap_err();
+        assert!(err.starts_with("a: integer -1234567890"), "{err}");
+        // Floats of the same size, and the literal inside a string, are read as before.
+        assert_eq!(clj("1.2345678901234568e29"), "1.2345678901234568E29");
+        assert_eq!(
+            clj("123456789012345678901234567890.0"),
+            "1.2345678901234568E29"
+        );
+        assert_eq!(
+            clj(r#"["123456789012345678901234567890\"", 1e30]"#),
+            r#"["123456789012345678901234567890\"" 1.0E30]"#
+        );
+        assert_eq!(clj("-9223372036854775808"), "-9223372036854775808");
+        let long = format!("1{}", "0".repeat(100));
+        let err = parse(&long).unwrap_err();
+        assert!(
+            err.contains(
+                "integer 1000000000000000000000000000000000000000… (101 digits) does not fit"
+            ),
+            "{err}"
+        );
     }
 
     #[test]

@@ -244,11 +244,29 @@ pub struct MessageView<'a> {
     pub content: &'a str,
 }
 
+/// The strategy used when `[compression] enabled = false`, and below `compress_above_tokens`.
+pub const UNCOMPRESSED_STRATEGY: &str = "full-history";
+
 /// The statistics as programs and templates read them: `ptc render --format json`, `ptc serve`
-/// and the host's templates all serialize [`Stats`] through this view.
+/// and the host's templates all serialize [`Stats`] through this view, followed by `enabled`:
+/// whether the prompt was compressed, that is rendered by a strategy other than
+/// `full-history` (false for `full-history`, and for a prompt below `compress_above_tokens`).
 #[derive(Clone, Copy, Serialize)]
-#[serde(transparent)]
-pub struct StatsView(#[serde(with = "StatsFields")] pub Stats);
+pub struct StatsView {
+    #[serde(flatten, with = "StatsFields")]
+    pub stats: Stats,
+    pub enabled: bool,
+}
+
+impl StatsView {
+    /// The statistics of `prompt`.
+    pub fn of(prompt: &Prompt) -> StatsView {
+        StatsView {
+            stats: prompt.stats,
+            enabled: prompt.strategy != UNCOMPRESSED_STRATEGY,
+        }
+    }
+}
 
 /// The JSON names of [`Stats`]' fields, in this order.
 #[derive(Serialize)]
@@ -264,12 +282,6 @@ struct StatsFields {
     error_turns_collapsed: u64,
 }
 
-impl From<Stats> for StatsView {
-    fn from(stats: Stats) -> StatsView {
-        StatsView(stats)
-    }
-}
-
 impl<'a> From<&'a Prompt> for PromptView<'a> {
     fn from(prompt: &'a Prompt) -> PromptView<'a> {
         PromptView {
@@ -283,7 +295,7 @@ impl<'a> From<&'a Prompt> for PromptView<'a> {
                     content: &m.content,
                 })
                 .collect(),
-            stats: prompt.stats.into(),
+            stats: StatsView::of(prompt),
         }
     }
 }

@@ -229,7 +229,7 @@ fn answer<'h>(
         strategy: &prompt.strategy,
         turns: prompt.turns,
         request: body.expect("a request body serializes"),
-        stats: StatsView::from(prompt.stats),
+        stats: StatsView::of(&prompt),
     }
     .line()
 }

@@ -181,6 +181,17 @@ impl<'a> Walk<'a> {
                     None
                 }
             },
+            Kind::Integer
+                if crate::recording::value_json::is_too_large_integer(
+                    &String::from_utf8_lossy(slice),
+                ) =>
+            {
+                let message = crate::recording::value_json::too_large_message(
+                    &String::from_utf8_lossy(slice),
+                );
+                self.problem(at, path, message);
+                None
+            }
             Kind::Integer | Kind::Float => match serde_json::from_slice::<Json>(slice) {
                 Ok(_) => Some(String::from_utf8_lossy(slice).into_owned()),
                 Err(err) => {
