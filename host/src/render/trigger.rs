@@ -234,7 +234,7 @@ mod tests {
             .all(|b| !b.cache_breakpoint));
         let err = as_sent(&run, 2).unwrap_err().to_string();
         assert!(
-            err.starts_with("r.json holds no request for turn 3"),
+            err.starts_with("no request is recorded for turn 3"),
             "{err}"
         );
     }
