@@ -32,14 +32,21 @@ pub struct Args {
     /// The format of every FILE [default: detected from each file's first record]
     #[arg(long = "from", value_enum, value_name = "FORMAT")]
     format: Option<Format>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// What both forms of `ptc import` take besides the logs.
+#[derive(Debug, clap::Args)]
+struct RunArgs {
     /// The run's mission, when the log has none (replaces the log's own)
     #[arg(long, value_name = "TEXT")]
     mission: Option<String>,
     /// The run's max_turns, when the log has none (replaces the log's own)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_turns: Option<u32>,
-    /// Write the recording(s) here instead of stdout; never one of the logs, and an existing
-    /// file only with --force
+    /// Write the recording(s) here instead of stdout; never one of the logs read, and an
+    /// existing file only with --force
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
     /// Overwrite the --output file when it exists
@@ -64,59 +71,39 @@ enum Legacy {
     PtcRunner {
         /// The trace log (JSONL)
         trace: PathBuf,
-        /// The run's mission, when the trace has none (replaces the trace's own)
-        #[arg(long, value_name = "TEXT")]
-        mission: Option<String>,
-        /// The run's max_turns, when the trace has none (replaces the trace's own)
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-        max_turns: Option<u32>,
-        /// Write the recording here instead of stdout; never the trace itself, and an
-        /// existing file only with --force
-        #[arg(short, long, value_name = "OUT")]
-        output: Option<PathBuf>,
-        /// Overwrite the --output file when it exists
-        #[arg(long)]
-        force: bool,
         #[command(flatten)]
-        config: ConfigArgs,
-        #[command(flatten)]
-        limits: RecordingArgs,
+        run: RunArgs,
     },
 }
 
 /// `ptc import FILE...`, or `ptc import ptc-runner TRACE`.
 pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
-    if let Some(Legacy::PtcRunner {
-        trace,
-        mission,
-        max_turns,
-        output,
-        force,
-        config,
-        limits,
-    }) = args.legacy
-    {
-        let host = context.reading(&config, &limits)?;
-        let supplied = Supplied { mission, max_turns };
+    if let Some(Legacy::PtcRunner { trace, run }) = args.legacy {
+        let host = context.reading(&run.config, &run.limits)?;
+        let supplied = Supplied {
+            mission: run.mission,
+            max_turns: run.max_turns,
+        };
         return write_out(
             out,
-            &ptc_runner(&host, &trace, output.as_deref(), force, &supplied)?,
+            &ptc_runner(&host, &trace, run.output.as_deref(), run.force, &supplied)?,
         );
     }
-    let host = context.reading(&args.config, &args.limits)?;
+    let run = args.run;
+    let host = context.reading(&run.config, &run.limits)?;
     let supplied = Supplied {
-        mission: args.mission,
-        max_turns: args.max_turns,
+        mission: run.mission,
+        max_turns: run.max_turns,
     };
     if let [file] = args.files.as_slice() {
         if args.format.or_else(|| Format::detect(file)) == Some(Format::PtcRunner) {
-            let text = ptc_runner(&host, file, args.output.as_deref(), args.force, &supplied)?;
+            let text = ptc_runner(&host, file, run.output.as_deref(), run.force, &supplied)?;
             return write_out(out, &text);
         }
     }
-    if let Some(path) = &args.output {
+    if let Some(path) = &run.output {
         for file in &args.files {
-            check_output(file, path, args.force)?;
+            check_output(file, path, run.force)?;
         }
     }
     let defaults = host.recording_defaults()?;
@@ -146,7 +133,7 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
             text.push_str(&pretty(&imported.json));
         }
     }
-    match &args.output {
+    match &run.output {
         Some(path) => write_atomically(path, text.as_bytes()),
         None => write_out(out, &text),
     }

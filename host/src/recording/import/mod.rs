@@ -160,3 +160,27 @@ pub(super) fn bad(path: &Path, line: Option<usize>, source: ImportError) -> Read
         source,
     }
 }
+
+/// Checks that the recording an import made reads back as ptc reads recordings. Its errors are
+/// about the recording made, not a place in the log: they name the field of the recording.
+pub(super) fn reads_back(
+    path: &Path,
+    recording: &Json,
+    defaults: &crate::recording::RecordingDefaults,
+) -> Result<(), ReadError> {
+    use crate::recording::{Recording, RecordingError};
+    let bytes = serde_json::to_vec(recording).expect("JSON serializes");
+    Recording::parse(&bytes, path, defaults).map_err(|err| {
+        let rule = match err {
+            RecordingError::Syntax {
+                json_path, message, ..
+            }
+            | RecordingError::Rule {
+                json_path, message, ..
+            } => format!("{json_path}: {message}"),
+            other => other.to_string(),
+        };
+        bad(path, None, ImportError::BreaksARule { rule })
+    })?;
+    Ok(())
+}

@@ -33,9 +33,9 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value as Json};
 
-use super::{bad, ImportError, Imported, Losses, Supplied};
+use super::{bad, reads_back, ImportError, Imported, Losses, Supplied};
 use crate::recording::ReadError;
-use crate::recording::{Recording, RecordingDefaults, RecordingError};
+use crate::recording::RecordingDefaults;
 
 /// The trace formats read: `schema_version` absent (1) or 2.
 pub(super) const VERSIONS: &str = "1 (no schema_version) and 2";
@@ -252,22 +252,7 @@ pub fn ptc_runner(
         return Err(bad(path, Some(*start_line), error));
     }
     recording["turns"] = Json::Array(turns);
-    // The recording must read back as ptc reads recordings.
-    // Its errors are about the recording made, not a place in the trace: they name the field
-    // of the recording.
-    let bytes = serde_json::to_vec(&recording).expect("JSON serializes");
-    Recording::parse(&bytes, path, defaults).map_err(|err| {
-        let rule = match err {
-            RecordingError::Syntax {
-                json_path, message, ..
-            }
-            | RecordingError::Rule {
-                json_path, message, ..
-            } => format!("{json_path}: {message}"),
-            other => other.to_string(),
-        };
-        bad(path, None, ImportError::BreaksARule { rule })
-    })?;
+    reads_back(path, &recording, defaults)?;
     Ok(Imported {
         json: recording,
         turns: count,

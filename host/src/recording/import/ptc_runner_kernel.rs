@@ -34,9 +34,9 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value as Json};
 
-use super::{bad, ImportError, Imported, Losses, Supplied};
+use super::{bad, reads_back, ImportError, Imported, Losses, Supplied};
 use crate::recording::format::{Lack, RequestJson, RequestMessageJson, RequestToolCallJson};
-use crate::recording::{ReadError, Recording, RecordingDefaults, RecordingError};
+use crate::recording::{ReadError, RecordingDefaults};
 
 /// The inspection schema versions read.
 pub(super) const KERNEL_VERSIONS: &str = "2";
@@ -231,19 +231,7 @@ pub fn ptc_runner_kernel(
     if let Some(system) = first_args["system"].as_str() {
         recording["system_prompt"] = json!(system);
     }
-    let bytes = serde_json::to_vec(&recording).expect("JSON serializes");
-    Recording::parse(&bytes, path, defaults).map_err(|err| {
-        let rule = match err {
-            RecordingError::Syntax {
-                json_path, message, ..
-            }
-            | RecordingError::Rule {
-                json_path, message, ..
-            } => format!("{json_path}: {message}"),
-            other => other.to_string(),
-        };
-        bad(path, None, ImportError::BreaksARule { rule })
-    })?;
+    reads_back(path, &recording, defaults)?;
     Ok(Imported {
         json: recording,
         turns: count,
