@@ -257,3 +257,74 @@ fn the_as_sent_baseline_measures_the_recorded_requests() {
         "{err}"
     );
 }
+
+fn mini_swe_agent() -> PathBuf {
+    repo().join(
+        "tests/fixtures/realruns/mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json",
+    )
+}
+
+/// A mini-swe-agent trajectory (one JSON object, its format named at its end) is detected and
+/// imported: a turn per response, the shell commands as the program, DeepSeek's cache hits as
+/// the cache reads, and no cost (the log's is litellm's computation, not a bill).
+#[test]
+fn a_mini_swe_agent_trajectory_imports_with_its_requests_and_its_token_counts() {
+    let scratch = Scratch::new();
+    let path = mini_swe_agent();
+    let run = scratch.ptc(["import", &path.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(mini-swe-agent): 16 turn(s)"),
+        "{}",
+        run.stderr
+    );
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    let source: Json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let responses: Vec<&Json> = source["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .collect();
+    let turns = recording["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), responses.len());
+    for (turn, response) in turns.iter().zip(&responses) {
+        let usage = &response["extra"]["response"]["usage"];
+        assert_eq!(
+            turn["usage"]["cache_read"],
+            usage["prompt_cache_hit_tokens"]
+        );
+        assert_eq!(turn["usage"]["input"], usage["prompt_cache_miss_tokens"]);
+        assert_eq!(turn["usage"]["output"], usage["completion_tokens"]);
+        assert!(
+            turn["usage"].get("cost_usd").is_none(),
+            "litellm's cost is not a bill"
+        );
+        assert_eq!(turn["started_at"], response["extra"]["timestamp"]);
+    }
+    // The first turn's request is the system prompt and the task, as sent; the reasoning the
+    // model gave is part of its raw response.
+    let first = &turns[0]["request"]["messages"];
+    assert_eq!(first.as_array().unwrap().len(), 2);
+    assert_eq!(first[0]["role"], "system");
+    assert_eq!(recording["system_prompt"], first[0]["content"]);
+    assert!(turns[0]["raw_response"]
+        .as_str()
+        .unwrap()
+        .starts_with(responses[0]["reasoning_content"].as_str().unwrap()));
+    assert_eq!(recording["max_turns"], 250, "the agent's step limit");
+    let file = scratch.write("msa.json", &run.stdout);
+    scratch.ptc(["validate", &file.display().to_string()]).ok();
+    // An older format is refused, saying which one is read.
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"mini-swe-agent-1.1\"", "\"mini-swe-agent-1\"");
+    let old = scratch.write("old.traj.json", text);
+    let err = scratch
+        .ptc(["import", &old.display().to_string()])
+        .bad_input();
+    assert!(
+        err.contains("`trajectory_format` \"mini-swe-agent-1\" is not one this ptc reads"),
+        "{err}"
+    );
+}

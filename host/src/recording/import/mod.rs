@@ -2,6 +2,7 @@
 //! format; what they share is here: what an import could not bring back ([`Losses`]), what
 //! the caller supplies in place of the log's own ([`Supplied`]), and why an import fails.
 
+mod mini_swe_agent;
 mod ptc_runner;
 mod ptc_runner_kernel;
 
@@ -10,6 +11,8 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
+pub use mini_swe_agent::mini_swe_agent;
+use mini_swe_agent::TRAJECTORY_FORMAT;
 pub use ptc_runner::ptc_runner;
 use ptc_runner::VERSIONS;
 pub use ptc_runner_kernel::ptc_runner_kernel;
@@ -71,6 +74,9 @@ pub enum Format {
     /// ptc_runner's Kernel agent: the inspection artifact (`*.inspection.jsonl`, schema 2), every
     /// request as sent and what it was billed
     PtcRunnerKernel,
+    /// mini-swe-agent's trajectory (`*.traj.json`, format 1.1: tool calling), every request as
+    /// sent and the provider's token counts
+    MiniSweAgent,
 }
 
 impl Format {
@@ -78,6 +84,24 @@ impl Format {
     /// reads.
     pub fn detect(path: &Path) -> Option<Format> {
         use std::io::{BufRead, Read};
+        // A trajectory is one JSON object whose `trajectory_format` is written first or last.
+        let mut file = std::fs::File::open(path).ok()?;
+        let mut prefix = Vec::new();
+        (&mut file).take(8 << 10).read_to_end(&mut prefix).ok()?;
+        let len = file.metadata().ok()?.len();
+        let mut suffix = Vec::new();
+        std::io::Seek::seek(
+            &mut file,
+            std::io::SeekFrom::Start(len.saturating_sub(8 << 10)),
+        )
+        .ok()?;
+        file.take(8 << 10).read_to_end(&mut suffix).ok()?;
+        if mini_swe_agent::detect(
+            &String::from_utf8_lossy(&prefix),
+            &String::from_utf8_lossy(&suffix),
+        ) {
+            return Some(Format::MiniSweAgent);
+        }
         let file = std::fs::File::open(path).ok()?;
         let mut first = String::new();
         let mut reader = std::io::BufReader::new(file).take(1 << 20);
@@ -101,6 +125,7 @@ impl Format {
         match self {
             Format::PtcRunner => "ptc-runner",
             Format::PtcRunnerKernel => "ptc-runner-kernel",
+            Format::MiniSweAgent => "mini-swe-agent",
         }
     }
 }
@@ -137,6 +162,10 @@ pub enum ImportError {
     KernelVersion { found: Json },
     #[error("not an inspection record (no `record_type`)")]
     NotARecord,
+    #[error("`trajectory_format` {found} is not one this ptc reads (it reads {TRAJECTORY_FORMAT}: tool calling)")]
+    TrajectoryFormat { found: Json },
+    #[error("no `messages` list")]
+    NoMessages,
     #[error("`schema_version` {found} differs from the {first} of line {first_line}: one trace has one format")]
     MixedVersions {
         found: Json,
