@@ -328,3 +328,53 @@ fn a_mini_swe_agent_trajectory_imports_with_its_requests_and_its_token_counts() 
         "{err}"
     );
 }
+
+/// An ATIF trajectory is detected and imported: a turn per agent step, its tool calls with the
+/// results that answer them, the tokens and cost each step states, and what ATIF does not keep
+/// said, never invented.
+#[test]
+fn an_atif_trajectory_imports_with_its_tool_calls_and_its_metrics() {
+    let scratch = Scratch::new();
+    let path = repo().join("tests/fixtures/realruns/atif/harbor-golden-openhands-hello-world.json");
+    let run = scratch.ptc(["import", &path.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(atif): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage; the log lacks: memory_values, results, requests, errors, max_turns, timestamps"),
+        "{}",
+        run.stderr
+    );
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    assert!(recording["system_prompt"]
+        .as_str()
+        .unwrap()
+        .starts_with("You are OpenHands agent"));
+    assert!(recording["mission"]
+        .as_str()
+        .unwrap()
+        .starts_with("Create a file called hello.txt"));
+    let turns = recording["turns"].as_array().unwrap();
+    assert_eq!(turns[0]["tool_calls"][0]["name"], "str_replace_editor");
+    assert_eq!(
+        turns[0]["prints"].as_array().unwrap().len(),
+        1,
+        "the result that answers it"
+    );
+    assert_eq!(turns[0]["usage"]["input"], 100);
+    assert_eq!(turns[0]["usage"]["cost_usd"], 0.00075);
+    assert_eq!(turns[1]["tool_calls"][0]["name"], "finish");
+    assert!(turns.iter().all(|t| t.get("request").is_none()));
+    let file = scratch.write("atif.json", &run.stdout);
+    scratch.ptc(["validate", &file.display().to_string()]).ok();
+    // A version ptc does not read is refused, naming those it reads.
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"ATIF-v1.5\"", "\"ATIF-v1.9\"");
+    let newer = scratch.write("newer.json", text);
+    let err = scratch
+        .ptc(["import", "--from", "atif", &newer.display().to_string()])
+        .bad_input();
+    assert!(
+        err.contains("\"ATIF-v1.9\" is not an ATIF version this ptc reads"),
+        "{err}"
+    );
+}

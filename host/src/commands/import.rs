@@ -17,8 +17,8 @@ use std::path::PathBuf;
 ///
 /// Each FILE is one run's log; its format is detected from its first record (or given with
 /// --from): ptc_runner's Kernel inspection artifact (`*.inspection.jsonl`: every request as sent
-/// and what it was billed), a mini-swe-agent trajectory (`*.traj.json`, tool calling) or
-/// ptc_runner's trace log (v1, v2). One FILE gives one recording
+/// and what it was billed), a mini-swe-agent trajectory (`*.traj.json`, tool calling), an ATIF
+/// trajectory (v1.0 to v1.7) or ptc_runner's trace log (v1, v2). One FILE gives one recording
 /// (pretty JSON); several give one recording per line (JSONL, a corpus `ptc ab` reads). A line
 /// per run on stderr says what was imported and what the log did not record (a recording lists
 /// it under `lacks`: nothing is invented in its place).
@@ -115,7 +115,7 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
             Some(format) => format,
             None => {
                 return Err(Error::Usage(format!(
-                    "cannot tell the format of {}: its first record is not one of a format ptc imports; give it with --from (ptc-runner, ptc-runner-kernel, mini-swe-agent)",
+                    "cannot tell the format of {}: it is none of those ptc imports (ptc-runner-kernel, mini-swe-agent, atif, ptc-runner; --from forces one). Claude Code sessions, OpenHands and Gemini CLI logs convert to ATIF with Harbor's converters",
                     file.display()
                 )))
             }
@@ -128,6 +128,7 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
             Format::MiniSweAgent => {
                 crate::recording::import::mini_swe_agent(file, &defaults, &supplied)?
             }
+            Format::Atif => crate::recording::import::atif(file, &defaults, &supplied)?,
         };
         summarize(file, format, &imported);
         if several {

@@ -61,6 +61,8 @@ pub enum Lack {
     SystemPrompt,
     /// The run's turn budget: `max_turns` is the number of turns taken.
     MaxTurns,
+    /// Whether each turn failed: every turn is recorded as not failed.
+    Errors,
 }
 
 impl Lack {
@@ -75,6 +77,7 @@ impl Lack {
             Lack::Timestamps => "timestamps",
             Lack::SystemPrompt => "system_prompt",
             Lack::MaxTurns => "max_turns",
+            Lack::Errors => "errors",
         }
     }
 }

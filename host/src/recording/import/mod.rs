@@ -2,6 +2,7 @@
 //! format; what they share is here: what an import could not bring back ([`Losses`]), what
 //! the caller supplies in place of the log's own ([`Supplied`]), and why an import fails.
 
+mod atif;
 mod mini_swe_agent;
 mod ptc_runner;
 mod ptc_runner_kernel;
@@ -11,6 +12,8 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
+pub use atif::atif;
+use atif::ATIF_VERSIONS;
 pub use mini_swe_agent::mini_swe_agent;
 use mini_swe_agent::TRAJECTORY_FORMAT;
 pub use ptc_runner::ptc_runner;
@@ -77,6 +80,9 @@ pub enum Format {
     /// mini-swe-agent's trajectory (`*.traj.json`, format 1.1: tool calling), every request as
     /// sent and the provider's token counts
     MiniSweAgent,
+    /// An ATIF trajectory (Harbor's Agent Trajectory Interchange Format, v1.0 to v1.7): many
+    /// agents export it; per step the tokens (cached included) and the cost it states
+    Atif,
 }
 
 impl Format {
@@ -96,6 +102,9 @@ impl Format {
         )
         .ok()?;
         file.take(8 << 10).read_to_end(&mut suffix).ok()?;
+        if atif::detect(&String::from_utf8_lossy(&prefix)) {
+            return Some(Format::Atif);
+        }
         if mini_swe_agent::detect(
             &String::from_utf8_lossy(&prefix),
             &String::from_utf8_lossy(&suffix),
@@ -126,6 +135,7 @@ impl Format {
             Format::PtcRunner => "ptc-runner",
             Format::PtcRunnerKernel => "ptc-runner-kernel",
             Format::MiniSweAgent => "mini-swe-agent",
+            Format::Atif => "atif",
         }
     }
 }
@@ -166,6 +176,12 @@ pub enum ImportError {
     TrajectoryFormat { found: Json },
     #[error("no `messages` list")]
     NoMessages,
+    #[error("`schema_version` {found} is not an ATIF version this ptc reads ({ATIF_VERSIONS})")]
+    AtifVersion { found: Json },
+    #[error("no `steps` list")]
+    NoSteps,
+    #[error("no `agent` step: nothing the model did")]
+    NoAgentStep,
     #[error("`schema_version` {found} differs from the {first} of line {first_line}: one trace has one format")]
     MixedVersions {
         found: Json,
@@ -212,4 +228,27 @@ pub(super) fn reads_back(
         bad(path, None, ImportError::BreaksARule { rule })
     })?;
     Ok(())
+}
+
+/// Seconds since the Unix epoch of an ISO 8601 UTC time (`2026-08-03T09:09:32.385197Z`).
+pub(super) fn seconds(text: &str) -> Option<f64> {
+    let text = text.strip_suffix('Z')?;
+    let (date, time) = text.split_once('T')?;
+    let mut date = date.split('-').map(|p| p.parse::<i64>().ok());
+    let (y, m, d) = (date.next()??, date.next()??, date.next()??);
+    let mut time = time.split(':');
+    let (h, min) = (
+        time.next()?.parse::<i64>().ok()?,
+        time.next()?.parse::<i64>().ok()?,
+    );
+    let s: f64 = time.next()?.parse().ok()?;
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((days * 86_400 + h * 3_600 + min * 60) as f64 + s)
 }

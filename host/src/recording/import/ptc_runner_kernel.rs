@@ -34,7 +34,7 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value as Json};
 
-use super::{bad, reads_back, ImportError, Imported, Losses, Supplied};
+use super::{bad, reads_back, seconds, ImportError, Imported, Losses, Supplied};
 use crate::recording::format::{Lack, RequestJson, RequestMessageJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
 
@@ -374,29 +374,6 @@ fn as_string_map(arguments: &Json) -> Json {
         Json::Null => json!({}),
         other => json!({ "value": other }),
     }
-}
-
-/// Seconds since the Unix epoch of an ISO 8601 UTC time (`2026-08-03T09:09:32.385197Z`).
-fn seconds(text: &str) -> Option<f64> {
-    let text = text.strip_suffix('Z')?;
-    let (date, time) = text.split_once('T')?;
-    let mut date = date.split('-').map(|p| p.parse::<i64>().ok());
-    let (y, m, d) = (date.next()??, date.next()??, date.next()??);
-    let mut time = time.split(':');
-    let (h, min) = (
-        time.next()?.parse::<i64>().ok()?,
-        time.next()?.parse::<i64>().ok()?,
-    );
-    let s: f64 = time.next()?.parse().ok()?;
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some((days * 86_400 + h * 3_600 + min * 60) as f64 + s)
 }
 
 #[cfg(test)]

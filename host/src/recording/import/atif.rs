@@ -1,0 +1,280 @@
+//! `ptc import --from atif`: a recording from an ATIF trajectory (Agent Trajectory Interchange
+//! Format, Harbor's RFC 0001, `schema_version` `ATIF-v1.0` to `ATIF-v1.7`), which many agents
+//! export (Harbor, Terminal-Bench, OpenHands, Claude Code, Gemini CLI).
+//!
+//! The file is one JSON object: `{schema_version, agent{name, model_name?, tool_definitions?},
+//! steps[]}`. A `system` step before the first `user` step is the system prompt, the first
+//! `user` step's message the mission. Each `agent` step is one turn:
+//!
+//! - its raw response is its `message` (text, or the text of its parts, v1.6+) after its
+//!   `reasoning_content`; its program is its tool calls, one per line, as `function_name` and
+//!   the arguments' JSON (ATIF carries no program of its own);
+//! - its tool calls are `tool_calls[]` with the `observation.results[]` that answer them (by
+//!   `source_call_id`, else in order); each result's content is a printed entry;
+//! - `usage` is `metrics`: `prompt_tokens` includes `cached_tokens` (the RFC says so since v1.2),
+//!   so `usage.input` is their difference; a cache write, which the core schema lacks, is read
+//!   from `metrics.extra.cache_creation_input_tokens` (Harbor's claude-code converter, whose
+//!   `prompt_tokens` leaves it out); `cost_usd` is kept as the trajectory states it. A step
+//!   repeating the metrics of the agent step before it (a converter that splits one response
+//!   into several steps) gets none, so that a call is counted once;
+//! - `started_at` is the step's `timestamp`.
+//!
+//! ATIF keeps neither the requests sent, nor PTC-Lisp memory and values, nor whether a tool call
+//! failed (errors are text in the results), nor the turn budget: the recording says it lacks
+//! them, and every turn is recorded as not failed.
+
+use std::path::Path;
+
+use serde_json::{json, Value as Json};
+
+use super::{bad, reads_back, seconds, ImportError, Imported, Losses, Supplied};
+use crate::recording::format::Lack;
+use crate::recording::{read_limited, ReadError, RecordingDefaults};
+
+/// The versions read: `ATIF-v1.0` .. `ATIF-v1.7`.
+pub(super) const ATIF_VERSIONS: &str = "ATIF-v1.0 to ATIF-v1.7";
+
+/// Whether the first few KiB of a file (`prefix`) are an ATIF trajectory's.
+pub(super) fn detect(prefix: &str) -> bool {
+    prefix.trim_start().starts_with('{') && prefix.contains("\"ATIF-v1.")
+}
+
+/// The text of a message: a string, or the `text` of its parts.
+fn text(message: &Json) -> String {
+    match message {
+        Json::String(text) => text.clone(),
+        Json::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Reads the trajectory at `path` and builds the recording of its run.
+pub fn atif(
+    path: &Path,
+    defaults: &RecordingDefaults,
+    supplied: &Supplied,
+) -> Result<Imported, ReadError> {
+    let bytes = read_limited(path, crate::recording::max_recording_bytes())?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let trajectory: Json = serde_json::from_slice(bytes)
+        .map_err(|e| bad(path, Some(e.line()), ImportError::Json(e)))?;
+    let version = &trajectory["schema_version"];
+    let minor = version
+        .as_str()
+        .and_then(|v| v.strip_prefix("ATIF-v1."))
+        .and_then(|m| m.parse::<u32>().ok());
+    if !minor.is_some_and(|m| m <= 7) {
+        return Err(bad(
+            path,
+            None,
+            ImportError::AtifVersion {
+                found: version.clone(),
+            },
+        ));
+    }
+    let Some(steps) = trajectory["steps"].as_array() else {
+        return Err(bad(path, None, ImportError::NoSteps));
+    };
+    let first_user = steps.iter().position(|s| s["source"] == "user");
+    let mission = match (&supplied.mission, first_user) {
+        (Some(mission), _) => mission.clone(),
+        (None, Some(i)) => text(&steps[i]["message"]),
+        (None, None) => {
+            return Err(bad(
+                path,
+                None,
+                ImportError::NoMission {
+                    looked_for: "the message of the first `user` step".into(),
+                },
+            ))
+        }
+    };
+    let system = steps
+        .iter()
+        .take(first_user.unwrap_or(0))
+        .find(|s| s["source"] == "system")
+        .map(|s| text(&s["message"]));
+    let mut tools: Vec<String> = trajectory["agent"]["tool_definitions"]
+        .as_array()
+        .map(|defs| {
+            defs.iter()
+                .filter_map(|d| d["function"]["name"].as_str().or(d["name"].as_str()))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut lacks = vec![
+        Lack::MemoryValues,
+        Lack::Results,
+        Lack::Requests,
+        Lack::Errors,
+    ];
+    let mut turns = Vec::new();
+    let mut previous_metrics: Option<&Json> = None;
+    for step in steps {
+        if step["source"] != "agent" {
+            previous_metrics = None;
+            continue;
+        }
+        let results = step["observation"]["results"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let mut program = Vec::new();
+        let mut tool_calls = Vec::new();
+        let mut prints = Vec::new();
+        for (i, call) in step["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let name = call["function_name"].as_str().unwrap_or("").to_owned();
+            if !name.is_empty() && !tools.contains(&name) {
+                tools.push(name.clone());
+            }
+            let arguments = match &call["arguments"] {
+                Json::Object(_) => call["arguments"].clone(),
+                Json::Null => json!({}),
+                other => json!({ "value": other }),
+            };
+            program.push(format!("{name} {arguments}"));
+            let id = call["tool_call_id"].as_str();
+            let result = results
+                .iter()
+                .find(|r| id.is_some() && r["source_call_id"].as_str() == id)
+                .or_else(|| results.get(i).filter(|r| r["source_call_id"].is_null()));
+            let content = result.map(|r| text(&r["content"])).unwrap_or_default();
+            if result.is_some() {
+                prints.push(content.clone());
+            }
+            tool_calls.push(json!({"name": name, "args": arguments, "result": content}));
+        }
+        let mut raw = String::new();
+        if let Some(reasoning) = step["reasoning_content"].as_str() {
+            raw.push_str(reasoning);
+            raw.push_str("\n\n");
+        }
+        raw.push_str(&text(&step["message"]));
+        let mut turn = json!({
+            "number": turns.len() + 1,
+            "raw_response": raw,
+            "program": if program.is_empty() { Json::Null } else { json!(program.join("\n")) },
+            "success": true,
+            "prints": prints,
+            "tool_calls": tool_calls,
+        });
+        if let Some(at) = step["timestamp"].as_str().and_then(seconds) {
+            turn["started_at"] = json!(at);
+        }
+        let metrics = step.get("metrics").filter(|m| m.is_object());
+        let repeated = metrics.is_some() && metrics == previous_metrics;
+        match metrics.filter(|_| !repeated).and_then(|m| usage(m, step)) {
+            Some(usage) => turn["usage"] = usage,
+            None if repeated => {}
+            None => {
+                if !lacks.contains(&Lack::Usage) {
+                    lacks.push(Lack::Usage);
+                }
+            }
+        }
+        previous_metrics = metrics;
+        turns.push(turn);
+    }
+    if turns.is_empty() {
+        return Err(bad(path, None, ImportError::NoAgentStep));
+    }
+    let count = turns.len();
+    let max_turns = match supplied.max_turns {
+        Some(n) => n,
+        None => {
+            lacks.push(Lack::MaxTurns);
+            u32::try_from(count).unwrap_or(u32::MAX)
+        }
+    };
+    if !turns.iter().any(|t| t.get("started_at").is_some()) {
+        lacks.push(Lack::Timestamps);
+    }
+    let mut recording = json!({
+        "mission": mission,
+        "max_turns": max_turns,
+        "tools": tools.iter().map(|name| json!({"name": name})).collect::<Vec<_>>(),
+        "turns": turns,
+        "lacks": lacks,
+    });
+    match system {
+        Some(system) => recording["system_prompt"] = json!(system),
+        None => recording["lacks"]
+            .as_array_mut()
+            .expect("a list")
+            .push(json!(Lack::SystemPrompt)),
+    }
+    reads_back(path, &recording, defaults)?;
+    Ok(Imported {
+        json: recording,
+        turns: count,
+        losses: Losses::default(),
+        version: u64::from(minor.unwrap_or(0)),
+        default_max_turns: false,
+    })
+}
+
+/// A step's `metrics` in ptc's convention; none without `prompt_tokens`.
+fn usage(metrics: &Json, step: &Json) -> Option<Json> {
+    let prompt = metrics["prompt_tokens"].as_u64()?;
+    let cached = metrics["cached_tokens"].as_u64().unwrap_or(0);
+    let mut usage = json!({
+        "input": prompt.checked_sub(cached)?,
+        "cache_read": cached,
+        "cache_write_5m": metrics["extra"]["cache_creation_input_tokens"].as_u64().unwrap_or(0),
+        "output": metrics["completion_tokens"].as_u64().unwrap_or(0),
+    });
+    if let Some(cost) = metrics["cost_usd"]
+        .as_f64()
+        .filter(|c| c.is_finite() && *c >= 0.0)
+    {
+        usage["cost_usd"] = json!(cost);
+    }
+    if let Some(model) = step["model_name"].as_str() {
+        usage["model"] = json!(model);
+    }
+    Some(usage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cached_tokens_are_part_of_the_prompt_and_a_write_is_apart() {
+        let u = usage(
+            &json!({"prompt_tokens": 1000, "cached_tokens": 800, "completion_tokens": 5, "cost_usd": 0.01, "extra": {"cache_creation_input_tokens": 40}}),
+            &json!({}),
+        )
+        .unwrap();
+        assert_eq!(u["input"], 200);
+        assert_eq!(u["cache_read"], 800);
+        assert_eq!(u["cache_write_5m"], 40);
+        assert_eq!(u["cost_usd"], 0.01);
+        assert!(usage(
+            &json!({"prompt_tokens": 10, "cached_tokens": 11}),
+            &json!({})
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn a_message_of_parts_reads_as_its_text() {
+        assert_eq!(
+            text(
+                &json!([{"type": "text", "text": "a"}, {"type": "image"}, {"type": "text", "text": "b"}])
+            ),
+            "a\nb"
+        );
+        assert_eq!(text(&json!("s")), "s");
+    }
+}
