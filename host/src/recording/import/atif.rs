@@ -27,9 +27,9 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
-use super::{bad, reads_back, seconds, ImportError, Imported, Losses, Supplied};
+use super::{bad, read_json, reads_back, seconds, ImportError, Imported, Losses, Supplied};
 use crate::recording::format::Lack;
-use crate::recording::{read_limited, ReadError, RecordingDefaults};
+use crate::recording::{ReadError, RecordingDefaults};
 
 /// The versions read: `ATIF-v1.0` .. `ATIF-v1.7`.
 pub(super) const ATIF_VERSIONS: &str = "ATIF-v1.0 to ATIF-v1.7";
@@ -58,10 +58,7 @@ pub fn atif(
     defaults: &RecordingDefaults,
     supplied: &Supplied,
 ) -> Result<Imported, ReadError> {
-    let bytes = read_limited(path, crate::recording::max_recording_bytes())?;
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let trajectory: Json = serde_json::from_slice(bytes)
-        .map_err(|e| bad(path, Some(e.line()), ImportError::Json(e)))?;
+    let trajectory = read_json(path)?;
     let version = &trajectory["schema_version"];
     let minor = version
         .as_str()

@@ -25,9 +25,9 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
-use super::{bad, reads_back, ImportError, Imported, Losses, Supplied};
+use super::{bad, content_text, read_json, reads_back, ImportError, Imported, Losses, Supplied};
 use crate::recording::format::{Lack, RequestJson, RequestMessageJson, RequestToolCallJson};
-use crate::recording::{read_limited, ReadError, RecordingDefaults};
+use crate::recording::{ReadError, RecordingDefaults};
 
 /// The trajectory format read.
 pub(super) const TRAJECTORY_FORMAT: &str = "mini-swe-agent-1.1";
@@ -46,10 +46,7 @@ pub fn mini_swe_agent(
     defaults: &RecordingDefaults,
     supplied: &Supplied,
 ) -> Result<Imported, ReadError> {
-    let bytes = read_limited(path, crate::recording::max_recording_bytes())?;
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let trajectory: Json = serde_json::from_slice(bytes)
-        .map_err(|e| bad(path, Some(e.line()), ImportError::Json(e)))?;
+    let trajectory = read_json(path)?;
     let format = &trajectory["trajectory_format"];
     if format != TRAJECTORY_FORMAT {
         return Err(bad(
@@ -219,11 +216,7 @@ fn request(before: &[Json], model: Option<String>) -> Json {
         .iter()
         .map(|m| RequestMessageJson {
             role: m["role"].as_str().unwrap_or("").to_owned(),
-            content: match &m["content"] {
-                Json::String(text) => text.clone(),
-                Json::Null => String::new(),
-                other => other.to_string(),
-            },
+            content: content_text(&m["content"]),
             tool_calls: m["tool_calls"]
                 .as_array()
                 .map(|calls| {

@@ -252,3 +252,20 @@ pub(super) fn seconds(text: &str) -> Option<f64> {
     let days = era * 146_097 + doe - 719_468;
     Some((days * 86_400 + h * 3_600 + min * 60) as f64 + s)
 }
+
+/// The log at `path`, one JSON object (within the recording size limit; a UTF-8 byte order mark
+/// skipped); a syntax error names its line.
+pub(super) fn read_json(path: &Path) -> Result<Json, ReadError> {
+    let bytes = crate::recording::read_limited(path, crate::recording::max_recording_bytes())?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    serde_json::from_slice(bytes).map_err(|e| bad(path, Some(e.line()), ImportError::Json(e)))
+}
+
+/// A message's `content` as the text sent: a string as it is, anything else as its JSON.
+pub(super) fn content_text(content: &Json) -> String {
+    match content {
+        Json::String(text) => text.clone(),
+        Json::Null => String::new(),
+        other => other.to_string(),
+    }
+}

@@ -34,7 +34,7 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value as Json};
 
-use super::{bad, reads_back, seconds, ImportError, Imported, Losses, Supplied};
+use super::{bad, content_text, reads_back, seconds, ImportError, Imported, Losses, Supplied};
 use crate::recording::format::{Lack, RequestJson, RequestMessageJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
 
@@ -305,11 +305,7 @@ fn request(arguments: &Json) -> Json {
                 .iter()
                 .map(|m| RequestMessageJson {
                     role: m["role"].as_str().unwrap_or("").to_owned(),
-                    content: match &m["content"] {
-                        Json::String(text) => text.clone(),
-                        Json::Null => String::new(),
-                        other => other.to_string(),
-                    },
+                    content: content_text(&m["content"]),
                     tool_calls: m["tool_calls"]
                         .as_array()
                         .map(|calls| {
