@@ -1,0 +1,402 @@
+//! What a part must hold for the merge to trust it: every figure one a measure can give (no
+//! sum overflowing, no share above its whole, every token billed once), names unique, and the
+//! rows adding up to their part's sums, each in its shard and in corpus order.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::ab::partial::{CheckedRows, Fingerprint, Part, RowPart, RowReader};
+use crate::ab::retention::Retention;
+use crate::ab::shard::{identity_of_label, Shard};
+use crate::ab::summary::CacheTokens;
+use crate::hash::fnv1a64;
+use crate::tokens::Tokenizer;
+use crate::Error;
+
+/// The next row of `reader`, refused unless it fits the fingerprint, the corpus and what
+/// `check` has seen; after the last, the rows' sums are checked against the part's.
+pub(super) fn fitting(
+    file: &Path,
+    reader: &mut RowReader,
+    check: &mut RowCheck,
+    print: &Fingerprint,
+    corpus: usize,
+) -> Result<Option<RowPart>, Error> {
+    let at = reader.read();
+    let row = reader.next_row()?;
+    let refuse = |reason: String| Error::PartialInconsistent {
+        path: file.to_owned(),
+        reason,
+    };
+    match &row {
+        Some(row) => {
+            if row.variant >= print.variants.len()
+                || row.position >= corpus
+                || row
+                    .prompts
+                    .iter()
+                    .any(|p| p.cache.len() != print.pricing.len())
+            {
+                return Err(refuse(format!(
+                    "runs[{at}] does not fit the fingerprint and corpus"
+                )));
+            }
+            check.row(at, row).map_err(refuse)?;
+        }
+        None => check.finish().map_err(refuse)?,
+    }
+    Ok(row)
+}
+
+/// What the rows of one variant of a part add up to.
+#[derive(Clone, Default)]
+struct RowSums {
+    rows: usize,
+    prompts: usize,
+    tokens: usize,
+    max_tokens: usize,
+    failed: usize,
+    cache: Vec<CacheTokens>,
+    retention: Retention,
+}
+
+/// The rows of a part, checked one at a time as they are read: each belongs to the part's
+/// shard, comes after the one before it in corpus order (and, for one recording, in variant
+/// order), bills each of its prompts' tokens once under every profile and shows no more
+/// facts than there are; once the last is read, the rows of every variant add up to the
+/// part's sums.
+pub(super) struct RowCheck<'a> {
+    part: &'a Part<CheckedRows>,
+    /// The position, variant and recording of the row before.
+    last: Option<(usize, usize, String)>,
+    /// Per variant.
+    sums: Vec<RowSums>,
+}
+
+impl<'a> RowCheck<'a> {
+    pub(super) fn new(_file: &Path, part: &'a Part<CheckedRows>) -> RowCheck<'a> {
+        RowCheck {
+            part,
+            last: None,
+            sums: vec![RowSums::default(); part.summaries.len()],
+        }
+    }
+
+    /// Checks row `at` and adds it up.
+    pub(super) fn row(&mut self, at: usize, row: &RowPart) -> Result<(), String> {
+        let shard = self.part.shard;
+        if let Some((position, variant, recording)) = &self.last {
+            if (row.position, row.variant) <= (*position, *variant) {
+                return Err(format!(
+                    "runs[{at}] (position {}, strategy {}) comes after position {position}, strategy {variant}: rows are in corpus order, each once",
+                    row.position, row.variant
+                ));
+            }
+            if row.position == *position && row.recording != *recording {
+                return Err(format!(
+                    "runs[{at}].recording is `{}` where the row before, of the same position, is `{recording}`",
+                    row.recording
+                ));
+            }
+        }
+        let identity = identity_of_label(&row.recording);
+        if !shard.holds(&identity) {
+            let index = (fnv1a64(identity.as_bytes()) % shard.count as u64) as usize;
+            return Err(format!(
+                "runs[{at}].recording: `{}` belongs to shard {}, not {shard}",
+                row.recording,
+                Shard {
+                    index,
+                    count: shard.count
+                }
+            ));
+        }
+        let sums = &mut self.sums[row.variant];
+        let overflow = |field: &str| format!("runs[{at}].{field}: the sum of the rows overflows");
+        sums.rows += 1;
+        sums.prompts = sums
+            .prompts
+            .checked_add(row.prompts.len())
+            .ok_or_else(|| overflow("prompts"))?;
+        sums.failed += usize::from(row.error.is_some());
+        sums.cache
+            .resize(self.part.fingerprint.pricing.len(), CacheTokens::default());
+        for (j, prompt) in row.prompts.iter().enumerate() {
+            let place = format!("runs[{at}].prompts[{j}]");
+            if let Some((i, billed)) = prompt
+                .cache
+                .iter()
+                .enumerate()
+                .find(|(_, c)| c.total() != Some(prompt.tokens))
+            {
+                return Err(format!(
+                    "{place}.tokens: {} tokens, but cache[{i}] bills {}",
+                    prompt.tokens,
+                    billed.read as u128 + billed.written as u128 + billed.plain as u128
+                ));
+            }
+            if prompt.shared > prompt.tokens {
+                return Err(format!(
+                    "{place}.shared: {} shared of {} tokens",
+                    prompt.shared, prompt.tokens
+                ));
+            }
+            shares_fit(&prompt.retention, &format!("{place}.retention"))?;
+            sums.tokens = sums
+                .tokens
+                .checked_add(prompt.tokens)
+                .ok_or_else(|| overflow(&format!("prompts[{j}].tokens")))?;
+            sums.max_tokens = sums.max_tokens.max(prompt.tokens);
+            for (total, more) in sums.cache.iter_mut().zip(&prompt.cache) {
+                *total = total
+                    .checked_add(*more)
+                    .ok_or_else(|| overflow(&format!("prompts[{j}].cache")))?;
+            }
+            sums.retention = sums
+                .retention
+                .checked_add(&prompt.retention)
+                .ok_or_else(|| overflow(&format!("prompts[{j}].retention")))?;
+        }
+        self.last = Some((row.position, row.variant, row.recording.clone()));
+        Ok(())
+    }
+
+    /// Once the last row is read: the rows of every variant add up to the part's sums.
+    pub(super) fn finish(&self) -> Result<(), String> {
+        let profiles = self.part.fingerprint.pricing.len();
+        for (v, (rows, summary)) in self.sums.iter().zip(&self.part.summaries).enumerate() {
+            let place = format!("summaries[{v}]");
+            if rows.rows != self.part.recordings {
+                return Err(format!(
+                    "runs: {} rows of {place} (strategy {}) for {} recordings measured",
+                    rows.rows, self.part.fingerprint.variants[v].label, self.part.recordings
+                ));
+            }
+            let mut cache = summary.cache.clone();
+            cache.resize(profiles, CacheTokens::default());
+            let mut row_cache = rows.cache.clone();
+            row_cache.resize(profiles, CacheTokens::default());
+            for (field, sum, of_rows) in [
+                ("prompts", summary.prompts, rows.prompts),
+                ("tokens", summary.tokens, rows.tokens),
+                ("max_tokens", summary.max_tokens, rows.max_tokens),
+                ("failed", summary.failed, rows.failed),
+            ] {
+                if sum != of_rows {
+                    return Err(format!("{place}.{field} is {sum}, the rows' is {of_rows}"));
+                }
+            }
+            if cache != row_cache {
+                return Err(format!("{place}.cache is not the sum of the rows'"));
+            }
+            if summary.retention != rows.retention {
+                return Err(format!("{place}.retention is not the sum of the rows'"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Refuses a retention that shows more facts of a category than there are.
+fn shares_fit(retention: &Retention, place: &str) -> Result<(), String> {
+    match retention
+        .shares()
+        .into_iter()
+        .find(|(_, share)| share.visible > share.total)
+    {
+        Some((name, share)) => Err(format!(
+            "{place}.{name}: {} shown of {}",
+            share.visible, share.total
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a part whose figures do not fit its own fingerprint and corpus, so that nothing
+/// downstream indexes out of range.
+pub(super) fn check(path: &Path, part: &Part<CheckedRows>) -> Result<(), Error> {
+    let bad = |reason: String| {
+        Err(Error::PartialInconsistent {
+            path: path.to_owned(),
+            reason,
+        })
+    };
+    let print = &part.fingerprint;
+    let version = env!("CARGO_PKG_VERSION");
+    if print.ptc != version {
+        return Err(Error::PartialVersion {
+            path: path.to_owned(),
+            found: print.ptc.clone(),
+            expected: version,
+        });
+    }
+    let (variants, profiles, corpus) = (
+        print.variants.len(),
+        print.pricing.len(),
+        part.corpus.recordings,
+    );
+    if part.shard.count == 0 || part.shard.index >= part.shard.count {
+        return bad(format!("shard {} is not K/N with 0 <= K < N", part.shard));
+    }
+    if variants == 0 || print.baseline >= variants {
+        return bad(format!(
+            "baseline {} of {variants} strategies",
+            print.baseline
+        ));
+    }
+    if profiles == 0 || print.primary_pricing >= profiles {
+        return bad(format!(
+            "primary pricing {} of {profiles} profiles",
+            print.primary_pricing
+        ));
+    }
+    if Tokenizer::from_name(&print.tokenizer).is_none() {
+        return bad(format!("unknown tokenizer `{}`", print.tokenizer));
+    }
+    if part.summaries.len() != variants || part.turns.len() != variants {
+        return bad(format!(
+            "{} summaries and {} per-turn series for {variants} strategies",
+            part.summaries.len(),
+            part.turns.len()
+        ));
+    }
+    let labels = print.variants.iter().map(|v| v.label.as_str());
+    if let Some((i, j)) = twice(labels) {
+        return bad(format!(
+            "fingerprint.variants[{j}].label: `{}` is the label of fingerprint.variants[{i}] too",
+            print.variants[j].label
+        ));
+    }
+    if let Some((i, j)) = twice(print.pricing.iter().map(|p| p.name.as_str())) {
+        return bad(format!(
+            "fingerprint.pricing[{j}].name: `{}` is the name of fingerprint.pricing[{i}] too",
+            print.pricing[j].name
+        ));
+    }
+    if part.recordings.checked_add(part.bad_recordings.len()) != Some(part.sources)
+        || part.sources > corpus
+    {
+        return bad(format!(
+            "{} recordings measured and {} unreadable of {} in the shard, {corpus} in the corpus",
+            part.recordings,
+            part.bad_recordings.len(),
+            part.sources
+        ));
+    }
+    for (v, s) in part.summaries.iter().enumerate() {
+        if s.cache.len() > profiles || s.first_error_position.is_some_and(|p| p >= corpus) {
+            return bad(format!(
+                "summaries[{v}] does not fit the fingerprint and corpus"
+            ));
+        }
+    }
+    if let Some(b) = part.bad_recordings.iter().find(|b| b.position >= corpus) {
+        return bad(format!(
+            "bad recording at position {} of {corpus}",
+            b.position
+        ));
+    }
+    for (v, (s, turns)) in part.summaries.iter().zip(&part.turns).enumerate() {
+        summary_fits(s, turns, part.recordings, print.primary_pricing).map_err(|reason| {
+            Error::PartialInconsistent {
+                path: path.to_owned(),
+                reason: format!("summaries[{v}]{reason}"),
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// The indexes of the first name of `names` seen before, and of its first occurrence.
+fn twice<'a>(names: impl Iterator<Item = &'a str>) -> Option<(usize, usize)> {
+    let mut seen = BTreeMap::new();
+    for (j, name) in names.enumerate() {
+        if let Some(&i) = seen.get(name) {
+            return Some((i, j));
+        }
+        seen.insert(name, j);
+    }
+    None
+}
+
+/// Refuses the sums of a variant over `recordings` that no measure gives: every profile bills
+/// each token once, the cached tokens are those the primary profile read, no share is above
+/// its whole, and the per-turn sums add up to the variant's (each turn reached by at least one
+/// of the recordings, and by no more than the turn before). The reason starts with the place
+/// after `summaries[v]`.
+fn summary_fits(
+    s: &crate::ab::partial::SummaryPart,
+    turns: &[crate::ab::summary::TurnSum],
+    recordings: usize,
+    primary: usize,
+) -> Result<(), String> {
+    let profiles_billed = s.cache.len();
+    if let Some((i, c)) = s
+        .cache
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c.total() != Some(s.tokens))
+    {
+        return Err(format!(
+            ".tokens: {} tokens, but cache[{i}] bills {}",
+            s.tokens,
+            c.read as u128 + c.written as u128 + c.plain as u128
+        ));
+    }
+    if profiles_billed == 0 && s.tokens > 0 {
+        return Err(format!(
+            ".tokens: {} tokens that no profile bills",
+            s.tokens
+        ));
+    }
+    if s.max_tokens > s.tokens
+        || (s.prompts == 0 && s.tokens > 0)
+        || s.max_tokens
+            .checked_mul(s.prompts)
+            .is_some_and(|most| most < s.tokens)
+    {
+        return Err(format!(
+            ".max_tokens: {} at most of {} prompts for {} tokens",
+            s.max_tokens, s.prompts, s.tokens
+        ));
+    }
+    let read = s.cache.get(primary).map_or(0, |c| c.read);
+    if s.cached_tokens > s.tokens || s.cached_tokens != read {
+        return Err(format!(
+            ".cached_tokens: {} cached of {} tokens, {read} read from the primary profile's cache",
+            s.cached_tokens, s.tokens
+        ));
+    }
+    shares_fit(&s.retention, ".retention")?;
+    if s.failed > recordings || s.first_error.is_some() != (s.failed > 0) {
+        return Err(format!(".failed: {} of {recordings} recordings", s.failed));
+    }
+    let mut tokens = 0usize;
+    let mut cache = CacheTokens::default();
+    let mut reach = recordings;
+    for (k, turn) in turns.iter().enumerate() {
+        if turn.recordings == 0 || turn.recordings > reach {
+            return Err(format!(
+                ": turns[{k}].recordings is {} after {reach}",
+                turn.recordings
+            ));
+        }
+        reach = turn.recordings;
+        if turn.cache.total() != Some(turn.tokens) {
+            return Err(format!(": turns[{k}].tokens are not those its cache bills"));
+        }
+        tokens = tokens
+            .checked_add(turn.tokens)
+            .ok_or_else(|| format!(": turns[{k}].tokens: the sum overflows"))?;
+        cache = cache
+            .checked_add(turn.cache)
+            .ok_or_else(|| format!(": turns[{k}].cache: the sum overflows"))?;
+    }
+    if tokens != s.tokens || cache != s.cache.get(primary).copied().unwrap_or_default() {
+        return Err(format!(
+            ".tokens: {} tokens, the turns sum {tokens}",
+            s.tokens
+        ));
+    }
+    Ok(())
+}
