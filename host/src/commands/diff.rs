@@ -1,19 +1,17 @@
 //! `ptc diff`: a unified diff of the prompts two strategies send before a turn, coloured on a
 //! terminal.
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use crate::ab::{AbPlan, Variant};
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
-use crate::output::write_out;
-use crate::output::{colour, escape_controls, terminal};
+use crate::output::{colour, escape_controls, terminal, write_out};
 use crate::recording::corpus;
 use crate::tokens::Counter;
 use crate::Error;
-use std::io::Write;
-use std::path::PathBuf;
 
 /// A unified diff of the prompts two strategies send before a turn
 #[derive(Debug, clap::Args)]

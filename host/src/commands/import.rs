@@ -1,17 +1,15 @@
 //! `ptc import`: a recording made from another runtime's log, written to a file or returned
 //! for stdout, with what the log lost summarized on stderr.
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
-use crate::host::Host;
-use crate::output::write_out;
-use crate::output::{pretty, write_atomically};
+use crate::output::{pretty, write_atomically, write_out};
 use crate::recording::import::{Format, Imported, Supplied};
+use crate::recording::RecordingDefaults;
 use crate::Error;
-use std::io::Write;
-use std::path::PathBuf;
 
 /// Make recordings from the logs agents write
 ///
@@ -77,41 +75,27 @@ enum Legacy {
     },
 }
 
-/// `ptc import FILE...`, or `ptc import ptc-runner TRACE`.
+/// `ptc import FILE...`, or `ptc import ptc-runner TRACE` (the same with `--from ptc-runner`).
 pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
-    if let Some(Legacy::PtcRunner { trace, run }) = args.legacy {
-        let host = context.reading(&run.config, &run.limits)?;
-        let supplied = Supplied {
-            mission: run.mission,
-            max_turns: run.max_turns,
-        };
-        return write_out(
-            out,
-            &ptc_runner(&host, &trace, run.output.as_deref(), run.force, &supplied)?,
-        );
-    }
-    let run = args.run;
+    let (files, format, run) = match args.legacy {
+        Some(Legacy::PtcRunner { trace, run }) => (vec![trace], Some(Format::PtcRunner), run),
+        None => (args.files, args.format, args.run),
+    };
     let host = context.reading(&run.config, &run.limits)?;
     let supplied = Supplied {
         mission: run.mission,
         max_turns: run.max_turns,
     };
-    if let [file] = args.files.as_slice() {
-        if args.format.or_else(|| Format::detect(file)) == Some(Format::PtcRunner) {
-            let text = ptc_runner(&host, file, run.output.as_deref(), run.force, &supplied)?;
-            return write_out(out, &text);
-        }
-    }
+    // An output that would destroy a log, or a file, is refused before anything is read.
     if let Some(path) = &run.output {
-        for file in &args.files {
+        for file in &files {
             check_output(file, path, run.force)?;
         }
     }
     let defaults = host.recording_defaults()?;
-    let several = args.files.len() > 1;
     let mut text = String::new();
-    for file in &args.files {
-        let format = match args.format.or_else(|| Format::detect(file)) {
+    for file in &files {
+        let format = match format.or_else(|| Format::detect(file)) {
             Some(format) => format,
             None => {
                 return Err(Error::Usage(format!(
@@ -130,8 +114,9 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
             }
             Format::Atif => crate::recording::import::atif(file, &defaults, &supplied)?,
         };
-        summarize(file, format, &imported);
-        if several {
+        summarize(file, format, &imported, &defaults);
+        // One log, one recording; several, a JSONL corpus.
+        if files.len() > 1 {
             text.push_str(&imported.json.to_string());
             text.push('\n');
         } else {
@@ -144,10 +129,24 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
     }
 }
 
-/// The line on stderr about one imported run: its turns, tool calls, calls with billed usage,
-/// and what its log did not record.
-fn summarize(file: &Path, format: Format, imported: &Imported) {
-    if crate::output::quiet() {
+/// The line on stderr about one imported run. A ptc_runner trace's says what its lossy
+/// encoding of values cost (and when the recording takes the configured `max_turns`); the
+/// others' say the turns, tool calls, calls with billed usage and what the log did not record.
+fn summarize(file: &Path, format: Format, imported: &Imported, defaults: &RecordingDefaults) {
+    if format == Format::PtcRunner {
+        crate::output::note(format_args!(
+            "imported 1 run ({} turns) from {} (trace format v{}): {}",
+            imported.turns,
+            file.display(),
+            imported.version,
+            imported.losses
+        ));
+        if imported.default_max_turns {
+            crate::output::note(format_args!(
+                "note: the trace gives no max_turns for the run: the recording takes the configured default ({}); --max-turns N sets one",
+                defaults.max_turns
+            ));
+        }
         return;
     }
     let turns = imported.json["turns"]
@@ -175,47 +174,6 @@ fn summarize(file: &Path, format: Format, imported: &Imported) {
             lacks.join(", ")
         }
     ));
-}
-
-/// `ptc import ptc-runner`: the root run of a ptc_runner JSONL trace (v1 or v2), with what
-/// `supplied` gives in place of the trace's own. Returns the recording, or nothing when it was
-/// written to `output`. An `output` that is the trace itself is refused, and one that is an
-/// existing file unless `force`: both are checked before anything is read.
-pub fn ptc_runner(
-    host: &Host,
-    trace: &Path,
-    output: Option<&Path>,
-    force: bool,
-    supplied: &Supplied,
-) -> Result<String, Error> {
-    if let Some(path) = output {
-        check_output(trace, path, force)?;
-    }
-    let defaults = host.recording_defaults()?;
-    let imported = crate::recording::import::ptc_runner(trace, &defaults, supplied)?;
-    if !crate::output::quiet() {
-        eprintln!(
-            "imported 1 run ({} turns) from {} (trace format v{}): {}",
-            imported.turns,
-            trace.display(),
-            imported.version,
-            imported.losses
-        );
-    }
-    if imported.default_max_turns && !crate::output::quiet() {
-        eprintln!(
-            "note: the trace gives no max_turns for the run: the recording takes the configured default ({}); --max-turns N sets one",
-            defaults.max_turns
-        );
-    }
-    let text = pretty(&imported.json);
-    match output {
-        Some(path) => {
-            write_atomically(path, text.as_bytes())?;
-            Ok(String::new())
-        }
-        None => Ok(text),
-    }
 }
 
 /// Refuses an output that would destroy a file: the trace being imported (whatever the path

@@ -2,15 +2,14 @@
 //! sections under `coalesce/`, each loaded strategy's own) written where users edit them: the
 //! missing ones are written and the existing ones listed as skipped, unless forced.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::commands::args::ConfigArgs;
 use crate::commands::Context;
 use crate::host::Host;
-use crate::output::write_atomically;
-use crate::output::write_out;
+use crate::output::{write_atomically, write_out};
 use crate::Error;
-use std::io::Write;
 
 /// Write the default ptc.toml and every default template into DIR, to start editing them
 #[derive(Debug, clap::Args)]

@@ -2,11 +2,11 @@
 //! depending on this checkout's ptc-plugin-api, a small but real strategy, its templates, a
 //! README and a test.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::output::write_out;
 use crate::Error;
-use std::io::Write;
 
 /// Start a strategy of your own: a crate with a small real strategy, its templates, a README
 /// and a test, depending on this checkout's ptc-plugin-api

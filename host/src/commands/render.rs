@@ -1,21 +1,19 @@
 //! `ptc render`: the prompt a recorded run sends before a turn, as text, as JSON, or as the
 //! body of a request to a provider's API.
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use crate::commands::ab::tokenizer;
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
-use crate::output::write_out;
-use crate::output::{escape_controls, pretty, prompt_json, prompt_text, terminal};
+use crate::output::{escape_controls, pretty, prompt_json, prompt_text, terminal, write_out};
 use crate::recording::corpus;
 use crate::render::request::{self, Placement, RenderFormat, RequestArgs, Ttl};
 use crate::render::templates::Origin;
 use crate::tokens::Counter;
 use crate::Error;
-use std::io::Write;
-use std::path::PathBuf;
 
 /// Render the prompt a recorded run sends before a turn
 ///

@@ -2,16 +2,16 @@
 //! files and options, for people or as JSON; the one commands use when none is named is marked
 //! as the default.
 
+use std::io::Write;
+
 use ptc_plugin_api::OptionValue;
 use serde_json::json;
 
 use crate::commands::args::ConfigArgs;
 use crate::commands::Context;
 use crate::host::Host;
-use crate::output::write_out;
-use crate::output::{pretty, Format};
+use crate::output::{pretty, write_out, Format};
 use crate::Error;
-use std::io::Write;
 
 /// List the strategies loaded from the plugin directories, with their options
 #[derive(Debug, clap::Args)]

@@ -1,7 +1,8 @@
 //! `ptc trace`: a recorded run shown turn by turn, or the messages a strategy sends for the next
 //! turn, and on request their sizes and the compression statistics.
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use serde_json::json;
@@ -10,14 +11,11 @@ use crate::commands::ab::tokenizer;
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
-use crate::output::write_out;
-use crate::output::{colour, escape_controls, prompt_text, terminal};
+use crate::output::{colour, escape_controls, prompt_text, terminal, write_out};
 use crate::recording::corpus;
 use crate::render::{RenderError, StatsView};
 use crate::tokens::Counter;
 use crate::Error;
-use std::io::Write;
-use std::path::PathBuf;
 
 /// Show a recorded run: its turns, or what a strategy sends for the next turn
 #[derive(Debug, clap::Args)]

@@ -5,9 +5,8 @@ mod install;
 mod list;
 mod remove;
 
-use std::path::PathBuf;
-
 use std::io::Write;
+use std::path::PathBuf;
 
 use crate::commands::args::ConfigArgs;
 use crate::commands::Context;

@@ -25,8 +25,8 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
-use super::{bad, content_text, read_json, reads_back, ImportError, Imported, Losses, Supplied};
-use crate::recording::format::{Lack, RequestJson, RequestMessageJson, RequestToolCallJson};
+use super::{bad, read_json, reads_back, request_message, ImportError, Imported, Losses, Supplied};
+use crate::recording::format::{Lack, RequestJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
 
 /// The trajectory format read.
@@ -212,25 +212,15 @@ pub fn mini_swe_agent(
 
 /// The messages sent before a response, as sent.
 fn request(before: &[Json], model: Option<String>) -> Json {
+    // A tool call as litellm gives it: `{id, function{name, arguments}}`, the arguments as text.
     let messages = before
         .iter()
-        .map(|m| RequestMessageJson {
-            role: m["role"].as_str().unwrap_or("").to_owned(),
-            content: content_text(&m["content"]),
-            tool_calls: m["tool_calls"]
-                .as_array()
-                .map(|calls| {
-                    calls
-                        .iter()
-                        .map(|c| RequestToolCallJson {
-                            id: c["id"].as_str().map(str::to_owned),
-                            name: c["function"]["name"].as_str().unwrap_or("").to_owned(),
-                            arguments: c["function"]["arguments"].as_str().unwrap_or("").to_owned(),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-            tool_call_id: m["tool_call_id"].as_str().map(str::to_owned),
+        .map(|m| {
+            request_message(m, |c| RequestToolCallJson {
+                id: c["id"].as_str().map(str::to_owned),
+                name: c["function"]["name"].as_str().unwrap_or("").to_owned(),
+                arguments: c["function"]["arguments"].as_str().unwrap_or("").to_owned(),
+            })
         })
         .collect();
     serde_json::to_value(RequestJson {

@@ -261,11 +261,24 @@ pub(super) fn read_json(path: &Path) -> Result<Json, ReadError> {
     serde_json::from_slice(bytes).map_err(|e| bad(path, Some(e.line()), ImportError::Json(e)))
 }
 
-/// A message's `content` as the text sent: a string as it is, anything else as its JSON.
-pub(super) fn content_text(content: &Json) -> String {
-    match content {
-        Json::String(text) => text.clone(),
-        Json::Null => String::new(),
-        other => other.to_string(),
+/// A message of a request as sent: its role, its content's text (a string as it is, anything
+/// else as its JSON), its tool calls as `tool_call` reads each from the source's shape, and the
+/// call a `tool` message answers.
+pub(super) fn request_message(
+    message: &Json,
+    tool_call: impl Fn(&Json) -> crate::recording::format::RequestToolCallJson,
+) -> crate::recording::format::RequestMessageJson {
+    crate::recording::format::RequestMessageJson {
+        role: message["role"].as_str().unwrap_or("").to_owned(),
+        content: match &message["content"] {
+            Json::String(text) => text.clone(),
+            Json::Null => String::new(),
+            other => other.to_string(),
+        },
+        tool_calls: message["tool_calls"]
+            .as_array()
+            .map(|calls| calls.iter().map(&tool_call).collect())
+            .unwrap_or_default(),
+        tool_call_id: message["tool_call_id"].as_str().map(str::to_owned),
     }
 }

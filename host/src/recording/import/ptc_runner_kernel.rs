@@ -29,13 +29,14 @@
 //! them, and its turn budget when the run did not record one (`max_turns` is then the number
 //! of turns taken, unless `--max-turns` gives it).
 
+use std::collections::HashMap;
 use std::io::{BufRead, Read};
 use std::path::Path;
 
-use serde_json::{json, Map, Value as Json};
+use serde_json::{json, Value as Json};
 
-use super::{bad, content_text, reads_back, seconds, ImportError, Imported, Losses, Supplied};
-use crate::recording::format::{Lack, RequestJson, RequestMessageJson, RequestToolCallJson};
+use super::{bad, reads_back, request_message, seconds, ImportError, Imported, Losses, Supplied};
+use crate::recording::format::{Lack, RequestJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
 
 /// The inspection schema versions read.
@@ -68,19 +69,20 @@ pub fn ptc_runner_kernel(
     supplied: &Supplied,
 ) -> Result<Imported, ReadError> {
     let records = read_records(path)?;
-    // Capability id -> its output record.
-    let mut outputs: Map<String, Json> = Map::new();
-    for r in &records {
-        if r.kind == "capability-output" {
-            if let Some(id) = r.correlation["capability_id"].as_str() {
-                outputs.insert(id.to_owned(), json!(r.payload));
-            }
-        }
-    }
-    let calls: Vec<&Record> = records
+    // Capability id -> the payload of its output record.
+    let outputs: HashMap<&str, &Json> = records
         .iter()
-        .filter(|r| r.kind == "capability-input" && r.payload["name"] == "llm-request")
+        .filter(|r| r.kind == "capability-output")
+        .filter_map(|r| Some((r.correlation["capability_id"].as_str()?, &r.payload)))
         .collect();
+    // Where each call to the model is among the records: the records after one call and
+    // before the next are what its response set off.
+    let at: Vec<usize> = (0..records.len())
+        .filter(|&i| {
+            records[i].kind == "capability-input" && records[i].payload["name"] == "llm-request"
+        })
+        .collect();
+    let calls: Vec<&Record> = at.iter().map(|&i| &records[i]).collect();
     let Some(first_call) = calls.first() else {
         return Err(bad(path, None, ImportError::NoModelCall));
     };
@@ -108,7 +110,7 @@ pub fn ptc_runner_kernel(
     for (i, call) in calls.iter().enumerate() {
         let number = i + 1;
         let id = call.correlation["capability_id"].as_str().unwrap_or("");
-        let output = outputs.get(id).cloned().unwrap_or(Json::Null);
+        let output = outputs.get(id).copied().unwrap_or(&Json::Null);
         let value = &output["result"]["value"];
         let ok = output["result"]["status"] == "ok";
         let content = value["content"].as_str().unwrap_or("").to_owned();
@@ -122,16 +124,14 @@ pub fn ptc_runner_kernel(
         };
         // The evaluation that ran this turn's program: the first evaluation-source after the
         // response, before the next call.
-        let next_line = calls.get(i + 1).map_or(usize::MAX, |c| c.line);
-        let evaluation = records
+        let after = &records[at[i] + 1..at.get(i + 1).copied().unwrap_or(records.len())];
+        let evaluation = after
             .iter()
-            .filter(|r| r.line > call.line && r.line < next_line)
             .find(|r| r.kind == "evaluation-source")
             .and_then(|r| r.correlation["evaluation_id"].as_str().map(str::to_owned));
-        let tool_calls: Vec<Json> = records
+        let tool_calls: Vec<Json> = after
             .iter()
-            .filter(|r| r.line > call.line && r.line < next_line)
-            .filter(|r| r.kind == "capability-input" && r.payload["name"] != "llm-request")
+            .filter(|r| r.kind == "capability-input")
             .filter(|r| {
                 evaluation.is_some()
                     && r.payload["evaluation_id"].as_str() == evaluation.as_deref()
@@ -298,28 +298,18 @@ fn read_records(path: &Path) -> Result<Vec<Record>, ReadError> {
 
 /// The request as sent, in the recording's shape.
 fn request(arguments: &Json) -> Json {
+    // A tool call as the Kernel agent sends it: `{id, name, args}`.
     let messages = arguments["messages"]
         .as_array()
         .map(|messages| {
             messages
                 .iter()
-                .map(|m| RequestMessageJson {
-                    role: m["role"].as_str().unwrap_or("").to_owned(),
-                    content: content_text(&m["content"]),
-                    tool_calls: m["tool_calls"]
-                        .as_array()
-                        .map(|calls| {
-                            calls
-                                .iter()
-                                .map(|c| RequestToolCallJson {
-                                    id: c["id"].as_str().map(str::to_owned),
-                                    name: c["name"].as_str().unwrap_or("").to_owned(),
-                                    arguments: c["args"].to_string(),
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                    tool_call_id: m["tool_call_id"].as_str().map(str::to_owned),
+                .map(|m| {
+                    request_message(m, |c| RequestToolCallJson {
+                        id: c["id"].as_str().map(str::to_owned),
+                        name: c["name"].as_str().unwrap_or("").to_owned(),
+                        arguments: c["args"].to_string(),
+                    })
                 })
                 .collect()
         })
