@@ -27,7 +27,9 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
-use super::{bad, read_json, reads_back, seconds, ImportError, Imported, Losses, Supplied};
+use super::{
+    bad, read_json, reads_back, seconds, turn_budget, ImportError, Imported, Losses, Supplied,
+};
 use crate::recording::format::Lack;
 use crate::recording::{ReadError, RecordingDefaults};
 
@@ -186,13 +188,7 @@ pub fn atif(
         return Err(bad(path, None, ImportError::NoAgentStep));
     }
     let count = turns.len();
-    let max_turns = match supplied.max_turns {
-        Some(n) => n,
-        None => {
-            lacks.push(Lack::MaxTurns);
-            u32::try_from(count).unwrap_or(u32::MAX)
-        }
-    };
+    let max_turns = turn_budget(supplied.max_turns, count, &mut lacks);
     if !turns.iter().any(|t| t.get("started_at").is_some()) {
         lacks.push(Lack::Timestamps);
     }

@@ -25,7 +25,10 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
-use super::{bad, read_json, reads_back, request_message, ImportError, Imported, Losses, Supplied};
+use super::{
+    bad, read_json, reads_back, request_message, turn_budget, ImportError, Imported, Losses,
+    Supplied,
+};
 use crate::recording::format::{Lack, RequestJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
 
@@ -179,13 +182,7 @@ pub fn mini_swe_agent(
         .as_u64()
         .filter(|&n| n > 0)
         .and_then(|n| u32::try_from(n).ok());
-    let max_turns = match supplied.max_turns.or(step_limit) {
-        Some(n) => n,
-        None => {
-            lacks.push(Lack::MaxTurns);
-            u32::try_from(count).unwrap_or(u32::MAX)
-        }
-    };
+    let max_turns = turn_budget(supplied.max_turns.or(step_limit), count, &mut lacks);
     let mut recording = json!({
         "mission": mission,
         "max_turns": max_turns,

@@ -282,3 +282,16 @@ pub(super) fn request_message(
         tool_call_id: message["tool_call_id"].as_str().map(str::to_owned),
     }
 }
+
+/// The run's turn budget: the one given (`--max-turns`, or the log's own), else the number of
+/// turns taken (at least 1), and then the recording says it lacks the budget.
+pub(super) fn turn_budget(
+    given: Option<u32>,
+    turns: usize,
+    lacks: &mut Vec<crate::recording::format::Lack>,
+) -> u32 {
+    given.unwrap_or_else(|| {
+        lacks.push(crate::recording::format::Lack::MaxTurns);
+        u32::try_from(turns.max(1)).unwrap_or(u32::MAX)
+    })
+}

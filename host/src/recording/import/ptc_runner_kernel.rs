@@ -35,7 +35,9 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
-use super::{bad, reads_back, request_message, seconds, ImportError, Imported, Losses, Supplied};
+use super::{
+    bad, reads_back, request_message, seconds, turn_budget, ImportError, Imported, Losses, Supplied,
+};
 use crate::recording::format::{Lack, RequestJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
 
@@ -213,13 +215,7 @@ pub fn ptc_runner_kernel(
         turns.push(turn);
     }
     let count = turns.len();
-    let max_turns = match supplied.max_turns {
-        Some(n) => n,
-        None => {
-            lacks.push(Lack::MaxTurns);
-            u32::try_from(count.max(1)).unwrap_or(u32::MAX)
-        }
-    };
+    let max_turns = turn_budget(supplied.max_turns, count, &mut lacks);
     tools.sort();
     let mut recording = json!({
         "mission": mission,
