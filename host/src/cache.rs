@@ -246,3 +246,35 @@ pub struct Request {
 pub struct CacheState {
     pub(crate) entries: FxHashMap<u64, f64>,
 }
+
+/// What a pricing profile says besides its input prices: whom and what it prices, the output
+/// price, and where its figures come from. Only `ptc bill`, which compares a simulation with
+/// what a provider billed, needs it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProfileInfo {
+    /// The profile's name.
+    pub name: String,
+    /// Dollars per million output tokens; 0 when the profile does not say.
+    pub output_per_mtok: f64,
+    /// Implicit caching keeps each response with its request: the next request reads up to the
+    /// end of the previous response when it sends that response as it was given (DeepSeek: "a
+    /// cache prefix unit at the end position of the model output").
+    pub cache_includes_output: bool,
+    /// Who bills with it, as recordings name it (`deepseek`, `openrouter`).
+    pub provider: Option<String>,
+    /// The models it prices; empty: every model of the provider.
+    pub models: Vec<String>,
+    /// Where its figures come from.
+    pub source: Option<String>,
+    /// When the source was read.
+    pub as_of: Option<String>,
+}
+
+impl ProfileInfo {
+    /// Whether this profile prices what `provider` billed for `model`.
+    pub fn prices(&self, provider: &str, model: Option<&str>) -> bool {
+        self.provider.as_deref() == Some(provider)
+            && (self.models.is_empty()
+                || model.is_some_and(|model| self.models.iter().any(|m| m == model)))
+    }
+}

@@ -50,6 +50,7 @@ const GLOBAL: &str = "Global options";
 pub enum Command {
     Strategies(commands::strategies::Args),
     Ab(commands::ab::Args),
+    Bill(commands::bill::Args),
     Validate(commands::validate::Args),
     Schema(commands::schema::Args),
     Serve(commands::serve::Args),
@@ -115,6 +116,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Error> {
     match cli.command {
         Command::Strategies(args) => commands::strategies::exec(args, context, out),
         Command::Ab(args) => commands::ab::exec(args, context, out),
+        Command::Bill(args) => commands::bill::exec(args, context, out),
         Command::Validate(args) => commands::validate::exec(args, context, out),
         Command::Schema(args) => commands::schema::exec(args, out),
         Command::Serve(args) => commands::serve::exec(args, context, out),

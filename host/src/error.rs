@@ -93,6 +93,23 @@ pub enum Error {
     #[error("no strategy asked for could be compared: {failures}")]
     AbAllFailed { failures: String },
 
+    // Comparing the simulation with the bill (`ptc bill`).
+    #[error(
+        "{path}: no pricing profile prices what `{provider}` billed for {model}; give one with \
+         --pricing, or add a [pricing.<name>] profile with provider = \"{provider}\""
+    )]
+    NoBillProfile {
+        path: String,
+        provider: String,
+        model: String,
+    },
+    #[error(
+        "{path}: its usage names no provider, so no profile can be chosen; give one with --pricing"
+    )]
+    NoBillProvider { path: String },
+    #[error("no recording holds both the requests it sent and the usage they were billed (import real runs with `ptc import`)")]
+    NothingBilled,
+
     // Merging the parts of a split run (`ptc ab merge`).
     #[error(
         "{path} is not a part of `ptc ab` (write parts with `ptc ab --shard K/N --format partial`)"

@@ -220,7 +220,11 @@ impl Counter {
                 continue;
             }
             match previous.get(i) {
-                Some(before) if before == message => shared += tokens,
+                Some(before)
+                    if before.role == message.role && before.content == message.content =>
+                {
+                    shared += tokens
+                }
                 Some(before) if before.role == message.role => {
                     let common = common_prefix(&before.content, &message.content).len();
                     if common > 0 {

@@ -3,6 +3,7 @@
 mod ab;
 mod bad_input;
 mod bad_plugins;
+mod bill;
 mod config;
 mod conventions;
 mod deploy;

@@ -10,6 +10,7 @@
 //! added up in `summary`. The prompts the HTML report shows side by side are rendered again,
 //! after the run and only for a report, in `prompts`.
 
+pub mod bill;
 mod measure;
 pub mod merge;
 pub mod partial;
@@ -67,6 +68,9 @@ pub struct Ab {
     pub baseline_added: bool,
     /// The recordings that could not be read, in order. They are left out of every figure.
     pub bad_recordings: BadRecordings,
+    /// Recordings holding a request as sent with the usage billed for it (`ptc bill` compares
+    /// them with their bill).
+    pub billed_recordings: usize,
 }
 
 /// A recording that could not be read.
@@ -190,6 +194,7 @@ pub fn run_with(
         .iter()
         .position(|p| p.name == plan.primary_pricing)
         .unwrap_or(0);
+    let billed = std::sync::atomic::AtomicUsize::new(0);
     let measure_all = |counter: &mut Counter, source: &Source| -> Result<Vec<RunMeasure>, Error> {
         let recording = match source.load(&defaults) {
             Ok(recording) => recording,
@@ -198,6 +203,9 @@ pub fn run_with(
                 return Err(e.into());
             }
         };
+        if bill::is_billed(&recording) {
+            billed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         counter.next_run();
         let facts = Facts::of(&recording.run, &recording.turns);
         let runs = prompters
@@ -290,6 +298,7 @@ pub fn run_with(
         runs,
         baseline_added: plan.baseline_added,
         bad_recordings,
+        billed_recordings: billed.into_inner(),
     })
 }
 

@@ -368,9 +368,20 @@ pub fn results(
         let page = report::html(&result, &prompts, &host.host_templates()?)?;
         write_atomically(file, page.as_bytes())?;
     }
+    // Real runs carry their bill: the table says how the simulation compares with it.
+    let bill = match corpus {
+        Some(corpus)
+            if result.billed_recordings > 0
+                && corpus.shard.count == 1
+                && matches!(format, AbFormat::Table | AbFormat::Markdown) =>
+        {
+            against_the_bill(host, corpus.paths)
+        }
+        _ => String::new(),
+    };
     match format {
-        AbFormat::Table => write_out(out, &report::table(&result))?,
-        AbFormat::Markdown => write_out(out, &report::markdown_tables(&result))?,
+        AbFormat::Table => write_out(out, &(report::table(&result) + &bill))?,
+        AbFormat::Markdown => write_out(out, &(report::markdown_tables(&result) + &bill))?,
         AbFormat::Csv => report::write_csv(&result, rows, &mut BufWriter::new(&mut *out))?,
         AbFormat::Json => report::write_json(&result, rows, &mut BufWriter::new(&mut *out))?,
         AbFormat::Partial => {
@@ -386,6 +397,25 @@ pub fn results(
             count,
             first: first.label.clone(),
         }),
+    }
+}
+
+/// `ptc bill`'s table for the corpus `paths`, after a blank line; a warning instead when the
+/// corpus cannot be compared with its bill (no profile for its provider, say).
+fn against_the_bill(host: &Host, paths: &[PathBuf]) -> String {
+    let options = crate::ab::bill::BillOptions {
+        miss_rate: crate::ab::bill::MissRate::Fit,
+        shared_cache: false,
+        profile: None,
+    };
+    match crate::commands::bill::bill(host, paths, &options) {
+        Ok(bill) => format!("\n{}", crate::ab::bill::table(&bill)),
+        Err(err) => {
+            crate::output::warn(format_args!(
+                "the recordings carry their bill, but it is not compared: {err}"
+            ));
+            String::new()
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod ab;
 pub mod ab_merge;
 pub mod args;
+pub mod bill;
 pub mod completions;
 pub mod diff;
 pub mod import;

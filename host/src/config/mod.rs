@@ -19,7 +19,7 @@ mod tests;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::cache::Pricing;
+use crate::cache::{Pricing, ProfileInfo};
 use crate::plugins::directories::{user_directory, DirectoryKind, PluginDirectory};
 use layer::{Layer, Layered};
 use schema::Schema;
@@ -400,6 +400,23 @@ impl Config {
                     ttl: profile.cache_ttl,
                     placement: profile.placement,
                 })
+            })
+            .collect()
+    }
+
+    /// What each `[pricing.<name>]` profile says besides its input prices, in name order.
+    pub fn pricing_info(&self) -> Vec<ProfileInfo> {
+        self.typed
+            .pricing
+            .iter()
+            .map(|(name, table)| ProfileInfo {
+                name: name.clone(),
+                output_per_mtok: table.output_per_mtok.map_or(0.0, |p| p.0),
+                cache_includes_output: table.cache_includes_output.unwrap_or(false),
+                provider: table.provider.clone(),
+                models: table.models.clone().unwrap_or_default(),
+                source: table.source.clone(),
+                as_of: table.as_of.clone(),
             })
             .collect()
     }

@@ -118,6 +118,20 @@ pub(super) struct PricingTable {
     /// Optional: `strategy` when not set.
     #[serde(rename = "breakpoints")]
     pub placement: Option<Placement>,
+    /// Optional: the output price, which only `ptc bill` uses (0 when not set).
+    pub output_per_mtok: Option<Price>,
+    /// Optional: implicit caching also caches each response after its request (false when
+    /// not set); only `ptc bill` uses it.
+    pub cache_includes_output: Option<bool>,
+    /// Optional: who bills with this profile, as recordings name it (`deepseek`).
+    pub provider: Option<String>,
+    /// Optional: the models it prices, as recordings name them; empty: every model of the
+    /// provider.
+    pub models: Option<Vec<String>>,
+    /// Optional: where the figures come from.
+    pub source: Option<String>,
+    /// Optional: the date the source was read (`2026-11-26`).
+    pub as_of: Option<String>,
 }
 
 /// A `[pricing.<name>]` table with every key set.

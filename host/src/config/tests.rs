@@ -34,7 +34,7 @@ fn the_built_in_file_sets_every_key() {
         schema.compression.shared_limits()
     );
     assert_eq!(direct.pricing.len(), schema.pricing.len());
-    assert_eq!(Config::defaults().pricing_profiles().unwrap().len(), 4);
+    assert_eq!(Config::defaults().pricing_profiles().unwrap().len(), 6);
 }
 
 #[test]
@@ -161,7 +161,18 @@ fn values_are_checked() {
         .into_iter()
         .map(|p| p.name)
         .collect();
-    assert_eq!(names, ["anthropic", "gemini", "mine", "none", "openai"]);
+    assert_eq!(
+        names,
+        [
+            "anthropic",
+            "deepseek",
+            "gemini",
+            "mine",
+            "none",
+            "openai",
+            "openrouter-deepseek"
+        ]
+    );
 }
 
 #[test]

@@ -83,8 +83,10 @@ impl<'a> Prompter<'a> {
 /// The request the agent sent after the first `turns` turns (the one for turn `turns + 1`),
 /// as a prompt: the tool definitions and the system prompt as the system message's blocks,
 /// then each message as sent, a tool call as its name and arguments after the text. A `tool`
-/// message is sent as the user's. Nothing carries a cache breakpoint: none was recorded.
-fn as_sent(recording: &Recording, turns: usize) -> Result<Prompt, RenderError> {
+/// message is sent as the user's. A recording does not say where the agent asked for caching,
+/// so the breakpoints are where automatic caching puts them: on the last block of the system
+/// prompt and on the last block of the request.
+pub(crate) fn as_sent(recording: &Recording, turns: usize) -> Result<Prompt, RenderError> {
     use ptc_plugin_api::{Role, Stats};
 
     use crate::render::{BlockSpan, RenderedMessage};
@@ -122,6 +124,13 @@ fn as_sent(recording: &Recording, turns: usize) -> Result<Prompt, RenderError> {
             content.push_str(&call.arguments);
         }
         messages.push(RenderedMessage::plain(role, content));
+    }
+    let system = messages.iter().rposition(|m| m.role == Role::System);
+    let last = messages.iter().rposition(|m| !m.blocks.is_empty());
+    for i in system.into_iter().chain(last) {
+        if let Some(block) = messages[i].blocks.last_mut() {
+            block.cache_breakpoint = true;
+        }
     }
     return Ok(Prompt {
         strategy: AS_SENT.to_owned(),
@@ -227,11 +236,21 @@ mod tests {
                 ("user", "ok")
             ]
         );
-        assert!(second
-            .messages
-            .iter()
-            .flat_map(|m| &m.blocks)
-            .all(|b| !b.cache_breakpoint));
+        // Breakpoints where automatic caching puts them: the end of the system prompt (when
+        // there is one) and the end of the request.
+        let marks = |prompt: &Prompt| -> Vec<(usize, usize)> {
+            let mut marks = Vec::new();
+            for (m, message) in prompt.messages.iter().enumerate() {
+                for (b, block) in message.blocks.iter().enumerate() {
+                    if block.cache_breakpoint {
+                        marks.push((m, b));
+                    }
+                }
+            }
+            marks
+        };
+        assert_eq!(marks(&first), [(0, 1), (1, 0)]);
+        assert_eq!(marks(&second), [(2, 0)]);
         let err = as_sent(&run, 2).unwrap_err().to_string();
         assert!(
             err.starts_with("no request is recorded for turn 3"),

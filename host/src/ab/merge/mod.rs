@@ -223,6 +223,8 @@ pub fn merge(
             runs: Vec::new(),
             baseline_added: print.baseline_added,
             bad_recordings,
+            // Parts do not say: `ptc bill` compares the corpus with its bill.
+            billed_recordings: 0,
         },
         sources: held,
         corpus,

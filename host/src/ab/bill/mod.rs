@@ -1,0 +1,557 @@
+//! The cost simulation checked against what providers billed: the requests a recording holds
+//! (as sent) are priced by the simulated cache rule of the provider that served them, call by
+//! call, and set beside the usage the provider reported for the same call.
+//!
+//! The simulation is the best case: every prefix the rule allows to be read is read. Real
+//! caches miss sometimes, so a miss rate (measured on billed runs, or given) turns the best case
+//! into an expectation: a call the best case has reading from the cache reads nothing with that
+//! probability. Runs whose calls read nothing at all (a provider that did not cache) are kept
+//! apart: they say where a run was served, not how often a cache misses.
+//!
+//! Tokens are counted by ptc's tokenizer, which is not the provider's: each request's prefix is
+//! measured in ptc's tokens, then scaled by that call's billed prompt over ptc's count of it,
+//! so that the cache's steps and minimum apply in the provider's tokens. The scale factors are
+//! reported (how far ptc's count is from the bill).
+
+mod report;
+
+use std::path::PathBuf;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::cache::{CacheState, Caching, Placement, Pricing, ProfileInfo, Request};
+use crate::recording::{Recording, Usage};
+use crate::render::trigger::as_sent;
+use crate::tokens::{Counter, Tokenizer};
+use crate::Error;
+
+pub use report::{json, table};
+
+/// How close a simulated read must come to the billed one to count as right, in tokens.
+pub const READ_TOLERANCE: u64 = 128;
+
+/// What the miss rate is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MissRate {
+    /// Measured on the runs compared: of the calls the best case has reading, the share that
+    /// read nothing, on runs with at least one read.
+    Fit,
+    /// Given.
+    Fixed(f64),
+}
+
+/// What the comparison is asked for.
+#[derive(Clone, Debug)]
+pub struct BillOptions {
+    pub miss_rate: MissRate,
+    /// One cache across every run served by one profile, in the order the calls were sent
+    /// (runs sharing a provider and a prefix read what another wrote); else one per run.
+    pub shared_cache: bool,
+    /// The profile every run is priced with; else each run's from the provider and model its
+    /// usage names.
+    pub profile: Option<String>,
+}
+
+/// One billed call: what was billed, and what the simulation says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    /// The turn the request was sent for, from 1.
+    pub turn: usize,
+    /// When it was sent (seconds), if the recording says.
+    pub at: Option<f64>,
+    /// ptc's count of the request as sent.
+    pub counted: u64,
+    /// The prompt tokens billed: uncached input, cache reads and cache writes.
+    pub billed_prompt: u64,
+    pub billed_read: u64,
+    pub billed_written: u64,
+    pub output: u64,
+    /// The cost the source states for the call.
+    pub billed_cost: Option<f64>,
+    /// The billed tokens priced by the profile (what the bill would be at its prices).
+    pub priced_bill: f64,
+    /// The best case's cache reads and writes, in billed tokens.
+    pub simulated_read: u64,
+    pub simulated_written: u64,
+    /// The best case's cost, output included.
+    pub best_cost: f64,
+    /// The cost when the cache misses: what the best case reads is paid as input (or
+    /// written again, under explicit caching).
+    pub miss_cost: f64,
+}
+
+/// The billed calls of one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunBill {
+    pub recording: PathBuf,
+    /// Index into [`Bill::profiles`].
+    pub profile: usize,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub calls: Vec<Call>,
+    /// Turns with usage but no request, or a request but no usage: not compared.
+    pub skipped: usize,
+    /// The miss rate fitted on the other runs of its profile (a check of the fitted rate on a
+    /// run it was not fitted on); `None` when the rate is given, or no other run has reads.
+    pub held_out_rate: Option<f64>,
+}
+
+/// A profile's miss rate and how it was found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MissFit {
+    pub rate: f64,
+    pub fitted: bool,
+    /// Calls the best case has reading, on runs with at least one billed read.
+    pub predicted: usize,
+    /// Of those, the calls that read nothing.
+    pub missed: usize,
+}
+
+/// The comparison of a corpus.
+#[derive(Clone, Debug)]
+pub struct Bill {
+    pub tokenizer: Tokenizer,
+    pub shared_cache: bool,
+    /// The calls were simulated in the order they were sent (every call has a time); else in
+    /// corpus order.
+    pub time_ordered: bool,
+    /// The profiles used, each with its miss rate.
+    pub profiles: Vec<(Pricing, ProfileInfo, MissFit)>,
+    pub runs: Vec<RunBill>,
+    /// Recordings with no billed call to compare (no usage, or no requests).
+    pub without_bill: Vec<PathBuf>,
+}
+
+/// A call measured, before the cache is simulated.
+struct Pending {
+    run: usize,
+    call: Call,
+    /// Tokens shared with the previous request of its run.
+    shared: usize,
+    /// The previous request of its run: (ptc's count, the billed prompt), when it was billed.
+    previous: Option<(u64, u64)>,
+    /// ptc's count of the response after the previous request, when this request sends the
+    /// whole previous request and then that response.
+    response: Option<usize>,
+    /// The request's message-boundary prefixes: (key, tokens up to its end).
+    prefixes: Vec<(u64, usize)>,
+    request: Request,
+}
+
+impl Bill {
+    /// Compares `recordings` with their bills.
+    pub fn new(
+        recordings: impl IntoIterator<Item = Recording>,
+        pricing: &[Pricing],
+        info: &[ProfileInfo],
+        tokenizer: Tokenizer,
+        options: &BillOptions,
+    ) -> Result<Bill, Error> {
+        let forced =
+            match &options.profile {
+                Some(name) => Some(pricing.iter().position(|p| &p.name == name).ok_or_else(
+                    || {
+                        Error::unknown_name(
+                            "pricing profile",
+                            name,
+                            &pricing.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+                        )
+                    },
+                )?),
+                None => None,
+            };
+        let mut counter = Counter::new(tokenizer);
+        let mut used: Vec<usize> = Vec::new();
+        let mut runs = Vec::new();
+        let mut pending = Vec::new();
+        let mut without_bill = Vec::new();
+        for recording in recordings {
+            let Some((provider, model)) = first_billed(&recording) else {
+                without_bill.push(recording.path.clone());
+                continue;
+            };
+            let profile = match forced {
+                Some(profile) => profile,
+                None => choose(&recording, provider.as_deref(), model.as_deref(), info)?,
+            };
+            let slot = match used.iter().position(|&u| u == profile) {
+                Some(slot) => slot,
+                None => {
+                    used.push(profile);
+                    used.len() - 1
+                }
+            };
+            let run = runs.len();
+            let skipped = measure(
+                &recording,
+                run,
+                &pricing[profile],
+                &mut counter,
+                &mut pending,
+            );
+            runs.push(RunBill {
+                recording: recording.path.clone(),
+                profile: slot,
+                provider,
+                model,
+                calls: Vec::new(),
+                skipped,
+                held_out_rate: None,
+            });
+        }
+        if runs.is_empty() {
+            return Err(Error::NothingBilled);
+        }
+        let time_ordered = pending.iter().all(|p| p.call.at.is_some());
+        if options.shared_cache && time_ordered {
+            // Stable: calls sent at the same second keep their corpus order.
+            pending.sort_by(|a, b| a.call.at.partial_cmp(&b.call.at).expect("times are finite"));
+        }
+        simulate(
+            pending,
+            &mut runs,
+            &used,
+            pricing,
+            info,
+            options.shared_cache,
+        );
+        let profiles = used
+            .iter()
+            .enumerate()
+            .map(|(slot, &p)| {
+                let fit = miss_fit(&runs, slot, None, options.miss_rate);
+                (pricing[p].clone(), info[p].clone(), fit)
+            })
+            .collect();
+        if options.miss_rate == MissRate::Fit {
+            for run in 0..runs.len() {
+                let fit = miss_fit(&runs, runs[run].profile, Some(run), MissRate::Fit);
+                runs[run].held_out_rate = (fit.predicted > 0).then_some(fit.rate);
+            }
+        }
+        Ok(Bill {
+            tokenizer,
+            shared_cache: options.shared_cache,
+            time_ordered,
+            profiles,
+            runs,
+            without_bill,
+        })
+    }
+}
+
+/// Whether `recording` holds a request as sent with the usage billed for it.
+pub fn is_billed(recording: &Recording) -> bool {
+    first_billed(recording).is_some()
+}
+
+/// The provider and model of a recording's first billed call with a request, if it has one.
+fn first_billed(recording: &Recording) -> Option<(Option<String>, Option<String>)> {
+    recording
+        .usage
+        .iter()
+        .zip(&recording.requests)
+        .find_map(|(usage, request)| match (usage, request) {
+            (Some(usage), Some(request)) => Some((
+                usage.provider.clone(),
+                usage.model.clone().or_else(|| request.model.clone()),
+            )),
+            _ => None,
+        })
+}
+
+/// The profile of the provider and model a recording's usage names: one naming the model
+/// first, then one for every model of the provider.
+fn choose(
+    recording: &Recording,
+    provider: Option<&str>,
+    model: Option<&str>,
+    info: &[ProfileInfo],
+) -> Result<usize, Error> {
+    let path = recording.path.display().to_string();
+    let provider = provider.ok_or_else(|| Error::NoBillProvider { path: path.clone() })?;
+    let named = info
+        .iter()
+        .position(|i| !i.models.is_empty() && i.prices(provider, model));
+    let any = || {
+        info.iter()
+            .position(|i| i.models.is_empty() && i.prices(provider, model))
+    };
+    named.or_else(any).ok_or_else(|| Error::NoBillProfile {
+        path,
+        provider: provider.to_owned(),
+        model: model.map_or("a model it does not name".into(), |m| format!("`{m}`")),
+    })
+}
+
+/// Counts every billed call of `recording` (the `run`-th) and adds it to `pending`; returns the
+/// turns not compared.
+fn measure(
+    recording: &Recording,
+    run: usize,
+    pricing: &Pricing,
+    counter: &mut Counter,
+    pending: &mut Vec<Pending>,
+) -> usize {
+    let mut previous = Vec::new();
+    let mut previous_billed = None;
+    let mut skipped = 0;
+    for turns in 0..recording.turns.len() {
+        let usage = recording.usage.get(turns).and_then(Option::as_ref);
+        let prompt = match as_sent(recording, turns) {
+            Ok(prompt) => prompt,
+            Err(_) => {
+                skipped += usize::from(usage.is_some());
+                previous.clear();
+                previous_billed = None;
+                continue;
+            }
+        };
+        let (counted, shared) = counter.measure(&previous, &prompt.messages);
+        let response = match prompt.messages.get(previous.len()) {
+            Some(next)
+                if !previous.is_empty()
+                    && next.role == ptc_plugin_api::Role::Assistant
+                    && prompt.messages[..previous.len()]
+                        .iter()
+                        .zip(&previous)
+                        .all(|(a, b)| a.role == b.role && a.content == b.content) =>
+            {
+                Some(counter.message(next))
+            }
+            _ => None,
+        };
+        let Some(usage) = usage else {
+            skipped += 1;
+            previous = prompt.messages;
+            previous_billed = None;
+            continue;
+        };
+        let at = recording.started_at.get(turns).copied().flatten();
+        let mut request = counter.request(&prompt.messages, counted, shared, at);
+        // The blocks of a request as sent end where its messages end.
+        let prefixes = message_ends(&request);
+        if pricing.caching == Caching::Implicit {
+            request.blocks.clear();
+        }
+        let call = billed(usage, turns + 1, at, counted);
+        let this = (call.counted, call.billed_prompt);
+        pending.push(Pending {
+            run,
+            call,
+            shared,
+            previous: previous_billed,
+            response,
+            prefixes,
+            request,
+        });
+        previous = prompt.messages;
+        previous_billed = Some(this);
+    }
+    skipped
+}
+
+/// The (key, end) of each block of `request`.
+fn message_ends(request: &Request) -> Vec<(u64, usize)> {
+    request.blocks.iter().map(|b| (b.prefix, b.end)).collect()
+}
+
+/// A call as billed, before it is simulated.
+fn billed(usage: &Usage, turn: usize, at: Option<f64>, counted: usize) -> Call {
+    let written = usage.cache_write_5m + usage.cache_write_1h;
+    Call {
+        turn,
+        at,
+        counted: counted as u64,
+        billed_prompt: usage.input + usage.cache_read + written,
+        billed_read: usage.cache_read,
+        billed_written: written,
+        output: usage.output,
+        billed_cost: usage.cost_usd,
+        priced_bill: 0.0,
+        simulated_read: 0,
+        simulated_written: 0,
+        best_cost: 0.0,
+        miss_cost: 0.0,
+    }
+}
+
+/// Simulates every pending call, in order, and files it under its run.
+fn simulate(
+    pending: Vec<Pending>,
+    runs: &mut [RunBill],
+    used: &[usize],
+    pricing: &[Pricing],
+    info: &[ProfileInfo],
+    shared_cache: bool,
+) {
+    // What each cache holds: per profile when shared, per run otherwise.
+    let mut prefixes: FxHashMap<usize, FxHashSet<u64>> = FxHashMap::default();
+    let mut explicit: FxHashMap<usize, CacheState> = FxHashMap::default();
+    for Pending {
+        run,
+        mut call,
+        shared,
+        previous,
+        response,
+        prefixes: ends,
+        request,
+    } in pending
+    {
+        let slot = runs[run].profile;
+        let (profile, about) = (&pricing[used[slot]], &info[used[slot]]);
+        let cache_key = if shared_cache { slot } else { usize::MAX - run };
+        let scale = if call.counted == 0 {
+            1.0
+        } else {
+            call.billed_prompt as f64 / call.counted as f64
+        };
+        let (read, written) = match profile.caching {
+            _ if profile.min_cacheable_tokens == 0 => (0, 0),
+            Caching::Implicit => {
+                let held = prefixes.entry(cache_key).or_default();
+                // The previous request of the same run is held whole (it may share the start
+                // of a message); every earlier one (of this run, or of any run when the cache
+                // is shared) at its message boundaries.
+                let stored = ends
+                    .iter()
+                    .filter(|(key, _)| held.contains(key))
+                    .map(|&(_, end)| end)
+                    .max()
+                    .unwrap_or(0);
+                held.extend(ends.iter().map(|&(key, _)| key));
+                // The prefix shared with the previous request is measured back from that
+                // request's billed size (exact) by ptc's count of what differs, scaled; other
+                // prefixes by this call's scale.
+                let from_previous = match previous {
+                    Some((counted, billed)) if about.cache_includes_output && counted > 0 => {
+                        match response {
+                            Some(response) => {
+                                billed as f64 + response as f64 * billed as f64 / counted as f64
+                            }
+                            None => shared as f64 * scale,
+                        }
+                    }
+                    Some((counted, billed)) if shared > 0 && counted > 0 => {
+                        let unshared = counted.saturating_sub(shared as u64) as f64;
+                        (billed as f64 - unshared * billed as f64 / counted as f64).max(0.0)
+                    }
+                    _ => shared as f64 * scale,
+                };
+                let prefix = from_previous.max(stored as f64 * scale) as u64;
+                let (min, step) = (
+                    profile.min_cacheable_tokens as u64,
+                    profile.cache_step_tokens.max(1) as u64,
+                );
+                let read = if call.billed_prompt >= min && prefix >= min {
+                    (prefix / step * step).min(call.billed_prompt)
+                } else {
+                    0
+                };
+                (read, 0)
+            }
+            Caching::Explicit => {
+                // Nothing recorded where the agent asked for caching: the breakpoints go where
+                // automatic caching puts them, unless the profile says otherwise.
+                let mut auto = profile.clone();
+                if auto.placement == Placement::Strategy {
+                    auto.placement = Placement::Auto;
+                }
+                let cache = explicit.entry(cache_key).or_default();
+                let cost = auto.cost(&request, cache);
+                let read = (cost.read as f64 * scale) as u64;
+                let written = ((cost.written as f64 * scale) as u64)
+                    .min(call.billed_prompt.saturating_sub(read));
+                (read.min(call.billed_prompt), written)
+            }
+        };
+        let output = call.output as f64 * about.output_per_mtok / 1_000_000.0;
+        let plain = call.billed_prompt - read - written;
+        call.simulated_read = read;
+        call.simulated_written = written;
+        call.best_cost = profile
+            .priced(read as usize, written as usize, plain as usize)
+            .cost
+            + output;
+        call.miss_cost = match profile.caching {
+            Caching::Implicit => profile.priced(0, 0, call.billed_prompt as usize).cost,
+            Caching::Explicit => {
+                profile
+                    .priced(0, (read + written) as usize, plain as usize)
+                    .cost
+            }
+        } + output;
+        let billed_plain = call.billed_prompt - call.billed_read - call.billed_written;
+        call.priced_bill = profile
+            .priced(
+                call.billed_read as usize,
+                call.billed_written as usize,
+                billed_plain as usize,
+            )
+            .cost
+            + output;
+        runs[run].calls.push(call);
+    }
+    for run in runs.iter_mut() {
+        run.calls.sort_by_key(|c| c.turn);
+    }
+}
+
+/// The miss rate of the profile in `slot`, on its runs but `except`.
+fn miss_fit(runs: &[RunBill], slot: usize, except: Option<usize>, rate: MissRate) -> MissFit {
+    let (mut predicted, mut missed) = (0, 0);
+    let counted = runs
+        .iter()
+        .enumerate()
+        .filter(|&(i, r)| r.profile == slot && r.any_read() && Some(i) != except);
+    for (_, run) in counted {
+        for call in run.calls.iter().filter(|c| c.simulated_read > 0) {
+            predicted += 1;
+            missed += usize::from(call.billed_read == 0);
+        }
+    }
+    match rate {
+        MissRate::Fixed(rate) => MissFit {
+            rate,
+            fitted: false,
+            predicted,
+            missed,
+        },
+        MissRate::Fit => MissFit {
+            rate: if predicted == 0 {
+                0.0
+            } else {
+                missed as f64 / predicted as f64
+            },
+            fitted: true,
+            predicted,
+            missed,
+        },
+    }
+}
+
+impl Call {
+    /// The expected cost when the cache misses with probability `miss_rate`.
+    pub fn expected_cost(&self, miss_rate: f64) -> f64 {
+        if self.simulated_read == 0 {
+            self.best_cost
+        } else {
+            (1.0 - miss_rate) * self.best_cost + miss_rate * self.miss_cost
+        }
+    }
+
+    /// Whether the simulated read is within [`READ_TOLERANCE`] of the billed one.
+    pub fn read_close(&self) -> bool {
+        self.simulated_read.abs_diff(self.billed_read) <= READ_TOLERANCE
+    }
+}
+
+impl RunBill {
+    /// Whether any call of the run read from the cache.
+    pub fn any_read(&self) -> bool {
+        self.calls.iter().any(|c| c.billed_read > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests;

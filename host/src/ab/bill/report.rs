@@ -1,0 +1,453 @@
+//! The comparison with the bill as a table for people and as JSON for programs.
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Value as Json};
+
+use crate::ab::bill::{Bill, Call, MissFit, RunBill, READ_TOLERANCE};
+use crate::cache::{Caching, Pricing, ProfileInfo};
+
+/// Sums of some runs' calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Sums {
+    runs: usize,
+    calls: usize,
+    /// Calls that read from the cache, as billed.
+    hits: usize,
+    /// Of those, the calls whose simulated read is within the tolerance.
+    close: usize,
+    counted: u64,
+    billed_prompt: u64,
+    billed_read: u64,
+    simulated_read: u64,
+    /// The stated cost, or the billed tokens priced by the profile where a call states none.
+    billed: f64,
+    /// Whether every call stated its cost.
+    stated: bool,
+    best: f64,
+    expected: f64,
+    /// With the rate fitted on the other runs (the expected cost where there is none).
+    held_out: f64,
+}
+
+impl Sums {
+    fn add(&mut self, run: &RunBill, miss_rate: f64) {
+        self.runs += 1;
+        if self.runs == 1 {
+            self.stated = true;
+        }
+        for call in &run.calls {
+            self.add_call(call, miss_rate);
+            self.held_out += call.expected_cost(run.held_out_rate.unwrap_or(miss_rate));
+        }
+    }
+
+    fn add_call(&mut self, call: &Call, miss_rate: f64) {
+        self.calls += 1;
+        if call.billed_read > 0 {
+            self.hits += 1;
+            self.close += usize::from(call.read_close());
+        }
+        self.counted += call.counted;
+        self.billed_prompt += call.billed_prompt;
+        self.billed_read += call.billed_read;
+        self.simulated_read += call.simulated_read;
+        match call.billed_cost {
+            Some(cost) => self.billed += cost,
+            None => {
+                self.billed += call.priced_bill;
+                self.stated = false;
+            }
+        }
+        self.best += call.best_cost;
+        self.expected += call.expected_cost(miss_rate);
+    }
+}
+
+fn of_run(run: &RunBill, miss_rate: f64) -> Sums {
+    let mut sums = Sums::default();
+    sums.add(run, miss_rate);
+    sums
+}
+
+/// `(a - b) / b` as a signed percentage, or `-` when `b` is 0.
+fn error(simulated: f64, billed: f64) -> String {
+    if billed == 0.0 {
+        "-".into()
+    } else {
+        format!("{:+.1}%", (simulated - billed) / billed * 100.0)
+    }
+}
+
+fn error_json(simulated: f64, billed: f64) -> Json {
+    if billed == 0.0 {
+        Json::Null
+    } else {
+        json!(round((simulated - billed) / billed, 4))
+    }
+}
+
+fn round(x: f64, places: i32) -> f64 {
+    let p = 10f64.powi(places);
+    (x * p).round() / p
+}
+
+/// `12,345`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// One line on a profile's rule and prices.
+fn rule(pricing: &Pricing, info: &ProfileInfo) -> String {
+    let caching = match pricing.caching {
+        _ if pricing.min_cacheable_tokens == 0 => "no caching".to_owned(),
+        Caching::Implicit => format!(
+            "implicit caching from {} tokens in steps of {}",
+            pricing.min_cacheable_tokens,
+            pricing.cache_step_tokens.max(1)
+        ),
+        Caching::Explicit => format!(
+            "explicit caching from {} tokens, {} TTL, breakpoints where automatic caching puts them",
+            pricing.min_cacheable_tokens,
+            pricing.ttl.as_str()
+        ),
+    };
+    let mut line = format!(
+        "{}: {caching}; $ per Mtok: input {}, cache read {}, output {}",
+        pricing.name, pricing.input_per_mtok, pricing.cache_read_per_mtok, info.output_per_mtok
+    );
+    if pricing.caching == Caching::Explicit {
+        let _ = write!(line, ", cache write {}", pricing.cache_write_per_mtok);
+    }
+    if let Some(source) = &info.source {
+        let _ = write!(line, " ({source}");
+        if let Some(date) = &info.as_of {
+            let _ = write!(line, ", as of {date}");
+        }
+        line.push(')');
+    }
+    line
+}
+
+fn miss_line(fit: &MissFit) -> String {
+    if fit.fitted {
+        format!(
+            "miss rate {:.3}, fitted: {} of the {} calls the best case has reading read nothing, on the runs with a cache read",
+            fit.rate, fit.missed, fit.predicted
+        )
+    } else {
+        format!(
+            "miss rate {:.3}, given ({} of {} calls the best case has reading read nothing here)",
+            fit.rate, fit.missed, fit.predicted
+        )
+    }
+}
+
+fn name(run: &RunBill) -> String {
+    let path = run.recording.display().to_string();
+    crate::output::escape_controls(&path).into_owned()
+}
+
+/// The comparison for people.
+pub fn table(bill: &Bill) -> String {
+    let mut out = String::new();
+    let calls: usize = bill.runs.iter().map(|r| r.calls.len()).sum();
+    let _ = writeln!(
+        out,
+        "Simulated against the bill: {} run(s), {calls} billed call(s); the best case reads every prefix the rule allows ({})",
+        bill.runs.len(),
+        if bill.shared_cache {
+            if bill.time_ordered {
+                "one cache per profile, shared by its runs in the order the calls were sent"
+            } else {
+                "one cache per profile, shared by its runs in corpus order (not every call has a time)"
+            }
+        } else {
+            "one cache per run"
+        }
+    );
+    for (pricing, info, fit) in &bill.profiles {
+        let _ = writeln!(out, "  {}", rule(pricing, info));
+        let _ = writeln!(out, "    {}", miss_line(fit));
+    }
+    out.push('\n');
+    let width = bill
+        .runs
+        .iter()
+        .map(|r| name(r).chars().count())
+        .chain([26])
+        .max()
+        .unwrap_or(26);
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:>5}  {:>11}  {:>11}  {:>14}  {:>10}  {:>18}  {:>18}  {:>18}",
+        "run",
+        "calls",
+        "read calls",
+        "billed read",
+        "simulated read",
+        "billed $",
+        "best case $",
+        "with misses $",
+        "rate of others $"
+    );
+    let line = |out: &mut String, label: &str, sums: &Sums, no_read: bool| {
+        let close = if no_read {
+            "none".to_owned()
+        } else {
+            format!("{}/{}", sums.close, sums.hits)
+        };
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:>5}  {:>11}  {:>11}  {:>14}  {:>10}  {:>18}  {:>18}  {:>18}",
+            label,
+            sums.calls,
+            close,
+            thousands(sums.billed_read),
+            thousands(sums.simulated_read),
+            format!("{:.4}{}", sums.billed, if sums.stated { "" } else { "*" }),
+            format!("{:.4} {}", sums.best, error(sums.best, sums.billed)),
+            format!("{:.4} {}", sums.expected, error(sums.expected, sums.billed)),
+            format!("{:.4} {}", sums.held_out, error(sums.held_out, sums.billed)),
+        );
+    };
+    let (mut with_reads, mut without, mut all) =
+        (Sums::default(), Sums::default(), Sums::default());
+    for run in &bill.runs {
+        let rate = bill.profiles[run.profile].2.rate;
+        let sums = of_run(run, rate);
+        line(&mut out, &name(run), &sums, !run.any_read());
+        all.add(run, rate);
+        if run.any_read() {
+            with_reads.add(run, rate);
+        } else {
+            without.add(run, rate);
+        }
+    }
+    out.push('\n');
+    if with_reads.runs > 0 {
+        line(
+            &mut out,
+            &format!("runs with a cache read ({})", with_reads.runs),
+            &with_reads,
+            false,
+        );
+    }
+    if without.runs > 0 {
+        line(
+            &mut out,
+            &format!("runs that read nothing ({})", without.runs),
+            &without,
+            true,
+        );
+    }
+    line(&mut out, &format!("every run ({})", all.runs), &all, false);
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "read calls: calls that read from the cache, as billed, and how many of them the simulation reads within {READ_TOLERANCE} tokens of the bill; \"none\": the run read nothing on any call (a provider that did not cache), kept out of the miss rate."
+    );
+    let _ = writeln!(
+        out,
+        "with misses: the best case with the miss rate applied; rate of others: with the rate fitted on the other runs of the profile (the rate checked on a run it was not fitted on)."
+    );
+    if !all.stated {
+        let _ = writeln!(
+            out,
+            "*: some calls state no cost: their billed tokens are priced by the profile instead."
+        );
+    }
+    let _ = writeln!(
+        out,
+        "Modelled, not measured: the simulated columns price the recorded requests by the profile's rule; tokens are ptc's {} count scaled, call by call, to the billed prompt.",
+        bill.tokenizer.name()
+    );
+    for line in token_lines(bill) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    if !bill.without_bill.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} recording(s) hold no billed request and are not compared.",
+            bill.without_bill.len()
+        );
+    }
+    out
+}
+
+/// Per provider and model: ptc's count of the requests over the billed prompt tokens.
+fn by_model(bill: &Bill) -> Vec<(String, u64, u64, usize)> {
+    let mut groups: Vec<(String, u64, u64, usize)> = Vec::new();
+    for run in &bill.runs {
+        let key = format!(
+            "{}/{}",
+            run.provider.as_deref().unwrap_or("?"),
+            run.model.as_deref().unwrap_or("?")
+        );
+        let (counted, billed) = run.calls.iter().fold((0, 0), |(c, b), call| {
+            (c + call.counted, b + call.billed_prompt)
+        });
+        match groups.iter_mut().find(|g| g.0 == key) {
+            Some(group) => {
+                group.1 += counted;
+                group.2 += billed;
+                group.3 += run.calls.len();
+            }
+            None => groups.push((key, counted, billed, run.calls.len())),
+        }
+    }
+    groups.sort_by(|a, b| a.0.cmp(&b.0));
+    groups
+}
+
+fn token_lines(bill: &Bill) -> Vec<String> {
+    by_model(bill)
+        .into_iter()
+        .map(|(model, counted, billed, calls)| {
+            format!(
+                "Tokens, {model}: ptc counted {:.3}x the billed prompt tokens ({} against {} over {calls} call(s), {}; the provider's tokenizer is not ptc's).",
+                if billed == 0 { 0.0 } else { counted as f64 / billed as f64 },
+                thousands(counted),
+                thousands(billed),
+                bill.tokenizer.name()
+            )
+        })
+        .collect()
+}
+
+fn sums_json(sums: &Sums) -> Json {
+    json!({
+        "runs": sums.runs,
+        "calls": sums.calls,
+        "read_calls": sums.hits,
+        "read_calls_within_tolerance": sums.close,
+        "counted_prompt_tokens": sums.counted,
+        "billed_prompt_tokens": sums.billed_prompt,
+        "billed_read": sums.billed_read,
+        "simulated_read": sums.simulated_read,
+        "billed_usd": round(sums.billed, 8),
+        "billed_usd_stated": sums.stated,
+        "best_case_usd": round(sums.best, 8),
+        "best_case_error": error_json(sums.best, sums.billed),
+        "with_misses_usd": round(sums.expected, 8),
+        "with_misses_error": error_json(sums.expected, sums.billed),
+        "rate_of_others_usd": round(sums.held_out, 8),
+        "rate_of_others_error": error_json(sums.held_out, sums.billed),
+    })
+}
+
+/// The comparison for programs: every call, each run's sums and the totals.
+pub fn json(bill: &Bill) -> Json {
+    let profiles: Vec<Json> = bill
+        .profiles
+        .iter()
+        .map(|(pricing, info, fit)| {
+            json!({
+                "name": pricing.name,
+                "rule": rule(pricing, info),
+                "provider": info.provider,
+                "models": info.models,
+                "source": info.source,
+                "as_of": info.as_of,
+                "miss_rate": {
+                    "rate": round(fit.rate, 6),
+                    "fitted": fit.fitted,
+                    "predicted_reads": fit.predicted,
+                    "missed": fit.missed,
+                },
+            })
+        })
+        .collect();
+    let (mut with_reads, mut without, mut all) =
+        (Sums::default(), Sums::default(), Sums::default());
+    let runs: Vec<Json> = bill
+        .runs
+        .iter()
+        .map(|run| {
+            let rate = bill.profiles[run.profile].2.rate;
+            all.add(run, rate);
+            if run.any_read() {
+                with_reads.add(run, rate);
+            } else {
+                without.add(run, rate);
+            }
+            let calls: Vec<Json> = run
+                .calls
+                .iter()
+                .map(|c| {
+                    json!({
+                        "turn": c.turn,
+                        "at": c.at,
+                        "counted_prompt_tokens": c.counted,
+                        "billed_prompt_tokens": c.billed_prompt,
+                        "billed_read": c.billed_read,
+                        "billed_written": c.billed_written,
+                        "output": c.output,
+                        "billed_usd": c.billed_cost,
+                        "priced_bill_usd": round(c.priced_bill, 10),
+                        "simulated_read": c.simulated_read,
+                        "simulated_written": c.simulated_written,
+                        "read_within_tolerance": c.read_close(),
+                        "best_case_usd": round(c.best_cost, 10),
+                        "miss_usd": round(c.miss_cost, 10),
+                        "with_misses_usd": round(c.expected_cost(rate), 10),
+                    })
+                })
+                .collect();
+            let mut run_json = sums_json(&of_run(run, rate));
+            let object = run_json.as_object_mut().expect("an object");
+            object.remove("runs");
+            object.insert(
+                "recording".into(),
+                json!(run.recording.display().to_string()),
+            );
+            object.insert("profile".into(), json!(bill.profiles[run.profile].0.name));
+            object.insert("provider".into(), json!(run.provider));
+            object.insert("model".into(), json!(run.model));
+            object.insert("any_read".into(), json!(run.any_read()));
+            object.insert("skipped_turns".into(), json!(run.skipped));
+            object.insert(
+                "rate_of_others".into(),
+                json!(run.held_out_rate.map(|r| round(r, 6))),
+            );
+            object.insert("per_call".into(), json!(calls));
+            run_json
+        })
+        .collect();
+    let tokens: Vec<Json> = by_model(bill)
+        .into_iter()
+        .map(|(model, counted, billed, calls)| {
+            json!({
+                "model": model,
+                "calls": calls,
+                "counted": counted,
+                "billed": billed,
+                "ratio": if billed == 0 { Json::Null } else { json!(round(counted as f64 / billed as f64, 4)) },
+            })
+        })
+        .collect();
+    json!({
+        "tokenizer": bill.tokenizer.name(),
+        "read_tolerance": READ_TOLERANCE,
+        "shared_cache": bill.shared_cache,
+        "time_ordered": bill.time_ordered,
+        "profiles": profiles,
+        "runs": runs,
+        "totals": {
+            "runs_with_a_read": sums_json(&with_reads),
+            "runs_without_a_read": sums_json(&without),
+            "every_run": sums_json(&all),
+        },
+        "tokens": tokens,
+        "not_compared": bill.without_bill.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,377 @@
+//! The rule and the arithmetic of the comparison with the bill, on small recordings whose
+//! figures are computed here by hand from ptc's counts of their requests.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::*;
+use crate::message::RenderedMessage;
+use crate::recording::RecordingDefaults;
+
+fn defaults() -> RecordingDefaults {
+    RecordingDefaults {
+        max_turns: 10,
+        system_prompt: "system".into(),
+    }
+}
+
+/// A recording of `turns` turns; turn `k` sends the mission, then for each earlier turn its
+/// response and a tool result, as an agent appending to its transcript does. `usage[k]` is
+/// (uncached input, cache read, output, stated cost).
+fn run(name: &str, provider: &str, usage: &[(u64, u64, u64, Option<f64>)]) -> Recording {
+    let mut turns = Vec::new();
+    let mut messages = vec![
+        json!({"role": "system", "content": "You are an agent. ".repeat(40)}),
+        json!({"role": "user", "content": format!("Mission of {name}: find the fault.")}),
+    ];
+    for (k, (input, read, output, cost)) in usage.iter().enumerate() {
+        let mut usage = json!({"input": input, "cache_read": read, "output": output, "provider": provider, "model": "m-1"});
+        if let Some(cost) = cost {
+            usage["cost_usd"] = json!(cost);
+        }
+        turns.push(json!({
+            "number": k + 1,
+            "raw_response": format!("step {k}"),
+            "program": format!("(step {k})"),
+            "success": true,
+            "started_at": 1000.0 + 10.0 * k as f64,
+            "request": {"messages": messages.clone()},
+            "usage": usage,
+        }));
+        messages.push(json!({"role": "assistant", "content": format!("step {k}: looking at the logs of service {k}")}));
+        messages.push(json!({"role": "user", "content": format!("result {k}: ").repeat(30)}));
+    }
+    let recording = json!({"mission": format!("Mission of {name}"), "turns": turns});
+    Recording::parse(
+        recording.to_string().as_bytes(),
+        Path::new(&format!("{name}.json")),
+        &defaults(),
+    )
+    .unwrap()
+}
+
+fn implicit(name: &str, min: usize, step: usize) -> Pricing {
+    Pricing {
+        name: name.into(),
+        input_per_mtok: 0.27,
+        cache_read_per_mtok: 0.135,
+        cache_write_per_mtok: 0.27,
+        cache_write_1h_per_mtok: 0.54,
+        min_cacheable_tokens: min,
+        cache_step_tokens: step,
+        caching: Caching::Implicit,
+        ttl: crate::cache::Ttl::FiveMinutes,
+        placement: Placement::Strategy,
+    }
+}
+
+fn info(name: &str, provider: &str, output: f64, includes_output: bool) -> ProfileInfo {
+    ProfileInfo {
+        name: name.into(),
+        output_per_mtok: output,
+        cache_includes_output: includes_output,
+        provider: Some(provider.into()),
+        ..ProfileInfo::default()
+    }
+}
+
+fn options(miss_rate: MissRate) -> BillOptions {
+    BillOptions {
+        miss_rate,
+        shared_cache: false,
+        profile: None,
+    }
+}
+
+/// ptc's count of the request of turn `turns + 1` of `recording`, the tokens it shares with
+/// the one before, and the count of the message after the previous request.
+fn counts(recording: &Recording, turns: usize) -> (usize, usize, usize) {
+    let mut counter = Counter::new(Tokenizer::O200kBase);
+    let before: Vec<RenderedMessage> = if turns == 0 {
+        Vec::new()
+    } else {
+        as_sent(recording, turns - 1).unwrap().messages
+    };
+    let now = as_sent(recording, turns).unwrap().messages;
+    let (total, shared) = counter.measure(&before, &now);
+    let response = now.get(before.len()).map_or(0, |m| counter.message(m));
+    (total, shared, response)
+}
+
+#[test]
+fn the_read_is_the_previous_request_measured_back_from_its_bill_in_whole_steps() {
+    let usage = [(900, 0, 50, None), (300, 800, 60, None)];
+    let recording = run("a", "router", &usage);
+    let (c1, _, _) = counts(&recording, 0);
+    let (c2, shared, _) = counts(&recording, 1);
+    let bill = Bill::new(
+        [recording],
+        &[implicit("p", 64, 64)],
+        &[info("p", "router", 0.40, false)],
+        Tokenizer::O200kBase,
+        &options(MissRate::Fit),
+    )
+    .unwrap();
+    let calls = &bill.runs[0].calls;
+    assert_eq!(calls[0].counted, c1 as u64);
+    assert_eq!(calls[1].counted, c2 as u64);
+    assert_eq!(calls[0].billed_prompt, 900);
+    assert_eq!(calls[1].billed_prompt, 1100);
+    // Nothing before the first request.
+    assert_eq!(calls[0].simulated_read, 0);
+    // 900 billed, less what of it the second request does not send, in billed tokens.
+    let prefix = 900.0 - (c1 - shared) as f64 * 900.0 / c1 as f64;
+    assert_eq!(calls[1].simulated_read, (prefix as u64) / 64 * 64);
+    // Priced: reads at 0.135, the rest at 0.27, output at 0.40 per million.
+    let read = calls[1].simulated_read as f64;
+    let best = (read * 0.135 + (1100.0 - read) * 0.27 + 60.0 * 0.40) / 1e6;
+    assert!((calls[1].best_cost - best).abs() < 1e-15);
+    let miss = (1100.0 * 0.27 + 60.0 * 0.40) / 1e6;
+    assert!((calls[1].miss_cost - miss).abs() < 1e-15);
+    // The bill priced by the profile: 800 read, 300 plain.
+    let priced = (800.0 * 0.135 + 300.0 * 0.27 + 60.0 * 0.40) / 1e6;
+    assert!((calls[1].priced_bill - priced).abs() < 1e-15);
+}
+
+#[test]
+fn a_provider_that_caches_the_response_is_read_up_to_its_end() {
+    let usage = [(900, 0, 50, None), (300, 800, 60, None)];
+    let recording = run("a", "deepseek", &usage);
+    let (c1, _, _) = counts(&recording, 0);
+    let (_, _, response) = counts(&recording, 1);
+    let bill = Bill::new(
+        [recording],
+        &[implicit("d", 64, 64)],
+        &[info("d", "deepseek", 0.42, true)],
+        Tokenizer::O200kBase,
+        &options(MissRate::Fit),
+    )
+    .unwrap();
+    let prefix = 900.0 + response as f64 * 900.0 / c1 as f64;
+    assert_eq!(
+        bill.runs[0].calls[1].simulated_read,
+        (prefix as u64) / 64 * 64
+    );
+    assert!(bill.runs[0].calls[1].simulated_read > 900 / 64 * 64);
+}
+
+#[test]
+fn under_the_minimum_nothing_is_read() {
+    let usage = [(900, 0, 50, None), (300, 800, 60, None)];
+    let bill = Bill::new(
+        [run("a", "router", &usage)],
+        &[implicit("p", 5000, 64)],
+        &[info("p", "router", 0.40, false)],
+        Tokenizer::O200kBase,
+        &options(MissRate::Fit),
+    )
+    .unwrap();
+    assert_eq!(bill.runs[0].calls[1].simulated_read, 0);
+}
+
+#[test]
+fn the_miss_rate_is_fitted_on_runs_with_a_read_and_each_run_is_checked_with_the_others_rate() {
+    // Run a: the second call reads, the third misses. Run b: both later calls read. Run c
+    // reads nothing at all: it says where it was served, not how often a cache misses.
+    let a = run(
+        "a",
+        "router",
+        &[
+            (900, 0, 10, None),
+            (300, 800, 10, None),
+            (1600, 0, 10, None),
+        ],
+    );
+    let b = run(
+        "b",
+        "router",
+        &[
+            (900, 0, 10, None),
+            (300, 800, 10, None),
+            (200, 1400, 10, None),
+        ],
+    );
+    let c = run(
+        "c",
+        "router",
+        &[(900, 0, 10, None), (1100, 0, 10, None), (1600, 0, 10, None)],
+    );
+    let bill = Bill::new(
+        [a, b, c],
+        &[implicit("p", 64, 64)],
+        &[info("p", "router", 0.40, false)],
+        Tokenizer::O200kBase,
+        &options(MissRate::Fit),
+    )
+    .unwrap();
+    let fit = bill.profiles[0].2;
+    assert!(fit.fitted);
+    assert_eq!((fit.predicted, fit.missed), (4, 1));
+    assert_eq!(fit.rate, 0.25);
+    assert!(!bill.runs[2].any_read());
+    // Run a checked with b's rate (0 of 2 missed), b with a's (1 of 2), c with both (1 of 4).
+    assert_eq!(bill.runs[0].held_out_rate, Some(0.0));
+    assert_eq!(bill.runs[1].held_out_rate, Some(0.5));
+    assert_eq!(bill.runs[2].held_out_rate, Some(0.25));
+    // The expected cost of a call the best case has reading.
+    let call = &bill.runs[0].calls[2];
+    assert!(call.simulated_read > 0);
+    let expected = 0.75 * call.best_cost + 0.25 * call.miss_cost;
+    assert!((call.expected_cost(0.25) - expected).abs() < 1e-18);
+    // A call the best case has not reading costs the same either way.
+    let first = &bill.runs[0].calls[0];
+    assert_eq!(first.expected_cost(0.25), first.best_cost);
+}
+
+#[test]
+fn a_given_rate_is_not_fitted() {
+    let a = run(
+        "a",
+        "router",
+        &[
+            (900, 0, 10, None),
+            (300, 800, 10, None),
+            (1600, 0, 10, None),
+        ],
+    );
+    let bill = Bill::new(
+        [a],
+        &[implicit("p", 64, 64)],
+        &[info("p", "router", 0.40, false)],
+        Tokenizer::O200kBase,
+        &options(MissRate::Fixed(0.1)),
+    )
+    .unwrap();
+    let fit = bill.profiles[0].2;
+    assert!(!fit.fitted);
+    assert_eq!(fit.rate, 0.1);
+    assert_eq!(bill.runs[0].held_out_rate, None);
+}
+
+#[test]
+fn each_run_is_priced_by_the_profile_of_its_provider_and_model() {
+    let profiles = [
+        implicit("any", 64, 64),
+        implicit("named", 64, 64),
+        implicit("other", 64, 64),
+    ];
+    let mut named = info("named", "router", 0.4, false);
+    named.models = vec!["m-1".into()];
+    let infos = [
+        info("any", "router", 0.4, false),
+        named,
+        info("other", "elsewhere", 0.4, false),
+    ];
+    let bill = Bill::new(
+        [
+            run("a", "router", &[(900, 0, 10, None)]),
+            run("b", "elsewhere", &[(900, 0, 10, None)]),
+        ],
+        &profiles,
+        &infos,
+        Tokenizer::O200kBase,
+        &options(MissRate::Fit),
+    )
+    .unwrap();
+    // The profile naming the model wins over the one for every model of the provider.
+    assert_eq!(bill.profiles[bill.runs[0].profile].0.name, "named");
+    assert_eq!(bill.profiles[bill.runs[1].profile].0.name, "other");
+    let err = Bill::new(
+        [run("a", "nobody", &[(900, 0, 10, None)])],
+        &profiles,
+        &infos,
+        Tokenizer::O200kBase,
+        &options(MissRate::Fit),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("a.json") && err.contains("`nobody`") && err.contains("--pricing"),
+        "{err}"
+    );
+    let mut forced = options(MissRate::Fit);
+    forced.profile = Some("none-such".into());
+    let err = Bill::new(
+        [run("a", "router", &[(900, 0, 10, None)])],
+        &profiles,
+        &infos,
+        Tokenizer::O200kBase,
+        &forced,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("none-such"), "{err}");
+}
+
+#[test]
+fn recordings_without_a_bill_are_set_apart_and_a_corpus_of_them_is_refused() {
+    let plain = Recording::parse(
+        br#"{"mission": "m", "turns": [{"number": 1, "raw_response": "r", "success": true}]}"#,
+        Path::new("plain.json"),
+        &defaults(),
+    )
+    .unwrap();
+    let err = Bill::new(
+        [plain.clone()],
+        &[implicit("p", 64, 64)],
+        &[info("p", "router", 0.4, false)],
+        Tokenizer::O200kBase,
+        &options(MissRate::Fit),
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::NothingBilled));
+    let bill = Bill::new(
+        [plain, run("a", "router", &[(900, 0, 10, None)])],
+        &[implicit("p", 64, 64)],
+        &[info("p", "router", 0.4, false)],
+        Tokenizer::O200kBase,
+        &options(MissRate::Fit),
+    )
+    .unwrap();
+    assert_eq!(
+        bill.without_bill,
+        vec![std::path::PathBuf::from("plain.json")]
+    );
+    assert_eq!(bill.runs.len(), 1);
+}
+
+#[test]
+fn a_shared_cache_lets_a_run_read_what_an_earlier_one_wrote() {
+    // Two runs with the same system prompt: the second's first request reads it when the
+    // cache is shared, and nothing when each run has its own.
+    let usage = [(900, 0, 10, None)];
+    let pricing = [implicit("p", 64, 1)];
+    let infos = [info("p", "router", 0.4, false)];
+    let own = Bill::new(
+        [run("a", "router", &usage), run("b", "router", &usage)],
+        &pricing,
+        &infos,
+        Tokenizer::O200kBase,
+        &options(MissRate::Fit),
+    )
+    .unwrap();
+    assert_eq!(own.runs[1].calls[0].simulated_read, 0);
+    let mut shared = options(MissRate::Fit);
+    shared.shared_cache = true;
+    let bill = Bill::new(
+        [run("a", "router", &usage), run("b", "router", &usage)],
+        &pricing,
+        &infos,
+        Tokenizer::O200kBase,
+        &shared,
+    )
+    .unwrap();
+    assert!(bill.time_ordered);
+    assert_eq!(bill.runs[0].calls[0].simulated_read, 0);
+    // The system message (the first message boundary the runs share), in billed tokens.
+    let recording = run("b", "router", &usage);
+    let mut counter = Counter::new(Tokenizer::O200kBase);
+    let messages = as_sent(&recording, 0).unwrap().messages;
+    let system = counter.blocks(&messages)[0].end;
+    let total = counts(&recording, 0).0;
+    assert_eq!(
+        bill.runs[1].calls[0].simulated_read,
+        (system as f64 * 900.0 / total as f64) as u64
+    );
+}

@@ -1,0 +1,257 @@
+//! `ptc bill`: the cost simulation set beside what the provider billed, on real runs imported
+//! with their requests and usage; the bill read back exactly, the simulation's reads checked
+//! against the billed ones, and what cannot be compared refused with a reason.
+
+use std::path::PathBuf;
+
+use serde_json::Value as Json;
+
+use crate::support::{repo, Scratch};
+
+fn fixture(path: &str) -> String {
+    repo()
+        .join("tests/fixtures/realruns")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+/// The fixtures' real runs imported into `scratch`: two of ptc_runner's Kernel agent (served
+/// by OpenRouter) and one of mini-swe-agent (served by DeepSeek).
+fn imported(scratch: &Scratch) -> Vec<PathBuf> {
+    [
+        (
+            "ptc_runner-kernel/checkout-5xx-9.inspection.jsonl",
+            "k9.json",
+        ),
+        (
+            "ptc_runner-kernel/fast-checkout-5xx-10.inspection.jsonl",
+            "fast.json",
+        ),
+        (
+            "mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json",
+            "swe.json",
+        ),
+    ]
+    .iter()
+    .map(|(from, to)| {
+        let out = scratch.path().join(to);
+        scratch
+            .ptc(["import", &fixture(from), "-o", &out.display().to_string()])
+            .ok();
+        out
+    })
+    .collect()
+}
+
+fn bill(scratch: &Scratch, runs: &[PathBuf], extra: &[&str]) -> Json {
+    let mut args: Vec<String> = vec!["bill".into(), "--format".into(), "json".into()];
+    args.extend(runs.iter().map(|p| p.display().to_string()));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    scratch.ptc(&args).json()
+}
+
+#[test]
+fn the_bill_is_read_back_exactly_and_each_run_priced_by_its_provider() {
+    let scratch = Scratch::new();
+    let runs = imported(&scratch);
+    let bill = bill(&scratch, &runs, &[]);
+    let by_name = |name: &str| -> &Json {
+        bill["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["recording"].as_str().unwrap().ends_with(name))
+            .unwrap()
+    };
+    // Every billed call is compared, with the tokens and cost its recording holds.
+    for (name, profile) in [
+        ("k9.json", "openrouter-deepseek"),
+        ("fast.json", "openrouter-deepseek"),
+        ("swe.json", "deepseek"),
+    ] {
+        let run = by_name(name);
+        assert_eq!(run["profile"], profile, "{name}");
+        let recording: Json =
+            serde_json::from_str(&std::fs::read_to_string(scratch.path().join(name)).unwrap())
+                .unwrap();
+        let turns = recording["turns"].as_array().unwrap();
+        let calls = run["per_call"].as_array().unwrap();
+        assert_eq!(calls.len(), turns.len(), "{name}");
+        for (call, turn) in calls.iter().zip(turns) {
+            let usage = &turn["usage"];
+            let field = |f: &str| usage[f].as_u64().unwrap_or(0);
+            assert_eq!(
+                call["billed_prompt_tokens"].as_u64().unwrap(),
+                field("input")
+                    + field("cache_read")
+                    + field("cache_write_5m")
+                    + field("cache_write_1h"),
+                "{name}"
+            );
+            assert_eq!(call["billed_read"], usage["cache_read"], "{name}");
+            assert_eq!(call["billed_usd"], usage["cost_usd"], "{name}");
+        }
+    }
+    // The Kernel runs state what OpenRouter billed; mini-swe-agent's log states no billed cost,
+    // so its bill is its billed tokens priced by the profile.
+    assert_eq!(by_name("k9.json")["billed_usd_stated"], true);
+    assert_eq!(by_name("swe.json")["billed_usd_stated"], false);
+    // The one call of the fast run read what another run had written: the best case of a cache
+    // of its own reads nothing, and the run is not one that read nothing.
+    let fast = by_name("fast.json");
+    assert_eq!(fast["any_read"], true);
+    assert_eq!(fast["per_call"][0]["simulated_read"], 0);
+    assert!(fast["per_call"][0]["billed_read"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn the_simulated_reads_come_close_to_the_billed_ones() {
+    // Not a fit: the rule is the provider's, the requests are as sent. Most calls that read are
+    // read within 128 tokens; the others read an older prefix than the best case (the
+    // provider's cache is best effort), which is why a miss rate exists.
+    let scratch = Scratch::new();
+    let runs = imported(&scratch);
+    let bill = bill(&scratch, &runs, &[]);
+    for run in bill["runs"].as_array().unwrap() {
+        let calls = run["per_call"].as_array().unwrap();
+        let reads: Vec<&Json> = calls
+            .iter()
+            .filter(|c| c["billed_read"].as_u64().unwrap() > 0)
+            .collect();
+        let close = reads
+            .iter()
+            .filter(|c| c["read_within_tolerance"] == true)
+            .count();
+        for call in calls {
+            let (billed, simulated) = (
+                call["billed_read"].as_u64().unwrap(),
+                call["simulated_read"].as_u64().unwrap(),
+            );
+            assert_eq!(
+                call["read_within_tolerance"],
+                billed.abs_diff(simulated) <= 128
+            );
+            // Reads come in the provider's 64-token units.
+            assert_eq!(simulated % 64, 0, "{call}");
+            assert!(simulated <= call["billed_prompt_tokens"].as_u64().unwrap());
+        }
+        if reads.len() > 2 {
+            assert!(
+                close * 10 >= reads.len() * 7,
+                "{}: {close} of {}",
+                run["recording"],
+                reads.len()
+            );
+        }
+    }
+    // The totals hold together: the runs that read and those that did not make every run.
+    let totals = &bill["totals"];
+    let sum = |k: &str| {
+        totals["runs_with_a_read"][k].as_u64().unwrap()
+            + totals["runs_without_a_read"][k].as_u64().unwrap()
+    };
+    for key in [
+        "runs",
+        "calls",
+        "billed_read",
+        "simulated_read",
+        "billed_prompt_tokens",
+    ] {
+        assert_eq!(
+            sum(key),
+            totals["every_run"][key].as_u64().unwrap(),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn a_given_miss_rate_prices_the_calls_the_best_case_has_reading() {
+    let scratch = Scratch::new();
+    let runs = imported(&scratch);
+    let none = bill(&scratch, &runs, &["--miss-rate", "0"]);
+    let all = bill(&scratch, &runs, &["--miss-rate", "1"]);
+    let every = |b: &Json, k: &str| b["totals"]["every_run"][k].as_f64().unwrap();
+    assert_eq!(
+        every(&none, "with_misses_usd"),
+        every(&none, "best_case_usd")
+    );
+    // Every read missed: each call pays what it would without the cache.
+    let miss: f64 = all["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["per_call"].as_array().unwrap())
+        .map(|c| c["miss_usd"].as_f64().unwrap())
+        .sum();
+    assert!((every(&all, "with_misses_usd") - miss).abs() < 1e-6);
+    assert!(every(&all, "with_misses_usd") > every(&all, "best_case_usd"));
+    assert_eq!(all["profiles"][0]["miss_rate"]["fitted"], false);
+}
+
+#[test]
+fn the_table_says_what_is_modelled_and_sets_apart_runs_that_read_nothing() {
+    let scratch = Scratch::new();
+    let runs = imported(&scratch);
+    let mut args = vec!["bill".to_owned()];
+    args.extend(runs.iter().map(|p| p.display().to_string()));
+    let table = scratch.ptc(&args).ok();
+    for expected in [
+        "Simulated against the bill: 3 run(s)",
+        "openrouter-deepseek: implicit caching from 64 tokens in steps of 64",
+        "miss rate",
+        "runs with a cache read (3)",
+        "every run (3)",
+        "Modelled, not measured",
+        "ptc counted",
+    ] {
+        assert!(table.contains(expected), "{expected}:\n{table}");
+    }
+}
+
+#[test]
+fn what_cannot_be_compared_is_refused_with_a_reason() {
+    let scratch = Scratch::new();
+    // Generated runs have no bill.
+    let example = repo().join("examples/recordings/tool-actions.json");
+    let err = scratch
+        .ptc(["bill", &example.display().to_string()])
+        .bad_input();
+    assert!(
+        err.contains("no recording holds both the requests"),
+        "{err}"
+    );
+    let runs = imported(&scratch);
+    let k9 = runs[0].display().to_string();
+    let err = scratch.ptc(["bill", &k9, "--pricing", "nope"]).bad_input();
+    assert!(err.contains("unknown pricing profile `nope`"), "{err}");
+    let err = scratch
+        .ptc(["bill", &k9, "--miss-rate", "1.5"])
+        .run_failed();
+    assert!(
+        err.contains("neither `fit` nor a number from 0 to 1"),
+        "{err}"
+    );
+    // A provider no profile names: the fix is in the message.
+    let text = std::fs::read_to_string(&runs[0])
+        .unwrap()
+        .replace("\"openrouter\"", "\"acme\"");
+    let acme = scratch.write("acme.json", text);
+    let err = scratch
+        .ptc(["bill", &acme.display().to_string()])
+        .bad_input();
+    assert!(
+        err.contains("`acme`") && err.contains("--pricing") && err.contains("acme.json"),
+        "{err}"
+    );
+    // Forced, it is priced.
+    scratch
+        .ptc([
+            "bill",
+            &acme.display().to_string(),
+            "--pricing",
+            "openrouter-deepseek",
+        ])
+        .ok();
+}
