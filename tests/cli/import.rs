@@ -404,7 +404,7 @@ fn peak_rss_kib(command: &mut std::process::Command) -> (i64, i32) {
     (usage.ru_maxrss, code)
 }
 
-/// A ptc_runner trace is read one event at a time: a log of 40 MB of nested runs (events the
+/// A ptc_runner trace is read one event at a time: a log of 10 MB of nested runs (events the
 /// import skips) takes no more memory to import than a small one, where holding its events
 /// would take several times the file's size.
 #[cfg(target_os = "linux")]
@@ -444,8 +444,8 @@ fn a_ptc_runner_trace_is_streamed_not_held() {
         path
     };
     let small = write("small.jsonl", 1);
-    let large = write("large.jsonl", 3_500);
-    assert!(std::fs::metadata(&large).unwrap().len() > 40_000_000);
+    let large = write("large.jsonl", 1_000);
+    assert!(std::fs::metadata(&large).unwrap().len() > 10_000_000);
     let peak = |trace: &PathBuf| {
         let out = trace.with_extension("json");
         let (kib, code) = peak_rss_kib(
@@ -459,9 +459,9 @@ fn a_ptc_runner_trace_is_streamed_not_held() {
         kib
     };
     let (small, large) = (peak(&small), peak(&large));
-    // Holding the events would add well over 100 MB; one event at a time adds next to nothing.
+    // Holding the events would add over 200 MB; one event at a time adds next to nothing.
     assert!(
         large < small + 30_000,
-        "importing 40 MB of nested runs peaked at {large} KiB, a small trace at {small} KiB"
+        "importing 10 MB of nested runs peaked at {large} KiB, a small trace at {small} KiB"
     );
 }
