@@ -67,6 +67,8 @@ pub struct Ab {
     pub baseline_added: bool,
     /// The recordings that could not be read, in order. They are left out of every figure.
     pub bad_recordings: BadRecordings,
+    /// What the verdict requires of a strategy (`--require`, `[ab] require`).
+    pub requirements: report::Requirements,
 }
 
 /// A recording that could not be read.
@@ -290,6 +292,7 @@ pub fn run_with(
         runs,
         baseline_added: plan.baseline_added,
         bad_recordings,
+        requirements: report::Requirements::default(),
     })
 }
 

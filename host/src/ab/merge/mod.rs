@@ -223,6 +223,7 @@ pub fn merge(
             runs: Vec::new(),
             baseline_added: print.baseline_added,
             bad_recordings,
+            requirements: crate::ab::report::Requirements::default(),
         },
         sources: held,
         corpus,

@@ -1,12 +1,17 @@
-//! The used-next category of retention: per prompt, the facts of the history that the next
-//! recorded program uses (see the parent module for the exact rule).
+//! The used-next and evidence categories of retention: per prompt, the names and the literals
+//! of the history that the next recorded program uses (see the parent module for the exact
+//! rules).
 
 use memchr::memmem::Finder;
 use ptc_plugin_api::{Run, Turn, Value};
-use ptc_strategy_kit::is_private_key;
+use ptc_strategy_kit::{is_private_key, parse_tool_signature};
 use rustc_hash::FxHashMap;
 
 use super::{finder, is_fact_name, reader};
+use reader::Literal;
+
+/// Per prompt, its facts, each as the needles any of which shows it.
+pub(super) type PerPrompt = Vec<Vec<Vec<Finder<'static>>>>;
 
 /// Sets of names, hashed with rustc's fast hash: every keyword of every value is looked up.
 type HashSet<T> = rustc_hash::FxHashSet<T>;
@@ -21,6 +26,9 @@ struct Known<'a> {
     memory_keywords: HashSet<&'a str>,
     /// The keywords of the data, and of the results and tool calls of the turns so far.
     keywords: HashSet<&'a str>,
+    /// Per bare key of a tool's return type: the return types that name it, as a prompt may
+    /// show them (as written after `->`, and without the `:`s as the strategies print it).
+    return_keys: FxHashMap<&'a str, Vec<String>>,
 }
 
 impl<'a> Known<'a> {
@@ -52,15 +60,93 @@ impl<'a> Known<'a> {
         }
     }
 
+    /// The needles of keyword `:name`, if it is a fact: the keyword, and every return type
+    /// of a tool that names `name` as a bare key (`-> {page int}` shows `:page`).
     fn keyword(&self, name: &str) -> Option<Vec<String>> {
-        (self.keywords.contains(name) || self.memory_keywords.contains(name))
-            .then(|| vec![format!(":{name}")])
+        if !(self.keywords.contains(name) || self.memory_keywords.contains(name)) {
+            return None;
+        }
+        let mut needles = vec![format!(":{name}")];
+        needles.extend(self.return_keys.get(name).into_iter().flatten().cloned());
+        Some(needles)
     }
 }
 
-/// Per turn `k`: the facts of the first `k` turns that the program of turn `k + 1` uses.
-/// `turns` are as the host reads them, each with its `defined` filled.
-pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static>>>> {
+/// Per bare key of the return type of one of `run`'s tools (private tools left out): the
+/// texts that show that return type.
+fn return_keys(run: &Run) -> FxHashMap<&str, Vec<String>> {
+    let mut keys: FxHashMap<&str, Vec<String>> = FxHashMap::default();
+    for tool in run.tools.iter().filter(|t| is_fact_name(&t.name)) {
+        let Some(signature) = tool.signature.as_ref().into_option() else {
+            continue;
+        };
+        let Some((_, written)) = signature.split_once("->") else {
+            continue;
+        };
+        let written = written.trim();
+        let printed = parse_tool_signature(Some(signature.as_str())).returns;
+        for key in bare_keys(written).into_iter().filter(|k| is_fact_name(k)) {
+            let shown = keys.entry(key).or_default();
+            for text in [written, printed.as_str()] {
+                if !text.is_empty() && !shown.iter().any(|s| s == text) {
+                    shown.push(text.to_owned());
+                }
+            }
+        }
+    }
+    keys
+}
+
+/// The keys of the maps a return type describes (`{page int, items [{id :string}]}`: `page`,
+/// `items`, `id`): at any depth, the first word of each entry of a `{...}`, a leading `:`
+/// left out.
+fn bare_keys(returns: &str) -> Vec<&str> {
+    let mut keys = Vec::new();
+    // The brackets open at this point, and whether the next word starts an entry of a map.
+    let mut open: Vec<char> = Vec::new();
+    let mut entry = false;
+    let mut at = 0;
+    let bytes = returns.as_bytes();
+    while at < bytes.len() {
+        let c = bytes[at] as char;
+        match c {
+            '{' | '[' | '(' => {
+                open.push(c);
+                entry = c == '{';
+                at += 1;
+            }
+            '}' | ']' | ')' => {
+                open.pop();
+                entry = false;
+                at += 1;
+            }
+            ',' => {
+                entry = open.last() == Some(&'{');
+                at += 1;
+            }
+            c if c.is_whitespace() => at += 1,
+            _ => {
+                let end = returns[at..]
+                    .find(|c: char| c.is_whitespace() || "{}[](),".contains(c))
+                    .map_or(returns.len(), |i| at + i);
+                if entry {
+                    let word = returns[at..end].trim_start_matches(':');
+                    if !word.is_empty() {
+                        keys.push(word);
+                    }
+                    entry = false;
+                }
+                at = end;
+            }
+        }
+    }
+    keys
+}
+
+/// Per turn `k`: the names of the first `k` turns that the program of turn `k + 1` uses, and
+/// the literals it uses that the tool results of those turns held (its evidence). `turns` are
+/// as the host reads them, each with its `defined` filled.
+pub(super) fn used_next(run: &Run, turns: &[Turn]) -> (PerPrompt, PerPrompt) {
     let programs: Vec<Option<reader::Names<'_>>> = turns
         .iter()
         .map(|t| t.program.as_ref().into_option().map(|p| reader::names(p)))
@@ -72,6 +158,14 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
         .flat_map(|names| names.keywords.iter().copied())
         .filter(|name| is_fact_name(name))
         .collect();
+    // Results are searched only for the literals some program uses.
+    let wanted_literals: HashSet<Literal<'_>> = programs
+        .iter()
+        .flatten()
+        .flat_map(|names| names.literals.iter().copied())
+        .collect();
+    // The literals of `wanted_literals` the tool results so far held.
+    let mut results: HashSet<Literal<'_>> = HashSet::default();
     let mut known = Known {
         data: HashSet::default(),
         tools: run
@@ -83,6 +177,7 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
         memory: HashSet::default(),
         memory_keywords: HashSet::default(),
         keywords: HashSet::default(),
+        return_keys: return_keys(run),
     };
     for entry in run.data.iter().filter(|e| is_fact_name(&e.0)) {
         known.data.insert(entry.0.as_str());
@@ -91,7 +186,17 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
     // The keywords of each entry of the memory of the last successful turn, by name.
     let mut entry_keywords: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
     let mut used = Vec::with_capacity(turns.len());
+    let mut evidence = Vec::with_capacity(turns.len());
     for (turn, names) in turns.iter().zip(&programs) {
+        let mut seen_literals = HashSet::default();
+        evidence.push(
+            names
+                .iter()
+                .flat_map(|names| names.literals.iter())
+                .filter(|literal| results.contains(*literal) && seen_literals.insert(**literal))
+                .map(|literal| vec![finder(&literal_needle(literal))])
+                .collect(),
+        );
         let mut seen = HashSet::default();
         let facts = names.iter().flat_map(|names| {
             let symbols = names.symbols.iter().filter_map(|s| known.symbol(s));
@@ -109,6 +214,7 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
         for call in turn.tool_calls.iter() {
             keywords_in(&call.args, &wanted, &mut known.keywords);
             keywords_in(&call.result, &wanted, &mut known.keywords);
+            literals_in(&call.result, &wanted_literals, &mut results);
         }
         if turn.success {
             known.memory.clear();
@@ -137,7 +243,44 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
             entry_keywords = next;
         }
     }
-    used
+    (used, evidence)
+}
+
+/// How a prompt shows `literal`: a string's text (a prompt prints it between quotes), an
+/// integer in decimal.
+fn literal_needle(literal: &Literal<'_>) -> String {
+    match literal {
+        Literal::String(text) => (*text).to_owned(),
+        Literal::Integer(i) => i.to_string(),
+    }
+}
+
+/// Adds to `found` the literals of `wanted` that `value` holds, as a whole string or integer,
+/// value or map key, at any depth, leaving out the entries under a private key.
+fn literals_in<'a>(value: &'a Value, wanted: &HashSet<Literal<'a>>, found: &mut HashSet<Literal<'a>>) {
+    if wanted.is_empty() {
+        return;
+    }
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        let literal = match value {
+            Value::String(s) => wanted.get(&Literal::String(s.as_str())).copied(),
+            Value::Integer(i) => wanted.get(&Literal::Integer(*i)).copied(),
+            Value::List(items) | Value::Set(items) => {
+                stack.extend(items.iter());
+                None
+            }
+            Value::Map(entries) => {
+                for entry in entries.iter().filter(|e| !is_private_key(&e.0)) {
+                    stack.push(&entry.0);
+                    stack.push(&entry.1);
+                }
+                None
+            }
+            _ => None,
+        };
+        found.extend(literal);
+    }
 }
 
 /// Adds to `found` the keywords of `wanted` that `value` holds, as a value or a map key at any
@@ -182,6 +325,7 @@ mod tests {
         let mut turns = turns.to_vec();
         ptc_strategy_kit::mark_defined(&mut turns);
         used_next(run, &turns)
+            .0
             .iter()
             .map(|facts| {
                 facts
@@ -204,6 +348,7 @@ mod tests {
             memory: strings(&["total", "orders", "send"]),
             memory_keywords: strings(&["from-memory"]),
             keywords: strings(&["from-values"]),
+            return_keys: FxHashMap::default(),
         }
     }
 
@@ -231,6 +376,19 @@ mod tests {
         assert_eq!(k.symbol("send"), tool("send"));
         k.memory.insert("both");
         assert_eq!(k.symbol("both"), one("both"), "a definition shadows both");
+    }
+
+    #[test]
+    fn the_bare_keys_of_a_return_type_are_found_at_any_depth() {
+        assert_eq!(bare_keys("{page int, total_pages int}"), ["page", "total_pages"]);
+        assert_eq!(
+            bare_keys("[{id :string, items [{sku :string}], meta {a :int}}]"),
+            ["id", "items", "sku", "meta", "a"]
+        );
+        assert_eq!(bare_keys(":nil"), Vec::<&str>::new());
+        assert_eq!(bare_keys("[:string]"), Vec::<&str>::new());
+        assert_eq!(bare_keys("{:k :int,, }"), ["k"]);
+        assert_eq!(bare_keys("{unclosed"), ["unclosed"]);
     }
 
     #[test]
