@@ -152,8 +152,16 @@ fn show_private_shows_private_values_in_render_and_trace_and_is_no_configuration
     let set = "strategies.single-user-coalesced.tool_call_results=\"when_no_println\"";
     let hidden = shared().user_message(&json, &["--set", set]);
     let shown = shared().user_message(&json, &["--set", set, "--show-private"]);
-    for secret in ["\"token123\"", "\"dataSecret\"", ":_token \"secret123\"", "resultSecret"] {
-        assert!(!hidden.contains(secret), "{secret} hidden by default:\n{hidden}");
+    for secret in [
+        "\"token123\"",
+        "\"dataSecret\"",
+        ":_token \"secret123\"",
+        "resultSecret",
+    ] {
+        assert!(
+            !hidden.contains(secret),
+            "{secret} hidden by default:\n{hidden}"
+        );
         assert!(shown.contains(secret), "{secret} shown:\n{shown}");
     }
     assert!(!shown.contains("[Hidden]"), "{shown}");

@@ -21,8 +21,18 @@ pub enum Measure {
 /// it accepts, and its key in `--format json`.
 const MEASURES: [(Measure, &str, &[&str], &str); 6] = [
     (Measure::Symbols, "symbols", &[], "symbols"),
-    (Measure::ToolCalls, "calls", &["tool-calls", "tool_calls"], "tool_calls"),
-    (Measure::PrintedLines, "prints", &["printed-lines", "printed_lines"], "printed_lines"),
+    (
+        Measure::ToolCalls,
+        "calls",
+        &["tool-calls", "tool_calls"],
+        "tool_calls",
+    ),
+    (
+        Measure::PrintedLines,
+        "prints",
+        &["printed-lines", "printed_lines"],
+        "printed_lines",
+    ),
     (Measure::Error, "error", &[], "error"),
     (Measure::UsedNext, "used-next", &["used_next"], "used_next"),
     (Measure::Evidence, "evidence", &[], "evidence"),
@@ -160,7 +170,9 @@ impl std::fmt::Display for BadRequirement {
 impl Requirements {
     /// Reads `items` (`symbols`, `used-next=95%`, `evidence=90`); empty items are skipped, so
     /// an empty list requires nothing. A measure named twice keeps the last requirement.
-    pub fn parse<'a>(items: impl IntoIterator<Item = &'a str>) -> Result<Requirements, BadRequirement> {
+    pub fn parse<'a>(
+        items: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Requirements, BadRequirement> {
         let mut out: Vec<Requirement> = Vec::new();
         for item in items.into_iter().map(str::trim).filter(|i| !i.is_empty()) {
             let bad = |reason: String| BadRequirement {
@@ -221,11 +233,7 @@ impl Requirements {
 
     /// What they ask, in words: `every symbol and the latest error`; `nothing` when empty.
     pub fn text(&self) -> String {
-        let parts: Vec<String> = self
-            .0
-            .iter()
-            .map(|r| r.measure.kept(r.percent))
-            .collect();
+        let parts: Vec<String> = self.0.iter().map(|r| r.measure.kept(r.percent)).collect();
         match parts.as_slice() {
             [] => "nothing".to_owned(),
             [one] => one.clone(),
@@ -257,9 +265,13 @@ mod tests {
 
     #[test]
     fn requirements_read_names_and_percentages() {
-        let r = Requirements::parse("symbols, error,used-next=95%,evidence=90.5,calls=0".split(','))
-            .unwrap();
-        assert_eq!(r.written(), "symbols,error,used-next=95%,evidence=90.5%,calls=0%");
+        let r =
+            Requirements::parse("symbols, error,used-next=95%,evidence=90.5,calls=0".split(','))
+                .unwrap();
+        assert_eq!(
+            r.written(),
+            "symbols,error,used-next=95%,evidence=90.5%,calls=0%"
+        );
         assert_eq!(
             r.text(),
             "every symbol, the latest error, 95% of the names the next program uses, 90.5% of the literals the next program takes from tool results and 0% of tool calls"
@@ -283,10 +295,18 @@ mod tests {
             err.to_string(),
             "bad requirement `used-nxt=95%`: unknown measure `used-nxt` (did you mean `used-next`?); the measures are symbols, calls, prints, error, used-next, evidence"
         );
-        for bad in ["error=abc", "error=101%", "error=-1", "error=", "error=NaN", "error=95%%"] {
+        for bad in [
+            "error=abc",
+            "error=101%",
+            "error=-1",
+            "error=",
+            "error=NaN",
+            "error=95%%",
+        ] {
             let err = Requirements::parse([bad]).unwrap_err();
             assert!(
-                err.reason.contains("is not a percentage: write a number from 0 to 100"),
+                err.reason
+                    .contains("is not a percentage: write a number from 0 to 100"),
                 "{bad}: {err}"
             );
         }

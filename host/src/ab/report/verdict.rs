@@ -60,9 +60,7 @@ fn cheapest(
                 summaries
                     .iter()
                     .enumerate()
-                    .filter(move |(_, s)| {
-                        s.prompts > 0 && (!qualified || requirements.met_by(s))
-                    })
+                    .filter(move |(_, s)| s.prompts > 0 && (!qualified || requirements.met_by(s)))
                     .flat_map(|(v, s)| profiles.iter().map(move |&p| (v, p, s.costs[p])))
                     .min_by(|a, b| a.2.total_cmp(&b.2))
             };
@@ -129,7 +127,10 @@ pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
         } else {
             format!("; it also shows {shown}")
         };
-        format!("{}: {variant}{placement}, {versus}, {what}{shown}", verdict.provider)
+        format!(
+            "{}: {variant}{placement}, {versus}, {what}{shown}",
+            verdict.provider
+        )
     } else {
         let unmet = requirements.unmet(s);
         let shown = figures(s, requirements, &unmet);
@@ -241,7 +242,11 @@ pub fn not_met(s: &Summary, requirements: &Requirements) -> Option<String> {
         .iter()
         .filter_map(|r| {
             let kept = whole_percent(r.measure.share(&s.retention).ratio()?);
-            Some(format!("{} {kept}% ({}% required)", r.measure.name(), r.percent))
+            Some(format!(
+                "{} {kept}% ({}% required)",
+                r.measure.name(),
+                r.percent
+            ))
         })
         .collect();
     if s.failed > 0 {
@@ -335,7 +340,12 @@ mod tests {
             summary(&[0.8, 3.0, 0.95], 10, 10),
             summary(&[0.9, 0.7, 0.97], 10, 10),
         ];
-        let v = cheapest(&pricing, &summaries[0], &summaries, &Requirements::default());
+        let v = cheapest(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &Requirements::default(),
+        );
         assert_eq!(v.len(), 2, "one per provider");
         // anthropic: variant 3 with the auto placement (0.7) beats variant 2's own (0.8).
         assert_eq!(
@@ -361,20 +371,35 @@ mod tests {
             summary(&[0.6], 9, 10),
             summary(&[0.5], 10, 9),
         ];
-        let v = cheapest(&pricing, &summaries[0], &summaries, &Requirements::default());
+        let v = cheapest(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &Requirements::default(),
+        );
         // Nobody keeps everything: the cheapest of those that rendered, the failed one included.
         assert_eq!((v[0].variant, v[0].meets), (1, false));
         // With nothing to retain a category counts as kept.
         let mut nothing = summary(&[0.7], 0, 0);
         nothing.retention = Retention::default();
         let summaries = [summary(&[1.0], 10, 10), nothing];
-        let v = cheapest(&pricing, &summaries[0], &summaries, &Requirements::default());
+        let v = cheapest(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &Requirements::default(),
+        );
         assert_eq!((v[0].variant, v[0].meets), (1, true));
         // A strategy that rendered nothing is never the answer.
         let mut silent = summary(&[0.0], 10, 10);
         silent.prompts = 0;
         let summaries = [summary(&[1.0], 10, 10), silent];
-        let v = cheapest(&pricing, &summaries[0], &summaries, &Requirements::default());
+        let v = cheapest(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &Requirements::default(),
+        );
         assert_eq!(v[0].variant, 0);
     }
 
@@ -403,7 +428,12 @@ mod tests {
             total: 100,
         };
         let summaries = [summary(&[1.0], 10, 10), cheap, dear];
-        let v = cheapest(&pricing, &summaries[0], &summaries, &Requirements::default());
+        let v = cheapest(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &Requirements::default(),
+        );
         assert_eq!((v[0].variant, v[0].meets), (1, true));
         let strict = Requirements::parse(["symbols", "error", "used-next=95%"]).unwrap();
         let v = cheapest(&pricing, &summaries[0], &summaries, &strict);
@@ -445,7 +475,10 @@ mod tests {
         );
         let mut failed = whole.clone();
         failed.failed = 1;
-        assert_eq!(shortfall(&failed, &r.unmet(&failed)), "failed on 1 recording(s)");
+        assert_eq!(
+            shortfall(&failed, &r.unmet(&failed)),
+            "failed on 1 recording(s)"
+        );
         // 999 of 1,000 is not rounded up to all of them.
         let mut almost = whole;
         almost.retention.symbols = Share {

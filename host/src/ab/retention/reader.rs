@@ -300,7 +300,9 @@ impl<'a> Literal<'a> {
         let digits = text.len() >= MIN_LITERAL_CHARS
             && !text.starts_with('0')
             && text.bytes().all(|b| b.is_ascii_digit());
-        digits.then(|| text.parse().ok().map(Literal::Integer)).flatten()
+        digits
+            .then(|| text.parse().ok().map(Literal::Integer))
+            .flatten()
     }
 }
 
@@ -359,7 +361,8 @@ mod tests {
 
     #[test]
     fn literals_that_can_be_evidence() {
-        let program = r#"(get-order "ord-1234") (f 42 100 -250 007 1.5 "ok" "a\"b" "line" \abc #"regex")"#;
+        let program =
+            r#"(get-order "ord-1234") (f 42 100 -250 007 1.5 "ok" "a\"b" "line" \abc #"regex")"#;
         assert_eq!(
             names(program).literals,
             [

@@ -575,7 +575,9 @@ fn a_key_written_bare_in_a_return_type_is_shown_by_that_signature() {
     }
     // Another map's key of that name is not the signature.
     assert_eq!(
-        facts.retention(1, "tool/get-page {total_pages int}").used_next,
+        facts
+            .retention(1, "tool/get-page {total_pages int}")
+            .used_next,
         share(1, 2)
     );
     assert_eq!(facts.retention(1, "get-page").used_next, share(1, 2));

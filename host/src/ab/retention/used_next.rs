@@ -257,7 +257,11 @@ fn literal_needle(literal: &Literal<'_>) -> String {
 
 /// Adds to `found` the literals of `wanted` that `value` holds, as a whole string or integer,
 /// value or map key, at any depth, leaving out the entries under a private key.
-fn literals_in<'a>(value: &'a Value, wanted: &HashSet<Literal<'a>>, found: &mut HashSet<Literal<'a>>) {
+fn literals_in<'a>(
+    value: &'a Value,
+    wanted: &HashSet<Literal<'a>>,
+    found: &mut HashSet<Literal<'a>>,
+) {
     if wanted.is_empty() {
         return;
     }
@@ -380,7 +384,10 @@ mod tests {
 
     #[test]
     fn the_bare_keys_of_a_return_type_are_found_at_any_depth() {
-        assert_eq!(bare_keys("{page int, total_pages int}"), ["page", "total_pages"]);
+        assert_eq!(
+            bare_keys("{page int, total_pages int}"),
+            ["page", "total_pages"]
+        );
         assert_eq!(
             bare_keys("[{id :string, items [{sku :string}], meta {a :int}}]"),
             ["id", "items", "sku", "meta", "a"]

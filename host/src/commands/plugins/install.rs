@@ -243,10 +243,7 @@ fn create_directory(dir: &Path) -> Result<(), Error> {
 /// writable by its owner only (ptc refuses a plugin that others could write). Dropped, it is
 /// removed.
 /// Each checked plugin written, from its open file, under a temporary name in `dir`.
-fn write_checked(
-    checked: &[Checked],
-    dir: &Path,
-) -> Result<Vec<tempfile::NamedTempFile>, Error> {
+fn write_checked(checked: &[Checked], dir: &Path) -> Result<Vec<tempfile::NamedTempFile>, Error> {
     checked
         .iter()
         .map(|plugin| write_temporary(&plugin.file, dir, &plugin.file_name))
@@ -441,7 +438,11 @@ mod tests {
 
     /// The test strategy `cargo test` built next to this test binary.
     fn built_turn_count() -> PathBuf {
-        let deps = std::env::current_exe().unwrap().parent().unwrap().to_owned();
+        let deps = std::env::current_exe()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .to_owned();
         deps.join(format!(
             "{}ptc_strategy_turn_count{}",
             std::env::consts::DLL_PREFIX,
