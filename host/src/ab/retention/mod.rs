@@ -54,6 +54,7 @@
 //! one of `-_?!*<>=/.+'`) touches on either side; the other needles match anywhere.
 
 mod reader;
+mod return_type;
 #[cfg(test)]
 mod tests;
 mod used_next;
