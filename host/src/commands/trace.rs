@@ -38,9 +38,10 @@ pub struct Args {
     /// Number of recorded turns to show [default: all]
     #[arg(long, value_name = "K")]
     turns: Option<usize>,
-    /// For debugging only: show private values (names and map keys starting with `_`, private
-    /// `data/` entries) instead of hiding them. The prompts printed are then not what the agent
-    /// sees: ptc hides private values from every prompt it renders
+    /// For debugging only: the compressed view and the statistics show private values (names
+    /// and map keys starting with `_`, private `data/` entries) instead of hiding them. Those
+    /// prompts are then not what the agent sees: ptc hides private values from every prompt it
+    /// renders
     #[arg(long)]
     show_private: bool,
     #[command(flatten)]
