@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use ptc_plugin_api::OptionSpec;
+use ptc_plugin_api::abi_stable::std_types::Tuple2;
+use ptc_plugin_api::{OptionSpec, SHOW_PRIVATE};
 
 use crate::config::Config;
 use crate::plugins::{LoadedStrategy, PluginError, PluginSet};
@@ -41,6 +42,8 @@ pub struct Host {
     /// Called once, right after the plugins are loaded.
     on_load: Option<Box<OnLoad>>,
     loaded_reported: AtomicBool,
+    /// Whether strategies render private values too (`--show-private`, a debugging view).
+    show_private: bool,
 }
 
 impl Host {
@@ -52,6 +55,7 @@ impl Host {
             plugins: OnceLock::new(),
             on_load: None,
             loaded_reported: AtomicBool::new(false),
+            show_private: false,
         }
     }
 
@@ -66,6 +70,14 @@ impl Host {
         let host = Host::new(config);
         let _ = host.plugins.set(plugins);
         host
+    }
+
+    /// Has every strategy render private values (names and keys starting with `_`) instead of
+    /// hiding them: a debugging view of the recording, never the prompt an agent is sent. It
+    /// is a command-line switch only, never a configuration key.
+    pub fn showing_private(mut self, show: bool) -> Host {
+        self.show_private = show;
+        self
     }
 
     /// Calls `report` once, when the plugins have been loaded (before anything uses them):
@@ -177,7 +189,13 @@ impl Host {
         let strategy = self.strategy(name)?;
         let mut config = config.clone();
         config.resolve_bare_keys(&strategy.name, &strategy.options)?;
-        let options = config.strategy_options(&strategy.name, &strategy.options)?;
+        let mut options = config.strategy_options(&strategy.name, &strategy.options)?;
+        if self.show_private {
+            options.entries.push(Tuple2(
+                SHOW_PRIVATE.into(),
+                ptc_plugin_api::OptionValue::Boolean(true),
+            ));
+        }
         let dir = config.templates_directory();
         let templates = Templates::load_checked(
             &strategy.name,

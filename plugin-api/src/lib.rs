@@ -57,9 +57,10 @@ mod value;
 
 pub use abi_stable;
 pub use module::{
-    guard, module_for, Strategy, StrategyMod, StrategyModRef, ABI_VERSION, ABI_VERSION_SYMBOL,
+    guard, module_for, showing_private, Strategy, StrategyMod, StrategyModRef, ABI_VERSION,
+    ABI_VERSION_SYMBOL,
 };
-pub use options::{OptionSpec, OptionValue, Options};
+pub use options::{OptionSpec, OptionValue, Options, SHOW_PRIVATE};
 pub use output::{
     Block, ErrorKind, Field, FieldName, Message, Output, Record, RenderError, Role, Section, Stats,
 };

@@ -87,6 +87,16 @@ thread_local! {
     static GUARDED: Cell<bool> = const { Cell::new(false) };
     /// Where the last guarded panic happened.
     static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Set while a render asked to show private values runs on this thread.
+    static SHOWING_PRIVATE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the render running on this thread was asked to show private values
+/// ([`Options::shows_private`]): a debugging view, never what an agent is sent. The helpers
+/// that decide what is private (`ptc-strategy-kit`'s `is_private_name`) read it, so a strategy
+/// built on them needs nothing more.
+pub fn showing_private() -> bool {
+    SHOWING_PRIVATE.with(Cell::get)
 }
 
 /// Installs, once, a panic hook that keeps quiet about panics inside [`guard`] (recording where
@@ -155,7 +165,10 @@ extern "C" fn render_shim<S: Strategy>(
     turns: RSlice<'_, Turn>,
     options: &Options,
 ) -> RResult<Output, RenderError> {
-    guard(|| S::render(run, turns.as_slice(), options))
+    let outer = SHOWING_PRIVATE.with(|s| s.replace(options.shows_private()));
+    let result = guard(|| S::render(run, turns.as_slice(), options));
+    SHOWING_PRIVATE.with(|s| s.set(outer));
+    result
 }
 
 /// The root module for strategy `S`; `version` is the plugin crate's version.

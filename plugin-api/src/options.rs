@@ -65,8 +65,13 @@ impl OptionSpec {
     }
 }
 
+/// The entry the host adds to [`Options`], set to `true`, when the user asks to see private
+/// values (`ptc render --show-private`, a debugging view): not an option a strategy declares.
+/// While a strategy renders with it, [`showing_private`](crate::showing_private) is true.
+pub const SHOW_PRIVATE: &str = "ptc.show_private";
+
 /// The resolved options a strategy renders with: every option it declared, each set by the
-/// user or left at its default.
+/// user or left at its default (and [`SHOW_PRIVATE`] when the user asked for it).
 #[repr(C)]
 #[derive(StableAbi, Clone, Debug, Default, PartialEq)]
 pub struct Options {
@@ -91,6 +96,11 @@ impl Options {
                 .iter()
                 .map(|s| (s.name.to_string(), s.default.clone())),
         )
+    }
+
+    /// Whether the host asked for private values to be shown ([`SHOW_PRIVATE`]).
+    pub fn shows_private(&self) -> bool {
+        matches!(self.get(SHOW_PRIVATE), Some(OptionValue::Boolean(true)))
     }
 
     pub fn get(&self, name: &str) -> Option<&OptionValue> {

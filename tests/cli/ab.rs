@@ -222,10 +222,10 @@ fn the_html_report_draws_nothing_for_a_strategy_that_rendered_nothing() {
     );
     assert_eq!(
         html.matches(&row).count(),
-        5,
+        6,
         "one row per category, no bar"
     );
-    assert_eq!(html.matches(r#"class="bar-fill""#).count(), 5);
+    assert_eq!(html.matches(r#"class="bar-fill""#).count(), 6);
     // The reason, as the table gives it.
     assert!(
         html.contains(&format!(
@@ -248,7 +248,7 @@ fn the_html_report_is_self_contained() {
     assert_eq!(html.matches("<svg").count(), 2, "tokens, cumulative cost");
     assert_eq!(
         html.matches(r#"<div class="category">"#).count(),
-        5,
+        6,
         "retention bars: one group per category"
     );
     for (name, _) in STRATEGIES.iter() {
@@ -675,29 +675,36 @@ fn used_next_is_in_every_format() {
 
     let table = scratch.ptc(args("table")).ok();
     let lines: Vec<&str> = table.lines().collect();
-    assert!(lines[2].ends_with("- retained ---------------"), "{table}");
-    assert!(lines[3].ends_with("error  used next  render µs"), "{table}");
-    assert!(lines[4].ends_with("80%        0.0"), "{table}");
-    assert!(lines[5].ends_with("100%        0.0"), "{table}");
+    assert!(
+        lines[2].ends_with("- retained --------------------"),
+        "{table}"
+    );
+    assert!(
+        lines[3].ends_with("error  used next  evidence  render µs"),
+        "{table}"
+    );
+    assert!(lines[4].ends_with("80%       n/a        0.0"), "{table}");
+    assert!(lines[5].ends_with("100%       n/a        0.0"), "{table}");
     let markdown = scratch.ptc(args("markdown")).ok();
     assert!(
-        markdown.contains("| retained error | retained used next | render µs |"),
+        markdown
+            .contains("| retained error | retained used next | retained evidence | render µs |"),
         "{markdown}"
     );
-    assert!(markdown.contains("| 80% | 0.0 |"), "{markdown}");
+    assert!(markdown.contains("| 80% | n/a | 0.0 |"), "{markdown}");
 
     let csv = scratch.ptc(args("csv")).ok();
     let mut rows = csv.lines();
     assert!(
         rows.next()
             .unwrap()
-            .ends_with(",error_visible,error_total,used_next_visible,used_next_total,render_us"),
+            .ends_with(",error_visible,error_total,used_next_visible,used_next_total,evidence_visible,evidence_total,render_us"),
         "{csv}"
     );
     let used: Vec<&str> = rows
         .map(|row| {
             let cells: Vec<&str> = row.split(',').collect();
-            cells[cells.len() - 3]
+            cells[cells.len() - 5]
         })
         .collect();
     assert_eq!(used, ["1", "3", "1", "4"], "visible, per prompt: {csv}");
@@ -708,14 +715,15 @@ fn used_next_is_in_every_format() {
     scratch.ptc(report).ok();
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(
-        html.contains(r#"<div class="category-name">used next</div>"#),
+        html.contains(r#"<div class="category-name">used next</div>"#)
+            && html.contains(r#"<div class="category-name">evidence</div>"#),
         "a group of bars"
     );
     assert!(html.contains("<th>used next</th>"), "a column");
 }
 
 /// The verdict's row and the baseline's are marked in the table and in markdown; when no
-/// strategy keeps full retention, the verdict names the cheapest and what it drops.
+/// strategy meets the requirements, the verdict names the cheapest and what it lacks.
 #[test]
 fn the_verdict_and_the_baseline_are_marked_and_a_shortfall_is_named() {
     let table = all_strategies().ptc(["ab", "--no-timing"]).ok();
@@ -728,16 +736,24 @@ fn the_verdict_and_the_baseline_are_marked_and_a_shortfall_is_named() {
             .map(|l| unmarked(l).split(' ').next().unwrap())
             .collect()
     };
-    // Both tables: the baseline, and delta-log, the cheapest at full retention.
+    // Both tables: the baseline, and delta-log, the cheapest that keeps every symbol and the
+    // latest error.
     assert_eq!(marked("B"), ["full-history", "full-history"], "{table}");
     assert_eq!(marked("*"), ["delta-log", "delta-log"], "{table}");
     assert!(
-        table.contains("\nB the baseline\n* the cheapest at full retention under anthropic pricing (the verdict below)\n"),
+        table.contains("\nB the baseline\n* the cheapest that keeps every symbol and the latest error under anthropic pricing (the verdict below)\n"),
+        "{table}"
+    );
+    // What it keeps, measured, beside it; and which strategies fail which requirement.
+    assert!(
+        table.contains(
+            "\nverdict: per provider, the cheapest strategy that keeps every symbol and the latest error (--require symbols,error)\n  anthropic: delta-log with breakpoints=strategy, 0.88x full-history (12% less), is the cheapest that keeps every symbol and the latest error; it also shows 99% of tool calls, 98% of printed lines, 88% of the names the next program uses and 0% of the literals the next program takes from tool results\n"
+        ),
         "{table}"
     );
     assert!(
         table.contains(
-            "anthropic: delta-log with breakpoints=strategy, 0.88x full-history (12% less), is the cheapest at full retention"
+            "\nnot recommended, failing a requirement:\n  aggressive: error 28% (100% required)\n  observation-masking: error 63% (100% required)\n  rolling-window: error 63% (100% required)\n  single-user-coalesced: error 28% (100% required)\n"
         ),
         "{table}"
     );
@@ -772,10 +788,10 @@ fn the_verdict_and_the_baseline_are_marked_and_a_shortfall_is_named() {
         ])
         .ok();
     assert!(
-        table.contains("\n  openai: no strategy keeps full retention; the cheapest is single-user-coalesced, 0.61x aggressive (39% less), and it drops latest errors (keeps 28%)\n"),
+        table.contains("\n  openai: no strategy keeps every symbol and the latest error; the cheapest is single-user-coalesced, 0.61x aggressive (39% less), and it keeps only 28% of latest errors; it shows every symbol, 96% of tool calls, 98% of printed lines, 88% of the names the next program uses and 0% of the literals the next program takes from tool results\n"),
         "{table}"
     );
-    assert!(table.contains("\n* the cheapest under anthropic pricing, though not at full retention (the verdict below)\n"), "{table}");
+    assert!(table.contains("\n* the cheapest under anthropic pricing, though it does not keep every symbol and the latest error (the verdict below)\n"), "{table}");
     let json = ab_json(
         scratch,
         &[
@@ -785,6 +801,129 @@ fn the_verdict_and_the_baseline_are_marked_and_a_shortfall_is_named() {
             "ab.baseline=aggressive",
         ],
     );
-    assert_eq!(json["verdict"][0]["full_retention"], false);
+    assert_eq!(json["verdict"][0]["meets_requirements"], false);
     assert_eq!(json["verdict"][0]["drops"], serde_json::json!(["error"]));
+    let error = json["verdict"][0]["retention"]["error"].as_f64().unwrap();
+    assert!((error - 0.28).abs() < 0.005, "{error}");
+    assert_eq!(
+        json["requirements"],
+        serde_json::json!([
+            {"measure": "symbols", "at_least": 1.0},
+            {"measure": "error", "at_least": 1.0},
+        ])
+    );
+}
+
+/// `--require` (or `[ab] require`) sets what the verdict asks of a strategy: a stricter
+/// requirement on the names the next program uses passes delta-log over, and says so.
+#[test]
+fn require_sets_what_the_verdict_asks_and_names_who_fails_what() {
+    let scratch = all_strategies();
+    let strict = scratch
+        .ptc([
+            "ab",
+            "--no-timing",
+            "--strategies",
+            "delta-log,per-turn-summary,aggressive",
+            "--require",
+            "symbols,error,used-next=95%",
+        ])
+        .ok();
+    assert!(
+        strict.contains(
+            "\nverdict: per provider, the cheapest strategy that keeps every symbol, the latest error and 95% of the names the next program uses (--require symbols,error,used-next=95%)\n  anthropic: full-history with breakpoints=strategy, 1.00x full-history, is the cheapest that keeps every symbol, the latest error and 95% of the names the next program uses; it also shows 98% of tool calls, 99% of printed lines, 97% of the names the next program uses and 0% of the literals the next program takes from tool results\n"
+        ),
+        "{strict}"
+    );
+    assert!(
+        strict.contains(
+            "\nnot recommended, failing a requirement:\n  delta-log: used-next 88% (95% required)\n  aggressive: error 28% (100% required); used-next 29% (95% required)\n"
+        ),
+        "{strict}"
+    );
+    // The configuration key, the same requirement; the command line wins over it.
+    let set = [
+        "--set",
+        "ab.require=[\"symbols\", \"error\", \"used-next=95%\"]",
+    ];
+    let json = ab_json(
+        scratch,
+        &[
+            &["--strategies", "delta-log,per-turn-summary"][..],
+            &set[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(json["verdict"][0]["strategy"], "full-history");
+    assert_eq!(json["verdict"][0]["meets_requirements"], true);
+    let delta = &json["strategies"][1];
+    assert_eq!(delta["label"], "delta-log");
+    assert_eq!(
+        delta["unmet_requirements"][0]["measure"], "used_next",
+        "{delta}"
+    );
+    assert_eq!(delta["unmet_requirements"][0]["at_least"], 0.95);
+    let json = ab_json(
+        scratch,
+        &[
+            &["--strategies", "delta-log", "--require", "symbols"][..],
+            &set[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(json["verdict"][0]["strategy"], "delta-log");
+    // Nothing required: the cheapest of all.
+    let json = ab_json(
+        scratch,
+        &[
+            "--strategies",
+            "aggressive,single-user-coalesced",
+            "--set",
+            "ab.baseline=aggressive",
+            "--require",
+            "",
+        ],
+    );
+    assert_eq!(json["verdict"][0]["meets_requirements"], true);
+    assert_eq!(json["requirements"], serde_json::json!([]));
+}
+
+#[test]
+fn a_bad_requirement_is_refused_naming_it() {
+    let scratch = all_strategies();
+    let error = scratch
+        .ptc(["ab", "--require", "symbols,used-nxt=95%"])
+        .bad_input();
+    assert_eq!(
+        error,
+        "error: --require: bad requirement `used-nxt=95%`: unknown measure `used-nxt` (did you mean `used-next`?); the measures are symbols, calls, prints, error, used-next, evidence"
+    );
+    for bad in [
+        "error=95%%",
+        "error=101",
+        "error=-5%",
+        "used-next=lots",
+        "error=",
+    ] {
+        let error = scratch.ptc(["ab", "--require", bad]).bad_input();
+        assert!(
+            error.starts_with(&format!("error: --require: bad requirement `{bad}`: `"))
+                && error.contains("is not a percentage: write a number from 0 to 100"),
+            "{error}"
+        );
+    }
+    let error = scratch
+        .ptc(["ab", "--set", "ab.require=[\"calls=half\"]"])
+        .bad_input();
+    assert!(
+        error.starts_with(
+            "error: [ab] require: bad requirement `calls=half`: `half` is not a percentage"
+        ),
+        "{error}"
+    );
+    // `ptc ab merge` reads them the same way, before it reads any part.
+    let error = scratch
+        .ptc(["ab", "merge", "nothing.json", "--require", "nope"])
+        .bad_input();
+    assert!(error.contains("unknown measure `nope`"), "{error}");
 }

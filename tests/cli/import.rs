@@ -378,3 +378,90 @@ fn an_atif_trajectory_imports_with_its_tool_calls_and_its_metrics() {
         "{err}"
     );
 }
+
+/// The peak resident memory, in KiB, of `command` run to its end, read from the kernel's
+/// account of that one child (`wait4`), with its exit code.
+#[cfg(target_os = "linux")]
+fn peak_rss_kib(command: &mut std::process::Command) -> (i64, i32) {
+    let child = command
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid, and the child is ours and not waited for yet.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    // Reaped by wait4: `child` must not be waited for again.
+    std::mem::forget(child);
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (usage.ru_maxrss, code)
+}
+
+/// A ptc_runner trace is read one event at a time: a log of 10 MB of nested runs (events the
+/// import skips) takes no more memory to import than a small one, where holding its events
+/// would take several times the file's size.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_ptc_runner_trace_is_streamed_not_held() {
+    use std::io::Write;
+    let scratch = Scratch::new();
+    let fixture =
+        std::fs::read_to_string(repo().join("tests/cli/traces/ptc-runner.jsonl")).unwrap();
+    let lines: Vec<&str> = fixture.lines().collect();
+    let (before, after) = lines.split_at(2);
+    let write = |name: &str, nested: usize| {
+        let path = scratch.path().join(name);
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        for line in before {
+            writeln!(out, "{line}").unwrap();
+        }
+        // Many small values: a held event takes far more memory than its text.
+        let step: String = (0..400)
+            .map(|i| format!("{{\"n\":{i},\"ok\":true}}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        for i in 0..nested {
+            for event in ["run.start", "run.stop"] {
+                writeln!(
+                    out,
+                    "{{\"event\":\"{event}\",\"trace_id\":\"t1\",\"span_id\":\"n{i}\",\
+                     \"parent_span_id\":\"s1\",\"metadata\":{{\"step\":{{\"turns\":[{step}]}}}}}}"
+                )
+                .unwrap();
+            }
+        }
+        for line in after {
+            writeln!(out, "{line}").unwrap();
+        }
+        out.flush().unwrap();
+        path
+    };
+    let small = write("small.jsonl", 1);
+    let large = write("large.jsonl", 1_000);
+    assert!(std::fs::metadata(&large).unwrap().len() > 10_000_000);
+    let peak = |trace: &PathBuf| {
+        let out = trace.with_extension("json");
+        let (kib, code) = peak_rss_kib(
+            crate::support::ptc_command(scratch.path())
+                .args(["import", "ptc-runner"])
+                .arg(trace)
+                .arg("-o")
+                .arg(&out),
+        );
+        assert_eq!(code, 0, "ptc import {}", trace.display());
+        kib
+    };
+    let (small, large) = (peak(&small), peak(&large));
+    // Holding the events would add over 200 MB; one event at a time adds next to nothing.
+    assert!(
+        large < small + 30_000,
+        "importing 10 MB of nested runs peaked at {large} KiB, a small trace at {small} KiB"
+    );
+}

@@ -145,6 +145,56 @@ fn private_values_reach_no_prompt_of_any_strategy() {
 }
 
 #[test]
+fn show_private_shows_private_values_in_render_and_trace_and_is_no_configuration_key() {
+    let mut json = private_recording();
+    json["data"] = json!({"_key": "dataSecret"});
+    json["turns"][0]["tool_calls"][0]["result"] = json!({":ok": true, ":_session": "resultSecret"});
+    let set = "strategies.single-user-coalesced.tool_call_results=\"when_no_println\"";
+    let hidden = shared().user_message(&json, &["--set", set]);
+    let shown = shared().user_message(&json, &["--set", set, "--show-private"]);
+    for secret in [
+        "\"token123\"",
+        "\"dataSecret\"",
+        ":_token \"secret123\"",
+        "resultSecret",
+    ] {
+        assert!(
+            !hidden.contains(secret),
+            "{secret} hidden by default:\n{hidden}"
+        );
+        assert!(shown.contains(secret), "{secret} shown:\n{shown}");
+    }
+    assert!(!shown.contains("[Hidden]"), "{shown}");
+    // `ptc trace`'s compressed view too.
+    let path = shared().write(
+        "show-private-trace.json",
+        serde_json::to_vec_pretty(&json).unwrap(),
+    );
+    let trace = |extra: &[&str]| {
+        let mut args = vec!["trace", path.to_str().unwrap(), "--view", "compressed"];
+        args.extend(extra);
+        shared().ptc(args).ok()
+    };
+    assert!(!trace(&[]).contains("dataSecret"));
+    assert!(trace(&["--show-private"]).contains("dataSecret"));
+    // The help says what it is for, and no configuration turns it on.
+    for command in ["render", "trace"] {
+        let help = shared().ptc([command, "--help"]).ok();
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(help.contains("--show-private"), "{help}");
+        assert!(help.contains("For debugging only"), "{help}");
+        assert!(help.contains("not what the agent sees"), "{help}");
+    }
+    for key in [
+        "compression.show_private=true",
+        "strategies.single-user-coalesced.show_private=true",
+    ] {
+        let run = shared().ptc(["render", path.to_str().unwrap(), "--set", key]);
+        assert!(!run.stdout.contains("dataSecret"), "{key}:\n{}", run.stdout);
+    }
+}
+
+#[test]
 fn tool_results_leave_out_private_entries() {
     let mut json = private_recording();
     json["turns"][0]["tool_calls"][0]["result"] = json!({":ok": true, ":_session": "resultSecret"});

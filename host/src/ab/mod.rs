@@ -71,6 +71,8 @@ pub struct Ab {
     /// Recordings holding a request as sent with the usage billed for it (`ptc bill` compares
     /// them with their bill).
     pub billed_recordings: usize,
+    /// What the verdict requires of a strategy (`--require`, `[ab] require`).
+    pub requirements: report::Requirements,
 }
 
 /// A recording that could not be read.
@@ -299,6 +301,7 @@ pub fn run_with(
         baseline_added: plan.baseline_added,
         bad_recordings,
         billed_recordings: billed.into_inner(),
+        requirements: report::Requirements::default(),
     })
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use crate::ab::report;
+use crate::ab::report::{self, Requirements};
 use crate::ab::shard::{Shard, ShardSources};
 use crate::ab::spool::Spool;
 use crate::ab::{
@@ -61,6 +61,12 @@ pub struct Args {
     /// Pricing profile of the cost column [default: `[ab] pricing`]
     #[arg(long, value_name = "NAME")]
     pricing: Option<String>,
+    /// What the verdict requires of a strategy before it recommends it: comma-separated
+    /// measures (symbols, calls, prints, error, used-next, evidence), each kept in full or to
+    /// the percentage given, e.g. `symbols,error,used-next=95%`; "" requires nothing
+    /// [default: `[ab] require`, symbols,error]
+    #[arg(long, value_name = "LIST")]
+    require: Option<String>,
     /// What to print on stdout
     #[arg(long, value_enum, default_value_t = AbFormat::Table)]
     format: AbFormat,
@@ -101,8 +107,10 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
         return crate::commands::ab_merge::exec(merge, context, out);
     }
     let host = context.with_strategies(&args.config, Some(&args.limits))?;
+    let requirements = requirements(&host, args.require.as_deref())?;
     ab(
         &host,
+        &requirements,
         &args.recordings,
         args.strategies.as_deref(),
         args.tokenizer.as_deref(),
@@ -131,6 +139,16 @@ pub enum AbFormat {
     Partial,
 }
 
+/// The requirements of the verdict given (`--require`), else those of `[ab] require`.
+pub fn requirements(host: &Host, given: Option<&str>) -> Result<Requirements, Error> {
+    match given {
+        Some(list) => Requirements::parse(list.split(','))
+            .map_err(|e| Error::Usage(format!("--require: {e}"))),
+        None => Requirements::parse(host.config().ab_require().iter().map(String::as_str))
+            .map_err(|e| Error::Usage(format!("[ab] require: {e}"))),
+    }
+}
+
 /// The tokenizer named, else the one of `[ab] tokenizer`.
 pub fn tokenizer(host: &Host, name: Option<&str>) -> Result<Tokenizer, Error> {
     crate::ab::tokenizer_named(name.unwrap_or(host.config().ab_tokenizer()))
@@ -153,6 +171,7 @@ fn progress_bar(len: usize) -> indicatif::ProgressBar {
 #[allow(clippy::too_many_arguments)]
 pub fn ab(
     host: &Host,
+    requirements: &Requirements,
     paths: &[PathBuf],
     strategies: Option<&str>,
     tokenizer: Option<&str>,
@@ -257,6 +276,7 @@ pub fn ab(
     let count = sources.selected;
     results(
         host,
+        requirements,
         result,
         &mut rows,
         Some(listing),
@@ -335,6 +355,7 @@ fn warn_failures(result: &Ab) {
 #[allow(clippy::too_many_arguments)]
 pub fn results(
     host: &Host,
+    requirements: &Requirements,
     mut result: Ab,
     rows: &mut Spool,
     corpus: Option<Corpus<'_>>,
@@ -344,6 +365,7 @@ pub fn results(
     no_timing: bool,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
+    result.requirements = requirements.clone();
     warn_bad_recordings(&mut result)?;
     if result.bad_recordings.len() == count {
         return Err(Error::NoGoodRecording { count });

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::ab::merge::{merge as merge_parts, missing_shards};
+use crate::ab::report::Requirements;
 use crate::ab::spool::Spool;
 use crate::ab::{RunDetail, Variant};
 use crate::cache::Pricing;
@@ -49,6 +50,9 @@ pub struct Args {
     /// Report render times as 0, so that the output is byte-for-byte reproducible
     #[arg(long)]
     no_timing: bool,
+    /// What the verdict requires of a strategy, as `ptc ab --require` [default: `[ab] require`]
+    #[arg(long, value_name = "LIST")]
+    require: Option<String>,
     #[command(flatten)]
     config: ConfigArgs,
 }
@@ -56,8 +60,10 @@ pub struct Args {
 /// `ptc ab merge`: no plugin is loaded, the parts say what was measured.
 pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
     let host = context.host(&args.config)?;
+    let requirements = crate::commands::ab::requirements(&host, args.require.as_deref())?;
     merge(
         &host,
+        &requirements,
         &args.parts,
         args.allow_missing,
         args.format,
@@ -95,6 +101,7 @@ impl From<MergeFormat> for AbFormat {
 /// results as `ptc ab` does.
 pub fn merge(
     host: &Host,
+    requirements: &Requirements,
     parts: &[PathBuf],
     allow_missing: bool,
     format: MergeFormat,
@@ -129,6 +136,7 @@ pub fn merge(
     }
     results(
         host,
+        requirements,
         merged.ab,
         &mut rows,
         None,

@@ -44,6 +44,11 @@ pub struct Args {
     /// text it gave
     #[arg(long, conflicts_with = "format")]
     explain: bool,
+    /// For debugging only: show private values (names and map keys starting with `_`, private
+    /// `data/` entries) instead of hiding them. The prompts printed are then not what the agent
+    /// sees: ptc hides private values from every prompt it renders
+    #[arg(long)]
+    show_private: bool,
     /// The request's model (anthropic, openai)
     /// [default: claude-sonnet-4-5 for anthropic, gpt-5 for openai]
     #[arg(long, value_name = "NAME", help_heading = "Request options")]
@@ -73,7 +78,9 @@ pub struct Args {
 
 /// `ptc render`.
 pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
-    let host = context.with_strategies(&args.config, Some(&args.limits))?;
+    let host = context
+        .with_strategies(&args.config, Some(&args.limits))?
+        .showing_private(args.show_private);
     if args.explain {
         let text = explain(&host, &args.recording, args.turns, args.strategy.as_deref())?;
         return write_out(out, &text);

@@ -38,6 +38,12 @@ pub struct Args {
     /// Number of recorded turns to show [default: all]
     #[arg(long, value_name = "K")]
     turns: Option<usize>,
+    /// For debugging only: the compressed view and the statistics show private values (names
+    /// and map keys starting with `_`, private `data/` entries) instead of hiding them. Those
+    /// prompts are then not what the agent sees: ptc hides private values from every prompt it
+    /// renders
+    #[arg(long)]
+    show_private: bool,
     #[command(flatten)]
     config: ConfigArgs,
     #[command(flatten)]
@@ -46,7 +52,9 @@ pub struct Args {
 
 /// `ptc trace`: plugins load only when it renders (the compressed view, the statistics).
 pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
-    let host = context.reading(&args.config, &args.limits)?;
+    let host = context
+        .reading(&args.config, &args.limits)?
+        .showing_private(args.show_private);
     let text = trace(
         &host,
         &args.recording,

@@ -367,6 +367,11 @@ impl Config {
         &self.typed.ab.tokenizer
     }
 
+    /// `[ab] require`: what the verdict requires of a strategy, as written.
+    pub fn ab_require(&self) -> &[String] {
+        &self.typed.ab.require
+    }
+
     /// Every `[pricing.<name>]` profile, in name order. Each sets every key, in one layer or
     /// over several: a key no layer set is an error naming the profile, the key and where the
     /// profile was defined.

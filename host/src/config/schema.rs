@@ -96,6 +96,7 @@ pub(super) struct Ab {
     pub baseline: String,
     pub pricing: String,
     pub tokenizer: String,
+    pub require: Vec<String>,
 }
 
 /// A `[pricing.<name>]` table. Every key is required, but a later layer may set the keys an

@@ -186,12 +186,13 @@ impl LineChart<'_> {
 type ShareOf = fn(&Summary) -> Share;
 
 /// The retention categories: their names on the page and their shares in a summary.
-const CATEGORIES: [(&str, ShareOf); 5] = [
+const CATEGORIES: [(&str, ShareOf); 6] = [
     ("symbols", |s| s.retention.symbols),
     ("tool calls", |s| s.retention.tool_calls),
     ("printed lines", |s| s.retention.printed_lines),
     ("latest error", |s| s.retention.error),
     ("used next", |s| s.retention.used_next),
+    ("evidence", |s| s.retention.evidence),
 ];
 
 /// Retention as bars: per category, one bar per variant with its share written next to it. A

@@ -47,6 +47,7 @@ fn header(pricing: &[Pricing]) -> String {
         "printed_lines",
         "error",
         "used_next",
+        "evidence",
     ] {
         out.push_str(&format!(",{cat}_visible,{cat}_total"));
     }
@@ -79,6 +80,7 @@ pub fn rows(variants: &[Variant], run: &RunDetail) -> String {
             r.printed_lines,
             r.error,
             r.used_next,
+            r.evidence,
         ] {
             out.push_str(&format!(",{},{}", s.visible, s.total));
         }

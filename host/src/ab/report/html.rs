@@ -73,8 +73,10 @@ fn html_table(table: &Table) -> String {
 }
 
 /// One self-contained HTML page (no network): tables, charts and the prompts side by side,
-/// laid out by the host template `report.html`. Its context: `intro`, `verdicts` (one line per
-/// provider: the cheapest strategy at full retention), `baseline` (label), `summary_table` and
+/// laid out by the host template `report.html`. Its context: `intro`, `requirements` (what the
+/// verdict requires, in words), `verdicts` (one line per provider: the cheapest strategy that
+/// meets the requirements, with its figures), `not_recommended` (one line per strategy that
+/// does not meet them, and why), `baseline` (label), `summary_table` and
 /// `baseline_table` (HTML tables, their marks explained under them), `failures` (one line per
 /// strategy that failed, with its first error), `strategies` (`label`, `colour`, `rendered`:
 /// whether it rendered any prompt), `tokens_chart` and `cost_chart` (SVG figures),
@@ -158,6 +160,24 @@ pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<Strin
     let pricing = &ab.pricing[ab.primary_pricing].name;
     let context = json!({
         "intro": escape(&intro(ab, summaries)),
+        "requirements": escape(&if ab.requirements.0.is_empty() {
+            "Per provider, the cheapest strategy and cache placement, with nothing required of what the prompts keep.".to_owned()
+        } else {
+            format!(
+                "Per provider, the cheapest strategy and cache placement of those that keep {} (summed over every prompt: --require {}) and rendered every recording.",
+                ab.requirements.text(),
+                ab.requirements.written()
+            )
+        }),
+        "not_recommended": ab
+            .variants
+            .iter()
+            .zip(summaries)
+            .filter_map(|(v, s)| {
+                let why = super::verdict::not_met(s, &ab.requirements)?;
+                Some(escape(&format!("{}: {why}", v.label)))
+            })
+            .collect::<Vec<_>>(),
         "verdicts": verdicts
             .iter()
             .map(|v| escape(&super::verdict::line(ab, summaries, v)))

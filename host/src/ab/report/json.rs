@@ -20,7 +20,17 @@ fn retention_json(r: &Retention) -> Json {
         "printed_lines": share(r.printed_lines),
         "error": share(r.error),
         "used_next": share(r.used_next),
+        "evidence": share(r.evidence),
     })
+}
+
+/// Each measure's share kept (`null` with nothing to retain), by its key.
+fn retention_ratios(r: &Retention) -> Json {
+    r.shares()
+        .iter()
+        .map(|(key, share)| ((*key).to_owned(), json!(share.ratio())))
+        .collect::<serde_json::Map<String, Json>>()
+        .into()
 }
 
 /// One element of `runs`: the prompts of one recording through one variant.
@@ -137,6 +147,11 @@ pub fn json(ab: &Ab) -> Json {
                 "render_us_mean": s.mean_render_us(),
                 "failed": s.failed,
                 "first_error": s.first_error,
+                "unmet_requirements": verdict::dropped(s, &ab.requirements).iter().map(|d| json!({
+                    "measure": d.category,
+                    "at_least": d.required,
+                    "kept": d.kept,
+                })).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -161,14 +176,19 @@ pub fn json(ab: &Ab) -> Json {
             "breakpoints": p.placement.as_str(),
         })).collect::<Vec<_>>(),
         "primary_pricing": ab.pricing[ab.primary_pricing].name,
+        "requirements": ab.requirements.0.iter().map(|r| json!({
+            "measure": r.measure.key(),
+            "at_least": r.percent / 100.0,
+        })).collect::<Vec<_>>(),
         "verdict": verdict::verdicts(ab, summaries).iter().map(|v| json!({
             "provider": v.provider,
             "strategy": ab.variants[v.variant].label,
             "pricing": ab.pricing[v.profile].name,
             "breakpoints": ab.pricing[v.profile].placement.as_str(),
             "cost_vs_baseline": v.vs_baseline,
-            "full_retention": v.full_retention,
-            "drops": verdict::dropped(&summaries[v.variant]).iter().map(|d| d.category).collect::<Vec<_>>(),
+            "meets_requirements": v.meets,
+            "drops": verdict::dropped(&summaries[v.variant], &ab.requirements).iter().map(|d| d.category).collect::<Vec<_>>(),
+            "retention": retention_ratios(&summaries[v.variant].retention),
             "text": verdict::line(ab, summaries, v),
         })).collect::<Vec<_>>(),
         "strategies": strategies,

@@ -8,6 +8,7 @@ mod charts;
 mod csv;
 mod html;
 mod json;
+mod requirement;
 mod table;
 pub mod verdict;
 
@@ -18,6 +19,7 @@ pub use html::html;
 #[cfg(test)]
 pub use json::json;
 pub use json::{run_text as json_run_text, write_json};
+pub use requirement::Requirements;
 pub use table::{markdown_tables, table};
 
 use crate::ab::retention::Share;
@@ -69,7 +71,14 @@ struct Table {
 }
 
 /// The retention columns of the summary table, under the heading [`RETAINED`].
-const RETENTION_COLUMNS: [&str; 5] = ["symbols", "calls", "prints", "error", "used next"];
+const RETENTION_COLUMNS: [&str; 6] = [
+    "symbols",
+    "calls",
+    "prints",
+    "error",
+    "used next",
+    "evidence",
+];
 const RETAINED: &str = "retained";
 
 fn mark(baseline: bool, verdict: bool) -> String {
@@ -136,18 +145,23 @@ fn summary_table(ab: &Ab, summaries: &[Summary]) -> Table {
                     percent(s.retention.printed_lines),
                     percent(s.retention.error),
                     percent(s.retention.used_next),
+                    percent(s.retention.evidence),
                     format!("{:.1}", s.mean_render_us()),
                 ],
             }
         })
         .collect();
     let pricing = &ab.pricing[p].name;
+    let required = ab.requirements.text();
     let verdict = match verdicts.iter().find(|v| Some(v.variant) == chosen) {
-        Some(v) if v.full_retention => {
-            format!("{VERDICT_MARK} the cheapest at full retention under {pricing} pricing (the verdict below)")
+        Some(v) if v.meets && ab.requirements.0.is_empty() => {
+            format!("{VERDICT_MARK} the cheapest under {pricing} pricing (the verdict below)")
         }
+        Some(v) if v.meets => format!(
+            "{VERDICT_MARK} the cheapest that keeps {required} under {pricing} pricing (the verdict below)"
+        ),
         Some(_) => format!(
-            "{VERDICT_MARK} the cheapest under {pricing} pricing, though not at full retention (the verdict below)"
+            "{VERDICT_MARK} the cheapest under {pricing} pricing, though it does not keep {required} (the verdict below)"
         ),
         None => String::new(),
     };
@@ -155,7 +169,7 @@ fn summary_table(ab: &Ab, summaries: &[Summary]) -> Table {
         format!("{BASELINE_MARK} the baseline"),
         verdict,
         format!(
-            "{RETAINED}: the share of the history's facts the prompts show (symbols, tool calls, printed lines, the latest error, the names the next program uses)"
+            "{RETAINED}: the share of the history's facts the prompts show (symbols, tool calls, printed lines, the latest error, the names the next program uses, the literals it takes from tool results)"
         ),
     ]
     .into_iter()

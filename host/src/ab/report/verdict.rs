@@ -1,13 +1,12 @@
 //! The answer a user runs `ptc ab` for: per provider, which strategy, with which cache
-//! placement, is cheapest at full retention.
-//!
-//! **Full retention** means that every prompt showed every symbol defined so far and the
-//! latest error (the `symbols` and `error` retention categories at 100%, or nothing to retain).
-//! A strategy that failed on some recording does not qualify. The pricing profiles of one
-//! provider are the profile and its variants (`anthropic`, `anthropic@breakpoints=auto`): they
-//! are compared together, so the answer names the placement too.
+//! placement, is the cheapest of those that meet the requirements ([`Requirements`]: by
+//! default every symbol and the latest error in every prompt), with the figures of what it
+//! keeps beside it. A strategy that failed on some recording does not qualify. The pricing
+//! profiles of one provider are the profile and its variants (`anthropic`,
+//! `anthropic@breakpoints=auto`): they are compared together, so the answer names the
+//! placement too.
 
-use crate::ab::retention::Share;
+use super::requirement::{Measure, Requirement, Requirements};
 use crate::ab::{Ab, Summary};
 use crate::cache::Pricing;
 
@@ -22,27 +21,29 @@ pub struct Verdict {
     pub profile: usize,
     /// Cost relative to the baseline under the provider's own profile.
     pub vs_baseline: Option<f64>,
-    /// Whether the strategy keeps every symbol and the latest error; when no strategy does,
-    /// the verdict is the cheapest of all.
-    pub full_retention: bool,
-}
-
-fn full(share: Share) -> bool {
-    share.ratio().is_none_or(|r| r >= 1.0)
-}
-
-/// Whether a variant qualifies: it rendered every recording and kept every symbol and error.
-pub fn keeps_everything(s: &Summary) -> bool {
-    s.prompts > 0 && s.failed == 0 && full(s.retention.symbols) && full(s.retention.error)
+    /// Whether the strategy meets every requirement; when no strategy does, the verdict is the
+    /// cheapest of all.
+    pub meets: bool,
 }
 
 /// One verdict per provider, in the order of the profiles.
 pub fn verdicts(ab: &Ab, summaries: &[Summary]) -> Vec<Verdict> {
-    cheapest(&ab.pricing, &summaries[ab.baseline], summaries)
+    cheapest(
+        &ab.pricing,
+        &summaries[ab.baseline],
+        summaries,
+        &ab.requirements,
+    )
 }
 
-/// [`verdicts`] from the profiles, the baseline's summary and every variant's.
-fn cheapest(pricing: &[Pricing], base: &Summary, summaries: &[Summary]) -> Vec<Verdict> {
+/// [`verdicts`] from the profiles, the baseline's summary, every variant's and the
+/// requirements.
+fn cheapest(
+    pricing: &[Pricing],
+    base: &Summary,
+    summaries: &[Summary],
+    requirements: &Requirements,
+) -> Vec<Verdict> {
     let mut providers: Vec<(&str, Vec<usize>)> = Vec::new();
     for (i, p) in pricing.iter().enumerate() {
         let provider = p.name.split('@').next().unwrap_or(&p.name);
@@ -59,11 +60,11 @@ fn cheapest(pricing: &[Pricing], base: &Summary, summaries: &[Summary]) -> Vec<V
                 summaries
                     .iter()
                     .enumerate()
-                    .filter(move |(_, s)| s.prompts > 0 && (!qualified || keeps_everything(s)))
+                    .filter(move |(_, s)| s.prompts > 0 && (!qualified || requirements.met_by(s)))
                     .flat_map(|(v, s)| profiles.iter().map(move |&p| (v, p, s.costs[p])))
                     .min_by(|a, b| a.2.total_cmp(&b.2))
             };
-            let (best, full_retention) = match candidates(true) {
+            let (best, meets) = match candidates(true) {
                 Some(best) => (best, true),
                 None => (candidates(false)?, false),
             };
@@ -73,14 +74,25 @@ fn cheapest(pricing: &[Pricing], base: &Summary, summaries: &[Summary]) -> Vec<V
                 variant,
                 profile,
                 vs_baseline: (base.costs[own] > 0.0).then(|| cost / base.costs[own]),
-                full_retention,
+                meets,
             })
         })
         .collect()
 }
 
-/// The verdict as one line: `anthropic: delta-log (breakpoints=strategy), 0.88x full-history
-/// (12% less), is the cheapest at full retention`.
+/// A share as a whole percentage, never 100 for a share just below it.
+fn whole_percent(kept: f64) -> f64 {
+    let percent = (kept * 100.0).round();
+    if kept < 1.0 {
+        percent.min(99.0)
+    } else {
+        percent
+    }
+}
+
+/// The verdict as one line: `anthropic: delta-log with breakpoints=strategy, 0.88x
+/// full-history (12% less), is the cheapest that keeps every symbol and the latest error; it
+/// also shows 99% of tool calls, ...`.
 pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
     let variant = &ab.variants[verdict.variant].label;
     let profile = &ab.pricing[verdict.profile];
@@ -101,62 +113,114 @@ pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
         Some(r) => format!("{r:.2}x {baseline}"),
         None => "no baseline cost to compare".to_owned(),
     };
-    if verdict.full_retention {
+    let requirements = &ab.requirements;
+    let s = &summaries[verdict.variant];
+    if verdict.meets {
+        let what = if requirements.0.is_empty() {
+            "is the cheapest".to_owned()
+        } else {
+            format!("is the cheapest that keeps {}", requirements.text())
+        };
+        let shown = figures(s, requirements, &[]);
+        let shown = if shown.is_empty() {
+            String::new()
+        } else {
+            format!("; it also shows {shown}")
+        };
         format!(
-            "{}: {variant}{placement}, {versus}, is the cheapest at full retention",
+            "{}: {variant}{placement}, {versus}, {what}{shown}",
             verdict.provider
         )
     } else {
+        let unmet = requirements.unmet(s);
+        let shown = figures(s, requirements, &unmet);
+        let shown = if shown.is_empty() {
+            String::new()
+        } else {
+            format!("; it shows {shown}")
+        };
         format!(
-            "{}: no strategy keeps full retention; the cheapest is {variant}{placement}, {versus}, and it {}",
+            "{}: no strategy keeps {}; the cheapest is {variant}{placement}, {versus}, and it {}{shown}",
             verdict.provider,
-            shortfall(&summaries[verdict.variant])
+            requirements.text(),
+            shortfall(s, &unmet),
         )
     }
 }
 
-/// A category of full retention that a strategy keeps less than all of.
+/// The figures of a strategy's other measures, in words, none with nothing to retain: for a
+/// strategy that meets the requirements (`unmet` empty), every measure but those required at
+/// 100% (it keeps them whole); for one that does not, every measure but those of `unmet`
+/// (said already): `99% of tool calls, every printed line and 77% of the
+/// names the next program uses`.
+fn figures(s: &Summary, requirements: &Requirements, unmet: &[Requirement]) -> String {
+    let parts: Vec<String> = Measure::ALL
+        .into_iter()
+        .filter(|&m| {
+            if unmet.is_empty() {
+                !requirements.requires_all(m)
+            } else {
+                !unmet.iter().any(|r| r.measure == m)
+            }
+        })
+        .filter_map(|m| {
+            let kept = m.share(&s.retention).ratio()?;
+            Some(m.kept(whole_percent(kept)))
+        })
+        .collect();
+    match parts.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// A requirement a strategy does not meet, with what it keeps.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dropped {
-    /// Its key in `--format json`: `symbols` or `error`.
+    /// Its key in `--format json`: `symbols`, `error`, `used_next`, ...
     pub category: &'static str,
-    /// The share kept, below 1.
+    /// The share required, from 0 to 1.
+    pub required: f64,
+    /// The share kept, below the one required.
     pub kept: f64,
 }
 
-/// The categories of full retention a strategy keeps less than all of, in the order symbols,
-/// error.
-pub fn dropped(s: &Summary) -> Vec<Dropped> {
-    [
-        ("symbols", s.retention.symbols),
-        ("error", s.retention.error),
-    ]
-    .into_iter()
-    .filter_map(|(category, share)| {
-        let kept = share.ratio()?;
-        (kept < 1.0).then_some(Dropped { category, kept })
-    })
-    .collect()
+/// The requirements a strategy does not meet, in the order they were given.
+pub fn dropped(s: &Summary, requirements: &Requirements) -> Vec<Dropped> {
+    requirements
+        .unmet(s)
+        .into_iter()
+        .filter_map(|r| {
+            Some(Dropped {
+                category: r.measure.key(),
+                required: r.percent / 100.0,
+                kept: r.measure.share(&s.retention).ratio()?,
+            })
+        })
+        .collect()
 }
 
-/// What keeps a strategy from full retention, after "it": `drops latest errors (keeps 28%)`,
-/// `drops symbols (keeps 97%) and latest errors (keeps 28%), and failed on 2 recording(s)`.
-fn shortfall(s: &Summary) -> String {
-    let drops: Vec<String> = dropped(s)
+/// What keeps a strategy from the requirements, after "it": `keeps only 28% of the latest
+/// errors`, `keeps only 90% of the names the next program uses (95% required), and failed on 2
+/// recording(s)`.
+fn shortfall(s: &Summary, unmet: &[Requirement]) -> String {
+    let short: Vec<String> = unmet
         .iter()
-        .map(|d| {
-            let name = match d.category {
-                "symbols" => "symbols",
-                _ => "latest errors",
+        .filter_map(|r| {
+            let kept = whole_percent(r.measure.share(&s.retention).ratio()?);
+            let required = if r.percent >= 100.0 {
+                String::new()
+            } else {
+                format!(" ({}% required)", r.percent)
             };
-            // Never "keeps 100%" for a share just below 1.
-            let kept = (d.kept * 100.0).round().min(99.0);
-            format!("{name} (keeps {kept:.0}%)")
+            Some(format!("{}{required}", r.measure.kept(kept)))
         })
         .collect();
-    let mut text = match drops.len() {
-        0 => String::new(),
-        _ => format!("drops {}", drops.join(" and ")),
+    let mut text = match short.as_slice() {
+        [] => String::new(),
+        [one] => format!("keeps only {one}"),
+        [rest @ .., last] => format!("keeps only {} and {last}", rest.join(", ")),
     };
     if s.failed > 0 {
         if !text.is_empty() {
@@ -167,13 +231,57 @@ fn shortfall(s: &Summary) -> String {
     text
 }
 
-/// Every verdict line, under a heading.
+/// Why a strategy is not recommended, in the terms of the requirements: `error 28% (100%
+/// required); failed on 2 recording(s)`; `None` when it meets them all.
+pub fn not_met(s: &Summary, requirements: &Requirements) -> Option<String> {
+    if s.prompts == 0 {
+        return Some("rendered no prompt".to_owned());
+    }
+    let mut parts: Vec<String> = requirements
+        .unmet(s)
+        .iter()
+        .filter_map(|r| {
+            let kept = whole_percent(r.measure.share(&s.retention).ratio()?);
+            Some(format!(
+                "{} {kept}% ({}% required)",
+                r.measure.name(),
+                r.percent
+            ))
+        })
+        .collect();
+    if s.failed > 0 {
+        parts.push(format!("failed on {} recording(s)", s.failed));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// Every verdict line, under a heading, then the strategies that do not meet the
+/// requirements and why.
 pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
-    let mut out = String::from("\nverdict: per provider, the cheapest strategy at full retention (every symbol and the latest error kept)\n");
+    let requirements = &ab.requirements;
+    let mut out = if requirements.0.is_empty() {
+        String::from("\nverdict: per provider, the cheapest strategy (nothing required)\n")
+    } else {
+        format!(
+            "\nverdict: per provider, the cheapest strategy that keeps {} (--require {})\n",
+            requirements.text(),
+            requirements.written()
+        )
+    };
     for verdict in verdicts(ab, summaries) {
         out.push_str("  ");
         out.push_str(&line(ab, summaries, &verdict));
         out.push('\n');
+    }
+    let unmet: Vec<String> = ab
+        .variants
+        .iter()
+        .zip(summaries)
+        .filter_map(|(v, s)| Some(format!("  {}: {}\n", v.label, not_met(s, requirements)?)))
+        .collect();
+    if !unmet.is_empty() {
+        out.push_str("not recommended, failing a requirement:\n");
+        out.extend(unmet);
     }
     out
 }
@@ -181,7 +289,7 @@ pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ab::retention::Retention;
+    use crate::ab::retention::{Retention, Share};
     use crate::cache::{Caching, Placement, Ttl};
 
     fn profile(name: &str) -> Pricing {
@@ -220,7 +328,7 @@ mod tests {
     }
 
     #[test]
-    fn the_cheapest_at_full_retention_across_a_providers_placements() {
+    fn the_cheapest_meeting_the_requirements_across_a_providers_placements() {
         let pricing = [
             profile("anthropic"),
             profile("anthropic@breakpoints=auto"),
@@ -232,7 +340,12 @@ mod tests {
             summary(&[0.8, 3.0, 0.95], 10, 10),
             summary(&[0.9, 0.7, 0.97], 10, 10),
         ];
-        let v = cheapest(&pricing, &summaries[0], &summaries);
+        let v = cheapest(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &Requirements::default(),
+        );
         assert_eq!(v.len(), 2, "one per provider");
         // anthropic: variant 3 with the auto placement (0.7) beats variant 2's own (0.8).
         assert_eq!(
@@ -240,7 +353,7 @@ mod tests {
             ("anthropic", 3, 1)
         );
         assert!((v[0].vs_baseline.unwrap() - 0.7).abs() < 1e-12);
-        assert!(v[0].full_retention);
+        assert!(v[0].meets);
         assert_eq!(
             (v[1].provider.as_str(), v[1].variant, v[1].profile),
             ("openai", 2, 2)
@@ -258,61 +371,148 @@ mod tests {
             summary(&[0.6], 9, 10),
             summary(&[0.5], 10, 9),
         ];
-        let v = cheapest(&pricing, &summaries[0], &summaries);
+        let v = cheapest(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &Requirements::default(),
+        );
         // Nobody keeps everything: the cheapest of those that rendered, the failed one included.
-        assert_eq!((v[0].variant, v[0].full_retention), (1, false));
+        assert_eq!((v[0].variant, v[0].meets), (1, false));
         // With nothing to retain a category counts as kept.
         let mut nothing = summary(&[0.7], 0, 0);
         nothing.retention = Retention::default();
         let summaries = [summary(&[1.0], 10, 10), nothing];
-        let v = cheapest(&pricing, &summaries[0], &summaries);
-        assert_eq!((v[0].variant, v[0].full_retention), (1, true));
+        let v = cheapest(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &Requirements::default(),
+        );
+        assert_eq!((v[0].variant, v[0].meets), (1, true));
         // A strategy that rendered nothing is never the answer.
         let mut silent = summary(&[0.0], 10, 10);
         silent.prompts = 0;
         let summaries = [summary(&[1.0], 10, 10), silent];
-        let v = cheapest(&pricing, &summaries[0], &summaries);
+        let v = cheapest(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &Requirements::default(),
+        );
         assert_eq!(v[0].variant, 0);
     }
 
     #[test]
-    fn keeps_everything_needs_every_symbol_and_error_and_no_failure() {
-        assert!(keeps_everything(&summary(&[1.0], 10, 10)));
-        assert!(!keeps_everything(&summary(&[1.0], 9, 10)));
-        assert!(!keeps_everything(&summary(&[1.0], 10, 9)));
+    fn the_default_requirements_need_every_symbol_and_error_and_no_failure() {
+        let r = Requirements::default();
+        assert!(r.met_by(&summary(&[1.0], 10, 10)));
+        assert!(!r.met_by(&summary(&[1.0], 9, 10)));
+        assert!(!r.met_by(&summary(&[1.0], 10, 9)));
         let mut failed = summary(&[1.0], 10, 10);
         failed.failed = 2;
-        assert!(!keeps_everything(&failed));
+        assert!(!r.met_by(&failed));
     }
 
     #[test]
-    fn what_keeps_a_strategy_from_full_retention_is_named() {
-        let whole = summary(&[1.0], 10, 10);
-        assert_eq!(dropped(&whole), []);
-        let errors = summary(&[1.0], 10, 3);
+    fn a_requirement_on_used_next_changes_the_verdict() {
+        let pricing = [profile("p")];
+        let mut cheap = summary(&[0.5], 10, 10);
+        cheap.retention.used_next = Share {
+            visible: 90,
+            total: 100,
+        };
+        let mut dear = summary(&[0.8], 10, 10);
+        dear.retention.used_next = Share {
+            visible: 96,
+            total: 100,
+        };
+        let summaries = [summary(&[1.0], 10, 10), cheap, dear];
+        let v = cheapest(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &Requirements::default(),
+        );
+        assert_eq!((v[0].variant, v[0].meets), (1, true));
+        let strict = Requirements::parse(["symbols", "error", "used-next=95%"]).unwrap();
+        let v = cheapest(&pricing, &summaries[0], &summaries, &strict);
+        assert_eq!((v[0].variant, v[0].meets), (2, true));
         assert_eq!(
-            dropped(&errors),
+            not_met(&summaries[1], &strict).as_deref(),
+            Some("used-next 90% (95% required)")
+        );
+        assert_eq!(not_met(&summaries[2], &strict), None);
+        assert_eq!(
+            dropped(&summaries[1], &strict),
             [Dropped {
-                category: "error",
-                kept: 0.3
+                category: "used_next",
+                required: 0.95,
+                kept: 0.9
             }]
         );
-        assert_eq!(shortfall(&errors), "drops latest errors (keeps 30%)");
+    }
+
+    #[test]
+    fn what_keeps_a_strategy_from_the_requirements_is_named() {
+        let r = Requirements::default();
+        let whole = summary(&[1.0], 10, 10);
+        assert_eq!(dropped(&whole, &r), []);
+        let errors = summary(&[1.0], 10, 3);
+        assert_eq!(
+            shortfall(&errors, &r.unmet(&errors)),
+            "keeps only 30% of latest errors"
+        );
+        assert_eq!(
+            not_met(&errors, &r).as_deref(),
+            Some("error 30% (100% required)")
+        );
         let mut both = summary(&[1.0], 9, 0);
         both.failed = 2;
         assert_eq!(
-            shortfall(&both),
-            "drops symbols (keeps 90%) and latest errors (keeps 0%), and failed on 2 recording(s)"
+            shortfall(&both, &r.unmet(&both)),
+            "keeps only 90% of symbols and 0% of latest errors, and failed on 2 recording(s)"
         );
         let mut failed = whole.clone();
         failed.failed = 1;
-        assert_eq!(shortfall(&failed), "failed on 1 recording(s)");
+        assert_eq!(
+            shortfall(&failed, &r.unmet(&failed)),
+            "failed on 1 recording(s)"
+        );
         // 999 of 1,000 is not rounded up to all of them.
         let mut almost = whole;
         almost.retention.symbols = Share {
             visible: 999,
             total: 1000,
         };
-        assert_eq!(shortfall(&almost), "drops symbols (keeps 99%)");
+        assert_eq!(
+            shortfall(&almost, &r.unmet(&almost)),
+            "keeps only 99% of symbols"
+        );
+    }
+
+    #[test]
+    fn the_other_figures_stand_beside_the_verdict() {
+        let r = Requirements::default();
+        let mut s = summary(&[1.0], 10, 10);
+        s.retention.tool_calls = Share {
+            visible: 52,
+            total: 100,
+        };
+        s.retention.used_next = Share {
+            visible: 10,
+            total: 10,
+        };
+        // Required at 100% and met: not repeated; nothing to retain: left out.
+        assert_eq!(
+            figures(&s, &r, &[]),
+            "52% of tool calls and every name the next program uses"
+        );
+        let mut short = s.clone();
+        short.retention.error.visible = 5;
+        assert_eq!(
+            figures(&short, &r, &r.unmet(&short)),
+            "every symbol, 52% of tool calls and every name the next program uses"
+        );
     }
 }

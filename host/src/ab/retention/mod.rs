@@ -34,12 +34,27 @@
 //!
 //!   There is no scope analysis: a local binding that shadows a memory name counts as a use of
 //!   it. Private names (those starting with `_`) are never facts: memory names, data keys, tools and
-//!   keywords starting with `_`, nor what a value holds under a private key.
+//!   keywords starting with `_`, nor what a value holds under a private key. A keyword `:x` is
+//!   also visible when the prompt shows, as a whole word, the return type of one of the run's
+//!   tools that has `x` as a bare key of a map (`-> {page :int, total-pages :int}` shows `:page`
+//!   and `:total-pages`), written as the signature has it after `->` or as the strategies print
+//!   it (the `:`s left out: `{page int, total-pages int}`);
+//! - **evidence**: the literals that the program of turn `k + 1` uses and that the result of a
+//!   tool call of the first `k` turns held, each distinct literal once. A literal is a string
+//!   of at least 3 characters with no `\` (so no escape and no line break), or an integer
+//!   written as at least 3 digits with no sign and no leading zero; the reader finds them as
+//!   it finds names (comments, discarded forms, regexes and characters are not literals). It
+//!   is a fact when some tool call result of the `k` turns holds it whole, as a string or an
+//!   integer equal to it, value or map key at any depth (not under a private key); it is
+//!   visible when its text (a string's characters, an integer's digits) appears as a whole
+//!   word. A prompt that no longer shows the id or digest a tool returned, and the next program
+//!   copies, has lost that evidence.
 //!
 //! A whole word is an occurrence of the needle that no symbol character (a letter, a digit or
 //! one of `-_?!*<>=/.+'`) touches on either side; the other needles match anywhere.
 
 mod reader;
+mod return_type;
 #[cfg(test)]
 mod tests;
 mod used_next;
@@ -93,6 +108,9 @@ pub struct Retention {
     pub printed_lines: Share,
     pub error: Share,
     pub used_next: Share,
+    /// Absent from parts written before it was measured: nothing to retain there.
+    #[serde(default)]
+    pub evidence: Share,
 }
 
 impl Retention {
@@ -102,6 +120,7 @@ impl Retention {
         self.printed_lines.add(other.printed_lines);
         self.error.add(other.error);
         self.used_next.add(other.used_next);
+        self.evidence.add(other.evidence);
     }
 }
 
@@ -114,17 +133,19 @@ impl Retention {
             printed_lines: self.printed_lines.checked_add(other.printed_lines)?,
             error: self.error.checked_add(other.error)?,
             used_next: self.used_next.checked_add(other.used_next)?,
+            evidence: self.evidence.checked_add(other.evidence)?,
         })
     }
 
     /// The categories with their names, as a part names them.
-    pub fn shares(&self) -> [(&'static str, Share); 5] {
+    pub fn shares(&self) -> [(&'static str, Share); 6] {
         [
             ("symbols", self.symbols),
             ("tool_calls", self.tool_calls),
             ("printed_lines", self.printed_lines),
             ("error", self.error),
             ("used_next", self.used_next),
+            ("evidence", self.evidence),
         ]
     }
 }
@@ -141,7 +162,10 @@ pub struct Facts {
     errors: Vec<Option<Finder<'static>>>,
     /// Per turn `k`: the names its program uses that the first `k` turns hold, each as the
     /// needles any of which shows it.
-    used_next: Vec<Vec<Vec<Finder<'static>>>>,
+    used_next: used_next::PerPrompt,
+    /// Per turn `k`: the literals its program uses that the tool results of the first `k`
+    /// turns held, each as its needle.
+    evidence: used_next::PerPrompt,
 }
 
 struct CallFact {
@@ -156,12 +180,14 @@ fn finder(needle: &str) -> Finder<'static> {
 impl Facts {
     /// The facts of a run whose turns are as the host reads them (each with its `defined`).
     pub fn of(run: &Run, turns: &[Turn]) -> Facts {
+        let (used, evidence) = used_next(run, turns);
         let mut facts = Facts {
             memories: Vec::with_capacity(turns.len()),
             calls: Vec::new(),
             lines: Vec::new(),
             errors: Vec::with_capacity(turns.len()),
-            used_next: used_next(run, turns),
+            used_next: used,
+            evidence,
         };
         for (i, turn) in turns.iter().enumerate() {
             facts.memories.push(turn.success.then(|| {
@@ -238,6 +264,13 @@ impl Facts {
         }
         for needles in self.used_next.get(turns).into_iter().flatten() {
             r.used_next.count(
+                needles
+                    .iter()
+                    .any(|needle| search.find(text, needle, Match::Word)),
+            );
+        }
+        for needles in self.evidence.get(turns).into_iter().flatten() {
+            r.evidence.count(
                 needles
                     .iter()
                     .any(|needle| search.find(text, needle, Match::Word)),

@@ -29,8 +29,8 @@ pub enum Token<'a> {
     Symbol(&'a str),
     /// Its name, without the leading `:`.
     Keyword(&'a str),
-    /// A string, regex, character or number.
-    Literal,
+    /// A string, regex, character or number, as written (a string with its quotes).
+    Literal(&'a str),
     /// A prefix read through: quote, syntax quote, unquote, deref, var quote, reader
     /// conditional, tag.
     Prefix,
@@ -122,12 +122,12 @@ pub fn tokens(text: &str) -> Vec<Token<'_>> {
             }
             '"' => {
                 cursor.skip_string();
-                Token::Literal
+                Token::Literal(cursor.since(start))
             }
             '\\' => {
                 cursor.bump();
                 cursor.bump_while(char::is_alphanumeric);
-                Token::Literal
+                Token::Literal(cursor.since(start))
             }
             '(' | '[' | '{' => Token::Open(cursor.since(start)),
             ')' | ']' | '}' => Token::Close,
@@ -149,7 +149,7 @@ pub fn tokens(text: &str) -> Vec<Token<'_>> {
                 Some('"') => {
                     cursor.bump();
                     cursor.skip_string();
-                    Token::Literal
+                    Token::Literal(cursor.since(start))
                 }
                 Some('!') => {
                     cursor.skip_line();
@@ -157,7 +157,7 @@ pub fn tokens(text: &str) -> Vec<Token<'_>> {
                 }
                 Some('#') => {
                     cursor.bump_while(is_constituent);
-                    Token::Literal
+                    Token::Literal(cursor.since(start))
                 }
                 Some('?') => {
                     cursor.bump();
@@ -188,7 +188,7 @@ pub fn tokens(text: &str) -> Vec<Token<'_>> {
                             .nth(1)
                             .is_some_and(|d| d.is_ascii_digit()));
                 if number {
-                    Token::Literal
+                    Token::Literal(cursor.since(start))
                 } else {
                     Token::Symbol(cursor.since(start))
                 }
@@ -270,9 +270,43 @@ pub struct Names<'a> {
     pub symbols: Vec<&'a str>,
     /// Every keyword read (its name), in order, repeats included.
     pub keywords: Vec<&'a str>,
+    /// The literals that can be evidence, in order, repeats included: [`Literal`].
+    pub literals: Vec<Literal<'a>>,
 }
 
-/// The symbols and keywords of `program`, as [`read`] reads them.
+/// A literal of a program that a tool's result may have given it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Literal<'a> {
+    /// A string of at least [`MIN_LITERAL_CHARS`] characters with no `\` (so no escape and
+    /// no line break): its text between the quotes.
+    String(&'a str),
+    /// An integer written as at least [`MIN_LITERAL_CHARS`] decimal digits, with no sign and
+    /// no leading zero (so that it prints as it is written).
+    Integer(i64),
+}
+
+/// The fewest characters (or digits) a literal has to be evidence: shorter ones (`"ok"`,
+/// `1`, `10`) are as likely to occur by chance as to have been copied from a result.
+pub const MIN_LITERAL_CHARS: usize = 3;
+
+impl<'a> Literal<'a> {
+    /// The literal a token written `text` is, if it can be evidence.
+    fn of(text: &'a str) -> Option<Literal<'a>> {
+        if let Some(inner) = text.strip_prefix('"') {
+            let inner = inner.strip_suffix('"')?;
+            let ok = !inner.contains('\\') && inner.chars().count() >= MIN_LITERAL_CHARS;
+            return ok.then_some(Literal::String(inner));
+        }
+        let digits = text.len() >= MIN_LITERAL_CHARS
+            && !text.starts_with('0')
+            && text.bytes().all(|b| b.is_ascii_digit());
+        digits
+            .then(|| text.parse().ok().map(Literal::Integer))
+            .flatten()
+    }
+}
+
+/// The symbols, keywords and literals of `program`, as [`read`] reads them.
 pub fn names(program: &str) -> Names<'_> {
     let tokens = read(program);
     let mut names = Names::default();
@@ -290,6 +324,7 @@ pub fn names(program: &str) -> Names<'_> {
                 }
             }
             Token::Keyword(name) => names.keywords.push(name),
+            Token::Literal(text) => names.literals.extend(Literal::of(text)),
             _ => {}
         }
     }
@@ -301,6 +336,46 @@ mod tests {
     use super::Token::*;
     use super::*;
     use proptest::prelude::*;
+
+    /// Literals are compared by kind here (their text in `literals_that_can_be_evidence`).
+    #[allow(non_upper_case_globals)]
+    const Literal: Token<'static> = Token::Literal("");
+
+    fn blank(tokens: Vec<Token<'_>>) -> Vec<Token<'_>> {
+        tokens
+            .into_iter()
+            .map(|t| match t {
+                Token::Literal(_) => Literal,
+                t => t,
+            })
+            .collect()
+    }
+
+    fn tokens(text: &str) -> Vec<Token<'_>> {
+        blank(super::tokens(text))
+    }
+
+    fn read(text: &str) -> Vec<Token<'_>> {
+        blank(super::read(text))
+    }
+
+    #[test]
+    fn literals_that_can_be_evidence() {
+        let program =
+            r#"(get-order "ord-1234") (f 42 100 -250 007 1.5 "ok" "a\"b" "line" \abc #"regex")"#;
+        assert_eq!(
+            names(program).literals,
+            [
+                super::Literal::String("ord-1234"),
+                super::Literal::Integer(100),
+                super::Literal::String("line"),
+            ]
+        );
+        assert_eq!(
+            super::tokens(r#""ab" 12"#),
+            [Token::Literal("\"ab\""), Token::Literal("12")]
+        );
+    }
 
     fn symbols(program: &str) -> Vec<&str> {
         names(program).symbols

@@ -146,6 +146,7 @@ fn retentions_add_up_category_by_category() {
         printed_lines: share(5, 6),
         error: share(7, 8),
         used_next: share(9, 10),
+        evidence: share(11, 12),
     };
     r.add(&Retention {
         symbols: share(10, 20),
@@ -153,6 +154,7 @@ fn retentions_add_up_category_by_category() {
         printed_lines: share(50, 60),
         error: share(70, 80),
         used_next: share(90, 100),
+        evidence: share(110, 120),
     });
     assert_eq!(
         r,
@@ -162,6 +164,7 @@ fn retentions_add_up_category_by_category() {
             printed_lines: share(55, 66),
             error: share(77, 88),
             used_next: share(99, 110),
+            evidence: share(121, 132),
         }
     );
 }
@@ -542,4 +545,83 @@ proptest::proptest! {
             search.finish(text.clone());
         }
     }
+}
+
+// The names and literals the next program uses.
+
+#[test]
+fn a_key_written_bare_in_a_return_type_is_shown_by_that_signature() {
+    let mut run = run(&["get-page"], vec![]);
+    run.tools[0].signature = ROption::RSome("(n :int) -> {page :int, total_pages :int}".into());
+    let mut t1 = turn(1);
+    t1.tool_calls = vec![call(
+        "get-page",
+        map(vec![(kw("n"), Value::Integer(1))]),
+        map(vec![
+            (kw("page"), Value::Integer(1)),
+            (kw("total_pages"), Value::Integer(3)),
+        ]),
+    )]
+    .into();
+    let t2 = program(turn(2), "(:total_pages (tool/get-page 2))");
+    let facts = facts_of(&run, &[t1, t2]);
+    // The tool and the keyword, shown by the signature as strategies print it or as written.
+    for text in [
+        "tool/get-page(n int) -> {page int, total_pages int}",
+        "(get-page n) -> {page :int, total_pages :int}",
+        "tool/get-page ... :total_pages 3",
+    ] {
+        assert_eq!(facts.retention(1, text).used_next, share(2, 2), "{text}");
+    }
+    // Another map's key of that name is not the signature.
+    assert_eq!(
+        facts
+            .retention(1, "tool/get-page {total_pages int}")
+            .used_next,
+        share(1, 2)
+    );
+    assert_eq!(facts.retention(1, "get-page").used_next, share(1, 2));
+}
+
+#[test]
+fn evidence_is_the_literals_the_next_program_takes_from_tool_results() {
+    let run = run(&["search"], vec![]);
+    let mut t1 = turn(1);
+    t1.tool_calls = vec![call(
+        "search",
+        Value::string("orders"),
+        Value::List(
+            vec![map(vec![
+                (kw("id"), Value::string("ord-1234")),
+                (kw("n"), Value::Integer(5012)),
+                (kw("_token"), Value::string("tok-secret")),
+            ])]
+            .into(),
+        ),
+    )]
+    .into();
+    t1.prints = vec!["printed-only".into()].into();
+    let t2 = program(
+        turn(2),
+        "(get \"ord-1234\") (f 5012 5012) (g \"not-from-a-result\" \"tok-secret\" \"printed-only\" 12 \"orders\")\n\
+         ; \"ord-9999\" in a comment",
+    );
+    let facts = facts_of(&run, &[t1, t2]);
+    // Before the first turn no result holds anything.
+    assert_eq!(facts.retention(0, "").evidence, share(0, 0));
+    // "ord-1234" and 5012, each once; not what no result held (an argument, printed text), nor
+    // what a private key held.
+    assert_eq!(
+        facts.retention(1, "{:id \"ord-1234\", :n 5012}").evidence,
+        share(2, 2)
+    );
+    // Whole words only: a longer id or number does not show them.
+    assert_eq!(
+        facts.retention(1, "\"ord-12345\" 50123").evidence,
+        share(0, 2)
+    );
+    assert_eq!(
+        facts.retention(1, "{:id \"ord-1234\" ...}").evidence,
+        share(1, 2)
+    );
 }

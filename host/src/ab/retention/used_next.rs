@@ -1,12 +1,18 @@
-//! The used-next category of retention: per prompt, the facts of the history that the next
-//! recorded program uses (see the parent module for the exact rule).
+//! The used-next and evidence categories of retention: per prompt, the names and the literals
+//! of the history that the next recorded program uses (see the parent module for the exact
+//! rules).
 
 use memchr::memmem::Finder;
 use ptc_plugin_api::{Run, Turn, Value};
 use ptc_strategy_kit::is_private_key;
 use rustc_hash::FxHashMap;
 
+use super::return_type::return_keys;
 use super::{finder, is_fact_name, reader};
+use reader::Literal;
+
+/// Per prompt, its facts, each as the needles any of which shows it.
+pub(super) type PerPrompt = Vec<Vec<Vec<Finder<'static>>>>;
 
 /// Sets of names, hashed with rustc's fast hash: every keyword of every value is looked up.
 type HashSet<T> = rustc_hash::FxHashSet<T>;
@@ -21,6 +27,9 @@ struct Known<'a> {
     memory_keywords: HashSet<&'a str>,
     /// The keywords of the data, and of the results and tool calls of the turns so far.
     keywords: HashSet<&'a str>,
+    /// Per bare key of a tool's return type: the return types that name it, as a prompt may
+    /// show them (as written after `->`, and without the `:`s as the strategies print it).
+    return_keys: FxHashMap<&'a str, Vec<String>>,
 }
 
 impl<'a> Known<'a> {
@@ -52,15 +61,22 @@ impl<'a> Known<'a> {
         }
     }
 
+    /// The needles of keyword `:name`, if it is a fact: the keyword, and every return type
+    /// of a tool that names `name` as a bare key (`-> {page int}` shows `:page`).
     fn keyword(&self, name: &str) -> Option<Vec<String>> {
-        (self.keywords.contains(name) || self.memory_keywords.contains(name))
-            .then(|| vec![format!(":{name}")])
+        if !(self.keywords.contains(name) || self.memory_keywords.contains(name)) {
+            return None;
+        }
+        let mut needles = vec![format!(":{name}")];
+        needles.extend(self.return_keys.get(name).into_iter().flatten().cloned());
+        Some(needles)
     }
 }
 
-/// Per turn `k`: the facts of the first `k` turns that the program of turn `k + 1` uses.
-/// `turns` are as the host reads them, each with its `defined` filled.
-pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static>>>> {
+/// Per turn `k`: the names of the first `k` turns that the program of turn `k + 1` uses, and
+/// the literals it uses that the tool results of those turns held (its evidence). `turns` are
+/// as the host reads them, each with its `defined` filled.
+pub(super) fn used_next(run: &Run, turns: &[Turn]) -> (PerPrompt, PerPrompt) {
     let programs: Vec<Option<reader::Names<'_>>> = turns
         .iter()
         .map(|t| t.program.as_ref().into_option().map(|p| reader::names(p)))
@@ -72,6 +88,14 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
         .flat_map(|names| names.keywords.iter().copied())
         .filter(|name| is_fact_name(name))
         .collect();
+    // Results are searched only for the literals some program uses.
+    let wanted_literals: HashSet<Literal<'_>> = programs
+        .iter()
+        .flatten()
+        .flat_map(|names| names.literals.iter().copied())
+        .collect();
+    // The literals of `wanted_literals` the tool results so far held.
+    let mut results: HashSet<Literal<'_>> = HashSet::default();
     let mut known = Known {
         data: HashSet::default(),
         tools: run
@@ -83,6 +107,7 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
         memory: HashSet::default(),
         memory_keywords: HashSet::default(),
         keywords: HashSet::default(),
+        return_keys: return_keys(run),
     };
     for entry in run.data.iter().filter(|e| is_fact_name(&e.0)) {
         known.data.insert(entry.0.as_str());
@@ -91,7 +116,17 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
     // The keywords of each entry of the memory of the last successful turn, by name.
     let mut entry_keywords: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
     let mut used = Vec::with_capacity(turns.len());
+    let mut evidence = Vec::with_capacity(turns.len());
     for (turn, names) in turns.iter().zip(&programs) {
+        let mut seen_literals = HashSet::default();
+        evidence.push(
+            names
+                .iter()
+                .flat_map(|names| names.literals.iter())
+                .filter(|literal| results.contains(*literal) && seen_literals.insert(**literal))
+                .map(|literal| vec![finder(&literal_needle(literal))])
+                .collect(),
+        );
         let mut seen = HashSet::default();
         let facts = names.iter().flat_map(|names| {
             let symbols = names.symbols.iter().filter_map(|s| known.symbol(s));
@@ -109,6 +144,7 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
         for call in turn.tool_calls.iter() {
             keywords_in(&call.args, &wanted, &mut known.keywords);
             keywords_in(&call.result, &wanted, &mut known.keywords);
+            literals_in(&call.result, &wanted_literals, &mut results);
         }
         if turn.success {
             known.memory.clear();
@@ -137,7 +173,48 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> Vec<Vec<Vec<Finder<'static
             entry_keywords = next;
         }
     }
-    used
+    (used, evidence)
+}
+
+/// How a prompt shows `literal`: a string's text (a prompt prints it between quotes), an
+/// integer in decimal.
+fn literal_needle(literal: &Literal<'_>) -> String {
+    match literal {
+        Literal::String(text) => (*text).to_owned(),
+        Literal::Integer(i) => i.to_string(),
+    }
+}
+
+/// Adds to `found` the literals of `wanted` that `value` holds, as a whole string or integer,
+/// value or map key, at any depth, leaving out the entries under a private key.
+fn literals_in<'a>(
+    value: &'a Value,
+    wanted: &HashSet<Literal<'a>>,
+    found: &mut HashSet<Literal<'a>>,
+) {
+    if wanted.is_empty() {
+        return;
+    }
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        let literal = match value {
+            Value::String(s) => wanted.get(&Literal::String(s.as_str())).copied(),
+            Value::Integer(i) => wanted.get(&Literal::Integer(*i)).copied(),
+            Value::List(items) | Value::Set(items) => {
+                stack.extend(items.iter());
+                None
+            }
+            Value::Map(entries) => {
+                for entry in entries.iter().filter(|e| !is_private_key(&e.0)) {
+                    stack.push(&entry.0);
+                    stack.push(&entry.1);
+                }
+                None
+            }
+            _ => None,
+        };
+        found.extend(literal);
+    }
 }
 
 /// Adds to `found` the keywords of `wanted` that `value` holds, as a value or a map key at any
@@ -182,6 +259,7 @@ mod tests {
         let mut turns = turns.to_vec();
         ptc_strategy_kit::mark_defined(&mut turns);
         used_next(run, &turns)
+            .0
             .iter()
             .map(|facts| {
                 facts
@@ -204,6 +282,7 @@ mod tests {
             memory: strings(&["total", "orders", "send"]),
             memory_keywords: strings(&["from-memory"]),
             keywords: strings(&["from-values"]),
+            return_keys: FxHashMap::default(),
         }
     }
 

@@ -48,48 +48,7 @@ pub fn install(config: &Config, paths: &[PathBuf], yes: bool) -> Result<String, 
             Err(err) => errors.push(err),
         }
     }
-    let mut checked: Vec<Checked> = Vec::new();
-    for source in files {
-        let (strategy, file) = match LoadedStrategy::load_keeping(&source) {
-            Ok(loaded) => loaded,
-            Err(PluginError::Load { source: cause, .. }) => {
-                errors.push(PluginsError::Load {
-                    path: source,
-                    source: cause,
-                });
-                continue;
-            }
-            Err(other) => {
-                errors.push(PluginsError::Refused {
-                    path: source,
-                    source: other,
-                });
-                continue;
-            }
-        };
-        let file_name = name_of(&source);
-        if let Some(first) = checked.iter().find(|c| c.strategy == strategy.name) {
-            errors.push(PluginsError::SameStrategy {
-                first: first.source.clone(),
-                second: source,
-                strategy: strategy.name,
-            });
-        } else if let Some(first) = checked.iter().find(|c| c.file_name == file_name) {
-            errors.push(PluginsError::SameFileName {
-                first: first.source.clone(),
-                second: source,
-                name: file_name,
-            });
-        } else {
-            checked.push(Checked {
-                source,
-                file,
-                file_name,
-                strategy: strategy.name,
-                version: strategy.version,
-            });
-        }
-    }
+    let checked = check(files, &mut errors);
     if let Some(err) = PluginsError::all(errors) {
         return Err(err.into());
     }
@@ -100,10 +59,7 @@ pub fn install(config: &Config, paths: &[PathBuf], yes: bool) -> Result<String, 
     // The files already there, to replace one that provides an installed strategy under
     // another name.
     let before = PluginSet::discover(std::slice::from_ref(&dir), config.allow_insecure_plugins());
-    let mut written = Vec::new();
-    for plugin in &checked {
-        written.push(write_temporary(&plugin.file, &dir, &plugin.file_name)?);
-    }
+    let written = write_checked(&checked, &dir)?;
     let mut text = String::new();
     for (plugin, temporary) in checked.iter().zip(written) {
         let destination = dir.join(&plugin.file_name);
@@ -286,6 +242,63 @@ fn create_directory(dir: &Path) -> Result<(), Error> {
 /// A copy of the open file `source` under a temporary name in `dir`, readable by all and
 /// writable by its owner only (ptc refuses a plugin that others could write). Dropped, it is
 /// removed.
+/// Each checked plugin written, from its open file, under a temporary name in `dir`.
+fn write_checked(checked: &[Checked], dir: &Path) -> Result<Vec<tempfile::NamedTempFile>, Error> {
+    checked
+        .iter()
+        .map(|plugin| write_temporary(&plugin.file, dir, &plugin.file_name))
+        .collect()
+}
+
+/// Loads each plugin file as commands load it, keeping the file open: what is installed is
+/// copied from that handle, never from the path again. The files that fail, or that clash with
+/// one before them (the same strategy, the same file name), go to `errors`.
+fn check(files: Vec<PathBuf>, errors: &mut Vec<PluginsError>) -> Vec<Checked> {
+    let mut checked: Vec<Checked> = Vec::new();
+    for source in files {
+        let (strategy, file) = match LoadedStrategy::load_keeping(&source) {
+            Ok(loaded) => loaded,
+            Err(PluginError::Load { source: cause, .. }) => {
+                errors.push(PluginsError::Load {
+                    path: source,
+                    source: cause,
+                });
+                continue;
+            }
+            Err(other) => {
+                errors.push(PluginsError::Refused {
+                    path: source,
+                    source: other,
+                });
+                continue;
+            }
+        };
+        let file_name = name_of(&source);
+        if let Some(first) = checked.iter().find(|c| c.strategy == strategy.name) {
+            errors.push(PluginsError::SameStrategy {
+                first: first.source.clone(),
+                second: source,
+                strategy: strategy.name,
+            });
+        } else if let Some(first) = checked.iter().find(|c| c.file_name == file_name) {
+            errors.push(PluginsError::SameFileName {
+                first: first.source.clone(),
+                second: source,
+                name: file_name,
+            });
+        } else {
+            checked.push(Checked {
+                source,
+                file,
+                file_name,
+                strategy: strategy.name,
+                version: strategy.version,
+            });
+        }
+    }
+    checked
+}
+
 fn write_temporary(
     source: &std::fs::File,
     dir: &Path,
@@ -416,5 +429,53 @@ fn warn_when_unused(config: &Config, dir: &Path, installed: &[Checked]) {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// The test strategy `cargo test` built next to this test binary.
+    fn built_turn_count() -> PathBuf {
+        let deps = std::env::current_exe()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .to_owned();
+        deps.join(format!(
+            "{}ptc_strategy_turn_count{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_SUFFIX
+        ))
+    }
+
+    #[test]
+    fn what_is_installed_is_the_file_that_was_checked_not_what_its_path_names_later() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("libptc_strategy_turn_count.so");
+        std::fs::copy(built_turn_count(), &source).unwrap();
+        std::fs::set_permissions(&source, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let original = std::fs::read(&source).unwrap();
+        let mut errors = Vec::new();
+        let checked = check(vec![source.clone()], &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(checked.len(), 1);
+        // Replaced after the check: the path now names another file.
+        let swapped = dir.path().join("swapped");
+        std::fs::write(&swapped, b"not the checked plugin").unwrap();
+        std::fs::rename(&swapped, &source).unwrap();
+        let target = dir.path().join("installed");
+        std::fs::create_dir(&target).unwrap();
+        let written = write_checked(&checked, &target).unwrap();
+        assert_eq!(written.len(), 1);
+        let copied = std::fs::read(written[0].path()).unwrap();
+        assert!(
+            copied == original,
+            "the copy has {} bytes, the checked plugin {}",
+            copied.len(),
+            original.len()
+        );
     }
 }

@@ -82,9 +82,10 @@ pub(crate) fn exact_text(value: &Value) -> String {
 }
 
 /// A name that is private: it starts with `_`. A private `user/` or `data/`
-/// entry shows no sample.
+/// entry shows no sample. Nothing is private while a strategy renders with private values
+/// shown ([`ptc_plugin_api::showing_private`], a debugging view).
 pub fn is_private_name(name: &str) -> bool {
-    name.starts_with('_')
+    name.starts_with('_') && !ptc_plugin_api::showing_private()
 }
 
 /// A map key that is private: a keyword or a string whose name starts with `_`. Such an entry
