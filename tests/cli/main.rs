@@ -27,4 +27,5 @@ mod shard;
 mod strategies;
 mod support;
 mod templates;
+mod transcript;
 mod trust;
