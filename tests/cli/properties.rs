@@ -322,7 +322,9 @@ proptest! {
     /// The transcript strategies set to act on these short runs: every observation but the
     /// latest cleared, two turns kept, a compaction past 30 tokens. The prefix a prompt caches
     /// starts the next prompt, except where no earlier prompt could tell: the first prompt
-    /// that clears, and a compaction, which keeps the head block only.
+    /// that clears, and a compaction; and the first prompt that leaves a turn out, which reads
+    /// its predecessor's prefix through a breakpoint on its last message. A compaction and a
+    /// trim keep the head block, which is always marked.
     #[test]
     fn the_transcript_strategies_keep_the_prefix_they_cache_when_they_act(recording in recordings()) {
         for strategy in ["clear-tool-results", "trim", "compact"] {
@@ -331,6 +333,13 @@ proptest! {
                 let after = render(acting_host(), strategy, &recording, k + 1);
                 let cleared = |m: &[RenderedMessage]| m.iter().any(|m| m.content.contains("cleared to save context"));
                 if strategy == "clear-tool-results" && !cleared(&before) && cleared(&after) {
+                    continue;
+                }
+                let trimmed = |m: &[RenderedMessage]| m[1].content.contains("left out to save context");
+                if strategy == "trim" && !trimmed(&before) && trimmed(&after) {
+                    // The first prompt that leaves a turn out repeats the head, marked before.
+                    prop_assert_eq!(before[1].block_texts().next(), after[1].block_texts().next());
+                    prop_assert!(before[1].block_texts().next().unwrap().1, "the head is cached");
                     continue;
                 }
                 if strategy == "compact" && after.len() == 2 {

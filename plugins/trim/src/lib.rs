@@ -4,8 +4,9 @@
 //! is always kept). A line after the first user message says which turns were left out.
 //!
 //! Until the first turn is dropped the prompt is append-only. From then on every prompt drops
-//! the oldest turn it showed, so only the system prompt and the first user message are repeated
-//! from one prompt to the next: that is where the cache breakpoint goes.
+//! the oldest turn it showed, so only the system prompt and the first block of the first user
+//! message are repeated from one prompt to the next: a cache breakpoint is always there, and
+//! one on the last message while nothing is left out.
 
 use ptc_plugin_api::{
     export_strategy, Block, OptionSpec, Options, Output, RenderError, Run, Section, Stats,
@@ -109,13 +110,17 @@ impl Strategy for Trim {
                 vec![observation.section],
             ));
         }
-        // Once a turn has been left out, or when the next prompt leaves one out by its count,
-        // the next prompt repeats only the system prompt and the first block of the first user
-        // message; otherwise it appends to this one.
-        if start > 0 || turns.len() + 1 > keep {
-            messages[1].blocks[0].cache_breakpoint = true;
-        } else if let Some(last) = messages.last_mut() {
-            last.set_cache_breakpoint();
+        // The system prompt and the first block of the first user message start every prompt:
+        // a breakpoint there keeps them cached whatever is left out. Until a turn is left out
+        // the prompt also extends the one before it, whose cached prefix it reads only through
+        // a breakpoint of its own past it: one on the last message too. Once turns are left
+        // out, nothing after the head is repeated by the next prompt, and a breakpoint there
+        // would only write what is never read.
+        messages[1].blocks[0].cache_breakpoint = true;
+        if start == 0 {
+            if let Some(last) = messages.last_mut() {
+                last.set_cache_breakpoint();
+            }
         }
         Ok(Output {
             messages: messages.into(),
@@ -205,7 +210,7 @@ mod tests {
 
     /// The turn numbers whose observations the prompt shows, the note's range, and where the
     /// breakpoint is: (message, block).
-    fn shape(output: &Output) -> (Vec<i64>, Option<(i64, i64)>, (usize, usize)) {
+    fn shape(output: &Output) -> (Vec<i64>, Option<(i64, i64)>, Vec<(usize, usize)>) {
         let mut shown = Vec::new();
         for m in output.messages[2..].iter() {
             for s in m.sections() {
@@ -244,15 +249,14 @@ mod tests {
                     .map(move |(j, _)| (i, j))
             })
             .collect();
-        assert_eq!(marks.len(), 1, "one breakpoint");
-        (shown, range, marks[0])
+        (shown, range, marks)
     }
 
     #[test]
     fn the_last_turns_are_kept_and_the_note_says_which_were_left_out() {
         let turns: Vec<Turn> = (1..=5).map(|n| turn(n, n == 1)).collect();
         let output = Trim::render(&run(), &turns, &options(2, 100_000)).unwrap();
-        assert_eq!(shape(&output), (vec![4, 5], Some((1, 3)), (1, 0)));
+        assert_eq!(shape(&output), (vec![4, 5], Some((1, 3)), vec![(1, 0)]));
         assert_eq!(output.messages[1].role, Role::User);
         assert_eq!(output.messages[1].blocks.len(), 2);
         assert_eq!(
@@ -273,12 +277,15 @@ mod tests {
     #[test]
     fn before_the_window_is_full_the_prompt_appends() {
         let turns: Vec<Turn> = (1..=3).map(|n| turn(n, false)).collect();
-        // Three turns of four: the next prompt still keeps everything.
-        let output = Trim::render(&run(), &turns, &options(4, 100_000)).unwrap();
-        assert_eq!(shape(&output), (vec![1, 2, 3], None, (7, 0)));
-        // Three of three: the next prompt leaves turn 1 out.
-        let output = Trim::render(&run(), &turns, &options(3, 100_000)).unwrap();
-        assert_eq!(shape(&output), (vec![1, 2, 3], None, (1, 0)));
+        // Nothing left out yet: the head and the last message are marked, whether the next
+        // prompt keeps everything (three turns of four) or leaves turn 1 out (three of three).
+        for keep in [4, 3] {
+            let output = Trim::render(&run(), &turns, &options(keep, 100_000)).unwrap();
+            assert_eq!(shape(&output), (vec![1, 2, 3], None, vec![(1, 0), (7, 0)]));
+        }
+        // The first prompt is the head alone: one breakpoint.
+        let output = Trim::render(&run(), &[], &options(3, 100_000)).unwrap();
+        assert_eq!(shape(&output).2, vec![(1, 0)]);
     }
 
     /// Head: 15 characters; each turn 41. Five turns: 220 characters, 55 tokens.
@@ -286,13 +293,16 @@ mod tests {
     fn past_max_tokens_older_turns_are_left_out_too() {
         let turns: Vec<Turn> = (1..=5).map(|n| turn(n, false)).collect();
         let shown = |max| shape(&Trim::render(&run(), &turns, &options(10, max)).unwrap());
-        assert_eq!(shown(55), (vec![1, 2, 3, 4, 5], None, (11, 0)));
+        assert_eq!(
+            shown(55),
+            (vec![1, 2, 3, 4, 5], None, vec![(1, 0), (11, 0)])
+        );
         // 15 + 4 * 41 = 179 characters, 45 tokens.
-        assert_eq!(shown(54), (vec![2, 3, 4, 5], Some((1, 1)), (1, 0)));
-        assert_eq!(shown(45), (vec![2, 3, 4, 5], Some((1, 1)), (1, 0)));
+        assert_eq!(shown(54), (vec![2, 3, 4, 5], Some((1, 1)), vec![(1, 0)]));
+        assert_eq!(shown(45), (vec![2, 3, 4, 5], Some((1, 1)), vec![(1, 0)]));
         assert_eq!(shown(44).0, vec![3, 4, 5]);
         // The latest turn stays, whatever the budget.
-        assert_eq!(shown(0), (vec![5], Some((1, 4)), (1, 0)));
+        assert_eq!(shown(0), (vec![5], Some((1, 4)), vec![(1, 0)]));
     }
 
     #[test]
