@@ -15,8 +15,8 @@
 //! loop would have.
 
 use ptc_plugin_api::{
-    export_strategy, Block, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section,
-    Stats, Strategy, Turn,
+    export_strategy, Block, Message, OptionSpec, OptionValue, Options, Output, RenderError, Role,
+    Run, Section, Stats, Strategy, Turn,
 };
 use ptc_strategy_kit::coalesce::{self, History, Settings};
 use ptc_strategy_kit::transcript::{self, Observation};
@@ -36,6 +36,26 @@ impl Strategy for Compact {
                 "trigger_tokens",
                 150_000,
                 "compact the history once a prompt passes this many tokens (estimated as characters / 4)",
+            ),
+            OptionSpec::new(
+                "cache_gated",
+                OptionValue::Boolean(false),
+                "past the trigger, compact only when the modelled saving on the turns left exceeds what compacting costs",
+            ),
+            OptionSpec::new(
+                "cache_read_ratio",
+                OptionValue::Float(0.1),
+                "cache_gated: the price of a token read from the cache, relative to an input token",
+            ),
+            OptionSpec::new(
+                "cache_write_ratio",
+                OptionValue::Float(1.25),
+                "cache_gated: the price of a token written to the cache, relative to an input token",
+            ),
+            OptionSpec::new(
+                "output_ratio",
+                OptionValue::Float(5.0),
+                "cache_gated: the price of an output token (the summary), relative to an input token",
             ),
             transcript::observation_option(),
         ];
@@ -57,6 +77,7 @@ impl Strategy for Compact {
         let settings = Settings::read(options)?;
         let trigger = options.count("trigger_tokens")?;
         let cap = options.count("observation_chars")?;
+        let gate = Gate::read(options)?;
 
         let system = coalesce::system_message(run);
         let head = coalesce::first_prompt_head(run, &settings);
@@ -76,11 +97,17 @@ impl Strategy for Compact {
         for j in 1..=turns.len() {
             let turn = &turns[j - 1];
             running += turn.raw_response.chars().count() + observations[j - 1].shown_chars;
-            if transcript::tokens(fixed + summary_chars + running) > trigger {
-                point = j;
-                running = 0;
-                summary = summary_sections(run, &turns[..j], &settings).0;
-                summary_chars = summary.iter().map(transcript::estimate_chars).sum();
+            let size = fixed + summary_chars + running;
+            if transcript::tokens(size) > trigger {
+                let compacted = summary_sections(run, &turns[..j], &settings).0;
+                let compacted_chars: usize = compacted.iter().map(transcript::estimate_chars).sum();
+                let left = run.turns_left(j).saturating_sub(1);
+                if gate.allows(size, fixed + compacted_chars, left) {
+                    point = j;
+                    running = 0;
+                    summary = compacted;
+                    summary_chars = compacted_chars;
+                }
             }
         }
         let stats_before = summary_sections(run, &turns[..point], &settings).1;
@@ -116,6 +143,49 @@ impl Strategy for Compact {
             messages: messages.into(),
             stats,
         })
+    }
+}
+
+/// `cache_gated`: whether a compaction pays for itself, in the prices of an input token.
+struct Gate {
+    on: bool,
+    read: f64,
+    write: f64,
+    output: f64,
+}
+
+impl Gate {
+    fn read(options: &Options) -> Result<Gate, RenderError> {
+        let ratio = |name: &str| match options.get(name) {
+            Some(OptionValue::Float(x)) if x.is_finite() && *x >= 0.0 => Ok(*x),
+            Some(OptionValue::Integer(i)) if *i >= 0 => Ok(*i as f64),
+            Some(other) => Err(RenderError::option(
+                name,
+                &format!("expected a non-negative number, found {other}"),
+            )),
+            None => Err(RenderError::option(name, "missing")),
+        };
+        Ok(Gate {
+            on: options.boolean("cache_gated")?,
+            read: ratio("cache_read_ratio")?,
+            write: ratio("cache_write_ratio")?,
+            output: ratio("output_ratio")?,
+        })
+    }
+
+    /// Whether to compact a prompt of `before` characters into one of `after` (the head and
+    /// the summary), with `left` prompts still to be sent after it. Not compacting, each of
+    /// them reads the whole history from the cache; compacting, each reads the summary
+    /// instead, and the compaction costs the summarizer's call (the prompt read from the
+    /// cache, the summary written as output) and the summary written to the cache.
+    fn allows(&self, before: usize, after: usize, left: u32) -> bool {
+        if !self.on {
+            return true;
+        }
+        let (before, after) = (before as f64 / 4.0, after as f64 / 4.0);
+        let saving = f64::from(left) * self.read * (before - after);
+        let cost = self.read * before + (self.output + self.write) * after;
+        saving > cost
     }
 }
 
@@ -265,6 +335,37 @@ mod tests {
             shape(&Compact::render(&run(), &turns, &options(304)).unwrap()).1,
             vec![1, 2, 3, 4, 5]
         );
+    }
+
+    /// With `cache_gated`, compacting the prompt for 3 turns (735 characters, 183.75 tokens)
+    /// into 15 + 123 = 138 characters (34.5 tokens), with 9 - 3 - 1 = 5 prompts left, saves
+    /// 5 x 0.1 x 149.25 = 75 tokens' worth and costs 0.1 x 183.75 + (5 + 1.25) x 34.5 = 234:
+    /// it waits. In a run of 99 turns, 95 prompts are left: it saves 1,418 and compacts.
+    #[test]
+    fn cache_gated_compacts_only_when_the_turns_left_repay_it() {
+        let turns: Vec<Turn> = (1..=4).map(|n| turn(n, n == 2)).collect();
+        let mut gated = options(150);
+        for e in gated.entries.iter_mut() {
+            if e.0.as_str() == "cache_gated" {
+                e.1 = OptionValue::Boolean(true);
+            }
+        }
+        let output = Compact::render(&run(), &turns[..3], &gated).unwrap();
+        assert_eq!(shape(&output).1, vec![1, 2, 3]);
+        let long = Run {
+            max_turns: 99,
+            ..run()
+        };
+        let output = Compact::render(&long, &turns[..3], &gated).unwrap();
+        assert_eq!(shape(&output).1, Vec::<u32>::new());
+        // A ratio the gate cannot use is an error naming it.
+        for e in gated.entries.iter_mut() {
+            if e.0.as_str() == "output_ratio" {
+                e.1 = OptionValue::Float(-1.0);
+            }
+        }
+        let err = Compact::render(&run(), &turns, &gated).unwrap_err();
+        assert!(err.message.contains("output_ratio"), "{err}");
     }
 
     #[test]
