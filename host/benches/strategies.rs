@@ -35,6 +35,19 @@
 //! | per-turn-summary      | 18.0-18.3 | 18.0-18.7    | 1.79-1.80 | 1.81-1.82   |
 //! | delta-log             | 16.6-16.7 | 16.6-17.3    | 1.64-1.65 | 1.58-1.66   |
 //!
+//! The strategies of the tool-call transcript, seed 7 only, in one run on a loaded machine
+//! (single-user-coalesced took 22.5-22.8 µs there, so only the ratios compare with the table):
+//!
+//! | strategy              | lean ×    | realistic × |
+//! |-----------------------|-----------|-------------|
+//! | bounded-transcript    | 1.25      | 1.24        |
+//! | clear-tool-results    | 1.38      | 1.39        |
+//! | trim                  | 1.01      | 1.06        |
+//! | compact               | 1.18      | 1.31        |
+//!
+//! They format every turn's observation (its value cut at `observation_chars`) in every call;
+//! clear-tool-results and compact also size every turn, to find where they act.
+//!
 //! observation-masking, per-turn-summary and delta-log show what each turn defined or
 //! redefined. They read it from `Turn::defined`, which the host finds once per recording; when
 //! they compared every turn's whole memory with the one before it, value by value, in every

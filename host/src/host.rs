@@ -321,9 +321,11 @@ pub fn strategy_overrides<'a>(
     }
 }
 
-/// Whether `name` is one of the sections the strategy kit provides.
+/// Whether `name` is one of the sections the strategy kit provides (the coalesced view's and
+/// the transcript's observation).
 pub fn is_shared_section(name: &str) -> bool {
     ptc_strategy_kit::coalesce::TEMPLATES
         .iter()
+        .chain(ptc_strategy_kit::transcript::TEMPLATES)
         .any(|(shared, _)| *shared == name)
 }

@@ -174,6 +174,10 @@ proptest! {
             if declares("window") {
                 config.layer_set(&format!("strategies.{}.window=0", strategy.name)).unwrap();
             }
+            // Likewise turns before a compaction: with a trigger of 0 every turn is compacted.
+            if declares("trigger_tokens") {
+                config.layer_set(&format!("strategies.{}.trigger_tokens=0", strategy.name)).unwrap();
+            }
             if declares("tool_call_results") {
                 config
                     .layer_set(&format!(

@@ -28,4 +28,5 @@ mod shard;
 mod strategies;
 mod support;
 mod templates;
+mod transcript;
 mod trust;

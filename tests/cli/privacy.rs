@@ -58,14 +58,34 @@ fn all_prompts(host: &Host, strategy: &str, recording: &Recording) -> String {
 }
 
 /// Hosts whose strategies show every part they can: tool results where there is no output,
-/// and no turn kept whole by a window.
+/// and no turn kept whole by a window (or shown whole before a trigger).
 fn hosts() -> Vec<Host> {
     let mut sets = Vec::new();
     for (strategy, _) in STRATEGIES.iter() {
         if ["rolling-window", "observation-masking"].contains(strategy) {
             sets.push(format!("strategies.{strategy}.window=0"));
         }
-        if !["aggressive", "full-history"].contains(strategy) {
+        // The transcript strategies: every observation cleared, every turn but the last left
+        // out, every turn compacted.
+        match *strategy {
+            "clear-tool-results" => {
+                sets.push(format!("strategies.{strategy}.trigger_tokens=0"));
+                sets.push(format!("strategies.{strategy}.keep_tool_uses=0"));
+            }
+            "trim" => sets.push(format!("strategies.{strategy}.keep_turns=1")),
+            "compact" => sets.push(format!("strategies.{strategy}.trigger_tokens=0")),
+            _ => {}
+        }
+        // The strategies that show the coalesced view's tool calls.
+        if ![
+            "aggressive",
+            "full-history",
+            "bounded-transcript",
+            "clear-tool-results",
+            "trim",
+        ]
+        .contains(strategy)
+        {
             sets.push(format!(
                 "strategies.{strategy}.tool_call_results=\"when_no_println\""
             ));

@@ -1,7 +1,8 @@
 //! Properties of the strategy family over generated recordings, checked in process with the
 //! real dylibs: every strategy keeps the mission and the turns indicator and is a pure function;
-//! full-history and per-turn-summary are append-only; observation-masking changes at most one
-//! earlier message between consecutive prompts; rolling-window's limits equal the strategies
+//! full-history, per-turn-summary and bounded-transcript are append-only; observation-masking
+//! changes at most one earlier message between consecutive prompts; the transcript strategies
+//! keep the prefix they cache whenever they act; rolling-window's limits equal the strategies
 //! they should.
 
 use std::sync::OnceLock;
@@ -145,6 +146,19 @@ fn delta_log_host() -> &'static Host {
     HOST.get_or_init(|| in_process_host(&["strategies.delta-log.recoalesce_chars=100"]))
 }
 
+/// A host where the transcript strategies act on short runs.
+fn acting_host() -> &'static Host {
+    static HOST: OnceLock<Host> = OnceLock::new();
+    HOST.get_or_init(|| {
+        in_process_host(&[
+            "strategies.clear-tool-results.trigger_tokens=0",
+            "strategies.clear-tool-results.keep_tool_uses=1",
+            "strategies.trim.keep_turns=2",
+            "strategies.compact.trigger_tokens=30",
+        ])
+    })
+}
+
 /// A delta-log prompt's user message: whole, and without its tail (the sections replaced by
 /// the next prompt); with the re-coalescing point it was rendered from.
 struct DeltaLogPrompt {
@@ -222,8 +236,8 @@ proptest! {
     }
 
     #[test]
-    fn full_history_and_per_turn_summary_are_append_only(recording in recordings()) {
-        for strategy in ["full-history", "per-turn-summary"] {
+    fn full_history_per_turn_summary_and_bounded_transcript_are_append_only(recording in recordings()) {
+        for strategy in ["full-history", "per-turn-summary", "bounded-transcript"] {
             for k in 0..recording.turns.len() {
                 let before = render(default_host(), strategy, &recording, k);
                 let after = render(default_host(), strategy, &recording, k + 1);
@@ -300,6 +314,45 @@ proptest! {
                     prop_assert!(point_after > point_before, "delta-log, turn {}", k + 1);
                     continue;
                 }
+                prop_assert!(kept, "{}: the prefix cached before turn {} is not the start of the next prompt", strategy, k + 1);
+            }
+        }
+    }
+
+    /// The transcript strategies set to act on these short runs: every observation but the
+    /// latest cleared, two turns kept, a compaction past 30 tokens. The prefix a prompt caches
+    /// starts the next prompt, except where no earlier prompt could tell: the first prompt
+    /// that clears, and a compaction; and the first prompt that leaves a turn out, which reads
+    /// its predecessor's prefix through a breakpoint on its last message. A compaction and a
+    /// trim keep the head block, which is always marked.
+    #[test]
+    fn the_transcript_strategies_keep_the_prefix_they_cache_when_they_act(recording in recordings()) {
+        for strategy in ["clear-tool-results", "trim", "compact"] {
+            for k in 0..recording.turns.len() {
+                let before = render(acting_host(), strategy, &recording, k);
+                let after = render(acting_host(), strategy, &recording, k + 1);
+                let cleared = |m: &[RenderedMessage]| m.iter().any(|m| m.content.contains("cleared to save context"));
+                if strategy == "clear-tool-results" && !cleared(&before) && cleared(&after) {
+                    continue;
+                }
+                let trimmed = |m: &[RenderedMessage]| m[1].content.contains("left out to save context");
+                if strategy == "trim" && !trimmed(&before) && trimmed(&after) {
+                    // The first prompt that leaves a turn out repeats the head, marked before.
+                    prop_assert_eq!(before[1].block_texts().next(), after[1].block_texts().next());
+                    prop_assert!(before[1].block_texts().next().unwrap().1, "the head is cached");
+                    continue;
+                }
+                if strategy == "compact" && after.len() == 2 {
+                    // Compacted at the newest turn: the head block is the one cached before.
+                    let head = |m: &[RenderedMessage]| m[1].block_texts().next().map(|b| b.0.to_owned());
+                    prop_assert_eq!(head(&before), head(&after));
+                    prop_assert!(after[1].block_texts().next().unwrap().1, "the head is cached");
+                    continue;
+                }
+                let (before, after) = (blocks(&before), blocks(&after));
+                let last = before.iter().rposition(|b| b.3).expect("a breakpoint");
+                let kept = after.len() > last
+                    && before[..=last].iter().zip(&after).all(|(a, b)| (a.0, a.1, a.2) == (b.0, b.1, b.2));
                 prop_assert!(kept, "{}: the prefix cached before turn {} is not the start of the next prompt", strategy, k + 1);
             }
         }

@@ -23,6 +23,10 @@ fn linked_modules() -> Vec<StrategyModRef> {
         ptc_strategy_observation_masking::ptc_strategy_root_module(),
         ptc_strategy_aggressive::ptc_strategy_root_module(),
         ptc_strategy_delta_log::ptc_strategy_root_module(),
+        ptc_strategy_bounded_transcript::ptc_strategy_root_module(),
+        ptc_strategy_clear_tool_results::ptc_strategy_root_module(),
+        ptc_strategy_trim::ptc_strategy_root_module(),
+        ptc_strategy_compact::ptc_strategy_root_module(),
     ]
 }
 

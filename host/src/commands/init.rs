@@ -44,10 +44,14 @@ pub fn init(host: &Host, dir: Option<&Path>, force: bool) -> Result<String, Erro
     }
     // A section the strategy shares with the kit goes to coalesce/ once, where editing it
     // changes every strategy that shows it; the strategy's own templates to its own folder.
-    let shared = ptc_strategy_kit::coalesce::TEMPLATES;
+    let shared = || {
+        ptc_strategy_kit::coalesce::TEMPLATES
+            .iter()
+            .chain(ptc_strategy_kit::transcript::TEMPLATES)
+    };
     for strategy in host.plugins().strategies() {
         for (name, text) in &strategy.templates {
-            let folder = if shared.contains(&(name.as_str(), text.as_str())) {
+            let folder = if shared().any(|s| *s == (name.as_str(), text.as_str())) {
                 crate::host::SHARED_TEMPLATES_DIR
             } else {
                 &strategy.name

@@ -16,6 +16,9 @@
 //! - [`coalesce`]: the coalesced view of a history (`tool/`, `data/`, `user/`, tool calls,
 //!   output, the latest error, the turns left) with its templates, which live in
 //!   `templates/coalesce/` and are compiled into every strategy that uses them.
+//! - [`transcript`]: the tool-call transcript (each turn's response, then the observation of
+//!   running its program, capped), which the strategies that clear, trim or compact it share,
+//!   and the estimate of a prompt's size they act on.
 //!
 //! The contract between host and plugins is `ptc-plugin-api`; this crate is built on it and
 //! never the other way round.
@@ -25,6 +28,7 @@ mod format;
 mod memory;
 mod options;
 mod signature;
+pub mod transcript;
 mod value;
 
 pub use format::{

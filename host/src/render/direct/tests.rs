@@ -74,6 +74,9 @@ fn bundled_templates_run_directly_unless_they_call_filters() {
         "delta-log",
         "per-turn-summary",
         "observation-masking",
+        "clear-tool-results",
+        "trim",
+        "compact",
     ] {
         for (name, source) in bundled(dir) {
             let filters = source.contains('|');

@@ -1,0 +1,339 @@
+//! The tool-call transcript, as an agent loop that runs one program per turn through one tool
+//! sends it (ptc_runner's Kernel agent does): after the first prompt, each turn is the
+//! assistant's response followed by the observation of running its program: the program's
+//! value (`user=> ...`) and what it printed, or its error, capped at a number of characters,
+//! the cut saying how much was left out. The strategies that edit such a transcript (clear old
+//! observations, trim old turns, compact the history) build on the same turns, so that each
+//! compares with the transcript it edits.
+//!
+//! The observation's template, `observation`, is one of the kit's shared sections (its default
+//! is in `templates/coalesce/`). [`estimate_chars`] sizes what a strategy hands its templates,
+//! for strategies that act once a prompt passes a number of tokens.
+
+use ptc_plugin_api::{Field, Message, OptionSpec, Role, Run, Section, Stats, Turn, Value};
+
+use crate::coalesce::{self, Settings};
+use crate::{to_clojure, Limits};
+
+/// The default template of the observation, compiled in from `templates/coalesce/` (a shared
+/// section: a file `templates/coalesce/observation.tera` changes it for every strategy).
+pub const TEMPLATES: &[(&str, &str)] = &[(
+    "observation",
+    include_str!("../../../templates/coalesce/observation.tera"),
+)];
+
+/// The option that caps each observation, with its default.
+pub fn observation_option() -> OptionSpec {
+    OptionSpec::count(
+        "observation_chars",
+        2048,
+        "characters of each observation shown (the program's value and prints, or its error); the cut says how many were left out",
+    )
+}
+
+/// A turn's observation: the section that shows it, the characters it shows of the value,
+/// prints and error, and the characters left out.
+pub struct Observation {
+    pub section: Section,
+    pub shown_chars: usize,
+    pub omitted_chars: usize,
+    /// Print entries of a successful turn not shown at all (past the cap).
+    pub prints_dropped: usize,
+}
+
+/// Takes up to `budget` characters of `text`: the part shown and the characters left out.
+fn take(text: &str, budget: &mut usize) -> (String, usize, usize) {
+    if text.len() <= *budget {
+        // No more characters than bytes: all of it fits.
+        let chars = text.chars().count();
+        *budget -= chars;
+        return (text.to_owned(), chars, 0);
+    }
+    match text.char_indices().nth(*budget) {
+        Some((byte, _)) => {
+            let shown = *budget;
+            let omitted = text[byte..].chars().count();
+            *budget = 0;
+            (text[..byte].to_owned(), shown, omitted)
+        }
+        None => {
+            let chars = text.chars().count();
+            *budget -= chars;
+            (text.to_owned(), chars, 0)
+        }
+    }
+}
+
+/// The program's value as the observation prints it, cut to `cap` characters: the text shown
+/// and the characters left out.
+///
+/// The value is printed with every collection cut after `cap` elements and every string after
+/// `cap` characters: such a cut happens only past the first `cap` characters of the text, so
+/// the text shown is the start of the whole value's; only when the value is longer than `cap`
+/// is the whole printed, to count what is left out.
+fn value_text(value: &Value, budget: &mut usize) -> (String, usize) {
+    let cap = *budget;
+    let bounded = to_clojure(value, Limits::new(cap, cap));
+    if bounded.len() <= cap || bounded.chars().count() <= cap {
+        let (text, _, omitted) = take(&bounded, budget);
+        return (text, omitted);
+    }
+    let whole = crate::to_clojure_full(value);
+    let (text, _, omitted) = take(&whole, budget);
+    (text, omitted)
+}
+
+/// The observation of `turn`: on success its value and its prints, on failure its error, at
+/// most `cap` characters of them together (value first, then the prints in order), with the
+/// number of the turn about to run.
+pub fn observation(run: &Run, turn: &Turn, cap: usize) -> Observation {
+    let mut budget = cap;
+    let mut omitted = 0;
+    let mut section = Section::new("observation").with("failed", !turn.success);
+    let mut prints_dropped = 0;
+    if turn.success {
+        let (result, cut) = value_text(&turn.result, &mut budget);
+        omitted += cut;
+        let mut prints: Vec<Field> = Vec::with_capacity(turn.prints.len());
+        for print in turn.prints.iter() {
+            if budget == 0 && !print.is_empty() {
+                omitted += print.chars().count();
+                prints_dropped += 1;
+                continue;
+            }
+            let (text, _, cut) = take(print, &mut budget);
+            omitted += cut;
+            prints.push(text.into());
+        }
+        section = section
+            .with("result", result)
+            .with("printed", !prints.is_empty())
+            .with("prints", prints);
+    } else {
+        let (error, _, cut) = take(turn.error_text().unwrap_or("error"), &mut budget);
+        omitted += cut;
+        section = section.with("error", error);
+    }
+    Observation {
+        section: section
+            .with("omitted", omitted)
+            .with("next_turn", turn.number + 1)
+            .with("max_turns", run.max_turns),
+        shown_chars: cap - budget,
+        omitted_chars: omitted,
+        prints_dropped,
+    }
+}
+
+/// What every prompt of the transcript starts with: the system prompt, then the first user
+/// message (mission, `tool/`, `data/`, expected output, turns left), the same as every
+/// strategy's first prompt.
+pub fn head(run: &Run, settings: &Settings) -> Vec<Message> {
+    let (first, _) = coalesce::user_message(run, &[], settings);
+    vec![coalesce::system_message(run), first]
+}
+
+/// The assistant's message of a turn: its whole response.
+pub fn response(turn: &Turn) -> Message {
+    Message::new(
+        Role::Assistant,
+        vec![Section::new("assistant").with("raw_response", turn.raw_response.as_str())],
+    )
+}
+
+/// A turn of the transcript: the assistant's response, then the user message with its
+/// observation; and what it adds to the statistics.
+pub fn exchange(run: &Run, turn: &Turn, cap: usize, stats: &mut Stats) -> [Message; 2] {
+    let observation = observation(run, turn, cap);
+    count(turn, &observation, stats);
+    [
+        response(turn),
+        Message::new(Role::User, vec![observation.section]),
+    ]
+}
+
+/// Adds a turn shown in the transcript to `stats`: its tool calls and the prints of a
+/// successful turn count as shown, but the prints the cap left out as dropped; a turn whose
+/// observation was cut counts as compressed.
+pub fn count(turn: &Turn, observation: &Observation, stats: &mut Stats) {
+    if turn.success {
+        let calls = turn.tool_calls.len() as u64;
+        let prints = turn.prints.len() as u64;
+        let dropped = observation.prints_dropped as u64;
+        stats.tool_calls_total += calls;
+        stats.tool_calls_shown += calls;
+        stats.printlns_total += prints;
+        stats.printlns_shown += prints - dropped;
+        stats.printlns_dropped += dropped;
+    }
+    if observation.omitted_chars > 0 {
+        stats.turns_compressed += 1;
+    }
+}
+
+/// The characters of the text a section hands its template (every text field, at every
+/// depth); the template's own words are not counted. A strategy that acts once a prompt
+/// passes a number of tokens sizes its prompt with it (tokens as characters / 4).
+pub fn estimate_chars(section: &Section) -> usize {
+    fn field(f: &Field) -> usize {
+        match f {
+            Field::Text(text) => text.chars().count(),
+            Field::Integer(_) | Field::Boolean(_) => 0,
+            Field::List(items) => items.iter().map(field).sum(),
+            Field::Record(fields) => fields.iter().map(|f| field(&f.1)).sum(),
+        }
+    }
+    section.fields.iter().map(|f| field(&f.1)).sum()
+}
+
+/// The characters of a message's sections (see [`estimate_chars`]).
+pub fn message_chars(message: &Message) -> usize {
+    message.sections().map(estimate_chars).sum()
+}
+
+/// Tokens as the strategies that count them estimate them: characters / 4, rounded up.
+pub fn tokens(chars: usize) -> usize {
+    chars.div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use abi_stable::std_types::{ROption, RVec};
+    use ptc_plugin_api::TurnError;
+
+    use super::*;
+
+    fn run() -> Run {
+        Run {
+            mission: "m".into(),
+            system_prompt: "s".into(),
+            tools: RVec::new(),
+            data: RVec::new(),
+            max_turns: 4,
+            signature: ROption::RNone,
+        }
+    }
+
+    fn turn(result: Value, prints: &[&str], error: Option<&str>) -> Turn {
+        Turn {
+            number: 2,
+            raw_response: "r".into(),
+            program: ROption::RNone,
+            success: error.is_none(),
+            result,
+            error: match error {
+                Some(m) => ROption::RSome(TurnError {
+                    reason: "eval_error".into(),
+                    message: ROption::RSome(m.into()),
+                }),
+                None => ROption::RNone,
+            },
+            prints: prints.iter().map(|p| (*p).into()).collect(),
+            tool_calls: RVec::new(),
+            memory: RVec::new(),
+            defined: RVec::new(),
+        }
+    }
+
+    fn field<'a>(section: &'a Section, name: &str) -> &'a Field {
+        &section
+            .fields
+            .iter()
+            .find(|f| f.0.as_str() == name)
+            .unwrap_or_else(|| panic!("no field {name}"))
+            .1
+    }
+
+    fn texts(f: &Field) -> Vec<String> {
+        match f {
+            Field::List(items) => items
+                .iter()
+                .map(|i| match i {
+                    Field::Text(t) => t.to_string(),
+                    other => panic!("{other:?}"),
+                })
+                .collect(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_observation_within_the_cap_is_whole() {
+        let t = turn(Value::Integer(42), &["a", "bc"], None);
+        let o = observation(&run(), &t, 100);
+        assert_eq!(field(&o.section, "result"), &Field::from("42"));
+        assert_eq!(texts(field(&o.section, "prints")), ["a", "bc"]);
+        assert_eq!(field(&o.section, "omitted"), &Field::from(0usize));
+        assert_eq!(field(&o.section, "next_turn"), &Field::from(3u32));
+        assert_eq!((o.shown_chars, o.omitted_chars), (5, 0));
+    }
+
+    #[test]
+    fn the_cap_counts_the_value_then_the_prints_and_says_what_it_left_out() {
+        // "[1 2 3]" is 7 characters; 3 more of the first print, none of the second.
+        let list = Value::List((1..=3).map(Value::Integer).collect());
+        let t = turn(list, &["héllo", "world"], None);
+        let o = observation(&run(), &t, 10);
+        assert_eq!(field(&o.section, "result"), &Field::from("[1 2 3]"));
+        assert_eq!(texts(field(&o.section, "prints")), ["hél"]);
+        assert_eq!(field(&o.section, "omitted"), &Field::from(2usize + 5));
+        assert_eq!(
+            (o.shown_chars, o.omitted_chars, o.prints_dropped),
+            (10, 7, 1)
+        );
+        let mut stats = Stats::default();
+        count(&t, &o, &mut stats);
+        assert_eq!(
+            (
+                stats.printlns_total,
+                stats.printlns_shown,
+                stats.printlns_dropped,
+                stats.turns_compressed
+            ),
+            (2, 1, 1, 1)
+        );
+    }
+
+    #[test]
+    fn a_long_value_is_cut_as_its_whole_text_would_be() {
+        let long = Value::List((0..1000).map(Value::Integer).collect());
+        let whole = crate::to_clojure_full(&long);
+        let t = turn(long, &["p"], None);
+        let o = observation(&run(), &t, 20);
+        let shown: String = whole.chars().take(20).collect();
+        assert_eq!(field(&o.section, "result"), &Field::from(shown.as_str()));
+        assert_eq!(field(&o.section, "printed"), &Field::from(false));
+        assert_eq!(o.omitted_chars, whole.chars().count() - 20 + 1);
+        // A string longer than the cap, the same way.
+        let s = Value::string(&"x".repeat(50));
+        let o = observation(&run(), &turn(s, &[], None), 10);
+        assert_eq!(field(&o.section, "result"), &Field::from("\"xxxxxxxxx"));
+        assert_eq!(o.omitted_chars, 52 - 10);
+    }
+
+    #[test]
+    fn a_failed_turn_shows_its_error_within_the_cap() {
+        let t = turn(Value::Nil, &["not shown"], Some("undefined symbol: x"));
+        let o = observation(&run(), &t, 9);
+        assert_eq!(field(&o.section, "failed"), &Field::from(true));
+        assert_eq!(field(&o.section, "error"), &Field::from("undefined"));
+        assert_eq!(o.omitted_chars, 10);
+        let mut stats = Stats::default();
+        count(&t, &o, &mut stats);
+        assert_eq!(
+            stats.printlns_total, 0,
+            "a failed turn's prints are not counted"
+        );
+    }
+
+    #[test]
+    fn estimates_count_the_text_fields_at_every_depth() {
+        let s = Section::new("x")
+            .with("a", "héllo")
+            .with("n", 12345i64)
+            .with("l", vec!["ab".to_string(), "c".to_string()]);
+        assert_eq!(estimate_chars(&s), 8);
+        assert_eq!(tokens(8), 2);
+        assert_eq!(tokens(9), 3);
+    }
+}
