@@ -58,7 +58,7 @@ mod value;
 pub use abi_stable;
 pub use module::{
     guard, module_for, showing_private, Strategy, StrategyMod, StrategyModRef, ABI_VERSION,
-    ABI_VERSION_SYMBOL,
+    ABI_VERSION_SYMBOL, RECORDED_DATA,
 };
 pub use options::{OptionSpec, OptionValue, Options, SHOW_PRIVATE};
 pub use output::{

@@ -54,6 +54,13 @@ pub struct StrategyMod {
     /// plugin's version has it.
     #[sabi(last_prefix_field)]
     pub render: extern "C" fn(&Run, RSlice<'_, Turn>, &Options) -> RResult<Output, RenderError>,
+    /// The kinds of recorded data the strategy renders from, as a recording's `lacks` names
+    /// them (`memory_values`, `prints`, `results`, `tool_results`, `errors`): on a recording
+    /// that lacks one of them, its prompts are not what the agent's would have been, so
+    /// `ptc ab` does not judge it there. Added after `render`: a plugin built against an older
+    /// contract has none, and the host takes it to render from every kind.
+    #[sabi(missing_field(option))]
+    pub renders_from: extern "C" fn() -> RVec<RStr<'static>>,
 }
 
 impl RootModule for StrategyModRef {
@@ -80,7 +87,20 @@ pub trait Strategy {
 
     /// The messages of the prompt for turn `turns.len() + 1`.
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError>;
+
+    /// The kinds of recorded data the prompts are made from ([`StrategyMod::renders_from`]);
+    /// by default every kind a recording can lack that a prompt can show.
+    const RENDERS_FROM: &'static [&'static str] = RECORDED_DATA;
 }
+
+/// Every kind of recorded data a prompt can show, as a recording's `lacks` names them.
+pub const RECORDED_DATA: &[&str] = &[
+    "memory_values",
+    "prints",
+    "results",
+    "tool_results",
+    "errors",
+];
 
 thread_local! {
     /// Set while a guarded call runs on this thread: its panic becomes an error, not a message.
@@ -174,6 +194,13 @@ extern "C" fn render_shim<S: Strategy>(
 /// The root module for strategy `S`; `version` is the plugin crate's version.
 /// Used by [`export_strategy!`](crate::export_strategy); also lets a program link a strategy
 /// crate directly and call it exactly as the host calls a loaded plugin.
+extern "C" fn renders_from_shim<S: Strategy>() -> RVec<RStr<'static>> {
+    S::RENDERS_FROM
+        .iter()
+        .map(|kind| RStr::from(*kind))
+        .collect()
+}
+
 pub fn module_for<S: Strategy>(version: &'static str) -> StrategyModRef {
     StrategyMod {
         abi_version: ABI_VERSION,
@@ -183,6 +210,7 @@ pub fn module_for<S: Strategy>(version: &'static str) -> StrategyModRef {
         options: options_shim::<S>,
         templates: templates_shim::<S>,
         render: render_shim::<S>,
+        renders_from: renders_from_shim::<S>,
     }
     .leak_into_prefix()
 }

@@ -71,6 +71,9 @@ pub struct Ab {
     /// Recordings holding a request as sent with the usage billed for it (`ptc bill` compares
     /// them with their bill).
     pub billed_recordings: usize,
+    /// Per variant: why it is not judged on this corpus (its recordings lack data its prompts
+    /// are made from), or `None`. A merged run does not know: parts do not carry it.
+    pub unjudged: Vec<Option<String>>,
     /// What the verdict requires of a strategy (`--require`, `[ab] require`).
     pub requirements: report::Requirements,
 }
@@ -197,6 +200,16 @@ pub fn run_with(
         .position(|p| p.name == plan.primary_pricing)
         .unwrap_or(0);
     let billed = std::sync::atomic::AtomicUsize::new(0);
+    // What each variant's prompts are made from, and per variant the recordings that lack some
+    // of it (and what they lack).
+    let needs: Vec<Vec<String>> = plan
+        .variants
+        .iter()
+        .map(|v| renders_from(host, v))
+        .collect();
+    let read = std::sync::atomic::AtomicUsize::new(0);
+    let lacking: Vec<std::sync::Mutex<(usize, std::collections::BTreeSet<&'static str>)>> =
+        needs.iter().map(|_| Default::default()).collect();
     let measure_all = |counter: &mut Counter, source: &Source| -> Result<Vec<RunMeasure>, Error> {
         let recording = match source.load(&defaults) {
             Ok(recording) => recording,
@@ -207,6 +220,20 @@ pub fn run_with(
         };
         if bill::is_billed(&recording) {
             billed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        read.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        for (needed, lacking) in needs.iter().zip(&lacking) {
+            let missing: Vec<&'static str> = recording
+                .lacks
+                .iter()
+                .map(|lack| lack.as_str())
+                .filter(|lack| needed.iter().any(|n| n == lack))
+                .collect();
+            if !missing.is_empty() {
+                let mut lacking = lacking.lock().expect("no panic holds it");
+                lacking.0 += 1;
+                lacking.1.extend(missing);
+            }
         }
         counter.next_run();
         let facts = Facts::of(&recording.run, &recording.turns);
@@ -301,8 +328,46 @@ pub fn run_with(
         baseline_added: plan.baseline_added,
         bad_recordings,
         billed_recordings: billed.into_inner(),
+        unjudged: {
+            let read = read.into_inner();
+            lacking
+                .into_iter()
+                .map(|lacking| {
+                    let (count, kinds) = lacking.into_inner().expect("no panic holds it");
+                    (count > 0).then(|| {
+                        let kinds: Vec<&str> = kinds.into_iter().collect();
+                        format!(
+                            "{count} of {read} recording(s) lack {}, which its prompts are made from",
+                            kinds.join(", ")
+                        )
+                    })
+                })
+                .collect()
+        },
         requirements: report::Requirements::default(),
     })
+}
+
+/// The kinds of recorded data a variant's prompts are made from: none for `as-sent` (the
+/// requests themselves), its strategy's (and full-history's, under the trigger) otherwise.
+fn renders_from(host: &Host, variant: &Variant) -> Vec<String> {
+    if variant.strategy == AS_SENT {
+        return Vec::new();
+    }
+    let mut needs: Vec<String> = host
+        .strategy(Some(&variant.strategy))
+        .map(|s| s.renders_from.clone())
+        .unwrap_or_default();
+    if variant
+        .options
+        .iter()
+        .any(|(o, _)| o == "compress_above_tokens")
+    {
+        if let Ok(full) = host.strategy(Some(UNCOMPRESSED_STRATEGY)) {
+            needs.extend(full.renders_from.iter().cloned());
+        }
+    }
+    needs
 }
 
 /// The prompter of a variant: its options set for it alone; `compress_above_tokens` turns on

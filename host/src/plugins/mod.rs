@@ -39,6 +39,9 @@ pub struct LoadedStrategy {
     pub options: Vec<OptionSpec>,
     /// Compiled-in templates: name -> tera source.
     pub templates: Vec<(String, String)>,
+    /// The kinds of recorded data its prompts are made from (every kind when the plugin, built
+    /// against an older contract, does not say).
+    pub renders_from: Vec<String>,
     module: StrategyModRef,
 }
 
@@ -67,8 +70,19 @@ impl LoadedStrategy {
             .into_iter()
             .map(|t| (t.0.as_str().to_owned(), t.1.as_str().to_owned()))
             .collect();
+        let renders_from = match module.renders_from() {
+            Some(renders_from) => renders_from()
+                .iter()
+                .map(|k| k.as_str().to_owned())
+                .collect(),
+            None => ptc_plugin_api::RECORDED_DATA
+                .iter()
+                .map(|k| (*k).to_owned())
+                .collect(),
+        };
         Ok(LoadedStrategy {
             name,
+            renders_from,
             version: module.version().as_str().to_owned(),
             description: module.description().as_str().to_owned(),
             file,

@@ -54,6 +54,8 @@ impl Strategy for Aggressive {
         OWN_TEMPLATES.to_vec()
     }
 
+    const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "errors"];
+
     fn render(run: &Run, turns: &[Turn], _options: &Options) -> Result<Output, RenderError> {
         let mut sections = vec![Section::new("mission").with("mission", run.mission.as_str())];
         if !run.tools.is_empty() {

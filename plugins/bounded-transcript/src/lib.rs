@@ -38,6 +38,8 @@ impl Strategy for BoundedTranscript {
         templates
     }
 
+    const RENDERS_FROM: &'static [&'static str] = &["prints", "results", "errors"];
+
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = coalesce::settings_with_defaults(options)?;
         let cap = options.count("observation_chars")?;

@@ -71,6 +71,8 @@ impl Strategy for ClearToolResults {
         templates
     }
 
+    const RENDERS_FROM: &'static [&'static str] = &["prints", "results", "errors"];
+
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = coalesce::settings_with_defaults(options)?;
         let trigger = options.count("trigger_tokens")?;

@@ -73,6 +73,8 @@ impl Strategy for Compact {
         templates
     }
 
+    const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "results", "errors"];
+
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = Settings::read(options)?;
         let trigger = options.count("trigger_tokens")?;

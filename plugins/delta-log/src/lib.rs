@@ -70,6 +70,8 @@ impl Strategy for DeltaLog {
         templates
     }
 
+    const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "errors"];
+
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = Settings::read(options)?;
         let budget = options.count("recoalesce_chars")?;

@@ -31,6 +31,8 @@ impl Strategy for FullHistory {
         coalesce::TEMPLATES.to_vec()
     }
 
+    const RENDERS_FROM: &'static [&'static str] = &["prints", "results", "errors"];
+
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = coalesce::settings_with_defaults(options)?;
         Ok(coalesce::uncompressed(run, turns, &settings))

@@ -46,6 +46,8 @@ impl Strategy for PerTurnSummary {
         templates
     }
 
+    const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "errors"];
+
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = Settings::read(options)?;
         let (first, _) = coalesce::user_message(run, &[], &settings);

@@ -31,6 +31,8 @@ impl Strategy for RollingWindow {
         coalesce::TEMPLATES.to_vec()
     }
 
+    const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "results", "errors"];
+
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = Settings::read(options)?;
         let window = options.count("window")?;

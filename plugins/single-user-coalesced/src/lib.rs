@@ -35,6 +35,8 @@ impl Strategy for SingleUserCoalesced {
         coalesce::TEMPLATES.to_vec()
     }
 
+    const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "errors"];
+
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = Settings::read(options)?;
         let (user, stats) = coalesce::user_message(run, turns, &settings);

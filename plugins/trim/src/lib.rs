@@ -56,6 +56,8 @@ impl Strategy for Trim {
         templates
     }
 
+    const RENDERS_FROM: &'static [&'static str] = &["prints", "results", "errors"];
+
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
         let settings = coalesce::settings_with_defaults(options)?;
         let keep = options.count("keep_turns")?;

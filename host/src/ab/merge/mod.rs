@@ -225,6 +225,7 @@ pub fn merge(
             bad_recordings,
             // Parts do not say: `ptc bill` compares the corpus with its bill.
             billed_recordings: 0,
+            unjudged: vec![None; print.variants.len()],
             requirements: crate::ab::report::Requirements::default(),
         },
         sources: held,

@@ -104,7 +104,8 @@ pub fn json(ab: &Ab) -> Json {
         .variants
         .iter()
         .zip(summaries)
-        .map(|(v, s)| {
+        .enumerate()
+        .map(|(index, (v, s))| {
             let cost: serde_json::Map<String, Json> = ab
                 .pricing
                 .iter()
@@ -147,6 +148,7 @@ pub fn json(ab: &Ab) -> Json {
                 "render_us_mean": s.mean_render_us(),
                 "failed": s.failed,
                 "first_error": s.first_error,
+                "not_judged": ab.unjudged.get(index).cloned().flatten(),
                 "unmet_requirements": verdict::dropped(s, &ab.requirements).iter().map(|d| json!({
                     "measure": d.category,
                     "at_least": d.required,

@@ -28,22 +28,36 @@ pub struct Verdict {
 
 /// One verdict per provider, in the order of the profiles.
 pub fn verdicts(ab: &Ab, summaries: &[Summary]) -> Vec<Verdict> {
-    cheapest(
+    cheapest_judged(
         &ab.pricing,
         &summaries[ab.baseline],
         summaries,
         &ab.requirements,
+        &ab.unjudged,
     )
 }
 
 /// [`verdicts`] from the profiles, the baseline's summary, every variant's and the
 /// requirements.
+#[cfg(test)]
 fn cheapest(
     pricing: &[Pricing],
     base: &Summary,
     summaries: &[Summary],
     requirements: &Requirements,
 ) -> Vec<Verdict> {
+    cheapest_judged(pricing, base, summaries, requirements, &[])
+}
+
+/// [`cheapest`] among the variants that can be judged (`unjudged[v]` is `None`, or missing).
+fn cheapest_judged(
+    pricing: &[Pricing],
+    base: &Summary,
+    summaries: &[Summary],
+    requirements: &Requirements,
+    unjudged: &[Option<String>],
+) -> Vec<Verdict> {
+    let judged = |v: usize| unjudged.get(v).is_none_or(Option::is_none);
     let mut providers: Vec<(&str, Vec<usize>)> = Vec::new();
     for (i, p) in pricing.iter().enumerate() {
         let provider = p.name.split('@').next().unwrap_or(&p.name);
@@ -60,7 +74,9 @@ fn cheapest(
                 summaries
                     .iter()
                     .enumerate()
-                    .filter(move |(_, s)| s.prompts > 0 && (!qualified || requirements.met_by(s)))
+                    .filter(move |&(v, s)| {
+                        judged(v) && s.prompts > 0 && (!qualified || requirements.met_by(s))
+                    })
                     .flat_map(|(v, s)| profiles.iter().map(move |&p| (v, p, s.costs[p])))
                     .min_by(|a, b| a.2.total_cmp(&b.2))
             };
@@ -268,10 +284,20 @@ pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
             requirements.written()
         )
     };
-    for verdict in verdicts(ab, summaries) {
-        out.push_str("  ");
-        out.push_str(&line(ab, summaries, &verdict));
-        out.push('\n');
+    let none_judged = (0..ab.variants.len())
+        .filter(|&v| v != ab.baseline)
+        .all(|v| ab.unjudged.get(v).is_some_and(Option::is_some));
+    if none_judged && ab.variants.len() > 1 {
+        out.push_str(&format!(
+            "  none: no strategy but the baseline can be judged on these recordings (below); {} stands\n",
+            ab.variants[ab.baseline].label
+        ));
+    } else {
+        for verdict in verdicts(ab, summaries) {
+            out.push_str("  ");
+            out.push_str(&line(ab, summaries, &verdict));
+            out.push('\n');
+        }
     }
     let unmet: Vec<String> = ab
         .variants
@@ -282,6 +308,18 @@ pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
     if !unmet.is_empty() {
         out.push_str("not recommended, failing a requirement:\n");
         out.extend(unmet);
+    }
+    let unjudged: Vec<String> = ab
+        .variants
+        .iter()
+        .zip(&ab.unjudged)
+        .filter_map(|(v, why)| Some(format!("  {}: {}\n", v.label, why.as_ref()?)))
+        .collect();
+    if !unjudged.is_empty() {
+        out.push_str(
+            "not judged (their prompts would not be what the agent's were; their rows are lower bounds):\n",
+        );
+        out.extend(unjudged);
     }
     out
 }
