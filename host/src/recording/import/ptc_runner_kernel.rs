@@ -234,6 +234,7 @@ pub fn ptc_runner_kernel(
         losses: Losses::default(),
         version: 2,
         default_max_turns: supplied.max_turns.is_none(),
+        part: None,
     })
 }
 
