@@ -442,7 +442,10 @@ fn a_claude_code_session_imports_a_run_per_thread() {
     let first = &main["turns"][0];
     assert_eq!(first["usage"]["provider"], "anthropic");
     assert_eq!(first["usage"]["model"], "claude-sonnet-4-20250514");
-    assert!(first["usage"].get("cost_usd").is_none(), "the log states no cost");
+    assert!(
+        first["usage"].get("cost_usd").is_none(),
+        "the log states no cost"
+    );
     assert!(first["request"].is_null(), "the requests are not logged");
     assert!(main.get("system_prompt").is_none());
     // The response's text blocks are its raw response, its tool_use blocks its tool calls,
@@ -502,21 +505,31 @@ fn hostile_claude_code_sessions_are_refused_naming_the_file_and_the_line() {
     // Truncated in the middle of its last line.
     let cut = scratch.write("cut.jsonl", &real[..real.len() - 40]);
     let err = refused(&cut, &[]);
-    assert!(err.contains(&format!("cannot import {}:{count}", cut.display())), "{err}");
+    assert!(
+        err.contains(&format!("cannot import {}:{count}", cut.display())),
+        "{err}"
+    );
     // Mixed formats: an inspection record among the session's lines.
     let mixed = scratch.write(
         "mixed.jsonl",
-        format!("{}\n{{\"record_type\": \"capability-input\"}}\n", real.lines().next().unwrap()),
+        format!(
+            "{}\n{{\"record_type\": \"capability-input\"}}\n",
+            real.lines().next().unwrap()
+        ),
     );
     let err = refused(&mixed, &[]);
     assert!(
-        err.contains(&format!("{}:2", mixed.display())) && err.contains("not a line of a Claude Code session"),
+        err.contains(&format!("{}:2", mixed.display()))
+            && err.contains("not a line of a Claude Code session"),
         "{err}"
     );
     // A split of the cache writes by TTL that does not add up is not guessed at.
     let split = scratch.write(
         "split.jsonl",
-        real.replace("\"ephemeral_5m_input_tokens\":18764", "\"ephemeral_5m_input_tokens\":18000"),
+        real.replace(
+            "\"ephemeral_5m_input_tokens\":18764",
+            "\"ephemeral_5m_input_tokens\":18000",
+        ),
     );
     let err = refused(&split, &[]);
     assert!(
@@ -564,10 +577,19 @@ fn an_openhands_trajectory_imports_with_its_observations_and_its_usage() {
     assert_eq!(usage_sum(&both, "cache_write_5m"), 3_927);
     assert_eq!(usage_sum(&both, "output"), 358);
     let turns = recording["turns"].as_array().unwrap();
-    assert_eq!(recording["mission"], "Please rename game_2048.py to 2048.py");
-    assert_eq!(turns[1]["program"], "mv /workspace/game_2048.py /workspace/2048.py");
+    assert_eq!(
+        recording["mission"],
+        "Please rename game_2048.py to 2048.py"
+    );
+    assert_eq!(
+        turns[1]["program"],
+        "mv /workspace/game_2048.py /workspace/2048.py"
+    );
     assert_eq!(turns[1]["tool_calls"][0]["name"], "execute_bash");
-    assert_eq!(turns[1]["tool_calls"][0]["args"]["command"], "mv /workspace/game_2048.py /workspace/2048.py");
+    assert_eq!(
+        turns[1]["tool_calls"][0]["args"]["command"],
+        "mv /workspace/game_2048.py /workspace/2048.py"
+    );
     assert!(turns[0]["prints"][0]
         .as_str()
         .unwrap()
@@ -630,15 +652,24 @@ fn an_openhands_output_jsonl_gives_a_run_per_line() {
 #[test]
 fn hostile_openhands_logs_are_refused_naming_the_file_and_the_place() {
     let scratch = Scratch::new();
-    let real = std::fs::read_to_string(realrun("openhands/replay-wrong_initial_state.json")).unwrap();
+    let real =
+        std::fs::read_to_string(realrun("openhands/replay-wrong_initial_state.json")).unwrap();
     let cut = scratch.write("cut.json", &real[..real.len() / 2]);
     let err = scratch
         .ptc(["import", "--from", "openhands", &cut.display().to_string()])
         .bad_input();
-    assert!(err.contains(&format!("cannot import {}:", cut.display())), "{err}");
+    assert!(
+        err.contains(&format!("cannot import {}:", cut.display())),
+        "{err}"
+    );
     let shape = scratch.write("shape.json", "{\"events\": []}");
     let err = scratch
-        .ptc(["import", "--from", "openhands", &shape.display().to_string()])
+        .ptc([
+            "import",
+            "--from",
+            "openhands",
+            &shape.display().to_string(),
+        ])
         .bad_input();
     assert!(
         err.contains("an object without a `history` list is not an OpenHands run"),
@@ -646,20 +677,37 @@ fn hostile_openhands_logs_are_refused_naming_the_file_and_the_place() {
     );
     let event = scratch.write("event.json", "[{\"id\": 0}, 3]");
     let err = scratch
-        .ptc(["import", "--from", "openhands", &event.display().to_string()])
+        .ptc([
+            "import",
+            "--from",
+            "openhands",
+            &event.display().to_string(),
+        ])
         .bad_input();
     assert!(err.contains("event 1 of the run is a number"), "{err}");
     let empty = scratch.write("empty.json", "[]");
     let err = scratch
-        .ptc(["import", "--from", "openhands", &empty.display().to_string()])
+        .ptc([
+            "import",
+            "--from",
+            "openhands",
+            &empty.display().to_string(),
+        ])
         .bad_input();
-    assert!(err.contains("no mission") || err.contains("no response"), "{err}");
+    assert!(
+        err.contains("no mission") || err.contains("no response"),
+        "{err}"
+    );
     // Mixed formats: a Claude Code line after an evaluation's output line.
     let first = std::fs::read_to_string(realrun("openhands/derived-output.jsonl")).unwrap();
     let session = std::fs::read_to_string(realrun("claude-code/session-5c0375b4.jsonl")).unwrap();
     let mixed = scratch.write(
         "mixed.jsonl",
-        format!("{}\n{}\n", first.lines().next().unwrap(), session.lines().next().unwrap()),
+        format!(
+            "{}\n{}\n",
+            first.lines().next().unwrap(),
+            session.lines().next().unwrap()
+        ),
     );
     let err = scratch
         .ptc(["import", &mixed.display().to_string()])
@@ -708,7 +756,12 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
     let source: Json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let bare = scratch.write("bare.json", source["messages"].to_string());
     let run = scratch
-        .ptc(["import", "--from", "mini-swe-agent", &bare.display().to_string()])
+        .ptc([
+            "import",
+            "--from",
+            "mini-swe-agent",
+            &bare.display().to_string(),
+        ])
         .ok();
     let again: Json = serde_json::from_str(&run).unwrap();
     // The same turns; only the model, which the bare list does not name, is missing.
@@ -735,7 +788,15 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
     let text = std::fs::read_to_string(&path).unwrap();
     let cut = scratch.write("cut.traj.json", &text[..text.len() / 2]);
     let err = scratch
-        .ptc(["import", "--from", "mini-swe-agent", &cut.display().to_string()])
+        .ptc([
+            "import",
+            "--from",
+            "mini-swe-agent",
+            &cut.display().to_string(),
+        ])
         .bad_input();
-    assert!(err.contains(&format!("cannot import {}:", cut.display())), "{err}");
+    assert!(
+        err.contains(&format!("cannot import {}:", cut.display())),
+        "{err}"
+    );
 }

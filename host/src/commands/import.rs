@@ -107,12 +107,18 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
             }
         };
         let imported = match format {
-            Format::PtcRunner => vec![crate::recording::import::ptc_runner(file, &defaults, &supplied)?],
+            Format::PtcRunner => vec![crate::recording::import::ptc_runner(
+                file, &defaults, &supplied,
+            )?],
             Format::PtcRunnerKernel => {
-                vec![crate::recording::import::ptc_runner_kernel(file, &defaults, &supplied)?]
+                vec![crate::recording::import::ptc_runner_kernel(
+                    file, &defaults, &supplied,
+                )?]
             }
             Format::MiniSweAgent => {
-                vec![crate::recording::import::mini_swe_agent(file, &defaults, &supplied)?]
+                vec![crate::recording::import::mini_swe_agent(
+                    file, &defaults, &supplied,
+                )?]
             }
             Format::Atif => vec![crate::recording::import::atif(file, &defaults, &supplied)?],
             Format::ClaudeCode => {

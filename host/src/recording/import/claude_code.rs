@@ -54,9 +54,7 @@ const TYPES: [&str; 5] = [
 
 /// Whether `first`, the first line of a JSONL file, is a Claude Code session line.
 pub(super) fn detect(first: &Json) -> bool {
-    first["type"]
-        .as_str()
-        .is_some_and(|t| TYPES.contains(&t))
+    first["type"].as_str().is_some_and(|t| TYPES.contains(&t))
         && ["parentUuid", "sessionId", "leafUuid", "messageId"]
             .iter()
             .any(|key| first.get(*key).is_some())
@@ -166,7 +164,11 @@ fn thread_recording(
             });
             responses[at].push(entry);
         } else if record["type"] == "user" {
-            for block in record["message"]["content"].as_array().into_iter().flatten() {
+            for block in record["message"]["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
                 if block["type"] == "tool_result" {
                     if let Some(id) = block["tool_use_id"].as_str() {
                         let failed = block["is_error"] == true;
@@ -219,7 +221,11 @@ fn thread_recording(
         let mut prints = Vec::new();
         let mut error: Option<String> = None;
         for (_, record) in lines {
-            for block in record["message"]["content"].as_array().into_iter().flatten() {
+            for block in record["message"]["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
                 match block["type"].as_str() {
                     Some("text") => raw.push(block["text"].as_str().unwrap_or("").to_owned()),
                     Some("thinking") => {
@@ -353,7 +359,12 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(
-            (&u["input"], &u["cache_read"], &u["cache_write_5m"], &u["cache_write_1h"]),
+            (
+                &u["input"],
+                &u["cache_read"],
+                &u["cache_write_5m"],
+                &u["cache_write_1h"]
+            ),
             (&json!(4), &json!(100), &json!(10), &json!(20))
         );
         assert!(u.get("cost_usd").is_none());
@@ -361,7 +372,10 @@ mod tests {
         let u = usage(&json!({"usage": {"input_tokens": 4, "cache_creation_input_tokens": 30}}))
             .unwrap()
             .unwrap();
-        assert_eq!((&u["cache_write_5m"], &u["cache_write_1h"]), (&json!(30), &json!(0)));
+        assert_eq!(
+            (&u["cache_write_5m"], &u["cache_write_1h"]),
+            (&json!(30), &json!(0))
+        );
         // A split that does not add up is refused, not guessed.
         assert!(usage(&json!({"usage": {"input_tokens": 4, "cache_creation_input_tokens": 30, "cache_creation": {"ephemeral_5m_input_tokens": 10}}})).is_err());
         assert!(usage(&json!({"usage": {}})).unwrap().is_none());

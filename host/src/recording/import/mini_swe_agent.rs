@@ -218,7 +218,11 @@ pub fn mini_swe_agent(
 /// The commands of the response `messages[at]`, each with the tool it went through, and the
 /// message answering each (none when the trajectory holds none). `text_blocks`: the format
 /// whose model writes one ```` ```bash ```` block, more or fewer being a format error.
-fn commands(messages: &[Json], at: usize, text_blocks: bool) -> (Vec<(String, String)>, Vec<Option<&Json>>) {
+fn commands(
+    messages: &[Json],
+    at: usize,
+    text_blocks: bool,
+) -> (Vec<(String, String)>, Vec<Option<&Json>>) {
     let message = &messages[at];
     let after = &messages[at + 1..];
     if let Some(calls) = message["tool_calls"].as_array().filter(|c| !c.is_empty()) {
@@ -230,10 +234,16 @@ fn commands(messages: &[Json], at: usize, text_blocks: bool) -> (Vec<(String, St
                     .as_str()
                     .and_then(|a| serde_json::from_str(a).ok())
                     .unwrap_or(Json::Null);
-                let name = call["function"]["name"].as_str().unwrap_or("bash").to_owned();
+                let name = call["function"]["name"]
+                    .as_str()
+                    .unwrap_or("bash")
+                    .to_owned();
                 let command = arguments["command"].as_str().unwrap_or("").to_owned();
                 let id = call["id"].as_str();
-                let answer = replies.iter().copied().find(|m| m["tool_call_id"].as_str() == id);
+                let answer = replies
+                    .iter()
+                    .copied()
+                    .find(|m| m["tool_call_id"].as_str() == id);
                 ((name, command), answer)
             })
             .unzip();
@@ -276,7 +286,9 @@ fn bash_blocks(text: &str) -> Vec<String> {
         };
         let tag = after[..newline].trim();
         let body = &after[newline + 1..];
-        let Some(close) = body.find("\n```").or_else(|| body.starts_with("```").then_some(0))
+        let Some(close) = body
+            .find("\n```")
+            .or_else(|| body.starts_with("```").then_some(0))
         else {
             break;
         };

@@ -15,8 +15,8 @@ use std::path::Path;
 use serde_json::Value as Json;
 
 pub use atif::atif;
-pub use claude_code::claude_code;
 use atif::ATIF_VERSIONS;
+pub use claude_code::claude_code;
 pub use mini_swe_agent::mini_swe_agent;
 use mini_swe_agent::TRAJECTORY_FORMATS;
 pub use openhands::openhands;
@@ -191,7 +191,9 @@ pub enum ImportError {
     KernelVersion { found: Json },
     #[error("not an inspection record (no `record_type`)")]
     NotARecord,
-    #[error("`trajectory_format` {found} is not one this ptc reads (it reads {TRAJECTORY_FORMATS})")]
+    #[error(
+        "`trajectory_format` {found} is not one this ptc reads (it reads {TRAJECTORY_FORMATS})"
+    )]
     TrajectoryFormat { found: Json },
     #[error("no `messages` list")]
     NoMessages,
@@ -355,8 +357,8 @@ pub(super) fn read_lines(path: &Path) -> Result<Vec<(usize, Json)>, ReadError> {
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let record: Json =
-            serde_json::from_slice(text).map_err(|e| bad(path, Some(line), ImportError::Json(e)))?;
+        let record: Json = serde_json::from_slice(text)
+            .map_err(|e| bad(path, Some(line), ImportError::Json(e)))?;
         lines.push((line, record));
     }
     Ok(lines)

@@ -150,8 +150,7 @@ fn first_line_is_json(path: &Path) -> bool {
     let Ok(file) = std::fs::File::open(path) else {
         return false;
     };
-    let mut reader =
-        std::io::BufReader::new(file).take(crate::recording::max_recording_bytes());
+    let mut reader = std::io::BufReader::new(file).take(crate::recording::max_recording_bytes());
     let mut line = Vec::new();
     while line.iter().all(u8::is_ascii_whitespace) {
         line.clear();
@@ -208,7 +207,10 @@ fn run_recording(
     let mut caused: HashMap<String, Vec<&Json>> = HashMap::new();
     for event in events.iter().filter(|e| e.get("observation").is_some()) {
         if !event["cause"].is_null() {
-            caused.entry(event["cause"].to_string()).or_default().push(event);
+            caused
+                .entry(event["cause"].to_string())
+                .or_default()
+                .push(event);
         }
     }
     // The responses, in order, each its actions; and the cumulative metrics before each.
@@ -443,13 +445,26 @@ mod tests {
     fn litellm_prompt_tokens_hold_the_cache_reads_and_writes() {
         let u = litellm_usage(&json!({"prompt_tokens": 4646, "completion_tokens": 177, "prompt_tokens_details": {"cached_tokens": 3482}, "cache_creation_input_tokens": 1158, "cache_read_input_tokens": 3482})).unwrap();
         assert_eq!(
-            (&u["input"], &u["cache_read"], &u["cache_write_5m"], &u["output"]),
+            (
+                &u["input"],
+                &u["cache_read"],
+                &u["cache_write_5m"],
+                &u["output"]
+            ),
             (&json!(6), &json!(3482), &json!(1158), &json!(177))
         );
         // OpenAI: the cached tokens are part of the prompt, and nothing is written.
-        let u = litellm_usage(&json!({"prompt_tokens": 5996, "prompt_tokens_details": {"cached_tokens": 5632}})).unwrap();
-        assert_eq!((&u["input"], &u["cache_write_5m"]), (&json!(364), &json!(0)));
-        assert!(litellm_usage(&json!({"prompt_tokens": 10, "cache_read_input_tokens": 11})).is_none());
+        let u = litellm_usage(
+            &json!({"prompt_tokens": 5996, "prompt_tokens_details": {"cached_tokens": 5632}}),
+        )
+        .unwrap();
+        assert_eq!(
+            (&u["input"], &u["cache_write_5m"]),
+            (&json!(364), &json!(0))
+        );
+        assert!(
+            litellm_usage(&json!({"prompt_tokens": 10, "cache_read_input_tokens": 11})).is_none()
+        );
     }
 
     #[test]
@@ -457,7 +472,10 @@ mod tests {
         let before = json!({"prompt_tokens": 5863, "completion_tokens": 1042, "cache_read_tokens": 0, "cache_write_tokens": 0});
         let after = json!({"prompt_tokens": 11859, "completion_tokens": 1086, "cache_read_tokens": 5632, "cache_write_tokens": 0});
         let u = metrics_usage(&after, Some(&before)).unwrap();
-        assert_eq!((&u["input"], &u["cache_read"], &u["output"]), (&json!(364), &json!(5632), &json!(44)));
+        assert_eq!(
+            (&u["input"], &u["cache_read"], &u["output"]),
+            (&json!(364), &json!(5632), &json!(44))
+        );
         assert!(metrics_usage(&before, Some(&after)).is_none());
     }
 
