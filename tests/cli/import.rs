@@ -595,8 +595,21 @@ fn an_openhands_trajectory_imports_with_its_observations_and_its_usage() {
         .unwrap()
         .contains("/workspace/game_2048.py"));
     assert!(turns.iter().all(|t| t["usage"].get("cost_usd").is_none()));
+    assert!(turns.iter().all(|t| t["success"] == true));
     let file = scratch.write("oh.json", &run.stdout);
     scratch.ptc(["validate", &file.display().to_string()]).ok();
+    // OpenHands' verdict on an observation fails its turn.
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"success\": true", "\"success\": false");
+    let failed = scratch.write("failed.json", text);
+    let run = scratch.ptc(["import", &failed.display().to_string()]).ok();
+    let recording: Json = serde_json::from_str(&run).unwrap();
+    assert_eq!(recording["turns"][1]["success"], false);
+    assert_eq!(
+        recording["turns"][1]["error"]["reason"],
+        "observation_error"
+    );
     // A newer trajectory: the system prompt and its tools from the `system` action.
     let path = realrun("openhands/atif-rfc-example-openhands_trajectory.json");
     let run = scratch.ptc(["import", &path.display().to_string()]);

@@ -19,9 +19,9 @@
 //!   observations they caused; each observation is one printed entry; its program is the
 //!   command of each call, one per line (`run`: the shell command, `run_ipython`: the code,
 //!   `browse_interactive`: the browser actions, any other: the function's name and arguments);
-//! - the turn failed when an observation is an `error`, says `success: false`, or reports a
-//!   command's `exit_code` above 0 (-1, a command still running when it was observed, is no
-//!   failure);
+//! - the turn failed when an observation is an `error` or says `success: false` (OpenHands' own
+//!   verdict: a command that has not exited, exit code -1, is not a success), or, in a log
+//!   without `success`, reports a command's `exit_code` above 0;
 //! - `usage` is `model_response.usage`, litellm's: its `prompt_tokens` counts every input token,
 //!   the cache reads (`cache_read_input_tokens`, else `prompt_tokens_details.cached_tokens`) and
 //!   writes (`cache_creation_input_tokens`, counted as 5 minutes: litellm gives no TTL) included,
@@ -250,85 +250,8 @@ fn run_recording(
     for (actions, before) in &responses {
         let first = actions[0];
         let response = &first["tool_call_metadata"]["model_response"];
-        let message = &response["choices"][0]["message"];
-        let mut raw = message["content"]
-            .as_str()
-            .filter(|t| !t.is_empty())
-            .map(str::to_owned);
-        let mut thoughts = Vec::new();
-        let mut program = Vec::new();
-        let mut tool_calls = Vec::new();
-        let mut prints = Vec::new();
-        let mut error: Option<String> = None;
-        for action in actions {
-            let args = &action["args"];
-            for text in [&args["thought"], &args["final_thought"]] {
-                thoughts.extend(text.as_str().filter(|t| !t.is_empty()).map(str::to_owned));
-            }
-            let kind = action["action"].as_str().unwrap_or("");
-            if kind == "message" {
-                thoughts.extend(args["content"].as_str().map(str::to_owned));
-            }
-            let metadata = &action["tool_call_metadata"];
-            let Some(name) = metadata["function_name"].as_str() else {
-                continue;
-            };
-            if !tools.iter().any(|t| t == name) {
-                tools.push(name.to_owned());
-            }
-            let sent = message["tool_calls"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .find(|c| c["id"] == metadata["tool_call_id"])
-                .and_then(|c| c["function"]["arguments"].as_str())
-                .and_then(|a| serde_json::from_str::<Json>(a).ok())
-                .filter(Json::is_object);
-            let arguments = sent.unwrap_or_else(|| args.clone());
-            program.push(match (kind, &args["command"], &args["code"]) {
-                ("run", Json::String(command), _) => command.clone(),
-                ("run_ipython", _, Json::String(code)) => code.clone(),
-                ("browse_interactive", _, _) if args["browser_actions"].is_string() => {
-                    args["browser_actions"].as_str().unwrap_or("").to_owned()
-                }
-                _ => format!("{name} {arguments}"),
-            });
-            let observations = caused
-                .get(&action["id"].to_string())
-                .map_or(&[][..], Vec::as_slice);
-            let mut result = Vec::new();
-            for observation in observations {
-                let content = observation["content"].as_str().unwrap_or("").to_owned();
-                let code = observation["extras"]["metadata"]["exit_code"].as_i64();
-                let failed = observation["observation"] == "error"
-                    || observation["success"] == false
-                    || code.is_some_and(|c| c > 0);
-                if failed && error.is_none() {
-                    error = Some(content.clone());
-                }
-                prints.push(content.clone());
-                result.push(content);
-            }
-            tool_calls.push(json!({
-                "name": name,
-                "args": arguments,
-                "result": if observations.is_empty() { Json::Null } else { json!(result.join("\n")) },
-            }));
-        }
-        if raw.is_none() && !thoughts.is_empty() {
-            raw = Some(thoughts.join("\n\n"));
-        }
-        let mut turn = json!({
-            "number": turns.len() + 1,
-            "raw_response": raw.unwrap_or_default(),
-            "program": if program.is_empty() { Json::Null } else { json!(program.join("\n")) },
-            "success": error.is_none(),
-            "prints": prints,
-            "tool_calls": tool_calls,
-        });
-        if let Some(message) = error {
-            turn["error"] = json!({"reason": "observation_error", "message": message});
-        }
+        let mut turn = response_turn(actions, &caused, &mut tools);
+        turn["number"] = json!(turns.len() + 1);
         if let Some(at) = first["timestamp"].as_str().and_then(time) {
             turn["started_at"] = json!(at);
         }
@@ -388,6 +311,99 @@ fn run_recording(
         default_max_turns: false,
         part: None,
     })
+}
+
+/// The turn of one response, from its actions and the observations they caused (`caused`:
+/// action id -> observations), without its number, time and usage; the tools it called are
+/// added to `tools`.
+fn response_turn(
+    actions: &[&Json],
+    caused: &HashMap<String, Vec<&Json>>,
+    tools: &mut Vec<String>,
+) -> Json {
+    let message = &actions[0]["tool_call_metadata"]["model_response"]["choices"][0]["message"];
+    let mut raw = message["content"]
+        .as_str()
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned);
+    let mut thoughts = Vec::new();
+    let mut program = Vec::new();
+    let mut tool_calls = Vec::new();
+    let mut prints = Vec::new();
+    let mut error: Option<String> = None;
+    for action in actions {
+        let args = &action["args"];
+        for text in [&args["thought"], &args["final_thought"]] {
+            thoughts.extend(text.as_str().filter(|t| !t.is_empty()).map(str::to_owned));
+        }
+        let kind = action["action"].as_str().unwrap_or("");
+        // A message is the model's text; every other action is a call of a tool, named by
+        // the function the model called (an agent without function calling: by the action).
+        if kind == "message" {
+            thoughts.extend(args["content"].as_str().map(str::to_owned));
+            continue;
+        }
+        let metadata = &action["tool_call_metadata"];
+        let name = metadata["function_name"].as_str().unwrap_or(kind);
+        if !tools.iter().any(|t| t == name) {
+            tools.push(name.to_owned());
+        }
+        let sent = message["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["id"] == metadata["tool_call_id"])
+            .and_then(|c| c["function"]["arguments"].as_str())
+            .and_then(|a| serde_json::from_str::<Json>(a).ok())
+            .filter(Json::is_object);
+        let arguments = sent.unwrap_or_else(|| args.clone());
+        program.push(match (kind, &args["command"], &args["code"]) {
+            ("run", Json::String(command), _) => command.clone(),
+            ("run_ipython", _, Json::String(code)) => code.clone(),
+            ("browse_interactive", _, _) if args["browser_actions"].is_string() => {
+                args["browser_actions"].as_str().unwrap_or("").to_owned()
+            }
+            _ => format!("{name} {arguments}"),
+        });
+        let observations = caused
+            .get(&action["id"].to_string())
+            .map_or(&[][..], Vec::as_slice);
+        let mut result = Vec::new();
+        for observation in observations {
+            let content = observation["content"].as_str().unwrap_or("").to_owned();
+            let code = observation["extras"]["metadata"]["exit_code"].as_i64();
+            // OpenHands' own verdict when it gives one; else the command's exit code.
+            let failed = observation["observation"] == "error"
+                || match observation["success"].as_bool() {
+                    Some(success) => !success,
+                    None => code.is_some_and(|c| c > 0),
+                };
+            if failed && error.is_none() {
+                error = Some(content.clone());
+            }
+            prints.push(content.clone());
+            result.push(content);
+        }
+        tool_calls.push(json!({
+            "name": name,
+            "args": arguments,
+            "result": if observations.is_empty() { Json::Null } else { json!(result.join("\n")) },
+        }));
+    }
+    if raw.is_none() && !thoughts.is_empty() {
+        raw = Some(thoughts.join("\n\n"));
+    }
+    let mut turn = json!({
+        "raw_response": raw.unwrap_or_default(),
+        "program": if program.is_empty() { Json::Null } else { json!(program.join("\n")) },
+        "success": error.is_none(),
+        "prints": prints,
+        "tool_calls": tool_calls,
+    });
+    if let Some(message) = error {
+        turn["error"] = json!({"reason": "observation_error", "message": message});
+    }
+    turn
 }
 
 /// Seconds of an OpenHands timestamp: ISO 8601, UTC when it names no time zone.
