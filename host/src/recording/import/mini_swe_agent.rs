@@ -393,4 +393,23 @@ mod tests {
         )
         .is_none());
     }
+
+    #[test]
+    fn text_actions_are_read_from_their_fenced_blocks_and_return_codes() {
+        assert_eq!(
+            bash_blocks("THOUGHT: look.\n\n```bash\nls -la\n```\nthen\n```python\nx\n```"),
+            vec!["ls -la".to_owned()]
+        );
+        assert_eq!(
+            bash_blocks("```mswea_bash_command\ncd a &&\n  make\n```"),
+            vec!["cd a &&\n  make".to_owned()]
+        );
+        assert_eq!(bash_blocks("```bash\na\n```\n```bash\nb\n```").len(), 2);
+        assert!(bash_blocks("no block, or one ```bash\nnever closed").is_empty());
+        assert_eq!(
+            return_code("<returncode>-1</returncode>\n<output>"),
+            Some(-1)
+        );
+        assert_eq!(return_code("<output>no code</output>"), None);
+    }
 }
