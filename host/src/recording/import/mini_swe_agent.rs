@@ -286,16 +286,16 @@ fn bash_blocks(text: &str) -> Vec<String> {
         };
         let tag = after[..newline].trim();
         let body = &after[newline + 1..];
-        let Some(close) = body
-            .find("\n```")
-            .or_else(|| body.starts_with("```").then_some(0))
-        else {
-            break;
+        // The closing fence starts a line: the block's text is what comes before that line.
+        let (close, end) = match body.find("\n```") {
+            Some(close) => (close, close + 4),
+            None if body.starts_with("```") => (0, 3),
+            None => break,
         };
         if tag == "bash" || tag == "mswea_bash_command" {
             blocks.push(body[..close].to_owned());
         }
-        rest = &body[(close + 4).min(body.len())..];
+        rest = &body[end..];
     }
     blocks
 }
