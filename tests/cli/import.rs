@@ -164,7 +164,7 @@ fn hostile_logs_are_refused_naming_the_file_and_the_place() {
     // Another schema version.
     let newer = scratch.write(
         "newer.inspection.jsonl",
-        lines[0].replacen("\"schema_version\":2", "\"schema_version\":7", 1)
+        lines[0].replacen("\"schema_version\":2", "\"schema_version\":8", 1)
             + "\n"
             + &lines[1..].join("\n"),
     );
@@ -172,7 +172,9 @@ fn hostile_logs_are_refused_naming_the_file_and_the_place() {
         .ptc(["import", &newer.display().to_string()])
         .bad_input();
     assert!(
-        err.contains("`schema_version` 7 is an inspection schema this ptc does not read"),
+        err.contains(
+            "`schema_version` 8 is an inspection schema this ptc does not read (it reads 2 and 7)"
+        ),
         "{err}"
     );
     // No call to the model at all.
@@ -810,6 +812,55 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
         .bad_input();
     assert!(
         err.contains(&format!("cannot import {}:", cut.display())),
+        "{err}"
+    );
+}
+
+/// Schema 7 of the inspection artifact (its payloads exact: no `evaluation_id` on a capability
+/// call, `mission_name` on a mission's records) imports to the recording schema 2 gives. The
+/// schema 7 fixture is derived from the schema 2 one as the format's contract describes.
+#[test]
+fn a_kernel_run_of_schema_7_imports_as_its_schema_2_twin() {
+    let scratch = Scratch::new();
+    let derived =
+        realrun("ptc_runner-kernel/derived-schema-7-fast-checkout-5xx-10.inspection.jsonl");
+    let seven = scratch.ptc(["import", &derived.display().to_string()]).ok();
+    let two = scratch
+        .ptc([
+            "import",
+            &kernel("fast-checkout-5xx-10").display().to_string(),
+        ])
+        .ok();
+    assert_eq!(seven, two);
+    let recording: Json = serde_json::from_str(&seven).unwrap();
+    assert_eq!(
+        recording["turns"][0]["tool_calls"]
+            .as_array()
+            .unwrap()
+            .len(),
+        13,
+        "the calls after the program's source, not the prelude's before the model call"
+    );
+    // One file, one schema.
+    let text = std::fs::read_to_string(&derived).unwrap();
+    let mixed: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 4 {
+                l.replacen("\"schema_version\":7", "\"schema_version\":2", 1)
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    let mixed = scratch.write("mixed.inspection.jsonl", mixed.join("\n"));
+    let err = scratch
+        .ptc(["import", &mixed.display().to_string()])
+        .bad_input();
+    assert!(
+        err.contains(&format!("{}:5", mixed.display()))
+            && err.contains("`schema_version` 2 differs from the 7 of line 1"),
         "{err}"
     );
 }

@@ -80,7 +80,7 @@ pub struct Supplied {
 pub enum Format {
     /// ptc_runner's JSONL trace log, v1 or v2 (SubAgent runs)
     PtcRunner,
-    /// ptc_runner's Kernel agent: the inspection artifact (`*.inspection.jsonl`, schema 2), every
+    /// ptc_runner's Kernel agent: the inspection artifact (`*.inspection.jsonl`, schema 2 or 7), every
     /// request as sent and what it was billed
     PtcRunnerKernel,
     /// mini-swe-agent's trajectory (`*.traj.json`: format 1.1 with tool calls or bash blocks,
