@@ -117,14 +117,14 @@ impl Format {
         if atif::detect(&String::from_utf8_lossy(&prefix)) {
             return Some(Format::Atif);
         }
-        if openhands::detect(&String::from_utf8_lossy(&prefix)) {
-            return Some(Format::Openhands);
-        }
         if mini_swe_agent::detect(
             &String::from_utf8_lossy(&prefix),
             &String::from_utf8_lossy(&suffix),
         ) {
             return Some(Format::MiniSweAgent);
+        }
+        if openhands::detect(&String::from_utf8_lossy(&prefix)) {
+            return Some(Format::Openhands);
         }
         let file = std::fs::File::open(path).ok()?;
         let mut first = String::new();

@@ -59,12 +59,17 @@ const NOT_RESPONSES: [&str; 6] = [
 ];
 
 /// Whether the first few KiB of a file (`prefix`) are an OpenHands run's: a list of events (each
-/// opens with its `id`, `timestamp` and `source`), or an evaluation's output line.
+/// opens with its `id`, `timestamp` and `source`), or an evaluation's output line (its
+/// `instance_id` first, then its `test_result` or `instruction`).
 pub(super) fn detect(prefix: &str) -> bool {
     let text = prefix.trim_start();
     let has = |key: &str| text.contains(&format!("\"{key}\""));
     (text.starts_with('[') && has("id") && has("timestamp") && has("source"))
-        || (text.starts_with('{') && has("instance_id") && has("instruction") && !has("messages"))
+        || (text.starts_with('{')
+            && has("instance_id")
+            && (has("instruction") || has("test_result") || has("history"))
+            && !has("messages")
+            && !has("trajectory_format"))
 }
 
 /// Reads the OpenHands log at `path` and builds the recording of each run it holds.
