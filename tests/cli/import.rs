@@ -539,6 +539,18 @@ fn hostile_claude_code_sessions_are_refused_naming_the_file_and_the_line() {
             && err.contains("splits 18000 cache-write tokens by TTL, but `cache_creation_input_tokens` is 18764"),
         "{err}"
     );
+    // Lines Claude Code writes itself (model `<synthetic>`) are no turns, and a line of a type
+    // newer versions add is passed over.
+    let synthetic = r#"{"parentUuid":"e9bd5ce8-0000-0000-0000-000000000000","isSidechain":false,"type":"assistant","uuid":"5e5e5e5e-0000-0000-0000-000000000000","timestamp":"2025-09-07T09:55:00.000Z","message":{"id":"x","model":"<synthetic>","role":"assistant","type":"message","content":[{"type":"text","text":"API Error"}],"usage":{"input_tokens":0,"output_tokens":0}}}"#;
+    let newer = r#"{"type":"queue-operation","operation":"enqueue","sessionId":"s"}"#;
+    let more = scratch.write("more.jsonl", format!("{real}{synthetic}\n{newer}\n"));
+    let run = scratch.ptc(["import", &more.display().to_string()]).ok();
+    assert_eq!(run.lines().count(), 3);
+    let turns: usize = lines(&run)
+        .iter()
+        .map(|r| r["turns"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(turns, 20);
     // Only the user's lines: no response of the model.
     let asked = scratch.write("asked.jsonl", format!("{}\n", real.lines().next().unwrap()));
     let err = refused(&asked, &[]);
@@ -632,6 +644,22 @@ fn an_openhands_trajectory_imports_with_its_observations_and_its_usage() {
         .any(|t| t["name"] == "execute_bash"));
     //   (the same computation) -> 2 6227 5632 0 1086
     let both = [recording];
+    assert_eq!(usage_sum(&both, "input"), 6_227);
+    assert_eq!(usage_sum(&both, "cache_read"), 5_632);
+    assert_eq!(usage_sum(&both, "output"), 1_086);
+    // Without the responses' usage, the differences of the cumulative llm_metrics give the
+    // same counts.
+    let mut events: Json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for event in events.as_array_mut().unwrap() {
+        if let Some(response) = event.pointer_mut("/tool_call_metadata/model_response") {
+            response.as_object_mut().unwrap().remove("usage");
+        }
+    }
+    let cumulative = scratch.write("cumulative.json", events.to_string());
+    let run = scratch
+        .ptc(["import", &cumulative.display().to_string()])
+        .ok();
+    let both = [serde_json::from_str(&run).unwrap()];
     assert_eq!(usage_sum(&both, "input"), 6_227);
     assert_eq!(usage_sum(&both, "cache_read"), 5_632);
     assert_eq!(usage_sum(&both, "output"), 1_086);
@@ -799,6 +827,31 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
     assert_eq!(recording["turns"][0]["program"], "ls");
     assert_eq!(recording["turns"][1]["success"], false);
     assert_eq!(recording["max_turns"], 2);
+    // A trajectory without a response, or empty, is refused.
+    let none = scratch.write(
+        "none.traj.json",
+        "{\"trajectory_format\": \"mini-swe-agent-1\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}",
+    );
+    let err = scratch
+        .ptc(["import", &none.display().to_string()])
+        .bad_input();
+    assert!(
+        err.contains("no response of the model (looked for an `assistant` message)"),
+        "{err}"
+    );
+    let empty = scratch.write("empty.traj.json", "");
+    let err = scratch
+        .ptc([
+            "import",
+            "--from",
+            "mini-swe-agent",
+            &empty.display().to_string(),
+        ])
+        .bad_input();
+    assert!(
+        err.contains(&format!("cannot import {}:1", empty.display())),
+        "{err}"
+    );
     // A truncated trajectory is refused with its line.
     let text = std::fs::read_to_string(&path).unwrap();
     let cut = scratch.write("cut.traj.json", &text[..text.len() / 2]);

@@ -182,7 +182,13 @@ pub fn mini_swe_agent(
         turns.push(turn);
     }
     if turns.is_empty() {
-        return Err(bad(path, None, ImportError::NoModelCall));
+        return Err(bad(
+            path,
+            None,
+            ImportError::NoResponse {
+                looked_for: "an `assistant` message",
+            },
+        ));
     }
     let count = turns.len();
     let step_limit = trajectory["info"]["config"]["agent"]["step_limit"]

@@ -58,13 +58,17 @@ const NOT_RESPONSES: [&str; 6] = [
     "null",
 ];
 
-/// Whether the first few KiB of a file (`prefix`) are an OpenHands run's: a list of events (each
-/// opens with its `id`, `timestamp` and `source`), or an evaluation's output line (its
-/// `instance_id` first, then its `test_result` or `instruction`).
+/// Whether the first few KiB of a file (`prefix`) are an OpenHands run's: a list of events (as
+/// OpenHands writes them, each opening with its `id`, `timestamp` and `source`; with sorted keys,
+/// with its `action` or `observation`), or an evaluation's output line (its `instance_id` first,
+/// then its `test_result` or `instruction`).
 pub(super) fn detect(prefix: &str) -> bool {
     let text = prefix.trim_start();
     let has = |key: &str| text.contains(&format!("\"{key}\""));
-    (text.starts_with('[') && has("id") && has("timestamp") && has("source"))
+    (text.starts_with('[')
+        && ((has("id") && has("timestamp") && has("source"))
+            || has("action")
+            || has("observation")))
         || (text.starts_with('{')
             && has("instance_id")
             && (has("instruction") || has("test_result") || has("history"))
