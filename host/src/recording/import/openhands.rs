@@ -14,11 +14,12 @@
 //!
 //! - its raw response is the response's text (`model_response.choices[0].message.content`),
 //!   else the `thought` (and a `message` action's `content`) of its actions;
-//! - its tool calls are its actions, named by the function called (else the action), with the
-//!   arguments the model gave (else the action's `args`), and as result the content of the
-//!   observations they caused; each observation is one printed entry; its program is the
-//!   command of each call, one per line (`run`: the shell command, `run_ipython`: the code,
-//!   `browse_interactive`: the browser actions, any other: the function's name and arguments);
+//! - its tool calls are its actions but a `message`, named by the function called (else the
+//!   action), with the arguments the model gave (else the action's `args`), and as result the
+//!   content of the observations they caused; each observation is one printed entry; its
+//!   program is the command of each call, one per line (`run`: the shell command,
+//!   `run_ipython`: the code, `browse_interactive`: the browser actions, any other: the
+//!   function's name and arguments);
 //! - the turn failed when an observation is an `error` or says `success: false` (OpenHands' own
 //!   verdict: a command that has not exited, exit code -1, is not a success), or, in a log
 //!   without `success`, reports a command's `exit_code` above 0;
