@@ -364,6 +364,24 @@ pub(super) fn read_lines(path: &Path) -> Result<Vec<(usize, Json)>, ReadError> {
     Ok(lines)
 }
 
+/// Whether the first non-blank line of the file at `path` is a JSON value on its own.
+pub(super) fn first_line_is_json(path: &Path) -> bool {
+    use std::io::{BufRead, Read};
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut reader = std::io::BufReader::new(file).take(crate::recording::max_recording_bytes());
+    let mut line = Vec::new();
+    while line.iter().all(u8::is_ascii_whitespace) {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).unwrap_or(0) == 0 {
+            return false;
+        }
+    }
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line);
+    serde_json::from_slice::<Json>(line).is_ok()
+}
+
 /// The name of a JSON value's kind, for an error.
 pub(super) fn kind(value: &Json) -> &'static str {
     match value {

@@ -43,8 +43,8 @@ use std::path::Path;
 use serde_json::{json, Value as Json};
 
 use super::{
-    bad, kind, read_json, read_lines, reads_back, seconds, turn_budget, ImportError, Imported,
-    Supplied,
+    bad, first_line_is_json, kind, read_json, read_lines, reads_back, seconds, turn_budget,
+    ImportError, Imported, Supplied,
 };
 use crate::recording::format::Lack;
 use crate::recording::{ReadError, RecordingDefaults};
@@ -152,24 +152,6 @@ pub fn openhands(
         ));
     }
     Ok(imported)
-}
-
-/// Whether the first non-blank line of the file at `path` is a JSON value on its own.
-fn first_line_is_json(path: &Path) -> bool {
-    use std::io::{BufRead, Read};
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut reader = std::io::BufReader::new(file).take(crate::recording::max_recording_bytes());
-    let mut line = Vec::new();
-    while line.iter().all(u8::is_ascii_whitespace) {
-        line.clear();
-        if reader.read_until(b'\n', &mut line).unwrap_or(0) == 0 {
-            return false;
-        }
-    }
-    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line);
-    serde_json::from_slice::<Json>(line).is_ok()
 }
 
 /// The recording of one run, from its events.
