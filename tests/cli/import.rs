@@ -164,7 +164,7 @@ fn hostile_logs_are_refused_naming_the_file_and_the_place() {
     // Another schema version.
     let newer = scratch.write(
         "newer.inspection.jsonl",
-        lines[0].replacen("\"schema_version\":2", "\"schema_version\":7", 1)
+        lines[0].replacen("\"schema_version\":2", "\"schema_version\":8", 1)
             + "\n"
             + &lines[1..].join("\n"),
     );
@@ -172,7 +172,9 @@ fn hostile_logs_are_refused_naming_the_file_and_the_place() {
         .ptc(["import", &newer.display().to_string()])
         .bad_input();
     assert!(
-        err.contains("`schema_version` 7 is an inspection schema this ptc does not read"),
+        err.contains(
+            "`schema_version` 8 is an inspection schema this ptc does not read (it reads 2 and 7)"
+        ),
         "{err}"
     );
     // No call to the model at all.
@@ -315,16 +317,16 @@ fn a_mini_swe_agent_trajectory_imports_with_its_requests_and_its_token_counts() 
     assert_eq!(recording["max_turns"], 250, "the agent's step limit");
     let file = scratch.write("msa.json", &run.stdout);
     scratch.ptc(["validate", &file.display().to_string()]).ok();
-    // An older format is refused, saying which one is read.
+    // A format ptc does not know is refused, saying which ones are read.
     let text = std::fs::read_to_string(&path)
         .unwrap()
-        .replace("\"mini-swe-agent-1.1\"", "\"mini-swe-agent-1\"");
-    let old = scratch.write("old.traj.json", text);
+        .replace("\"mini-swe-agent-1.1\"", "\"mini-swe-agent-2\"");
+    let newer = scratch.write("newer.traj.json", text);
     let err = scratch
-        .ptc(["import", &old.display().to_string()])
+        .ptc(["import", &newer.display().to_string()])
         .bad_input();
     assert!(
-        err.contains("`trajectory_format` \"mini-swe-agent-1\" is not one this ptc reads"),
+        err.contains("`trajectory_format` \"mini-swe-agent-2\" is not one this ptc reads (it reads mini-swe-agent-1.1"),
         "{err}"
     );
 }
@@ -463,5 +465,540 @@ fn a_ptc_runner_trace_is_streamed_not_held() {
     assert!(
         large < small + 30_000,
         "importing 10 MB of nested runs peaked at {large} KiB, a small trace at {small} KiB"
+
+fn realrun(path: &str) -> PathBuf {
+    repo().join("tests/fixtures/realruns").join(path)
+}
+
+/// The recordings of a JSONL output, one per line.
+fn lines(text: &str) -> Vec<Json> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The sum of one usage field over every turn of some recordings.
+fn usage_sum(recordings: &[Json], field: &str) -> u64 {
+    recordings
+        .iter()
+        .flat_map(|r| r["turns"].as_array().unwrap())
+        .map(|t| t["usage"][field].as_u64().unwrap_or(0))
+        .sum()
+}
+
+/// A Claude Code session is detected and gives a recording per thread: the main conversation
+/// and each side chain, though their lines are interleaved; a turn per API response (its lines
+/// joined by `requestId`), its usage counted once, from its last line.
+#[test]
+fn a_claude_code_session_imports_a_run_per_thread() {
+    let scratch = Scratch::new();
+    let path = realrun("claude-code/session-5c0375b4.jsonl");
+    let run = scratch.ptc(["import", &path.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lacks = "the log lacks: memory_values, results, requests, system_prompt, max_turns";
+    for line in [
+        "(claude-code, thread from line 1): 10 turn(s), 13 tool call(s), 10 call(s) with billed usage; ",
+        "(claude-code, side chain from line 16): 3 turn(s), 2 tool call(s), 3 call(s) with billed usage; ",
+        "(claude-code, side chain from line 26): 7 turn(s), 6 tool call(s), 7 call(s) with billed usage; ",
+    ] {
+        assert!(
+            run.stderr.contains(&format!("{line}{lacks}")),
+            "{line}\n{}",
+            run.stderr
+        );
+    }
+    let recordings = lines(&run.stdout);
+    assert_eq!(recordings.len(), 3);
+    // Computed from the session itself, keeping the last line of each requestId:
+    //   python3 -c 'import json; u = {}
+    //   for l in open(F): l = json.loads(l); l.get("type") == "assistant" and u.__setitem__(l["requestId"], l["message"]["usage"])
+    //   print(len(u), *(sum(x[k] for x in u.values()) for k in ("input_tokens", "cache_read_input_tokens",
+    //         "cache_creation_input_tokens", "output_tokens")))'
+    //   -> 20 129 324259 47747 3629 (every write is ephemeral_5m; the first lines' output sum is 2498)
+    let turns: usize = recordings
+        .iter()
+        .map(|r| r["turns"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(turns, 20);
+    assert_eq!(usage_sum(&recordings, "input"), 129);
+    assert_eq!(usage_sum(&recordings, "cache_read"), 324_259);
+    assert_eq!(usage_sum(&recordings, "cache_write_5m"), 47_747);
+    assert_eq!(usage_sum(&recordings, "cache_write_1h"), 0);
+    assert_eq!(usage_sum(&recordings, "output"), 3_629);
+    let main = &recordings[0];
+    let first = &main["turns"][0];
+    assert_eq!(first["usage"]["provider"], "anthropic");
+    assert_eq!(first["usage"]["model"], "claude-sonnet-4-20250514");
+    assert!(
+        first["usage"].get("cost_usd").is_none(),
+        "the log states no cost"
+    );
+    assert!(first["request"].is_null(), "the requests are not logged");
+    assert!(main.get("system_prompt").is_none());
+    // The response's text blocks are its raw response, its tool_use blocks its tool calls,
+    // answered by the tool_result lines after it.
+    assert!(first["raw_response"]
+        .as_str()
+        .unwrap()
+        .starts_with("I'll help you update the CLAUDE.md file"));
+    assert_eq!(first["tool_calls"][0]["name"], "TodoWrite");
+    assert!(first["tool_calls"][0]["result"]
+        .as_str()
+        .unwrap()
+        .starts_with("Todos have been modified successfully"));
+    // A tool_result with is_error fails its turn, with its text as the error.
+    let third = &main["turns"][2];
+    assert_eq!(third["success"], false);
+    assert!(third["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("InputValidationError"));
+    assert!(recordings[1]["mission"]
+        .as_str()
+        .unwrap()
+        .starts_with("Examine the package.json file(s)"));
+    let out = scratch.path().join("cc.jsonl");
+    scratch
+        .ptc([
+            "import",
+            "--from",
+            "claude-code",
+            &path.display().to_string(),
+            "-o",
+            &out.display().to_string(),
+        ])
+        .ok();
+    scratch.ptc(["validate", &out.display().to_string()]).ok();
+}
+
+#[test]
+fn hostile_claude_code_sessions_are_refused_naming_the_file_and_the_line() {
+    let scratch = Scratch::new();
+    let real = std::fs::read_to_string(realrun("claude-code/session-5c0375b4.jsonl")).unwrap();
+    let count = real.lines().count();
+    let out = scratch.path().join("out.jsonl");
+    let refused = |file: &PathBuf, from: &[&str]| {
+        let mut args = vec!["import".to_owned()];
+        args.extend(from.iter().map(|a| a.to_string()));
+        args.extend([
+            file.display().to_string(),
+            "-o".into(),
+            out.display().to_string(),
+        ]);
+        let err = scratch.ptc(&args).bad_input();
+        assert!(!out.exists(), "nothing is written");
+        err
+    };
+    // Truncated in the middle of its last line.
+    let cut = scratch.write("cut.jsonl", &real[..real.len() - 40]);
+    let err = refused(&cut, &[]);
+    assert!(
+        err.contains(&format!("cannot import {}:{count}", cut.display())),
+        "{err}"
+    );
+    // Mixed formats: an inspection record among the session's lines.
+    let mixed = scratch.write(
+        "mixed.jsonl",
+        format!(
+            "{}\n{{\"record_type\": \"capability-input\"}}\n",
+            real.lines().next().unwrap()
+        ),
+    );
+    let err = refused(&mixed, &[]);
+    assert!(
+        err.contains(&format!("{}:2", mixed.display()))
+            && err.contains("not a line of a Claude Code session"),
+        "{err}"
+    );
+    // A split of the cache writes by TTL that does not add up is not guessed at.
+    let split = scratch.write(
+        "split.jsonl",
+        real.replace(
+            "\"ephemeral_5m_input_tokens\":18764",
+            "\"ephemeral_5m_input_tokens\":18000",
+        ),
+    );
+    let err = refused(&split, &[]);
+    assert!(
+        err.contains(&format!("{}:4", split.display()))
+            && err.contains("splits 18000 cache-write tokens by TTL, but `cache_creation_input_tokens` is 18764"),
+        "{err}"
+    );
+    // Lines Claude Code writes itself (model `<synthetic>`) are no turns, and a line of a type
+    // newer versions add is passed over.
+    let synthetic = r#"{"parentUuid":"e9bd5ce8-0000-0000-0000-000000000000","isSidechain":false,"type":"assistant","uuid":"5e5e5e5e-0000-0000-0000-000000000000","timestamp":"2025-09-07T09:55:00.000Z","message":{"id":"x","model":"<synthetic>","role":"assistant","type":"message","content":[{"type":"text","text":"API Error"}],"usage":{"input_tokens":0,"output_tokens":0}}}"#;
+    let newer = r#"{"type":"queue-operation","operation":"enqueue","sessionId":"s"}"#;
+    let more = scratch.write("more.jsonl", format!("{real}{synthetic}\n{newer}\n"));
+    let run = scratch.ptc(["import", &more.display().to_string()]).ok();
+    assert_eq!(run.lines().count(), 3);
+    let turns: usize = lines(&run)
+        .iter()
+        .map(|r| r["turns"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(turns, 20);
+    // Only the user's lines: no response of the model.
+    let asked = scratch.write("asked.jsonl", format!("{}\n", real.lines().next().unwrap()));
+    let err = refused(&asked, &[]);
+    assert!(err.contains("no response of the model"), "{err}");
+    // Empty: no format to tell, and with --from, nothing to import.
+    let empty = scratch.write("empty.jsonl", "");
+    let err = refused(&empty, &[]);
+    assert!(err.contains("cannot tell the format of"), "{err}");
+    let err = refused(&empty, &["--from", "claude-code"]);
+    assert!(err.contains("no response of the model"), "{err}");
+}
+
+/// An OpenHands event trajectory is detected and gives one run: a turn per response of the
+/// model (its actions joined by `model_response.id`), the observations as results, litellm's
+/// usage counted once per response.
+#[test]
+fn an_openhands_trajectory_imports_with_its_observations_and_its_usage() {
+    let scratch = Scratch::new();
+    let path = realrun("openhands/replay-wrong_initial_state.json");
+    let run = scratch.ptc(["import", &path.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(openhands): 4 turn(s), 4 tool call(s), 4 call(s) with billed usage; the log lacks: memory_values, results, requests, max_turns, system_prompt"),
+        "{}",
+        run.stderr
+    );
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    // Computed from the trajectory, one usage per model_response.id (litellm's prompt_tokens
+    // hold the cache reads and writes):
+    //   python3 -c 'import json; u = {e["tool_call_metadata"]["model_response"]["id"]: e["tool_call_metadata"]["model_response"]["usage"]
+    //     for e in json.load(open(F)) if "tool_call_metadata" in e}.values()
+    //   print(len(u), sum(x["prompt_tokens"] - x["cache_read_input_tokens"] - x["cache_creation_input_tokens"] for x in u),
+    //     sum(x["cache_read_input_tokens"] for x in u), sum(x["cache_creation_input_tokens"] for x in u), sum(x["completion_tokens"] for x in u))'
+    //   -> 4 22 10879 3927 358
+    let both = [recording.clone()];
+    assert_eq!(usage_sum(&both, "input"), 22);
+    assert_eq!(usage_sum(&both, "cache_read"), 10_879);
+    assert_eq!(usage_sum(&both, "cache_write_5m"), 3_927);
+    assert_eq!(usage_sum(&both, "output"), 358);
+    let turns = recording["turns"].as_array().unwrap();
+    assert_eq!(
+        recording["mission"],
+        "Please rename game_2048.py to 2048.py"
+    );
+    assert_eq!(
+        turns[1]["program"],
+        "mv /workspace/game_2048.py /workspace/2048.py"
+    );
+    assert_eq!(turns[1]["tool_calls"][0]["name"], "execute_bash");
+    assert_eq!(
+        turns[1]["tool_calls"][0]["args"]["command"],
+        "mv /workspace/game_2048.py /workspace/2048.py"
+    );
+    assert!(turns[0]["prints"][0]
+        .as_str()
+        .unwrap()
+        .contains("/workspace/game_2048.py"));
+    assert!(turns.iter().all(|t| t["usage"].get("cost_usd").is_none()));
+    assert!(turns.iter().all(|t| t["success"] == true));
+    let file = scratch.write("oh.json", &run.stdout);
+    scratch.ptc(["validate", &file.display().to_string()]).ok();
+    // OpenHands' verdict on an observation fails its turn.
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"success\": true", "\"success\": false");
+    let failed = scratch.write("failed.json", text);
+    let run = scratch.ptc(["import", &failed.display().to_string()]).ok();
+    let recording: Json = serde_json::from_str(&run).unwrap();
+    assert_eq!(recording["turns"][1]["success"], false);
+    assert_eq!(
+        recording["turns"][1]["error"]["reason"],
+        "observation_error"
+    );
+    // A newer trajectory: the system prompt and its tools from the `system` action.
+    let path = realrun("openhands/atif-rfc-example-openhands_trajectory.json");
+    let run = scratch.ptc(["import", &path.display().to_string()]);
+    assert!(
+        run.stderr.contains("(openhands): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage; the log lacks: memory_values, results, requests, max_turns"),
+        "{}",
+        run.stderr
+    );
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    assert!(recording["system_prompt"]
+        .as_str()
+        .unwrap()
+        .starts_with("You are OpenHands agent"));
+    assert!(recording["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "execute_bash"));
+    //   (the same computation) -> 2 6227 5632 0 1086
+    let both = [recording];
+    assert_eq!(usage_sum(&both, "input"), 6_227);
+    assert_eq!(usage_sum(&both, "cache_read"), 5_632);
+    assert_eq!(usage_sum(&both, "output"), 1_086);
+    // Without the responses' usage, the differences of the cumulative llm_metrics give the
+    // same counts.
+    let mut events: Json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for event in events.as_array_mut().unwrap() {
+        if let Some(response) = event.pointer_mut("/tool_call_metadata/model_response") {
+            response.as_object_mut().unwrap().remove("usage");
+        }
+    }
+    let cumulative = scratch.write("cumulative.json", events.to_string());
+    let run = scratch
+        .ptc(["import", &cumulative.display().to_string()])
+        .ok();
+    let both = [serde_json::from_str(&run).unwrap()];
+    assert_eq!(usage_sum(&both, "input"), 6_227);
+    assert_eq!(usage_sum(&both, "cache_read"), 5_632);
+    assert_eq!(usage_sum(&both, "output"), 1_086);
+}
+
+/// An evaluation's `output.jsonl` gives a run per line, its budget from `max_iterations`;
+/// an older `history` of [action, observation] pairs reads the same.
+#[test]
+fn an_openhands_output_jsonl_gives_a_run_per_line() {
+    let scratch = Scratch::new();
+    let path = realrun("openhands/derived-output.jsonl");
+    let run = scratch.ptc(["import", &path.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(openhands, derived__rename-1, line 1): 4 turn(s), 4 tool call(s), 4 call(s) with billed usage; the log lacks: memory_values, results, requests, system_prompt")
+            && run.stderr.contains("(openhands, derived__2048-1, line 2): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage;"),
+        "{}",
+        run.stderr
+    );
+    let recordings = lines(&run.stdout);
+    assert_eq!(recordings.len(), 2);
+    assert_eq!(recordings[0]["max_turns"], 30);
+    assert_eq!(recordings[1]["max_turns"], 50);
+    assert_eq!(recordings[0]["turns"][0]["usage"]["provider"], "anthropic");
+    assert!(recordings[1]["turns"][0]["prints"][0]
+        .as_str()
+        .unwrap()
+        .contains("game_2048.py"));
+    let file = scratch.write("runs.jsonl", &run.stdout);
+    scratch.ptc(["validate", &file.display().to_string()]).ok();
+}
+
+#[test]
+fn hostile_openhands_logs_are_refused_naming_the_file_and_the_place() {
+    let scratch = Scratch::new();
+    let real =
+        std::fs::read_to_string(realrun("openhands/replay-wrong_initial_state.json")).unwrap();
+    let cut = scratch.write("cut.json", &real[..real.len() / 2]);
+    let err = scratch
+        .ptc(["import", "--from", "openhands", &cut.display().to_string()])
+        .bad_input();
+    assert!(
+        err.contains(&format!("cannot import {}:", cut.display())),
+        "{err}"
+    );
+    let shape = scratch.write("shape.json", "{\"events\": []}");
+    let err = scratch
+        .ptc([
+            "import",
+            "--from",
+            "openhands",
+            &shape.display().to_string(),
+        ])
+        .bad_input();
+    assert!(
+        err.contains("an object without a `history` list is not an OpenHands run"),
+        "{err}"
+    );
+    let event = scratch.write("event.json", "[{\"id\": 0}, 3]");
+    let err = scratch
+        .ptc([
+            "import",
+            "--from",
+            "openhands",
+            &event.display().to_string(),
+        ])
+        .bad_input();
+    assert!(err.contains("event 1 of the run is a number"), "{err}");
+    let empty = scratch.write("empty.json", "[]");
+    let err = scratch
+        .ptc([
+            "import",
+            "--from",
+            "openhands",
+            &empty.display().to_string(),
+        ])
+        .bad_input();
+    assert!(
+        err.contains("no mission") || err.contains("no response"),
+        "{err}"
+    );
+    // Mixed formats: a Claude Code line after an evaluation's output line.
+    let first = std::fs::read_to_string(realrun("openhands/derived-output.jsonl")).unwrap();
+    let session = std::fs::read_to_string(realrun("claude-code/session-5c0375b4.jsonl")).unwrap();
+    let mixed = scratch.write(
+        "mixed.jsonl",
+        format!(
+            "{}\n{}\n",
+            first.lines().next().unwrap(),
+            session.lines().next().unwrap()
+        ),
+    );
+    let err = scratch
+        .ptc(["import", &mixed.display().to_string()])
+        .bad_input();
+    assert!(
+        err.contains(&format!("{}:2", mixed.display())) && err.contains("not an OpenHands run"),
+        "{err}"
+    );
+}
+
+/// mini-swe-agent's text formats: format 1 (one ```bash block, the output in a `user` message
+/// with its <returncode>) and format 1.1 with a text-based model (`extra.actions`). The
+/// fixtures are derived from the documented shape (no real one is at hand).
+#[test]
+fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
+    let scratch = Scratch::new();
+    let path = realrun("mini-swe-agent/derived-text-format-1.traj.json");
+    let run = scratch.ptc(["import", &path.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(mini-swe-agent): 4 turn(s), 2 tool call(s), 4 call(s) with billed usage; the log lacks: memory_values, results, max_turns"),
+        "{}",
+        run.stderr
+    );
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    let turns = recording["turns"].as_array().unwrap();
+    assert_eq!(turns[0]["program"], "ls");
+    assert_eq!(turns[0]["success"], true);
+    // Two blocks are a format error, said by the message after it.
+    assert_eq!(turns[1]["error"]["reason"], "format_error");
+    assert!(turns[1]["program"].is_null());
+    // A return code other than 0 fails the turn.
+    assert_eq!(turns[2]["error"]["reason"], "exit_status");
+    assert_eq!(turns[2]["program"], "python -m pytest -q");
+    // Computed from the fixture: sum(prompt_tokens - cached_tokens), sum(cached_tokens),
+    // sum(completion_tokens) over the assistant messages' extra.response.usage
+    //   -> 1021+116+274+125 = 1536, 0+1024+1024+1280 = 3328, 58+71+40+77 = 246
+    let one = [recording.clone()];
+    assert_eq!(usage_sum(&one, "input"), 1_536);
+    assert_eq!(usage_sum(&one, "cache_read"), 3_328);
+    assert_eq!(usage_sum(&one, "output"), 246);
+    assert_eq!(turns[3]["request"]["messages"].as_array().unwrap().len(), 8);
+    let file = scratch.write("msa1.json", &run.stdout);
+    scratch.ptc(["validate", &file.display().to_string()]).ok();
+    // Format 1 saved as the bare list of messages: read when --from says so.
+    let source: Json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let bare = scratch.write("bare.json", source["messages"].to_string());
+    let run = scratch
+        .ptc([
+            "import",
+            "--from",
+            "mini-swe-agent",
+            &bare.display().to_string(),
+        ])
+        .ok();
+    let again: Json = serde_json::from_str(&run).unwrap();
+    // The same turns; only the model, which the bare list does not name, is missing.
+    for (a, b) in again["turns"].as_array().unwrap().iter().zip(turns) {
+        for field in ["program", "success", "prints", "tool_calls", "raw_response"] {
+            assert_eq!(a[field], b[field]);
+        }
+        assert_eq!(a["usage"]["input"], b["usage"]["input"]);
+        assert!(a["usage"].get("model").is_none());
+    }
+    // Format 1.1 with text actions.
+    let path = realrun("mini-swe-agent/derived-text-actions-1.1.traj.json");
+    let run = scratch.ptc(["import", &path.display().to_string()]);
+    assert!(
+        run.stderr.contains("(mini-swe-agent): 2 turn(s), 1 tool call(s), 2 call(s) with billed usage; the log lacks: memory_values, results"),
+        "{}",
+        run.stderr
+    );
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(recording["turns"][0]["program"], "ls");
+    assert_eq!(recording["turns"][1]["success"], false);
+    assert_eq!(recording["max_turns"], 2);
+    // A trajectory without a response, or empty, is refused.
+    let none = scratch.write(
+        "none.traj.json",
+        "{\"trajectory_format\": \"mini-swe-agent-1\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}",
+    );
+    let err = scratch
+        .ptc(["import", &none.display().to_string()])
+        .bad_input();
+    assert!(
+        err.contains("no response of the model (looked for an `assistant` message)"),
+        "{err}"
+    );
+    let empty = scratch.write("empty.traj.json", "");
+    let err = scratch
+        .ptc([
+            "import",
+            "--from",
+            "mini-swe-agent",
+            &empty.display().to_string(),
+        ])
+        .bad_input();
+    assert!(
+        err.contains(&format!("cannot import {}:1", empty.display())),
+        "{err}"
+    );
+    // A truncated trajectory is refused with its line.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cut = scratch.write("cut.traj.json", &text[..text.len() / 2]);
+    let err = scratch
+        .ptc([
+            "import",
+            "--from",
+            "mini-swe-agent",
+            &cut.display().to_string(),
+        ])
+        .bad_input();
+    assert!(
+        err.contains(&format!("cannot import {}:", cut.display())),
+        "{err}"
+    );
+}
+
+/// Schema 7 of the inspection artifact (its payloads exact: no `evaluation_id` on a capability
+/// call, `mission_name` on a mission's records) imports to the recording schema 2 gives. The
+/// schema 7 fixture is derived from the schema 2 one as the format's contract describes.
+#[test]
+fn a_kernel_run_of_schema_7_imports_as_its_schema_2_twin() {
+    let scratch = Scratch::new();
+    let derived =
+        realrun("ptc_runner-kernel/derived-schema-7-fast-checkout-5xx-10.inspection.jsonl");
+    let seven = scratch.ptc(["import", &derived.display().to_string()]).ok();
+    let two = scratch
+        .ptc([
+            "import",
+            &kernel("fast-checkout-5xx-10").display().to_string(),
+        ])
+        .ok();
+    assert_eq!(seven, two);
+    let recording: Json = serde_json::from_str(&seven).unwrap();
+    assert_eq!(
+        recording["turns"][0]["tool_calls"]
+            .as_array()
+            .unwrap()
+            .len(),
+        13,
+        "the calls after the program's source, not the prelude's before the model call"
+    );
+    // One file, one schema.
+    let text = std::fs::read_to_string(&derived).unwrap();
+    let mixed: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 4 {
+                l.replacen("\"schema_version\":7", "\"schema_version\":2", 1)
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    let mixed = scratch.write("mixed.inspection.jsonl", mixed.join("\n"));
+    let err = scratch
+        .ptc(["import", &mixed.display().to_string()])
+        .bad_input();
+    assert!(
+        err.contains(&format!("{}:5", mixed.display()))
+            && err.contains("`schema_version` 2 differs from the 7 of line 1"),
+        "{err}"
     );
 }

@@ -13,13 +13,15 @@ use crate::Error;
 
 /// Make recordings from the logs agents write
 ///
-/// Each FILE is one run's log; its format is detected from its first record (or given with
+/// Each FILE is a log of one run or more; its format is detected from its first record (or given with
 /// --from): ptc_runner's Kernel inspection artifact (`*.inspection.jsonl`: every request as sent
-/// and what it was billed), a mini-swe-agent trajectory (`*.traj.json`, tool calling), an ATIF
-/// trajectory (v1.0 to v1.7) or ptc_runner's trace log (v1, v2). One FILE gives one recording
-/// (pretty JSON); several give one recording per line (JSONL, a corpus `ptc ab` reads). A line
-/// per run on stderr says what was imported and what the log did not record (a recording lists
-/// it under `lacks`: nothing is invented in its place).
+/// and what it was billed), a mini-swe-agent trajectory (`*.traj.json`, format 1 or 1.1), an
+/// ATIF trajectory (v1.0 to v1.7), a Claude Code session (`<session>.jsonl`: a run per thread),
+/// an OpenHands run (an event trajectory, or an evaluation's `output.jsonl`: a run per line) or
+/// ptc_runner's trace log (v1, v2). One run gives one recording (pretty JSON); several give one
+/// recording per line (JSONL, a corpus `ptc ab` reads). A line per run on stderr says what was
+/// imported and what the log did not record (a recording lists it under `lacks`: nothing is
+/// invented in its place).
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
@@ -93,30 +95,45 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
         }
     }
     let defaults = host.recording_defaults()?;
-    let mut text = String::new();
+    let mut runs: Vec<(&PathBuf, Format, Imported)> = Vec::new();
     for file in &files {
         let format = match format.or_else(|| Format::detect(file)) {
             Some(format) => format,
             None => {
                 return Err(Error::Usage(format!(
-                    "cannot tell the format of {}: it is none of those ptc imports (ptc-runner-kernel, mini-swe-agent, atif, ptc-runner; --from forces one). Claude Code sessions, OpenHands and Gemini CLI logs convert to ATIF with Harbor's converters",
+                    "cannot tell the format of {}: it is none of those ptc imports (ptc-runner-kernel, mini-swe-agent, atif, claude-code, openhands, ptc-runner; --from forces one). Gemini CLI logs convert to ATIF with Harbor's converters",
                     file.display()
                 )))
             }
         };
         let imported = match format {
-            Format::PtcRunner => crate::recording::import::ptc_runner(file, &defaults, &supplied)?,
+            Format::PtcRunner => vec![crate::recording::import::ptc_runner(
+                file, &defaults, &supplied,
+            )?],
             Format::PtcRunnerKernel => {
-                crate::recording::import::ptc_runner_kernel(file, &defaults, &supplied)?
+                vec![crate::recording::import::ptc_runner_kernel(
+                    file, &defaults, &supplied,
+                )?]
             }
             Format::MiniSweAgent => {
-                crate::recording::import::mini_swe_agent(file, &defaults, &supplied)?
+                vec![crate::recording::import::mini_swe_agent(
+                    file, &defaults, &supplied,
+                )?]
             }
-            Format::Atif => crate::recording::import::atif(file, &defaults, &supplied)?,
+            Format::Atif => vec![crate::recording::import::atif(file, &defaults, &supplied)?],
+            Format::ClaudeCode => {
+                crate::recording::import::claude_code(file, &defaults, &supplied)?
+            }
+            Format::Openhands => crate::recording::import::openhands(file, &defaults, &supplied)?,
         };
-        summarize(file, format, &imported, &defaults);
-        // One log, one recording; several, a JSONL corpus.
-        if files.len() > 1 {
+        runs.extend(imported.into_iter().map(|run| (file, format, run)));
+    }
+    // Nothing is written before every log is read: one run, one recording; several, a JSONL
+    // corpus.
+    let mut text = String::new();
+    for (file, format, imported) in &runs {
+        summarize(file, *format, imported, &defaults);
+        if runs.len() > 1 {
             text.push_str(&imported.json.to_string());
             text.push('\n');
         } else {
@@ -161,8 +178,12 @@ fn summarize(file: &Path, format: Format, imported: &Imported, defaults: &Record
         .as_array()
         .map(|l| l.iter().filter_map(|x| x.as_str()).collect())
         .unwrap_or_default();
+    let part = imported
+        .part
+        .as_ref()
+        .map_or_else(String::new, |part| format!(", {part}"));
     crate::output::note(format_args!(
-        "imported {} ({}): {} turn(s), {} tool call(s), {} call(s) with billed usage; the log lacks: {}",
+        "imported {} ({}{part}): {} turn(s), {} tool call(s), {} call(s) with billed usage; the log lacks: {}",
         file.display(),
         format.as_str(),
         turns.len(),

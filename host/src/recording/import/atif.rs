@@ -213,6 +213,7 @@ pub fn atif(
         losses: Losses::default(),
         version: u64::from(minor.unwrap_or(0)),
         default_max_turns: false,
+        part: None,
     })
 }
 

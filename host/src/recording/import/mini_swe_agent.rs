@@ -1,16 +1,24 @@
 //! `ptc import --from mini-swe-agent`: a recording from a mini-swe-agent trajectory
-//! (`*.traj.json`, `trajectory_format` `mini-swe-agent-1.1`: tool calling, one `bash` tool).
+//! (`*.traj.json`), in either of its formats: `trajectory_format` `mini-swe-agent-1.1`, whose
+//! model runs its shell commands through tool calls (one `bash` tool) or, with a text-based
+//! model, in a fenced block (```` ```mswea_bash_command ````) the agent parses into
+//! `extra.actions`; and the older `mini-swe-agent-1` (or a bare list of messages), whose model
+//! writes exactly one ```` ```bash ```` block and gets its output back in a `user` message
+//! (`<returncode>N</returncode><output>…</output>`).
 //!
 //! The file is one JSON object: `{trajectory_format, instance_id, info{config{agent{step_limit},
 //! model{model_name}}}, messages[]}`. `messages[0]` is the system prompt, the first `user`
 //! message the task. Each `assistant` message is one call to the model, so one turn:
 //!
-//! - the program is the shell commands of its `bash` tool calls, one per line; the raw response
-//!   is its text, after its `reasoning_content` when the model gave one;
-//! - the tool calls are those calls, each with its `command` and, as its result, the `tool`
-//!   message answering it; each result is one printed entry;
-//! - the turn failed when a command's `returncode` is not 0 (its output is the error), or when
-//!   the response made no tool call (the `user` message after it says why);
+//! - the program is its shell commands, one per line: those of its `bash` tool calls, else its
+//!   `extra.actions`, else (format 1) its one `bash` block; the raw response is its text, after
+//!   its `reasoning_content` when the model gave one;
+//! - the tool calls are those commands, each with, as its result, the message answering it (the
+//!   `tool` message of its call, else the next `user` message); each result is one printed
+//!   entry;
+//! - the turn failed when a command's return code (`extra.returncode`, else the
+//!   `<returncode>` of the answer) is not 0 (its output is the error), or when the response
+//!   gave no command, or format 1's more than one (the `user` message after it says why);
 //! - `request` is every message before it, as sent; `usage` is `extra.response.usage` in ptc's
 //!   convention: DeepSeek's `prompt_cache_hit_tokens` are the cache reads and its
 //!   `prompt_cache_miss_tokens` the rest (other providers: `prompt_tokens_details.cached_tokens`
@@ -32,8 +40,9 @@ use super::{
 use crate::recording::format::{Lack, RequestJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
 
-/// The trajectory format read.
-pub(super) const TRAJECTORY_FORMAT: &str = "mini-swe-agent-1.1";
+/// The trajectory formats read.
+pub(super) const TRAJECTORY_FORMATS: &str =
+    "mini-swe-agent-1.1, with tool calls or text actions, and mini-swe-agent-1, with bash blocks";
 
 /// Whether a file whose first and last few KiB are `prefix` and `suffix` is a mini-swe-agent
 /// trajectory: one JSON object naming its `trajectory_format` (written first or last).
@@ -50,18 +59,25 @@ pub fn mini_swe_agent(
     supplied: &Supplied,
 ) -> Result<Imported, ReadError> {
     let trajectory = read_json(path)?;
-    let format = &trajectory["trajectory_format"];
-    if format != TRAJECTORY_FORMAT {
-        return Err(bad(
-            path,
-            None,
-            ImportError::TrajectoryFormat {
-                found: format.clone(),
-            },
-        ));
-    }
-    let Some(messages) = trajectory["messages"].as_array() else {
-        return Err(bad(path, None, ImportError::NoMessages));
+    // Format 1 was also saved as the bare list of messages.
+    let (text_blocks, messages) = match &trajectory {
+        Json::Array(messages) => (true, messages),
+        _ => {
+            let format = &trajectory["trajectory_format"];
+            if format != "mini-swe-agent-1.1" && format != "mini-swe-agent-1" {
+                return Err(bad(
+                    path,
+                    None,
+                    ImportError::TrajectoryFormat {
+                        found: format.clone(),
+                    },
+                ));
+            }
+            let Some(messages) = trajectory["messages"].as_array() else {
+                return Err(bad(path, None, ImportError::NoMessages));
+            };
+            (format == "mini-swe-agent-1", messages)
+        }
     };
     let model = trajectory["info"]["config"]["model"]["model_name"]
         .as_str()
@@ -94,37 +110,28 @@ pub fn mini_swe_agent(
             continue;
         }
         let number = turns.len() + 1;
-        let calls = message["tool_calls"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
+        let (calls, answers) = commands(messages, at, text_blocks);
         let mut commands = Vec::new();
         let mut tool_calls = Vec::new();
         let mut prints = Vec::new();
         let mut failed: Option<String> = None;
-        for call in &calls {
-            let id = call["id"].as_str();
-            let arguments: Json = call["function"]["arguments"]
-                .as_str()
-                .and_then(|a| serde_json::from_str(a).ok())
-                .unwrap_or(Json::Null);
-            let command = arguments["command"].as_str().unwrap_or("").to_owned();
-            let answer = messages[at + 1..]
-                .iter()
-                .take_while(|m| m["role"] == "tool")
-                .find(|m| m["tool_call_id"].as_str() == id);
+        for ((name, command), answer) in calls.iter().zip(answers) {
             let output = answer
                 .and_then(|m| m["content"].as_str())
                 .unwrap_or("")
                 .to_owned();
-            let code = answer.and_then(|m| m["extra"]["returncode"].as_i64());
+            let code = answer.and_then(|m| {
+                m["extra"]["returncode"]
+                    .as_i64()
+                    .or_else(|| return_code(m["content"].as_str()?))
+            });
             if code.is_some_and(|c| c != 0) && failed.is_none() {
                 failed = Some(output.clone());
             }
             commands.push(command.clone());
             prints.push(output.clone());
             tool_calls.push(json!({
-                "name": call["function"]["name"].as_str().unwrap_or("bash"),
+                "name": name,
                 "args": {"command": command},
                 "result": output,
             }));
@@ -140,7 +147,7 @@ pub fn mini_swe_agent(
                 .get(at + 1)
                 .filter(|m| m["role"] == "user")
                 .and_then(|m| m["content"].as_str())
-                .unwrap_or("the response made no tool call");
+                .unwrap_or("the response gave no command");
             Some(json!({"reason": "format_error", "message": why}))
         } else {
             failed.map(|output| json!({"reason": "exit_status", "message": output}))
@@ -175,7 +182,13 @@ pub fn mini_swe_agent(
         turns.push(turn);
     }
     if turns.is_empty() {
-        return Err(bad(path, None, ImportError::NoModelCall));
+        return Err(bad(
+            path,
+            None,
+            ImportError::NoResponse {
+                looked_for: "an `assistant` message",
+            },
+        ));
     }
     let count = turns.len();
     let step_limit = trajectory["info"]["config"]["agent"]["step_limit"]
@@ -204,7 +217,100 @@ pub fn mini_swe_agent(
         losses: Losses::default(),
         version: 1,
         default_max_turns: false,
+        part: None,
     })
+}
+
+/// The commands of the response `messages[at]`, each with the tool it went through, and the
+/// message answering each (none when the trajectory holds none). `text_blocks`: the format
+/// whose model writes one ```` ```bash ```` block, more or fewer being a format error.
+fn commands(
+    messages: &[Json],
+    at: usize,
+    text_blocks: bool,
+) -> (Vec<(String, String)>, Vec<Option<&Json>>) {
+    let message = &messages[at];
+    let after = &messages[at + 1..];
+    if let Some(calls) = message["tool_calls"].as_array().filter(|c| !c.is_empty()) {
+        let replies: Vec<&Json> = after.iter().take_while(|m| m["role"] == "tool").collect();
+        return calls
+            .iter()
+            .map(|call| {
+                let arguments: Json = call["function"]["arguments"]
+                    .as_str()
+                    .and_then(|a| serde_json::from_str(a).ok())
+                    .unwrap_or(Json::Null);
+                let name = call["function"]["name"]
+                    .as_str()
+                    .unwrap_or("bash")
+                    .to_owned();
+                let command = arguments["command"].as_str().unwrap_or("").to_owned();
+                let id = call["id"].as_str();
+                let answer = replies
+                    .iter()
+                    .copied()
+                    .find(|m| m["tool_call_id"].as_str() == id);
+                ((name, command), answer)
+            })
+            .unzip();
+    }
+    let commands: Vec<String> = match message["extra"]["actions"].as_array() {
+        Some(actions) => actions
+            .iter()
+            .filter_map(|a| a["command"].as_str().map(str::to_owned))
+            .collect(),
+        None if text_blocks => {
+            let blocks = bash_blocks(message["content"].as_str().unwrap_or(""));
+            if blocks.len() == 1 {
+                blocks
+            } else {
+                Vec::new()
+            }
+        }
+        None => Vec::new(),
+    };
+    // A text action's output comes back in the `user` (or `tool`) messages after it.
+    let replies: Vec<&Json> = after
+        .iter()
+        .take_while(|m| m["role"] == "user" || m["role"] == "tool")
+        .collect();
+    commands
+        .into_iter()
+        .enumerate()
+        .map(|(i, command)| (("bash".to_owned(), command), replies.get(i).copied()))
+        .unzip()
+}
+
+/// The contents of the ```` ```bash ```` (or ```` ```mswea_bash_command ````) blocks of a text.
+fn bash_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("```") {
+        let after = &rest[open + 3..];
+        let Some(newline) = after.find('\n') else {
+            break;
+        };
+        let tag = after[..newline].trim();
+        let body = &after[newline + 1..];
+        // The closing fence starts a line: the block's text is what comes before that line.
+        let (close, end) = match body.find("\n```") {
+            Some(close) => (close, close + 4),
+            None if body.starts_with("```") => (0, 3),
+            None => break,
+        };
+        if tag == "bash" || tag == "mswea_bash_command" {
+            blocks.push(body[..close].to_owned());
+        }
+        rest = &body[end..];
+    }
+    blocks
+}
+
+/// The `<returncode>N</returncode>` of an observation's text.
+fn return_code(text: &str) -> Option<i64> {
+    let start = text.find("<returncode>")? + "<returncode>".len();
+    let end = text[start..].find("</returncode>")? + start;
+    text[start..end].trim().parse().ok()
 }
 
 /// The messages sent before a response, as sent.
@@ -292,5 +398,24 @@ mod tests {
             None
         )
         .is_none());
+    }
+
+    #[test]
+    fn text_actions_are_read_from_their_fenced_blocks_and_return_codes() {
+        assert_eq!(
+            bash_blocks("THOUGHT: look.\n\n```bash\nls -la\n```\nthen\n```python\nx\n```"),
+            vec!["ls -la".to_owned()]
+        );
+        assert_eq!(
+            bash_blocks("```mswea_bash_command\ncd a &&\n  make\n```"),
+            vec!["cd a &&\n  make".to_owned()]
+        );
+        assert_eq!(bash_blocks("```bash\na\n```\n```bash\nb\n```").len(), 2);
+        assert!(bash_blocks("no block, or one ```bash\nnever closed").is_empty());
+        assert_eq!(
+            return_code("<returncode>-1</returncode>\n<output>"),
+            Some(-1)
+        );
+        assert_eq!(return_code("<output>no code</output>"), None);
     }
 }

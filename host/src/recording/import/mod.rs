@@ -3,7 +3,9 @@
 //! the caller supplies in place of the log's own ([`Supplied`]), and why an import fails.
 
 mod atif;
+mod claude_code;
 mod mini_swe_agent;
+mod openhands;
 mod ptc_runner;
 mod ptc_runner_kernel;
 
@@ -14,8 +16,10 @@ use serde_json::Value as Json;
 
 pub use atif::atif;
 use atif::ATIF_VERSIONS;
+pub use claude_code::claude_code;
 pub use mini_swe_agent::mini_swe_agent;
-use mini_swe_agent::TRAJECTORY_FORMAT;
+use mini_swe_agent::TRAJECTORY_FORMATS;
+pub use openhands::openhands;
 pub use ptc_runner::ptc_runner;
 use ptc_runner::VERSIONS;
 pub use ptc_runner_kernel::ptc_runner_kernel;
@@ -59,6 +63,8 @@ pub struct Imported {
     /// True when neither the trace nor the caller gave a `max_turns`: the recording takes the
     /// configured default.
     pub default_max_turns: bool,
+    /// Which run of the log it is, when a log holds several (`side chain from line 16`).
+    pub part: Option<String>,
 }
 
 /// What the caller gives for a recording, in place of the trace's own (`--mission`,
@@ -74,15 +80,21 @@ pub struct Supplied {
 pub enum Format {
     /// ptc_runner's JSONL trace log, v1 or v2 (SubAgent runs)
     PtcRunner,
-    /// ptc_runner's Kernel agent: the inspection artifact (`*.inspection.jsonl`, schema 2), every
+    /// ptc_runner's Kernel agent: the inspection artifact (`*.inspection.jsonl`, schema 2 or 7), every
     /// request as sent and what it was billed
     PtcRunnerKernel,
-    /// mini-swe-agent's trajectory (`*.traj.json`, format 1.1: tool calling), every request as
-    /// sent and the provider's token counts
+    /// mini-swe-agent's trajectory (`*.traj.json`: format 1.1 with tool calls or bash blocks,
+    /// format 1 with bash blocks), every request as sent and the provider's token counts
     MiniSweAgent,
     /// An ATIF trajectory (Harbor's Agent Trajectory Interchange Format, v1.0 to v1.7): many
     /// agents export it; per step the tokens (cached included) and the cost it states
     Atif,
+    /// A Claude Code session log (`<session>.jsonl`): one run per thread (the main conversation
+    /// and each side chain), per response the tokens Anthropic reported
+    ClaudeCode,
+    /// An OpenHands run: its event trajectory (a JSON list of events) or the lines of an
+    /// evaluation's `output.jsonl` (`history`); per response the tokens litellm reported
+    Openhands,
 }
 
 impl Format {
@@ -111,6 +123,9 @@ impl Format {
         ) {
             return Some(Format::MiniSweAgent);
         }
+        if openhands::detect(&String::from_utf8_lossy(&prefix)) {
+            return Some(Format::Openhands);
+        }
         let file = std::fs::File::open(path).ok()?;
         let mut first = String::new();
         let mut reader = std::io::BufReader::new(file).take(1 << 20);
@@ -123,6 +138,8 @@ impl Format {
         let record: Json = serde_json::from_str(first.trim_start_matches('\u{feff}')).ok()?;
         if ptc_runner_kernel::detect(&record) {
             Some(Format::PtcRunnerKernel)
+        } else if claude_code::detect(&record) {
+            Some(Format::ClaudeCode)
         } else if record.get("event").is_some() {
             Some(Format::PtcRunner)
         } else {
@@ -136,6 +153,8 @@ impl Format {
             Format::PtcRunnerKernel => "ptc-runner-kernel",
             Format::MiniSweAgent => "mini-swe-agent",
             Format::Atif => "atif",
+            Format::ClaudeCode => "claude-code",
+            Format::Openhands => "openhands",
         }
     }
 }
@@ -172,7 +191,9 @@ pub enum ImportError {
     KernelVersion { found: Json },
     #[error("not an inspection record (no `record_type`)")]
     NotARecord,
-    #[error("`trajectory_format` {found} is not one this ptc reads (it reads {TRAJECTORY_FORMAT}: tool calling)")]
+    #[error(
+        "`trajectory_format` {found} is not one this ptc reads (it reads {TRAJECTORY_FORMATS})"
+    )]
     TrajectoryFormat { found: Json },
     #[error("no `messages` list")]
     NoMessages,
@@ -182,6 +203,16 @@ pub enum ImportError {
     NoSteps,
     #[error("no `agent` step: nothing the model did")]
     NoAgentStep,
+    #[error("not a line of a Claude Code session: its `type` is {found}, not a string")]
+    NotASessionLine { found: Json },
+    #[error("no response of the model (looked for {looked_for})")]
+    NoResponse { looked_for: &'static str },
+    #[error("`cache_creation` splits {split} cache-write tokens by TTL, but `cache_creation_input_tokens` is {written}")]
+    CacheSplit { split: u64, written: u64 },
+    #[error("{found} is not an OpenHands run: neither a list of events nor an object with a `history` list")]
+    NotARun { found: &'static str },
+    #[error("event {index} of the run is {found}, not an event object")]
+    NotAnEvent { index: usize, found: &'static str },
     #[error("`schema_version` {found} differs from the {first} of line {first_line}: one trace has one format")]
     MixedVersions {
         found: Json,
@@ -294,4 +325,71 @@ pub(super) fn turn_budget(
         lacks.push(crate::recording::format::Lack::MaxTurns);
         u32::try_from(turns.max(1)).unwrap_or(u32::MAX)
     })
+}
+
+/// The JSON values of a JSONL log at `path`, each with its line (each line within the
+/// recording size limit; blank lines and a UTF-8 byte order mark skipped); a line that is not
+/// JSON is an error naming it.
+pub(super) fn read_lines(path: &Path) -> Result<Vec<(usize, Json)>, ReadError> {
+    use std::io::{BufRead, Read};
+    let input = |source| ReadError::Input {
+        path: path.to_owned(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(input)?;
+    let limit = crate::recording::max_recording_bytes();
+    let mut reader = std::io::BufReader::new(file);
+    let mut lines = Vec::new();
+    let mut bytes = Vec::new();
+    for line in 1.. {
+        bytes.clear();
+        let read = (&mut reader)
+            .take(limit.saturating_add(1))
+            .read_until(b'\n', &mut bytes)
+            .map_err(input)?;
+        if read == 0 {
+            break;
+        }
+        if bytes.len() as u64 > limit && bytes.last() != Some(&b'\n') {
+            return Err(bad(path, Some(line), ImportError::TooLarge(limit)));
+        }
+        let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let record: Json = serde_json::from_slice(text)
+            .map_err(|e| bad(path, Some(line), ImportError::Json(e)))?;
+        lines.push((line, record));
+    }
+    Ok(lines)
+}
+
+/// Whether the first non-blank line of the file at `path` is a JSON value on its own.
+pub(super) fn first_line_is_json(path: &Path) -> bool {
+    use std::io::{BufRead, Read};
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut reader = std::io::BufReader::new(file).take(crate::recording::max_recording_bytes());
+    let mut line = Vec::new();
+    while line.iter().all(u8::is_ascii_whitespace) {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).unwrap_or(0) == 0 {
+            return false;
+        }
+    }
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line);
+    serde_json::from_slice::<Json>(line).is_ok()
+}
+
+/// The name of a JSON value's kind, for an error.
+pub(super) fn kind(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "a list",
+        Json::Object(_) => "an object",
+    }
 }

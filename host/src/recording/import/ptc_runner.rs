@@ -259,6 +259,7 @@ pub fn ptc_runner(
         losses,
         version: if v2 { 2 } else { 1 },
         default_max_turns: max_turns.is_none(),
+        part: None,
     })
 }
 

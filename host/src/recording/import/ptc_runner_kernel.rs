@@ -1,6 +1,6 @@
 //! `ptc import --from ptc-runner-kernel`: a recording from the inspection artifact of
-//! ptc_runner's Kernel agent (`*.inspection.jsonl`, schema 2), which holds every request to the
-//! model exactly as sent and what the provider billed for it.
+//! ptc_runner's Kernel agent (`*.inspection.jsonl`, schema 2 or 7; one schema per file), which
+//! holds every request to the model exactly as sent and what the provider billed for it.
 //!
 //! One JSON record per line: `{schema_version, run_id, sequence, timestamp, record_type,
 //! correlation, payload}`. A call to the model is a `capability-input` record whose
@@ -10,8 +10,10 @@
 //!
 //! - the program is the `program` argument of the response's one `run_ptc_lisp` tool call;
 //! - the raw response is the response's text;
-//! - the tool calls are the other capabilities whose `payload.evaluation_id` is the evaluation
-//!   that ran the program (`evaluation-source` records name it), with their arguments and
+//! - the tool calls are the other capabilities of the evaluation that ran the program (the
+//!   first `evaluation-source` after the response names it): in schema 2 those whose
+//!   `payload.evaluation_id` is it, in schema 7 (which leaves that field out) those recorded
+//!   after that source, the Kernel's own `kernel-*` routes aside; with their arguments and
 //!   results;
 //! - whether the program succeeded, and what it printed, come from the feedback the agent sent
 //!   back: the `tool` message of the next request (`The correlated PTC-Lisp program succeeded.
@@ -42,7 +44,7 @@ use crate::recording::format::{Lack, RequestJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
 
 /// The inspection schema versions read.
-pub(super) const KERNEL_VERSIONS: &str = "2";
+pub(super) const KERNEL_VERSIONS: &str = "2 and 7";
 
 /// The tool the Kernel agent runs its programs through.
 const RUN_TOOL: &str = "run_ptc_lisp";
@@ -70,7 +72,7 @@ pub fn ptc_runner_kernel(
     defaults: &RecordingDefaults,
     supplied: &Supplied,
 ) -> Result<Imported, ReadError> {
-    let records = read_records(path)?;
+    let (records, version) = read_records(path)?;
     // Capability id -> the payload of its output record.
     let outputs: HashMap<&str, &Json> = records
         .iter()
@@ -127,17 +129,28 @@ pub fn ptc_runner_kernel(
         // The evaluation that ran this turn's program: the first evaluation-source after the
         // response, before the next call.
         let after = &records[at[i] + 1..at.get(i + 1).copied().unwrap_or(records.len())];
-        let evaluation = after
-            .iter()
-            .find(|r| r.kind == "evaluation-source")
-            .and_then(|r| r.correlation["evaluation_id"].as_str().map(str::to_owned));
+        let source_at = after.iter().position(|r| r.kind == "evaluation-source");
+        let evaluation = source_at.and_then(|at| {
+            after[at].correlation["evaluation_id"]
+                .as_str()
+                .map(str::to_owned)
+        });
+        // Schema 2 names the evaluation of each capability call; schema 7 does not, and the
+        // calls the program made are those after its source, the Kernel's own routes aside.
         let tool_calls: Vec<Json> = after
             .iter()
-            .filter(|r| r.kind == "capability-input")
-            .filter(|r| {
-                evaluation.is_some()
-                    && r.payload["evaluation_id"].as_str() == evaluation.as_deref()
+            .enumerate()
+            .filter(|(_, r)| r.kind == "capability-input")
+            .filter(|(j, r)| match r.payload.get("evaluation_id") {
+                Some(id) => evaluation.is_some() && id.as_str() == evaluation.as_deref(),
+                None => {
+                    source_at.is_some_and(|at| *j > at)
+                        && r.payload["name"]
+                            .as_str()
+                            .is_some_and(|n| n != "llm-request" && !n.starts_with("kernel-"))
+                }
             })
+            .map(|(_, r)| r)
             .map(|r| {
                 let name = r.payload["name"].as_str().unwrap_or("").to_owned();
                 if !tools.contains(&name) {
@@ -232,14 +245,15 @@ pub fn ptc_runner_kernel(
         json: recording,
         turns: count,
         losses: Losses::default(),
-        version: 2,
+        version,
         default_max_turns: supplied.max_turns.is_none(),
+        part: None,
     })
 }
 
 /// Every record of the artifact, with its line; a line that is not a record of schema 2 is
 /// an error naming it.
-fn read_records(path: &Path) -> Result<Vec<Record>, ReadError> {
+fn read_records(path: &Path) -> Result<(Vec<Record>, u64), ReadError> {
     let file = std::fs::File::open(path).map_err(|source| ReadError::Input {
         path: path.to_owned(),
         source,
@@ -248,6 +262,8 @@ fn read_records(path: &Path) -> Result<Vec<Record>, ReadError> {
     let mut reader = std::io::BufReader::new(file);
     let mut records = Vec::new();
     let mut bytes = Vec::new();
+    // The schema of the first record, and its line: every record has it.
+    let mut first_version: Option<(Json, usize)> = None;
     for line in 1.. {
         bytes.clear();
         let read = (&mut reader)
@@ -269,14 +285,32 @@ fn read_records(path: &Path) -> Result<Vec<Record>, ReadError> {
         }
         let record: Json = serde_json::from_slice(text)
             .map_err(|e| bad(path, Some(line), ImportError::Json(e)))?;
-        if record["schema_version"] != json!(2) {
-            return Err(bad(
-                path,
-                Some(line),
-                ImportError::KernelVersion {
-                    found: record["schema_version"].clone(),
-                },
-            ));
+        let version = &record["schema_version"];
+        match &first_version {
+            None if version == &json!(2) || version == &json!(7) => {
+                first_version = Some((version.clone(), line));
+            }
+            None => {
+                return Err(bad(
+                    path,
+                    Some(line),
+                    ImportError::KernelVersion {
+                        found: version.clone(),
+                    },
+                ))
+            }
+            Some((first, first_line)) if first != version => {
+                return Err(bad(
+                    path,
+                    Some(line),
+                    ImportError::MixedVersions {
+                        found: version.clone(),
+                        first: first.clone(),
+                        first_line: *first_line,
+                    },
+                ))
+            }
+            Some(_) => {}
         }
         let Some(kind) = record["record_type"].as_str() else {
             return Err(bad(path, Some(line), ImportError::NotARecord));
@@ -289,7 +323,8 @@ fn read_records(path: &Path) -> Result<Vec<Record>, ReadError> {
             payload: record["payload"].clone(),
         });
     }
-    Ok(records)
+    let version = first_version.and_then(|(v, _)| v.as_u64()).unwrap_or(2);
+    Ok((records, version))
 }
 
 /// The request as sent, in the recording's shape.
