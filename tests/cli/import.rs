@@ -465,6 +465,8 @@ fn a_ptc_runner_trace_is_streamed_not_held() {
     assert!(
         large < small + 30_000,
         "importing 10 MB of nested runs peaked at {large} KiB, a small trace at {small} KiB"
+    );
+}
 
 fn realrun(path: &str) -> PathBuf {
     repo().join("tests/fixtures/realruns").join(path)
