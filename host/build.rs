@@ -4,7 +4,29 @@
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/recordings");
+    let mut out = String::new();
+    embed(
+        &mut out,
+        "examples/recordings",
+        "The bundled example recordings: (file name, JSON).",
+        "EXAMPLES",
+    );
+    embed(
+        &mut out,
+        "examples/realruns",
+        "The bundled real runs: (path from the repository's root, JSON).",
+        "REAL_RUNS",
+    );
+    let out_dir = std::env::var("OUT_DIR").unwrap();
+    std::fs::write(Path::new(&out_dir).join("examples.rs"), out).unwrap();
+}
+
+/// Adds `pub const NAME` to `out`: the `.json` files of `folder` (from the repository's root),
+/// sorted, named by their file name (the examples) or their path (the real runs).
+fn embed(out: &mut String, folder: &str, doc: &str, name: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(folder);
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .map(|entries| {
@@ -16,16 +38,21 @@ fn main() {
         })
         .unwrap_or_default();
     files.sort();
-    let mut out = String::from("/// The bundled example recordings: (file name, JSON).\npub const EXAMPLES: &[(&str, &str)] = &[\n");
+    out.push_str(&format!(
+        "/// {doc}\npub const {name}: &[(&str, &str)] = &[\n"
+    ));
     for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let label = if name == "EXAMPLES" {
+            file
+        } else {
+            format!("{folder}/{file}")
+        };
         let absolute = path.canonicalize().unwrap();
         out.push_str(&format!(
-            "    ({name:?}, include_str!({:?})),\n",
+            "    ({label:?}, include_str!({:?})),\n",
             absolute.display().to_string()
         ));
     }
     out.push_str("];\n");
-    let out_dir = std::env::var("OUT_DIR").unwrap();
-    std::fs::write(Path::new(&out_dir).join("examples.rs"), out).unwrap();
 }

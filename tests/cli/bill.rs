@@ -255,3 +255,94 @@ fn what_cannot_be_compared_is_refused_with_a_reason() {
         ])
         .ok();
 }
+
+#[test]
+fn ab_without_a_corpus_shows_the_bundled_real_runs_against_what_was_sent_and_their_bill() {
+    let scratch = crate::support::all_strategies();
+    let table = scratch.ptc(["ab", "--no-timing"]).ok();
+    let (generated, real) = table
+        .split_once("Real runs (bundled, examples/realruns")
+        .unwrap_or_else(|| panic!("no real runs section:\n{table}"));
+    assert!(generated.contains("baseline full-history"), "{generated}");
+    assert!(
+        real.contains("4 recording(s)") && real.contains("baseline as-sent"),
+        "{real}"
+    );
+    // The logs lack what the strategies' prompts are made from: none is judged, and each says
+    // why, while as-sent (the requests themselves) stands.
+    assert!(
+        real.contains("no strategy but the baseline can be judged on these recordings (below): as-sent stands"),
+        "{real}"
+    );
+    for strategy in [
+        "full-history",
+        "delta-log",
+        "bounded-transcript",
+        "single-user-coalesced",
+    ] {
+        assert!(
+            real.lines()
+                .any(|l| l.starts_with(&format!("  {strategy}: "))
+                    && l.contains("recording(s) lack")),
+            "{strategy} not said to be unjudged:\n{real}"
+        );
+    }
+    assert!(
+        real.contains("Simulated against the bill: 4 run(s)"),
+        "{real}"
+    );
+    // The generated runs are judged as before.
+    assert!(!generated.contains("not judged"), "{generated}");
+    // The formats for programs hold the corpus asked for only.
+    let json = scratch
+        .ptc(["ab", "--no-timing", "--format", "json"])
+        .json();
+    assert_eq!(json["baseline"], "full-history");
+    assert!(!json.to_string().contains("examples/realruns"));
+}
+
+#[test]
+fn a_strategy_is_judged_only_where_its_data_was_recorded() {
+    // The same real run, with and without what full-history renders from.
+    let scratch = Scratch::with_plugins(&["ptc-strategy-full-history"]);
+    let runs = imported(&scratch);
+    let k9 = runs[0].display().to_string();
+    let args = |path: &str| -> Vec<String> {
+        [
+            "ab",
+            path,
+            "--no-timing",
+            "--format",
+            "json",
+            "--strategies",
+            "as-sent,full-history",
+            "--set",
+            "ab.baseline=\"as-sent\"",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let lacking = scratch.ptc(&args(&k9)).json();
+    let full = |json: &Json| -> Json {
+        json["strategies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["label"] == "full-history")
+            .unwrap()["not_judged"]
+            .clone()
+    };
+    let why = full(&lacking);
+    assert!(
+        why.as_str().unwrap().contains("1 of 1 recording(s) lack"),
+        "{why}"
+    );
+    // Say the log recorded everything: full-history is judged again.
+    let mut recording: Json =
+        serde_json::from_str(&std::fs::read_to_string(&runs[0]).unwrap()).unwrap();
+    recording.as_object_mut().unwrap().remove("lacks");
+    let whole = scratch.write("whole.json", recording.to_string());
+    let judged = scratch.ptc(&args(&whole.display().to_string())).json();
+    assert_eq!(full(&judged), Json::Null);
+}

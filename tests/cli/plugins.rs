@@ -34,6 +34,7 @@ fn strategies_lists_every_loaded_plugin_with_its_options() {
             "file",
             "name",
             "options",
+            "renders_from",
             "version"
         ]
     );

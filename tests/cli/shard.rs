@@ -105,6 +105,12 @@ fn the_merge_of_any_split_of_the_bundled_corpus_is_one_run_byte_for_byte() {
     for format in ["table", "markdown", "csv"] {
         let one = scratch.ptc(["ab", "--no-timing", "--format", format]).ok();
         let merged = scratch.ptc(["ab", "merge", parts, "--format", format]).ok();
+        // One run of the bundled corpus follows it with the bundled real runs, which are not
+        // part of it (and not of its parts).
+        let one = match one.split_once("\n\nReal runs (bundled") {
+            Some((corpus, _)) => corpus.to_owned(),
+            None => one,
+        };
         assert!(one == merged, "--format {format} differs");
     }
     let (a, b) = (

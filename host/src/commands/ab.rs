@@ -274,6 +274,12 @@ pub fn ab(
     let result = run_ab_with(host, plan, &mut sources, each_row, strict, &|| bar.inc(1))?;
     bar.finish_and_clear();
     let count = sources.selected;
+    // Without a corpus, the bundled real runs follow the generated ones (in the formats for
+    // people).
+    let real_runs = paths.is_empty()
+        && shard.count == 1
+        && report_file.is_none()
+        && matches!(format, AbFormat::Table | AbFormat::Markdown);
     results(
         host,
         requirements,
@@ -285,7 +291,73 @@ pub fn ab(
         report_file,
         no_timing,
         out,
-    )
+    )?;
+    if real_runs {
+        let text = real_runs_section(
+            host,
+            requirements,
+            strategies,
+            tokenizer,
+            pricing,
+            format,
+            no_timing,
+        )?;
+        write_out(out, &text)?;
+    }
+    Ok(())
+}
+
+/// `ptc ab` on the bundled real runs, against what their agents sent (`as-sent`), then the
+/// simulation beside their bill.
+fn real_runs_section(
+    host: &Host,
+    requirements: &Requirements,
+    strategies: Option<&str>,
+    tokenizer: Option<&str>,
+    pricing: Option<&str>,
+    format: AbFormat,
+    no_timing: bool,
+) -> Result<String, Error> {
+    use crate::render::trigger::AS_SENT;
+    let mut plan = AbPlan::new(host, strategies, tokenizer, pricing)?;
+    let as_sent = match plan.variants.iter().position(|v| v.strategy == AS_SENT) {
+        Some(i) => plan.variants.remove(i),
+        None => crate::ab::Variant::parse(AS_SENT)?,
+    };
+    plan.variants.insert(0, as_sent);
+    plan.baseline = AS_SENT.to_owned();
+    plan.baseline_added = true;
+    let sources = Listing::real_runs().collect::<Result<Vec<_>, _>>()?;
+    let mut result = crate::ab::run(host, plan, &sources, false, true, &|| {})?;
+    result.requirements = requirements.clone();
+    if no_timing {
+        result.clear_timing();
+    }
+    let table = match format {
+        AbFormat::Markdown => report::markdown_tables(&result),
+        _ => report::table(&result),
+    };
+    let defaults = host.recording_defaults()?;
+    let recordings = sources
+        .iter()
+        .map(|s| s.load(&defaults))
+        .collect::<Result<Vec<_>, _>>()?;
+    let config = host.config();
+    let bill = crate::ab::bill::Bill::new(
+        recordings,
+        &config.pricing_profiles()?,
+        &config.pricing_info(),
+        result.tokenizer,
+        &crate::ab::bill::BillOptions {
+            miss_rate: crate::ab::bill::MissRate::Fit,
+            shared_cache: false,
+            profile: None,
+        },
+    )?;
+    Ok(format!(
+        "\n\nReal runs (bundled, examples/realruns: imported logs of other people's agents; its README names them)\n\n{table}\n{}",
+        crate::ab::bill::table(&bill)
+    ))
 }
 
 /// Adds the rows of `run` to `rows` as `format` (JSON or CSV) prints them.

@@ -43,6 +43,7 @@ pub fn strategies(host: &Host, format: Format) -> Result<String, Error> {
                         "default": s.name == default,
                         "version": s.version,
                         "description": s.description,
+                        "renders_from": s.renders_from,
                         "file": s.file.display().to_string(),
                         "options": s.options.iter().map(|o| json!({
                             "name": o.name.as_str(),

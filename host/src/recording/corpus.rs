@@ -40,6 +40,8 @@ impl Source {
         match self {
             Source::File(path) => path.clone(),
             Source::Line { path, line, .. } => PathBuf::from(format!("{}:{line}", path.display())),
+            // The examples by their file name, the real runs by their path.
+            Source::Embedded { name, .. } if name.contains('/') => PathBuf::from(name),
             Source::Embedded { name, .. } => PathBuf::from(format!("examples/recordings/{name}")),
         }
     }
@@ -120,6 +122,18 @@ enum Pending {
 }
 
 impl Listing {
+    /// The bundled real runs (`examples/realruns`), compiled in.
+    pub fn real_runs() -> Listing {
+        Listing {
+            pending: crate::examples::REAL_RUNS
+                .iter()
+                .map(|(name, json)| Pending::Embedded(name, json))
+                .collect(),
+            lines: None,
+            failed: false,
+        }
+    }
+
     pub fn new(paths: &[PathBuf]) -> Listing {
         let pending = if paths.is_empty() {
             crate::examples::EXAMPLES

@@ -289,7 +289,7 @@ pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
         .all(|v| ab.unjudged.get(v).is_some_and(Option::is_some));
     if none_judged && ab.variants.len() > 1 {
         out.push_str(&format!(
-            "  none: no strategy but the baseline can be judged on these recordings (below); {} stands\n",
+            "  no strategy but the baseline can be judged on these recordings (below): {} stands\n",
             ab.variants[ab.baseline].label
         ));
     } else {
@@ -396,6 +396,36 @@ mod tests {
             (v[1].provider.as_str(), v[1].variant, v[1].profile),
             ("openai", 2, 2)
         );
+    }
+
+    #[test]
+    fn a_strategy_not_judged_on_the_corpus_is_never_the_verdict() {
+        let pricing = [profile("openai")];
+        let summaries = [
+            summary(&[1.0], 10, 10), // the baseline
+            summary(&[0.5], 10, 10), // cheapest, but the recordings lack what it renders from
+            summary(&[0.8], 10, 10),
+        ];
+        let requirements = Requirements::default();
+        let judged = cheapest_judged(&pricing, &summaries[0], &summaries, &requirements, &[]);
+        assert_eq!(judged[0].variant, 1);
+        let unjudged = [
+            None,
+            Some("1 of 1 recording(s) lack prints".to_owned()),
+            None,
+        ];
+        let v = cheapest_judged(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &requirements,
+            &unjudged,
+        );
+        assert_eq!((v[0].variant, v[0].meets), (2, true));
+        // Nothing judged but the baseline: the baseline stands.
+        let all = [None, Some("x".to_owned()), Some("y".to_owned())];
+        let v = cheapest_judged(&pricing, &summaries[0], &summaries, &requirements, &all);
+        assert_eq!(v[0].variant, 0);
     }
 
     #[test]
