@@ -107,8 +107,11 @@ pub enum Error {
         "{path}: its usage names no provider, so no profile can be chosen; give one with --pricing"
     )]
     NoBillProvider { path: String },
-    #[error("no recording holds both the requests it sent and the usage they were billed (import real runs with `ptc import`)")]
-    NothingBilled,
+    #[error("no recording holds both the requests it sent and the usage they were billed{why}")]
+    NothingBilled {
+        /// What the recordings hold instead, and what to do.
+        why: String,
+    },
 
     // Merging the parts of a split run (`ptc ab merge`).
     #[error(

@@ -165,8 +165,10 @@ impl Bill {
         let mut runs = Vec::new();
         let mut pending = Vec::new();
         let mut without_bill = Vec::new();
+        let mut usage_only = 0;
         for recording in recordings {
             let Some((provider, model)) = first_billed(&recording) else {
+                usage_only += usize::from(recording.usage.iter().any(Option::is_some));
                 without_bill.push(recording.path.clone());
                 continue;
             };
@@ -200,7 +202,15 @@ impl Bill {
             });
         }
         if runs.is_empty() {
-            return Err(Error::NothingBilled);
+            let why = if usage_only > 0 {
+                format!(
+                    ": {usage_only} of {} carry billed usage, but their logs do not record the requests sent, so there is nothing to simulate",
+                    without_bill.len()
+                )
+            } else {
+                " (real runs imported with `ptc import` from logs that keep both)".to_owned()
+            };
+            return Err(Error::NothingBilled { why });
         }
         let time_ordered = pending.iter().all(|p| p.call.at.is_some());
         if options.shared_cache && time_ordered {

@@ -320,7 +320,7 @@ fn recordings_without_a_bill_are_set_apart_and_a_corpus_of_them_is_refused() {
         &options(MissRate::Fit),
     )
     .unwrap_err();
-    assert!(matches!(err, Error::NothingBilled));
+    assert!(matches!(err, Error::NothingBilled { .. }));
     let bill = Bill::new(
         [plain, run("a", "router", &[(900, 0, 10, None)])],
         &[implicit("p", 64, 64)],
