@@ -1,15 +1,22 @@
 //! `ptc pricing`: every `[pricing.<name>]` profile of the configuration with its caching rule,
 //! its prices, whom and which models it prices, its per-model minimums, and where and when its
-//! figures were read, so that a user sees how old each rule is before trusting a dollar figure.
+//! figures were read, so that a user sees how old each rule is before trusting a dollar figure;
+//! with `--requests`, each prompt of a run as a prompt cache sees it, which is what the
+//! simulation prices (and what another cost model can be given to price the same requests).
 
 use std::fmt::Write as _;
 use std::io::Write;
+use std::path::PathBuf;
 
 use serde_json::json;
 
 use crate::cache::{Caching, Pricing, ProfileInfo};
-use crate::commands::args::ConfigArgs;
+use crate::commands::ab::tokenizer;
+use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
+use crate::host::Host;
+use crate::recording::corpus;
+use crate::tokens::Counter;
 use crate::output::{pretty, write_out, Format};
 use crate::Error;
 
@@ -21,17 +28,37 @@ use crate::Error;
 /// per million tokens (output included), the provider and models it prices, and the source of
 /// its figures with the date they were read. `ptc ab --pricing` and `ptc bill --pricing` take
 /// these names.
+///
+/// With --requests, instead: every prompt of one recording as a prompt cache sees it, as JSON
+/// (its tokens, the tokens it shares with the previous prompt, its time, and its blocks: the
+/// tokens up to each one's end, a key of the prefix it ends, whether it carries the strategy's
+/// breakpoint and whether it is part of the system prompt). These are the requests `ptc ab`
+/// prices.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// What to print
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Print each prompt of this recording as a prompt cache sees it (JSON) instead
+    #[arg(long, value_name = "RECORDING")]
+    requests: Option<PathBuf>,
+    /// The strategy that renders the prompts of --requests [default: [compression] strategy of
+    /// the configuration]
+    #[arg(long, value_name = "NAME", requires = "requests")]
+    strategy: Option<String>,
     #[command(flatten)]
     config: ConfigArgs,
+    #[command(flatten)]
+    limits: RecordingArgs,
 }
 
 /// `ptc pricing`.
 pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
+    if let Some(path) = &args.requests {
+        let host = context.with_strategies(&args.config, Some(&args.limits))?;
+        let requests = requests(&host, path, args.strategy.as_deref())?;
+        return write_out(out, &pretty(&requests));
+    }
     let config = context.config(&args.config)?;
     let profiles = config.pricing_profiles()?;
     let info = config.pricing_info();
@@ -40,6 +67,45 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
         Format::Json => pretty(&json(&profiles, &info, config.ab_pricing())),
     };
     write_out(out, &text)
+}
+
+/// Every prompt of the recording at `path`, rendered by `strategy`, as a prompt cache sees it.
+pub fn requests(
+    host: &Host,
+    path: &std::path::Path,
+    strategy: Option<&str>,
+) -> Result<serde_json::Value, Error> {
+    let prompter = host.prompter(strategy)?;
+    let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
+    let tokenizer = tokenizer(host, None)?;
+    let mut counter = Counter::new(tokenizer);
+    let mut previous = Vec::new();
+    let mut prompts = Vec::with_capacity(recording.turns.len());
+    for turns in 0..recording.turns.len() {
+        let (prompt, _) = prompter.render(&recording, turns, &mut counter)?;
+        let (tokens, shared) = counter.measure(&previous, &prompt.messages);
+        let at = recording.started_at.get(turns).copied().flatten();
+        let request = counter.request(&prompt.messages, tokens, shared, at);
+        prompts.push(json!({
+            "turns": turns,
+            "tokens": request.tokens,
+            "shared": request.shared,
+            "at": request.at,
+            "blocks": request.blocks.iter().map(|b| json!({
+                "end": b.end,
+                "prefix": format!("{:016x}", b.prefix),
+                "breakpoint": b.strategy_breakpoint,
+                "system": b.system,
+            })).collect::<Vec<_>>(),
+        }));
+        previous = prompt.messages;
+    }
+    Ok(json!({
+        "recording": path.display().to_string(),
+        "strategy": host.strategy(strategy)?.name,
+        "tokenizer": tokenizer.name(),
+        "prompts": prompts,
+    }))
 }
 
 /// The profiles as JSON: one object per profile, in name order.
