@@ -136,7 +136,7 @@ pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
     // A provider that promises no hit: the figure is the best case, and the range is said.
     let versus = match verdict.no_hits {
         Some(r) => format!(
-            "{versus} at best (every cacheable prefix read: modelled, not guaranteed; {r:.2}x with no cache hit)"
+            "{versus} with every cacheable prefix read (the best case: modelled, not guaranteed; {r:.2}x with no cache hit)"
         ),
         None => versus,
     };
