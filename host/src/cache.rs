@@ -289,7 +289,11 @@ impl ProfileInfo {
     /// name or to it followed by a dated snapshot (`claude-haiku-4-5-20251001`) or `-latest`.
     /// The longest such name wins; a model no entry names has none.
     pub fn model_minimum(&self, model: &str) -> Option<(&str, usize)> {
-        let model = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+        let model = model
+            .rsplit('/')
+            .next()
+            .unwrap_or(model)
+            .to_ascii_lowercase();
         let model = model.replace('.', "-");
         self.min_cacheable_tokens_by_model
             .iter()
@@ -340,7 +344,13 @@ mod tests {
             min_cacheable_tokens_by_model: vec![("gemini-3.5-flash".into(), 4096)],
             ..ProfileInfo::default()
         };
-        assert_eq!(gemini.model_minimum("gemini-3.5-flash"), Some(("gemini-3.5-flash", 4096)));
-        assert_eq!(gemini.model_minimum("google/gemini-3-5-flash").map(|m| m.1), Some(4096));
+        assert_eq!(
+            gemini.model_minimum("gemini-3.5-flash"),
+            Some(("gemini-3.5-flash", 4096))
+        );
+        assert_eq!(
+            gemini.model_minimum("google/gemini-3-5-flash").map(|m| m.1),
+            Some(4096)
+        );
     }
 }

@@ -37,10 +37,7 @@ fn every_built_in_profile_says_its_provider_source_and_date() {
         );
         if name != "none" {
             assert!(profile["provider"].is_string(), "{name} has no provider");
-            assert!(
-                profile["output_per_mtok"].as_f64().unwrap() > 0.0,
-                "{name}"
-            );
+            assert!(profile["output_per_mtok"].as_f64().unwrap() > 0.0, "{name}");
         }
     }
     let anthropic = &list[0];
@@ -181,7 +178,10 @@ fn ab_takes_a_models_minimum_from_the_profiles_table() {
     let (sonnet, sonnet_read) = read("anthropic@model=claude-sonnet-4-5");
     let (haiku, haiku_read) = read("anthropic@model=claude-haiku-4-5");
     assert_eq!((opus, sonnet, haiku), (512, 1024, 4096));
-    assert!(opus_read >= sonnet_read && sonnet_read > 0, "{opus_read} {sonnet_read}");
+    assert!(
+        opus_read >= sonnet_read && sonnet_read > 0,
+        "{opus_read} {sonnet_read}"
+    );
     assert_eq!(haiku_read, 0);
     let error = all_strategies()
         .ptc([
@@ -192,10 +192,15 @@ fn ab_takes_a_models_minimum_from_the_profiles_table() {
         ])
         .bad_input();
     assert!(
-        error.contains("model `claude-haiku-4` is not in [pricing.anthropic.min_cacheable_tokens_by_model]"),
+        error.contains(
+            "model `claude-haiku-4` is not in [pricing.anthropic.min_cacheable_tokens_by_model]"
+        ),
         "{error}"
     );
-    assert!(error.contains("did you mean `claude-haiku-4-5`?"), "{error}");
+    assert!(
+        error.contains("did you mean `claude-haiku-4-5`?"),
+        "{error}"
+    );
 }
 
 /// Gemini's implicit caching promises no hit: its figure is a range, the best case (every
@@ -302,8 +307,14 @@ fn an_independent_cost_model_prices_the_same_requests_alike() {
         .map(|name| example(name).display().to_string())
         .collect();
     for (from, to) in [
-        ("ptc_runner-kernel/checkout-5xx-9.inspection.jsonl", "k9.json"),
-        ("mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json", "swe.json"),
+        (
+            "ptc_runner-kernel/checkout-5xx-9.inspection.jsonl",
+            "k9.json",
+        ),
+        (
+            "mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json",
+            "swe.json",
+        ),
     ] {
         let out = runs.path().join(to).display().to_string();
         let from = repo().join("tests/fixtures/realruns").join(from);

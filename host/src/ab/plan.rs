@@ -290,14 +290,20 @@ mod tests {
                 ..base.clone()
             }
         );
-        assert_eq!(pricing_variant(&profiles, &info, "anthropic").unwrap(), base);
+        assert_eq!(
+            pricing_variant(&profiles, &info, "anthropic").unwrap(),
+            base
+        );
         // A model's minimum, from the profile's table; the rest of the profile as it is.
         let model = |spec| pricing_variant(&profiles, &info, spec).unwrap();
         assert_eq!(
             model("anthropic@model=claude-haiku-4-5").min_cacheable_tokens,
             4096
         );
-        assert_eq!(model("anthropic@model=claude-opus-5").min_cacheable_tokens, 512);
+        assert_eq!(
+            model("anthropic@model=claude-opus-5").min_cacheable_tokens,
+            512
+        );
         assert_eq!(
             model("anthropic@model=claude-opus-5").cache_read_per_mtok,
             0.3
@@ -305,7 +311,11 @@ mod tests {
         // No hits: nothing is cached; all hits: the rule as it is.
         assert_eq!(model("anthropic@hits=none").min_cacheable_tokens, 0);
         assert_eq!(model("anthropic@hits=all").min_cacheable_tokens, 1024);
-        let error = |spec| pricing_variant(&profiles, &info, spec).unwrap_err().to_string();
+        let error = |spec| {
+            pricing_variant(&profiles, &info, spec)
+                .unwrap_err()
+                .to_string()
+        };
         assert!(error("anthropic@model=claude-haiku-4-6").contains(
             "model `claude-haiku-4-6` is not in [pricing.anthropic.min_cacheable_tokens_by_model] (known: claude-haiku-4-5, claude-opus-5); did you mean `claude-haiku-4-5`?"
         ));

@@ -15,9 +15,9 @@ use crate::commands::ab::tokenizer;
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
+use crate::output::{pretty, write_out, Format};
 use crate::recording::corpus;
 use crate::tokens::Counter;
-use crate::output::{pretty, write_out, Format};
 use crate::Error;
 
 /// List the pricing profiles: caching rule, prices, provider, models, source and date
@@ -195,12 +195,7 @@ pub fn text(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> String
                 .filter(|(_, m)| *m == min)
                 .map(|(model, _)| model.as_str())
                 .collect();
-            let _ = writeln!(
-                text,
-                "  from {:>5} {}",
-                thousands(min),
-                models.join(", ")
-            );
+            let _ = writeln!(text, "  from {:>5} {}", thousands(min), models.join(", "));
         }
         let _ = writeln!(
             text,

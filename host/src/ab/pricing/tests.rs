@@ -430,13 +430,16 @@ fn each_model_caches_from_its_own_minimum() {
     let profiles = config.pricing_profiles().unwrap();
     let info = config.pricing_info();
     let model = |m: &str| {
-        crate::ab::plan::pricing_variant(&profiles, &info, &format!("anthropic@model={m}"))
-            .unwrap()
+        crate::ab::plan::pricing_variant(&profiles, &info, &format!("anthropic@model={m}")).unwrap()
     };
     let two = |history: usize| {
         let first = request(&[(600, 1, true), (history, 2, true)], history + 10);
         let second = request(
-            &[(600, 1, true), (history, 2, false), (history + 300, 3, true)],
+            &[
+                (600, 1, true),
+                (history, 2, false),
+                (history + 300, 3, true),
+            ],
             history + 310,
         );
         (first, second)
@@ -461,7 +464,13 @@ fn each_model_caches_from_its_own_minimum() {
             let system = 600 >= min;
             let whole = history >= min;
             let grown = history + 300 >= min;
-            let written_first = if whole { history } else if system { 600 } else { 0 };
+            let written_first = if whole {
+                history
+            } else if system {
+                600
+            } else {
+                0
+            };
             assert_cost(
                 a,
                 0,
@@ -494,7 +503,13 @@ fn each_model_caches_from_its_own_minimum() {
     // For Claude Opus 5 (512) at the same history: 2,500 written then read, 300 written.
     let mut cache = CacheState::default();
     let opus = model("claude-opus-5");
-    assert_cost(opus.cost(&first, &mut cache), 0, 2500, 10, 0.009375 + 0.00003);
+    assert_cost(
+        opus.cost(&first, &mut cache),
+        0,
+        2500,
+        10,
+        0.009375 + 0.00003,
+    );
     assert_cost(
         opus.cost(&second, &mut cache),
         2500,

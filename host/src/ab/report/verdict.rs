@@ -7,8 +7,8 @@
 //! placement too.
 
 use super::requirement::{Measure, Requirement, Requirements};
-use crate::ab::{Ab, Summary};
 use crate::ab::plan::NO_HITS;
+use crate::ab::{Ab, Summary};
 use crate::cache::Pricing;
 
 /// Whether `profile` is a profile's other end with no cache hit (`gemini@hits=none`).
