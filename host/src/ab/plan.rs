@@ -144,8 +144,8 @@ const VARIANT_KEYS: [&str; 5] = [
 
 /// A configured pricing profile with keys set for this run: `name@key=value@...`, where a
 /// key is `breakpoints` (`strategy`, `auto`, `none`), `cache_ttl` (`5m`, `1h`),
-/// `min_cacheable_tokens`, `model` (a model of the profile's `min_cacheable_tokens_by_model`:
-/// its minimum) or `hits` (`all`, the rule as simulated; `none`, nothing read or written: the
+/// `min_cacheable_tokens`, `model` (a model of the profile's `min_cacheable_tokens_by_model`,
+/// or a dated snapshot of one: its minimum) or `hits` (`all`, the rule as simulated; `none`, nothing read or written: the
 /// other end of a cache that guarantees nothing). It is named as written. `info` holds the
 /// profiles' per-model minimums, in any order.
 pub fn pricing_variant(
@@ -191,11 +191,9 @@ pub fn pricing_variant(
                 })?;
             }
             "model" => {
-                let models = info
-                    .iter()
-                    .find(|i| i.name == name)
-                    .map_or(&[][..], |i| &i.min_cacheable_tokens_by_model[..]);
-                let Some((_, min)) = models.iter().find(|(model, _)| model == value) else {
+                let about = info.iter().find(|i| i.name == name);
+                let models = about.map_or(&[][..], |i| &i.min_cacheable_tokens_by_model[..]);
+                let Some((_, min)) = about.and_then(|i| i.model_minimum(value)) else {
                     let known: Vec<&str> = models.iter().map(|(m, _)| m.as_str()).collect();
                     return Err(bad(if known.is_empty() {
                         format!("[pricing.{name}] has no min_cacheable_tokens_by_model")
@@ -207,7 +205,7 @@ pub fn pricing_variant(
                         )
                     }));
                 };
-                profile.min_cacheable_tokens = *min;
+                profile.min_cacheable_tokens = min;
             }
             "hits" => match value {
                 "all" => {}
@@ -308,6 +306,12 @@ mod tests {
             model("anthropic@model=claude-opus-5").cache_read_per_mtok,
             0.3
         );
+        // A dated snapshot of a model, or its name through a gateway, is that model.
+        for name in ["claude-haiku-4-5-20251001", "anthropic/claude-haiku-4.5"] {
+            let spec = format!("anthropic@model={name}");
+            let p = pricing_variant(&profiles, &info, &spec).unwrap();
+            assert_eq!(p.min_cacheable_tokens, 4096, "{spec}");
+        }
         // No hits: nothing is cached; all hits: the rule as it is.
         assert_eq!(model("anthropic@hits=none").min_cacheable_tokens, 0);
         assert_eq!(model("anthropic@hits=all").min_cacheable_tokens, 1024);
