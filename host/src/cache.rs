@@ -268,6 +268,12 @@ pub struct ProfileInfo {
     pub source: Option<String>,
     /// When the source was read.
     pub as_of: Option<String>,
+    /// The minimum cacheable length of each model the profile lists, by the model's API name
+    /// (`claude-haiku-4-5`), in name order; a model not listed has the profile's.
+    pub min_cacheable_tokens_by_model: Vec<(String, usize)>,
+    /// The provider promises no cache hit (Gemini's implicit caching): the simulated reads
+    /// are the best case, and reading nothing is as possible.
+    pub hits_not_guaranteed: bool,
 }
 
 impl ProfileInfo {
@@ -276,5 +282,75 @@ impl ProfileInfo {
         self.provider.as_deref() == Some(provider)
             && (self.models.is_empty()
                 || model.is_some_and(|model| self.models.iter().any(|m| m == model)))
+    }
+
+    /// The entry of the per-model minimums that names `model`, as usage or a request names it:
+    /// after any gateway prefix (`anthropic/`), with dots read as dashes, equal to the entry's
+    /// name or to it followed by a dated snapshot (`claude-haiku-4-5-20251001`) or `-latest`.
+    /// The longest such name wins; a model no entry names has none.
+    pub fn model_minimum(&self, model: &str) -> Option<(&str, usize)> {
+        let model = model
+            .rsplit('/')
+            .next()
+            .unwrap_or(model)
+            .to_ascii_lowercase();
+        let model = model.replace('.', "-");
+        self.min_cacheable_tokens_by_model
+            .iter()
+            .filter(|(name, _)| {
+                let name = name.to_ascii_lowercase().replace('.', "-");
+                model == name
+                    || model.strip_prefix(name.as_str()).is_some_and(|rest| {
+                        rest.strip_prefix('-').is_some_and(|snapshot| {
+                            snapshot == "latest"
+                                || (snapshot.len() >= 6
+                                    && snapshot.bytes().all(|b| b.is_ascii_digit()))
+                        })
+                    })
+            })
+            .max_by_key(|(name, _)| name.len())
+            .map(|(name, min)| (name.as_str(), *min))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_is_found_by_its_name_or_a_snapshot_of_it() {
+        let info = ProfileInfo {
+            min_cacheable_tokens_by_model: vec![
+                ("claude-haiku-4-5".into(), 4096),
+                ("claude-opus-4".into(), 1024),
+                ("claude-opus-4-5".into(), 4096),
+                ("claude-opus-5".into(), 512),
+            ],
+            ..ProfileInfo::default()
+        };
+        let min = |model| info.model_minimum(model).map(|(_, min)| min);
+        assert_eq!(min("claude-haiku-4-5"), Some(4096));
+        assert_eq!(min("claude-haiku-4-5-20251001"), Some(4096));
+        assert_eq!(min("anthropic/claude-haiku-4.5"), Some(4096));
+        assert_eq!(min("claude-opus-4-20250514"), Some(1024));
+        assert_eq!(min("claude-opus-4-5-20251101"), Some(4096));
+        assert_eq!(min("claude-opus-5-latest"), Some(512));
+        // Another model is not taken for the one whose name it starts with.
+        assert_eq!(min("claude-opus-4-9"), None);
+        assert_eq!(min("claude-opus-5-fast"), None);
+        assert_eq!(min("gpt-5"), None);
+        // Names with dots match either spelling.
+        let gemini = ProfileInfo {
+            min_cacheable_tokens_by_model: vec![("gemini-3.5-flash".into(), 4096)],
+            ..ProfileInfo::default()
+        };
+        assert_eq!(
+            gemini.model_minimum("gemini-3.5-flash"),
+            Some(("gemini-3.5-flash", 4096))
+        );
+        assert_eq!(
+            gemini.model_minimum("google/gemini-3-5-flash").map(|m| m.1),
+            Some(4096)
+        );
     }
 }

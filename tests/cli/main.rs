@@ -16,6 +16,7 @@ mod layers;
 mod limits;
 mod new_plugin;
 mod plugins;
+mod pricing;
 mod privacy;
 mod properties;
 mod recordings;

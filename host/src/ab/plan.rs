@@ -2,7 +2,7 @@
 //! `name@option=value`), the baseline among them, the pricing profiles and the tokenizer,
 //! resolved from the configuration and the command line.
 
-use crate::cache::{Caching, Placement, Pricing, Ttl};
+use crate::cache::{Caching, Placement, Pricing, ProfileInfo, Ttl};
 use crate::host::Host;
 use crate::tokens::Tokenizer;
 use crate::Error;
@@ -94,19 +94,29 @@ impl AbPlan {
         let tokenizer_name = tokenizer.unwrap_or(config.ab_tokenizer());
         let tokenizer = tokenizer_named(tokenizer_name)?;
         let configured = config.pricing_profiles()?;
+        let info = config.pricing_info();
         // Every profile, and each explicit one also with the `auto` placement, so that the
         // report compares the strategies' layouts with the common client policy.
+        // A profile whose provider promises no hit also with `hits=none`, the other end of
+        // its range.
         let mut profiles = Vec::with_capacity(configured.len() * 2);
         for profile in &configured {
             profiles.push(profile.clone());
             if profile.caching == Caching::Explicit && profile.placement != Placement::Auto {
                 let auto = format!("{}@breakpoints=auto", profile.name);
-                profiles.push(pricing_variant(&configured, &auto)?);
+                profiles.push(pricing_variant(&configured, &info, &auto)?);
+            }
+            let unguaranteed = info
+                .iter()
+                .any(|i| i.name == profile.name && i.hits_not_guaranteed);
+            if unguaranteed && profile.min_cacheable_tokens > 0 {
+                let none = format!("{}@{NO_HITS}", profile.name);
+                profiles.push(pricing_variant(&configured, &info, &none)?);
             }
         }
         let primary = pricing.unwrap_or(config.ab_pricing()).trim().to_owned();
         if !profiles.iter().any(|p| p.name == primary) {
-            profiles.push(pricing_variant(&configured, &primary)?);
+            profiles.push(pricing_variant(&configured, &info, &primary)?);
         }
         Ok(AbPlan {
             variants,
@@ -119,10 +129,30 @@ impl AbPlan {
     }
 }
 
+/// The variant key of a profile that reads nothing from its cache: the other end of the range
+/// of a provider that promises no hit.
+pub const NO_HITS: &str = "hits=none";
+
+/// The keys a pricing profile may be given for one run.
+const VARIANT_KEYS: [&str; 5] = [
+    "breakpoints",
+    "cache_ttl",
+    "min_cacheable_tokens",
+    "model",
+    "hits",
+];
+
 /// A configured pricing profile with keys set for this run: `name@key=value@...`, where a
-/// key is `breakpoints` (`strategy`, `auto`, `none`), `cache_ttl` (`5m`, `1h`) or
-/// `min_cacheable_tokens`. It is named as written.
-pub fn pricing_variant(profiles: &[Pricing], spec: &str) -> Result<Pricing, Error> {
+/// key is `breakpoints` (`strategy`, `auto`, `none`), `cache_ttl` (`5m`, `1h`),
+/// `min_cacheable_tokens`, `model` (a model of the profile's `min_cacheable_tokens_by_model`,
+/// or a dated snapshot of one: its minimum) or `hits` (`all`, the rule as simulated; `none`, nothing read or written: the
+/// other end of a cache that guarantees nothing). It is named as written. `info` holds the
+/// profiles' per-model minimums, in any order.
+pub fn pricing_variant(
+    profiles: &[Pricing],
+    info: &[ProfileInfo],
+    spec: &str,
+) -> Result<Pricing, Error> {
     let spec = spec.trim();
     let mut parts = spec.split('@');
     let name = parts.next().unwrap_or("").trim();
@@ -160,11 +190,33 @@ pub fn pricing_variant(profiles: &[Pricing], spec: &str) -> Result<Pricing, Erro
                     ))
                 })?;
             }
+            "model" => {
+                let about = info.iter().find(|i| i.name == name);
+                let models = about.map_or(&[][..], |i| &i.min_cacheable_tokens_by_model[..]);
+                let Some((_, min)) = about.and_then(|i| i.model_minimum(value)) else {
+                    let known: Vec<&str> = models.iter().map(|(m, _)| m.as_str()).collect();
+                    return Err(bad(if known.is_empty() {
+                        format!("[pricing.{name}] has no min_cacheable_tokens_by_model")
+                    } else {
+                        format!(
+                            "model `{value}` is not in [pricing.{name}.min_cacheable_tokens_by_model] (known: {}){}",
+                            known.join(", "),
+                            crate::suggest::did_you_mean(value, known.iter().copied())
+                        )
+                    }));
+                };
+                profile.min_cacheable_tokens = min;
+            }
+            "hits" => match value {
+                "all" => {}
+                "none" => profile.min_cacheable_tokens = 0,
+                _ => return Err(bad(format!("hits must be `all` or `none`, not `{value}`"))),
+            },
             other => {
-                let keys = ["breakpoints", "cache_ttl", "min_cacheable_tokens"];
                 return Err(bad(format!(
-                    "unknown key `{other}`; a pricing profile's keys for one run are breakpoints, cache_ttl and min_cacheable_tokens{}",
-                    crate::suggest::did_you_mean(other, keys)
+                    "unknown key `{other}`; a pricing profile's keys for one run are {}{}",
+                    VARIANT_KEYS.join(", "),
+                    crate::suggest::did_you_mean(other, VARIANT_KEYS)
                 )));
             }
         }
@@ -212,8 +264,17 @@ mod tests {
             placement: Placement::Strategy,
         };
         let profiles = [base.clone()];
+        let info = [ProfileInfo {
+            name: "anthropic".into(),
+            min_cacheable_tokens_by_model: vec![
+                ("claude-haiku-4-5".into(), 4096),
+                ("claude-opus-5".into(), 512),
+            ],
+            ..ProfileInfo::default()
+        }];
         let v = pricing_variant(
             &profiles,
+            &info,
             " anthropic@breakpoints=auto@cache_ttl=1h@min_cacheable_tokens=2048 ",
         )
         .unwrap();
@@ -227,8 +288,42 @@ mod tests {
                 ..base.clone()
             }
         );
-        assert_eq!(pricing_variant(&profiles, "anthropic").unwrap(), base);
-        let error = |spec| pricing_variant(&profiles, spec).unwrap_err().to_string();
+        assert_eq!(
+            pricing_variant(&profiles, &info, "anthropic").unwrap(),
+            base
+        );
+        // A model's minimum, from the profile's table; the rest of the profile as it is.
+        let model = |spec| pricing_variant(&profiles, &info, spec).unwrap();
+        assert_eq!(
+            model("anthropic@model=claude-haiku-4-5").min_cacheable_tokens,
+            4096
+        );
+        assert_eq!(
+            model("anthropic@model=claude-opus-5").min_cacheable_tokens,
+            512
+        );
+        assert_eq!(
+            model("anthropic@model=claude-opus-5").cache_read_per_mtok,
+            0.3
+        );
+        // A dated snapshot of a model, or its name through a gateway, is that model.
+        for name in ["claude-haiku-4-5-20251001", "anthropic/claude-haiku-4.5"] {
+            let spec = format!("anthropic@model={name}");
+            let p = pricing_variant(&profiles, &info, &spec).unwrap();
+            assert_eq!(p.min_cacheable_tokens, 4096, "{spec}");
+        }
+        // No hits: nothing is cached; all hits: the rule as it is.
+        assert_eq!(model("anthropic@hits=none").min_cacheable_tokens, 0);
+        assert_eq!(model("anthropic@hits=all").min_cacheable_tokens, 1024);
+        let error = |spec| {
+            pricing_variant(&profiles, &info, spec)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(error("anthropic@model=claude-haiku-4-6").contains(
+            "model `claude-haiku-4-6` is not in [pricing.anthropic.min_cacheable_tokens_by_model] (known: claude-haiku-4-5, claude-opus-5); did you mean `claude-haiku-4-5`?"
+        ));
+        assert!(error("anthropic@hits=some").contains("`all` or `none`, not `some`"));
         assert!(
             error("anthropic@breakpoints=all").contains("`strategy`, `auto` or `none`, not `all`")
         );

@@ -12,6 +12,7 @@ pub mod init;
 pub mod man;
 pub mod new_plugin;
 pub mod plugins;
+pub mod pricing;
 pub mod render;
 pub mod schema;
 pub mod serve;

@@ -422,6 +422,13 @@ impl Config {
                 models: table.models.clone().unwrap_or_default(),
                 source: table.source.clone(),
                 as_of: table.as_of.clone(),
+                min_cacheable_tokens_by_model: table
+                    .min_cacheable_tokens_by_model
+                    .iter()
+                    .flatten()
+                    .map(|(model, min)| (model.clone(), min.0 as usize))
+                    .collect(),
+                hits_not_guaranteed: table.cache_hits_guaranteed == Some(false),
             })
             .collect()
     }

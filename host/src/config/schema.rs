@@ -133,6 +133,11 @@ pub(super) struct PricingTable {
     pub source: Option<String>,
     /// Optional: the date the source was read (`2026-11-26`).
     pub as_of: Option<String>,
+    /// Optional: the minimum cacheable length of each model listed, by API model name (a
+    /// model not listed has `min_cacheable_tokens`).
+    pub min_cacheable_tokens_by_model: Option<BTreeMap<String, Price>>,
+    /// Optional: false when the provider promises no cache hit (true when not set).
+    pub cache_hits_guaranteed: Option<bool>,
 }
 
 /// A `[pricing.<name>]` table with every key set.

@@ -147,6 +147,9 @@ impl Bill {
         tokenizer: Tokenizer,
         options: &BillOptions,
     ) -> Result<Bill, Error> {
+        // The profiles, to which a model's own rule is added when a run needs it.
+        let mut pricing = pricing.to_vec();
+        let mut info = info.to_vec();
         let forced =
             match &options.profile {
                 Some(name) => Some(pricing.iter().position(|p| &p.name == name).ok_or_else(
@@ -174,8 +177,9 @@ impl Bill {
             };
             let profile = match forced {
                 Some(profile) => profile,
-                None => choose(&recording, provider.as_deref(), model.as_deref(), info)?,
+                None => choose(&recording, provider.as_deref(), model.as_deref(), &info)?,
             };
+            let profile = for_model(&mut pricing, &mut info, profile, model.as_deref());
             let slot = match used.iter().position(|&u| u == profile) {
                 Some(slot) => slot,
                 None => {
@@ -221,8 +225,8 @@ impl Bill {
             pending,
             &mut runs,
             &used,
-            pricing,
-            info,
+            &pricing,
+            &info,
             options.shared_cache,
         );
         let profiles = used
@@ -248,6 +252,35 @@ impl Bill {
             without_bill,
         })
     }
+}
+
+/// The profile that prices `model` with `profile`: `profile` itself, or, when the profile's
+/// per-model minimums give the model another minimum, the profile with that minimum
+/// (`anthropic@model=claude-haiku-4-5`), added to `pricing` and `info` the first time.
+fn for_model(
+    pricing: &mut Vec<Pricing>,
+    info: &mut Vec<ProfileInfo>,
+    profile: usize,
+    model: Option<&str>,
+) -> usize {
+    let Some((entry, min)) = model.and_then(|m| info[profile].model_minimum(m)) else {
+        return profile;
+    };
+    if min == pricing[profile].min_cacheable_tokens {
+        return profile;
+    }
+    let name = format!("{}@model={entry}", pricing[profile].name);
+    if let Some(found) = pricing.iter().position(|p| p.name == name) {
+        return found;
+    }
+    let mut variant = pricing[profile].clone();
+    variant.name = name.clone();
+    variant.min_cacheable_tokens = min;
+    let mut variant_info = info[profile].clone();
+    variant_info.name = name;
+    pricing.push(variant);
+    info.push(variant_info);
+    pricing.len() - 1
 }
 
 /// Whether `recording` holds a request as sent with the usage billed for it.

@@ -375,3 +375,34 @@ fn a_shared_cache_lets_a_run_read_what_an_earlier_one_wrote() {
         (system as f64 * 900.0 / total as f64) as u64
     );
 }
+
+#[test]
+fn a_model_the_profile_lists_is_priced_with_its_own_minimum() {
+    let usage = [(900, 0, 50, None), (300, 800, 60, None)];
+    let priced = |models: Vec<(String, usize)>| {
+        let mut about = info("p", "router", 0.40, false);
+        about.min_cacheable_tokens_by_model = models;
+        Bill::new(
+            [run("a", "router", &usage)],
+            &[implicit("p", 64, 64)],
+            &[about],
+            Tokenizer::O200kBase,
+            &options(MissRate::Fit),
+        )
+        .unwrap()
+    };
+    // The usage names `m-1`: with a minimum of its own past every request, nothing is read,
+    // and the run is priced by the profile with that model's rule.
+    let bill = priced(vec![("m-1".into(), 100_000), ("m-2".into(), 64)]);
+    assert_eq!(bill.profiles.len(), 1);
+    assert_eq!(bill.profiles[0].0.name, "p@model=m-1");
+    assert_eq!(bill.profiles[0].0.min_cacheable_tokens, 100_000);
+    assert_eq!(bill.profiles[0].1.name, "p@model=m-1");
+    assert_eq!(bill.runs[0].calls[1].simulated_read, 0);
+    // A model listed with the profile's own minimum, or not listed: the profile as it is.
+    for models in [vec![("m-1".into(), 64)], vec![("m-2".into(), 100_000)]] {
+        let bill = priced(models);
+        assert_eq!(bill.profiles[0].0.name, "p");
+        assert!(bill.runs[0].calls[1].simulated_read > 0);
+    }
+}

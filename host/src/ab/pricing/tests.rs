@@ -417,3 +417,104 @@ fn names_parse_back() {
         (300.0, 3600.0)
     );
 }
+
+/// The minimum of each model, as the default configuration's `[pricing.anthropic]` table gives
+/// it through `anthropic@model=M`, on one run of two requests: a system prompt of 600 tokens
+/// (a breakpoint), then a history to 1,500, 2,500 or 4,500 tokens (a breakpoint), then 10
+/// plain tokens; the second request sends the same blocks and 300 more tokens (a breakpoint).
+/// Under a model's minimum a breakpoint caches nothing; at or past it, its prefix is written
+/// once and read by the second request. Prices are Sonnet's: `@model=` sets the minimum only.
+#[test]
+fn each_model_caches_from_its_own_minimum() {
+    let config = crate::config::Config::defaults();
+    let profiles = config.pricing_profiles().unwrap();
+    let info = config.pricing_info();
+    let model = |m: &str| {
+        crate::ab::plan::pricing_variant(&profiles, &info, &format!("anthropic@model={m}")).unwrap()
+    };
+    let two = |history: usize| {
+        let first = request(&[(600, 1, true), (history, 2, true)], history + 10);
+        let second = request(
+            &[
+                (600, 1, true),
+                (history, 2, false),
+                (history + 300, 3, true),
+            ],
+            history + 310,
+        );
+        (first, second)
+    };
+    // (model, its minimum)
+    for (name, min) in [
+        ("claude-opus-5", 512),
+        ("claude-sonnet-4-5", 1024),
+        ("claude-opus-4-7", 2048),
+        ("claude-haiku-4-5", 4096),
+    ] {
+        let p = model(name);
+        assert_eq!(p.min_cacheable_tokens, min, "{name}");
+        assert_eq!(p.input_per_mtok, 3.0, "{name}");
+        for history in [1500, 2500, 4500] {
+            let (first, second) = two(history);
+            let mut cache = CacheState::default();
+            let a = p.cost(&first, &mut cache);
+            let b = p.cost(&second, &mut cache);
+            // What each breakpoint caches: the system prompt's 600 tokens from a minimum of
+            // 600 or less, the history from one of `history` or less.
+            let system = 600 >= min;
+            let whole = history >= min;
+            let grown = history + 300 >= min;
+            let written_first = if whole {
+                history
+            } else if system {
+                600
+            } else {
+                0
+            };
+            assert_cost(
+                a,
+                0,
+                written_first,
+                history + 10 - written_first,
+                dollars(written_first, 3.75) + dollars(history + 10 - written_first, 3.0),
+            );
+            // The second request reads what the first wrote (the history's block is within
+            // the lookback of its last breakpoint) and writes up to its own last breakpoint.
+            let read = written_first;
+            let cached_to = if grown { history + 300 } else { read };
+            let written = cached_to - read;
+            let plain = history + 310 - cached_to;
+            assert_cost(
+                b,
+                read,
+                written,
+                plain,
+                dollars(read, 0.3) + dollars(written, 3.75) + dollars(plain, 3.0),
+            );
+        }
+    }
+    // Hand-computed for Haiku 4.5 (4,096) at a history of 2,500: nothing is cached, every
+    // token at $3: 2,510 then 2,810 plain.
+    let (first, second) = two(2500);
+    let mut cache = CacheState::default();
+    let haiku = model("claude-haiku-4-5");
+    assert_cost(haiku.cost(&first, &mut cache), 0, 0, 2510, 0.00753);
+    assert_cost(haiku.cost(&second, &mut cache), 0, 0, 2810, 0.00843);
+    // For Claude Opus 5 (512) at the same history: 2,500 written then read, 300 written.
+    let mut cache = CacheState::default();
+    let opus = model("claude-opus-5");
+    assert_cost(
+        opus.cost(&first, &mut cache),
+        0,
+        2500,
+        10,
+        0.009375 + 0.00003,
+    );
+    assert_cost(
+        opus.cost(&second, &mut cache),
+        2500,
+        300,
+        10,
+        0.00075 + 0.001125 + 0.00003,
+    );
+}

@@ -188,6 +188,8 @@ pub fn json(ab: &Ab) -> Json {
             "pricing": ab.pricing[v.profile].name,
             "breakpoints": ab.pricing[v.profile].placement.as_str(),
             "cost_vs_baseline": v.vs_baseline,
+            "cost_vs_baseline_no_hits": v.no_hits,
+            "best_case": v.no_hits.is_some(),
             "meets_requirements": v.meets,
             "drops": verdict::dropped(&summaries[v.variant], &ab.requirements).iter().map(|d| d.category).collect::<Vec<_>>(),
             "retention": retention_ratios(&summaries[v.variant].retention),

@@ -7,8 +7,14 @@
 //! placement too.
 
 use super::requirement::{Measure, Requirement, Requirements};
+use crate::ab::plan::NO_HITS;
 use crate::ab::{Ab, Summary};
 use crate::cache::Pricing;
+
+/// Whether `profile` is a profile's other end with no cache hit (`gemini@hits=none`).
+pub fn is_no_hits(profile: &Pricing) -> bool {
+    profile.name.ends_with(&format!("@{NO_HITS}"))
+}
 
 /// The cheapest (variant, profile) of one provider.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +30,10 @@ pub struct Verdict {
     /// Whether the strategy meets every requirement; when no strategy does, the verdict is the
     /// cheapest of all.
     pub meets: bool,
+    /// When the provider promises no cache hit: the cost relative to the baseline with no
+    /// hit at all (its profile with `hits=none`), the other end of the range whose best case
+    /// is `vs_baseline`.
+    pub no_hits: Option<f64>,
 }
 
 /// One verdict per provider, in the order of the profiles.
@@ -60,6 +70,10 @@ fn cheapest_judged(
     let judged = |v: usize| unjudged.get(v).is_none_or(Option::is_none);
     let mut providers: Vec<(&str, Vec<usize>)> = Vec::new();
     for (i, p) in pricing.iter().enumerate() {
+        // The profile with no hits is the other end of a range, not a choice.
+        if is_no_hits(p) {
+            continue;
+        }
         let provider = p.name.split('@').next().unwrap_or(&p.name);
         match providers.iter_mut().find(|(name, _)| *name == provider) {
             Some((_, profiles)) => profiles.push(i),
@@ -69,6 +83,9 @@ fn cheapest_judged(
     providers
         .into_iter()
         .filter_map(|(provider, profiles)| {
+            let none = pricing
+                .iter()
+                .position(|p| p.name == format!("{provider}@{NO_HITS}"));
             let own = *profiles.first()?;
             let candidates = |qualified: bool| {
                 summaries
@@ -91,6 +108,9 @@ fn cheapest_judged(
                 profile,
                 vs_baseline: (base.costs[own] > 0.0).then(|| cost / base.costs[own]),
                 meets,
+                no_hits: none.and_then(|n| {
+                    (base.costs[n] > 0.0).then(|| summaries[variant].costs[n] / base.costs[n])
+                }),
             })
         })
         .collect()
@@ -115,7 +135,7 @@ pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
     let grouped = ab
         .pricing
         .iter()
-        .filter(|p| p.name.split('@').next() == Some(verdict.provider.as_str()))
+        .filter(|p| p.name.split('@').next() == Some(verdict.provider.as_str()) && !is_no_hits(p))
         .count();
     let placement = if grouped > 1 {
         format!(" with breakpoints={}", profile.placement)
@@ -128,6 +148,13 @@ pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
         Some(r) if r > 1.0 => format!("{r:.2}x {baseline} ({:.0}% more)", (r - 1.0) * 100.0),
         Some(r) => format!("{r:.2}x {baseline}"),
         None => "no baseline cost to compare".to_owned(),
+    };
+    // A provider that promises no hit: the figure is the best case, and the range is said.
+    let versus = match verdict.no_hits {
+        Some(r) => format!(
+            "{versus} with every cacheable prefix read (the best case: modelled, not guaranteed; {r:.2}x with no cache hit)"
+        ),
+        None => versus,
     };
     let requirements = &ab.requirements;
     let s = &summaries[verdict.variant];

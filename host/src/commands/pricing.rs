@@ -1,0 +1,258 @@
+//! `ptc pricing`: every `[pricing.<name>]` profile of the configuration with its caching rule,
+//! its prices, whom and which models it prices, its per-model minimums, and where and when its
+//! figures were read, so that a user sees how old each rule is before trusting a dollar figure;
+//! with `--requests`, each prompt of a run as a prompt cache sees it, which is what the
+//! simulation prices (and what another cost model can be given to price the same requests).
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use crate::cache::{Caching, Pricing, ProfileInfo};
+use crate::commands::ab::tokenizer;
+use crate::commands::args::{ConfigArgs, RecordingArgs};
+use crate::commands::Context;
+use crate::host::Host;
+use crate::output::{pretty, write_out, Format};
+use crate::recording::corpus;
+use crate::tokens::Counter;
+use crate::Error;
+
+/// List the pricing profiles: caching rule, prices, provider, models, source and date
+///
+/// Every `[pricing.<name>]` profile of the configuration, in name order: how its provider
+/// caches prompts (explicit breakpoints or an implicit shared prefix, the minimum cacheable
+/// length and its per-model exceptions, the step, the TTL, where breakpoints go), its prices
+/// per million tokens (output included), the provider and models it prices, and the source of
+/// its figures with the date they were read. `ptc ab --pricing` and `ptc bill --pricing` take
+/// these names.
+///
+/// With --requests, instead: every prompt of one recording as a prompt cache sees it, as JSON
+/// (its tokens, the tokens it shares with the previous prompt, its time, and its blocks: the
+/// tokens up to each one's end, a key of the prefix it ends, whether it carries the strategy's
+/// breakpoint and whether it is part of the system prompt). These are the requests `ptc ab`
+/// prices.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to print
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Print each prompt of this recording as a prompt cache sees it (JSON) instead
+    #[arg(long, value_name = "RECORDING")]
+    requests: Option<PathBuf>,
+    /// The strategy that renders the prompts of --requests [default: [compression] strategy of
+    /// the configuration]
+    #[arg(long, value_name = "NAME", requires = "requests")]
+    strategy: Option<String>,
+    #[command(flatten)]
+    config: ConfigArgs,
+    #[command(flatten)]
+    limits: RecordingArgs,
+}
+
+/// `ptc pricing`.
+pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
+    if let Some(path) = &args.requests {
+        let host = context.with_strategies(&args.config, Some(&args.limits))?;
+        let requests = requests(&host, path, args.strategy.as_deref())?;
+        return write_out(out, &pretty(&requests));
+    }
+    let config = context.config(&args.config)?;
+    let profiles = config.pricing_profiles()?;
+    let info = config.pricing_info();
+    let text = match args.format {
+        Format::Text => text(&profiles, &info, config.ab_pricing()),
+        Format::Json => pretty(&json(&profiles, &info, config.ab_pricing())),
+    };
+    write_out(out, &text)
+}
+
+/// Every prompt of the recording at `path`, rendered by `strategy`, as a prompt cache sees it.
+pub fn requests(
+    host: &Host,
+    path: &std::path::Path,
+    strategy: Option<&str>,
+) -> Result<serde_json::Value, Error> {
+    let prompter = host.prompter(strategy)?;
+    let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
+    let tokenizer = tokenizer(host, None)?;
+    let mut counter = Counter::new(tokenizer);
+    let mut previous = Vec::new();
+    let mut prompts = Vec::with_capacity(recording.turns.len());
+    for turns in 0..recording.turns.len() {
+        let (prompt, _) = prompter.render(&recording, turns, &mut counter)?;
+        let (tokens, shared) = counter.measure(&previous, &prompt.messages);
+        let at = recording.started_at.get(turns).copied().flatten();
+        let request = counter.request(&prompt.messages, tokens, shared, at);
+        prompts.push(json!({
+            "turns": turns,
+            "tokens": request.tokens,
+            "shared": request.shared,
+            "at": request.at,
+            "blocks": request.blocks.iter().map(|b| json!({
+                "end": b.end,
+                "prefix": format!("{:016x}", b.prefix),
+                "breakpoint": b.strategy_breakpoint,
+                "system": b.system,
+            })).collect::<Vec<_>>(),
+        }));
+        previous = prompt.messages;
+    }
+    Ok(json!({
+        "recording": path.display().to_string(),
+        "strategy": host.strategy(strategy)?.name,
+        "tokenizer": tokenizer.name(),
+        "prompts": prompts,
+    }))
+}
+
+/// The profiles as JSON: one object per profile, in name order.
+pub fn json(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> serde_json::Value {
+    let list: Vec<_> = profiles
+        .iter()
+        .zip(info)
+        .map(|(p, i)| {
+            let explicit = p.caching == Caching::Explicit;
+            json!({
+                "name": p.name,
+                "default": p.name == primary,
+                "caching": if p.min_cacheable_tokens == 0 { "none" } else { p.caching.as_str() },
+                "min_cacheable_tokens": p.min_cacheable_tokens,
+                "min_cacheable_tokens_by_model": i
+                    .min_cacheable_tokens_by_model
+                    .iter()
+                    .map(|(model, min)| (model.clone(), json!(min)))
+                    .collect::<serde_json::Map<_, _>>(),
+                "cache_step_tokens": (!explicit).then_some(p.cache_step_tokens.max(1)),
+                "cache_ttl": explicit.then_some(p.ttl.as_str()),
+                "breakpoints": explicit.then_some(p.placement.as_str()),
+                "cache_includes_output": i.cache_includes_output,
+                "input_per_mtok": p.input_per_mtok,
+                "cache_read_per_mtok": p.cache_read_per_mtok,
+                "cache_write_per_mtok": explicit.then_some(p.cache_write_per_mtok),
+                "cache_write_1h_per_mtok": explicit.then_some(p.cache_write_1h_per_mtok),
+                "output_per_mtok": i.output_per_mtok,
+                "provider": i.provider,
+                "models": i.models,
+                "source": i.source,
+                "as_of": i.as_of,
+            })
+        })
+        .collect();
+    json!(list)
+}
+
+/// The profiles for people: a heading line per profile, then its rule, prices, per-model
+/// minimums, source and date, one to a line.
+pub fn text(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> String {
+    let mut text = String::new();
+    for (p, i) in profiles.iter().zip(info) {
+        let who = match (&i.provider, i.models.is_empty()) {
+            (None, _) => "no provider".to_owned(),
+            (Some(provider), true) => format!("{provider}, every model"),
+            (Some(provider), false) => format!("{provider}: {}", i.models.join(", ")),
+        };
+        let default = if p.name == primary {
+            " (the cost column of `ptc ab`)"
+        } else {
+            ""
+        };
+        let _ = writeln!(text, "{} [{who}]{default}", p.name);
+        let _ = writeln!(text, "  rule      {}", rule(p, i));
+        let mut prices = format!(
+            "input {}, cache read {}",
+            dollars(p.input_per_mtok),
+            dollars(p.cache_read_per_mtok)
+        );
+        if p.caching == Caching::Explicit && p.min_cacheable_tokens > 0 {
+            let _ = write!(
+                prices,
+                ", cache write {} (5m) / {} (1h)",
+                dollars(p.cache_write_per_mtok),
+                dollars(p.cache_write_1h_per_mtok)
+            );
+        }
+        let output = if i.output_per_mtok > 0.0 {
+            dollars(i.output_per_mtok)
+        } else {
+            "not set".to_owned()
+        };
+        let _ = writeln!(text, "  per Mtok  {prices}, output {output}");
+        // The per-model minimums, one line per minimum, smallest first.
+        let mut minimums: Vec<usize> = i
+            .min_cacheable_tokens_by_model
+            .iter()
+            .map(|(_, min)| *min)
+            .collect();
+        minimums.sort_unstable();
+        minimums.dedup();
+        for min in minimums {
+            let models: Vec<&str> = i
+                .min_cacheable_tokens_by_model
+                .iter()
+                .filter(|(_, m)| *m == min)
+                .map(|(model, _)| model.as_str())
+                .collect();
+            let _ = writeln!(text, "  from {:>5} {}", thousands(min), models.join(", "));
+        }
+        let _ = writeln!(
+            text,
+            "  source    {}",
+            i.source.as_deref().unwrap_or("not stated")
+        );
+        let _ = writeln!(
+            text,
+            "  as of     {}",
+            i.as_of.as_deref().unwrap_or("not stated")
+        );
+    }
+    text
+}
+
+/// A profile's caching rule in words.
+fn rule(p: &Pricing, i: &ProfileInfo) -> String {
+    if p.min_cacheable_tokens == 0 {
+        return "no caching: every token at the input price".to_owned();
+    }
+    match p.caching {
+        Caching::Implicit => {
+            let mut rule = format!(
+                "implicit: the prefix shared with the previous request, from {} tokens, in steps of {}",
+                thousands(p.min_cacheable_tokens),
+                thousands(p.cache_step_tokens.max(1))
+            );
+            if i.cache_includes_output {
+                rule.push_str("; the response is cached after its request");
+            }
+            rule
+        }
+        Caching::Explicit => format!(
+            "explicit: breakpoints ({}), from {} tokens, TTL {}, at most {} breakpoints, {}-block lookback",
+            p.placement.as_str(),
+            thousands(p.min_cacheable_tokens),
+            p.ttl.as_str(),
+            crate::cache::MAX_BREAKPOINTS,
+            crate::cache::LOOKBACK_BLOCKS
+        ),
+    }
+}
+
+/// `$3`, `$0.075`: dollars with no trailing zeros.
+fn dollars(price: f64) -> String {
+    format!("${price}")
+}
+
+/// `12,345`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
