@@ -21,6 +21,12 @@
 //! its effects match it: every `def` appears in the memory, every tool call in the program,
 //! every `println` in the prints; failed turns carry real-looking errors and add no
 //! definitions.
+//!
+//! `--calls-per-turn N` gives every turn that succeeds and is not the last exactly N tool
+//! calls (a family's own 0 to 3 calls, cut or topped up with lookups, order queries, rates,
+//! searches and notifications, each result bound to a name of its own). Without it (or with
+//! 0) each family makes its own calls, and the output is what it was before the option
+//! existed, byte for byte.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -438,6 +444,55 @@ fn program(steps: &[Step]) -> String {
     text.trim_end().to_owned()
 }
 
+/// The tool calls of `steps` cut or topped up to exactly `calls`, drawing from `rng` (its own
+/// generator, so that the rest of the run is what it is without the option). The calls kept
+/// are the family's own, bound ones first; the added ones go after the last of them.
+fn with_calls(
+    rng: &mut Rng,
+    family: usize,
+    turn: usize,
+    steps: Vec<Step>,
+    calls: usize,
+) -> Vec<Step> {
+    let mut steps = steps;
+    let mut count = steps
+        .iter()
+        .filter(|s| matches!(s, Step::Call { .. }))
+        .count();
+    while count > calls {
+        // Unbound calls (notifications) go first: no later line names their result.
+        let at = steps
+            .iter()
+            .rposition(|s| matches!(s, Step::Call { bind: None, .. }))
+            .or_else(|| steps.iter().rposition(|s| matches!(s, Step::Call { .. })))
+            .expect("a call to remove");
+        steps.remove(at);
+        count -= 1;
+    }
+    let mut at = steps
+        .iter()
+        .rposition(|s| matches!(s, Step::Call { .. }))
+        .map_or(0, |i| i + 1);
+    for k in count..calls {
+        let tool = rng.pick(&[4, 3, 5, 0, 2]);
+        let args = call_args(rng, tool, family);
+        let result = tool_result(rng, tool);
+        let base = ["hits", "email", "notified", "orders", "customer", "rate"][tool];
+        let bind = (!result.is_null()).then(|| format!("{base}-{turn}-{}", k + 1));
+        steps.insert(
+            at,
+            Step::Call {
+                tool,
+                args,
+                result,
+                bind,
+            },
+        );
+        at += 1;
+    }
+    steps
+}
+
 /// How the text of a turn is written; the turn's effects do not depend on it.
 #[derive(Clone, Copy, PartialEq)]
 pub enum Style {
@@ -520,7 +575,14 @@ fn realistic_program(steps: &[Step], lean: &str) -> String {
 }
 
 /// One recording of `family` with `turns` turns.
-fn recording(rng: &mut Rng, index: usize, family: usize, turns: usize, style: Style) -> Json {
+fn recording(
+    rng: &mut Rng,
+    index: usize,
+    family: usize,
+    turns: usize,
+    style: Style,
+    calls_per_turn: usize,
+) -> Json {
     let final_turn = family == 5;
     let max_turns = if final_turn {
         turns
@@ -562,6 +624,10 @@ fn recording(rng: &mut Rng, index: usize, family: usize, turns: usize, style: St
         }
         let steps = if last {
             Vec::new()
+        } else if calls_per_turn > 0 {
+            let steps = steps(rng, family % 5, t);
+            let mut calls = Rng(rng.0 ^ 0xC2B2_AE3D_27D4_EB4F ^ ((t as u64) << 40));
+            with_calls(&mut calls, family % 5, t, steps, calls_per_turn)
         } else {
             steps(rng, family % 5, t)
         };
@@ -655,6 +721,7 @@ fn main() {
     let mut seed = 1u64;
     let mut pretty = false;
     let mut style = Style::Lean;
+    let mut calls_per_turn = 0usize;
     let mut out = PathBuf::from("corpus");
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -665,6 +732,7 @@ fn main() {
             "--seed" => seed = value().parse().expect("--seed N"),
             "--out" => out = PathBuf::from(value()),
             "--pretty" => pretty = true,
+            "--calls-per-turn" => calls_per_turn = value().parse().expect("--calls-per-turn N"),
             "--style" => {
                 style = match value().as_str() {
                     "lean" => Style::Lean,
@@ -673,12 +741,12 @@ fn main() {
                 }
             }
             other => {
-                panic!("unknown argument {other} (--count N --turns N --seed N --out DIR --pretty --style lean|realistic)")
+                panic!("unknown argument {other} (--count N --turns N --seed N --out DIR --pretty --style lean|realistic --calls-per-turn N)")
             }
         }
     }
     std::fs::create_dir_all(&out).expect("output directory");
-    for (name, json) in corpus(count, turns, seed, style) {
+    for (name, json) in corpus_with_calls(count, turns, seed, style, calls_per_turn) {
         let bytes = if pretty {
             serde_json::to_vec_pretty(&json).unwrap()
         } else {
@@ -693,12 +761,23 @@ fn main() {
 /// name, recording): what `main` writes, and what the benchmarks build in memory (they include
 /// this file as a module).
 pub fn corpus(count: usize, turns: usize, seed: u64, style: Style) -> Vec<(String, Json)> {
+    corpus_with_calls(count, turns, seed, style, 0)
+}
+
+/// The corpus of [`corpus`] with `--calls-per-turn` (0: each family's own calls).
+pub fn corpus_with_calls(
+    count: usize,
+    turns: usize,
+    seed: u64,
+    style: Style,
+    calls_per_turn: usize,
+) -> Vec<(String, Json)> {
     let mut rng = Rng(seed);
     (0..count)
         .map(|i| {
             let family = i % 6;
             let n = if turns > 0 { turns } else { 4 + rng.below(14) };
-            let json = recording(&mut rng, i, family, n, style);
+            let json = recording(&mut rng, i, family, n, style, calls_per_turn);
             let family_name = [
                 "explore",
                 "notify",

@@ -543,18 +543,7 @@ fn init_writes_the_missing_defaults_and_lists_the_files_it_skips() {
 
 #[test]
 fn the_corpus_generator_writes_valid_runs_whose_styles_differ_only_in_text() {
-    let examples = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .and_then(|deps| deps.parent())
-        .unwrap()
-        .join("examples")
-        .join(format!("generate_corpus{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        examples.is_file(),
-        "{} was not built by cargo test",
-        examples.display()
-    );
+    let examples = generator();
     let scratch = shared();
     let generate = |style: &str| {
         let out = scratch.path().join(format!("generated-{style}"));
@@ -603,6 +592,112 @@ fn the_corpus_generator_writes_valid_runs_whose_styles_differ_only_in_text() {
     );
     for dir in [&lean, &realistic] {
         let report = scratch.ptc(["validate", dir.to_str().unwrap()]).ok();
+        assert!(
+            report.contains("12 recording(s), 0 error(s), 0 warning(s)"),
+            "{report}"
+        );
+    }
+}
+
+/// The corpus generator built by `cargo test`.
+fn generator() -> std::path::PathBuf {
+    let path = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(|deps| deps.parent())
+        .unwrap()
+        .join("examples")
+        .join(format!("generate_corpus{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.is_file(),
+        "{} was not built by cargo test",
+        path.display()
+    );
+    path
+}
+
+#[test]
+fn the_corpus_generator_still_writes_the_bundled_generated_runs_byte_for_byte() {
+    let scratch = shared();
+    for (name, extra) in [
+        ("default", &[][..]),
+        ("zero-calls", &["--calls-per-turn", "0"][..]),
+    ] {
+        let out = scratch.path().join(format!("bundled-{name}"));
+        let status = std::process::Command::new(generator())
+            .args(["--count", "30", "--seed", "2026", "--pretty"])
+            .args(extra)
+            .arg("--out")
+            .arg(&out)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let mut compared = 0;
+        for entry in std::fs::read_dir(repo().join("examples/recordings")).unwrap() {
+            let path = entry.unwrap().path();
+            let file = path.file_name().unwrap().to_str().unwrap().to_owned();
+            if !file.starts_with("gen-") {
+                continue;
+            }
+            assert!(
+                std::fs::read(&path).unwrap() == std::fs::read(out.join(&file)).unwrap(),
+                "{name}: {file} differs from the bundled one"
+            );
+            compared += 1;
+        }
+        assert_eq!(compared, 30);
+    }
+}
+
+#[test]
+fn the_corpus_generator_makes_the_calls_per_turn_asked_for() {
+    let scratch = shared();
+    for (style, calls) in [("lean", 1), ("lean", 6), ("realistic", 8)] {
+        let out = scratch.path().join(format!("calls-{style}-{calls}"));
+        let status = std::process::Command::new(generator())
+            .args([
+                "--count", "12", "--turns", "9", "--seed", "5", "--style", style,
+            ])
+            .args(["--calls-per-turn", &calls.to_string(), "--out"])
+            .arg(&out)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let mut turns = 0;
+        for entry in std::fs::read_dir(&out).unwrap() {
+            let path = entry.unwrap().path();
+            let run: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            let all = run["turns"].as_array().unwrap();
+            for turn in &all[..all.len() - 1] {
+                if turn["success"] != true {
+                    continue;
+                }
+                let made = turn["tool_calls"].as_array().unwrap();
+                assert_eq!(
+                    made.len(),
+                    calls,
+                    "{} turn {}",
+                    path.display(),
+                    turn["number"]
+                );
+                let program = turn["program"].as_str().unwrap();
+                for call in made {
+                    let name = call["name"].as_str().unwrap();
+                    assert!(
+                        program.contains(&format!("(tool/{name} ")),
+                        "{} turn {}: {name} is not in the program",
+                        path.display(),
+                        turn["number"]
+                    );
+                }
+                turns += 1;
+            }
+        }
+        assert!(turns > 50, "{style} {calls}: only {turns} turns checked");
+        let report = scratch.ptc(["validate", out.to_str().unwrap()]).ok();
         assert!(
             report.contains("12 recording(s), 0 error(s), 0 warning(s)"),
             "{report}"
