@@ -341,7 +341,7 @@ fn an_atif_trajectory_imports_with_its_tool_calls_and_its_metrics() {
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.contains("(atif): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage; the log lacks: memory_values, results, requests, errors, max_turns, timestamps"),
+        run.stderr.contains("(atif): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage; the log lacks: requests, errors, max_turns, timestamps"),
         "{}",
         run.stderr
     );
@@ -497,7 +497,7 @@ fn a_claude_code_session_imports_a_run_per_thread() {
     let path = realrun("claude-code/session-5c0375b4.jsonl");
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let lacks = "the log lacks: memory_values, results, requests, system_prompt, max_turns";
+    let lacks = "the log lacks: requests, system_prompt, max_turns";
     for line in [
         "(claude-code, thread from line 1): 10 turn(s), 13 tool call(s), 10 call(s) with billed usage; ",
         "(claude-code, side chain from line 16): 3 turn(s), 2 tool call(s), 3 call(s) with billed usage; ",
@@ -660,7 +660,7 @@ fn an_openhands_trajectory_imports_with_its_observations_and_its_usage() {
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.contains("(openhands): 4 turn(s), 4 tool call(s), 4 call(s) with billed usage; the log lacks: memory_values, results, requests, max_turns, system_prompt"),
+        run.stderr.contains("(openhands): 4 turn(s), 4 tool call(s), 4 call(s) with billed usage; the log lacks: requests, max_turns, system_prompt"),
         "{}",
         run.stderr
     );
@@ -715,7 +715,7 @@ fn an_openhands_trajectory_imports_with_its_observations_and_its_usage() {
     let path = realrun("openhands/atif-rfc-example-openhands_trajectory.json");
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert!(
-        run.stderr.contains("(openhands): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage; the log lacks: memory_values, results, requests, max_turns"),
+        run.stderr.contains("(openhands): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage; the log lacks: requests, max_turns"),
         "{}",
         run.stderr
     );
@@ -761,7 +761,7 @@ fn an_openhands_output_jsonl_gives_a_run_per_line() {
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.contains("(openhands, derived__rename-1, line 1): 4 turn(s), 4 tool call(s), 4 call(s) with billed usage; the log lacks: memory_values, results, requests, system_prompt")
+        run.stderr.contains("(openhands, derived__rename-1, line 1): 4 turn(s), 4 tool call(s), 4 call(s) with billed usage; the log lacks: requests, system_prompt")
             && run.stderr.contains("(openhands, derived__2048-1, line 2): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage;"),
         "{}",
         run.stderr
@@ -858,7 +858,7 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.contains("(mini-swe-agent): 4 turn(s), 2 tool call(s), 4 call(s) with billed usage; the log lacks: memory_values, results, max_turns"),
+        run.stderr.contains("(mini-swe-agent): 4 turn(s), 2 tool call(s), 4 call(s) with billed usage; the log lacks: max_turns"),
         "{}",
         run.stderr
     );
@@ -906,7 +906,7 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
     let path = realrun("mini-swe-agent/derived-text-actions-1.1.traj.json");
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert!(
-        run.stderr.contains("(mini-swe-agent): 2 turn(s), 1 tool call(s), 2 call(s) with billed usage; the log lacks: memory_values, results"),
+        run.stderr.contains("(mini-swe-agent): 2 turn(s), 1 tool call(s), 2 call(s) with billed usage; the log lacks: nothing"),
         "{}",
         run.stderr
     );

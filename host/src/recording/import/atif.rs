@@ -106,12 +106,9 @@ pub fn atif(
                 .collect()
         })
         .unwrap_or_default();
-    let mut lacks = vec![
-        Lack::MemoryValues,
-        Lack::Results,
-        Lack::Requests,
-        Lack::Errors,
-    ];
+    // A tool-calling agent has no `user/` namespace and no program value: an empty memory and
+    // a nil result are what happened, not something the log lost.
+    let mut lacks = vec![Lack::Requests, Lack::Errors];
     let mut turns = Vec::new();
     let mut previous_metrics: Option<&Json> = None;
     for step in steps {

@@ -206,12 +206,9 @@ fn thread_recording(
                 )
             })?,
     };
-    let mut lacks = vec![
-        Lack::MemoryValues,
-        Lack::Results,
-        Lack::Requests,
-        Lack::SystemPrompt,
-    ];
+    // A tool-calling agent has no `user/` namespace and no program value: an empty memory and
+    // a nil result are what happened, not something the log lost.
+    let mut lacks = vec![Lack::Requests, Lack::SystemPrompt];
     let mut tools: Vec<String> = Vec::new();
     let mut turns = Vec::new();
     for lines in &responses {

@@ -103,7 +103,9 @@ pub fn mini_swe_agent(
                 )
             })?,
     };
-    let mut lacks = vec![Lack::MemoryValues, Lack::Results];
+    // A shell agent has no `user/` namespace and its commands return no value: an empty memory
+    // and a nil result are what happened, not something the log lost.
+    let mut lacks = Vec::new();
     let mut turns = Vec::new();
     for (at, message) in messages.iter().enumerate() {
         if message["role"] != "assistant" {

@@ -237,7 +237,9 @@ fn run_recording(
             },
         ));
     }
-    let mut lacks = vec![Lack::MemoryValues, Lack::Results, Lack::Requests];
+    // A tool-calling agent has no `user/` namespace and no program value: an empty memory and
+    // a nil result are what happened, not something the log lost.
+    let mut lacks = vec![Lack::Requests];
     let mut turns = Vec::new();
     for (actions, before) in &responses {
         let first = actions[0];
