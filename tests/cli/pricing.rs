@@ -266,10 +266,17 @@ fn an_unguaranteed_cache_is_reported_as_a_range() {
         "{text}"
     );
     assert!(!text.contains("breakpoints="), "{text}");
-    // Every other provider's verdict is a single figure.
-    for v in verdicts.iter().filter(|v| v["provider"] != "gemini") {
-        assert_eq!(v["best_case"], false, "{}", v["provider"]);
-        assert!(!v["text"].as_str().unwrap().contains("best case"));
+    // The providers that promise hits give a single figure; DeepSeek's cache, direct or
+    // through OpenRouter, is best effort too.
+    for v in verdicts.iter() {
+        let provider = v["provider"].as_str().unwrap();
+        let ranged = matches!(provider, "gemini" | "deepseek" | "openrouter-deepseek");
+        assert_eq!(v["best_case"], ranged, "{provider}");
+        assert_eq!(
+            v["text"].as_str().unwrap().contains("best case"),
+            ranged,
+            "{provider}"
+        );
     }
     // The table has the range's end as a column of its own.
     let table = scratch
