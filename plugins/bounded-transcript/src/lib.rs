@@ -23,19 +23,11 @@ impl Strategy for BoundedTranscript {
 
     /// The cap of each observation, and the samples of `data/` in the first user message.
     fn options() -> Vec<OptionSpec> {
-        let mut options = vec![transcript::observation_option()];
-        options.extend(
-            coalesce::options()
-                .into_iter()
-                .filter(|o| ["sample_limit", "sample_printable_limit"].contains(&o.name.as_str())),
-        );
-        options
+        transcript::options(Vec::new())
     }
 
     fn templates() -> Vec<(&'static str, &'static str)> {
-        let mut templates = coalesce::TEMPLATES.to_vec();
-        templates.extend_from_slice(transcript::TEMPLATES);
-        templates
+        transcript::templates(&[])
     }
 
     const RENDERS_FROM: &'static [&'static str] = &["prints", "results", "errors"];

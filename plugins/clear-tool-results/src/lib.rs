@@ -30,7 +30,7 @@ impl Strategy for ClearToolResults {
         "The capped transcript; past `trigger_tokens`, observations older than the last `keep_tool_uses` become a placeholder.";
 
     fn options() -> Vec<OptionSpec> {
-        let mut options = vec![
+        transcript::options(vec![
             OptionSpec::count(
                 "trigger_tokens",
                 100_000,
@@ -51,24 +51,14 @@ impl Strategy for ClearToolResults {
                 OptionValue::String("".into()),
                 "tool names, comma-separated: a turn whose program called one keeps its observation",
             ),
-            transcript::observation_option(),
-        ];
-        options.extend(
-            coalesce::options()
-                .into_iter()
-                .filter(|o| ["sample_limit", "sample_printable_limit"].contains(&o.name.as_str())),
-        );
-        options
+        ])
     }
 
     fn templates() -> Vec<(&'static str, &'static str)> {
-        let mut templates = coalesce::TEMPLATES.to_vec();
-        templates.extend_from_slice(transcript::TEMPLATES);
-        templates.push((
+        transcript::templates(&[(
             "cleared",
             include_str!("../../../templates/clear-tool-results/cleared.tera"),
-        ));
-        templates
+        )])
     }
 
     const RENDERS_FROM: &'static [&'static str] = &["prints", "results", "errors"];

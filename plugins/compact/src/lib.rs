@@ -64,13 +64,10 @@ impl Strategy for Compact {
     }
 
     fn templates() -> Vec<(&'static str, &'static str)> {
-        let mut templates = coalesce::TEMPLATES.to_vec();
-        templates.extend_from_slice(transcript::TEMPLATES);
-        templates.push((
+        transcript::templates(&[(
             "compacted",
             include_str!("../../../templates/compact/compacted.tera"),
-        ));
-        templates
+        )])
     }
 
     const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "results", "errors"];

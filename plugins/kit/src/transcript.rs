@@ -31,6 +31,28 @@ pub fn observation_option() -> OptionSpec {
     )
 }
 
+/// The options of a transcript strategy: its own `first`, then the observation cap and the
+/// sample limits of the values it shows.
+pub fn options(first: Vec<OptionSpec>) -> Vec<OptionSpec> {
+    let mut options = first;
+    options.push(observation_option());
+    options.extend(
+        crate::coalesce::options()
+            .into_iter()
+            .filter(|o| ["sample_limit", "sample_printable_limit"].contains(&o.name.as_str())),
+    );
+    options
+}
+
+/// The templates of a transcript strategy: the coalesced sections', the observation's, then
+/// its own `more`.
+pub fn templates(more: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+    let mut templates = crate::coalesce::TEMPLATES.to_vec();
+    templates.extend_from_slice(TEMPLATES);
+    templates.extend_from_slice(more);
+    templates
+}
+
 /// A turn's observation: the section that shows it, the characters it shows of the value,
 /// prints and error, and the characters left out.
 pub struct Observation {

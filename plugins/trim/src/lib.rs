@@ -25,7 +25,7 @@ impl Strategy for Trim {
         "The first user message and the last `keep_turns` turns of the capped transcript (fewer past `max_tokens`).";
 
     fn options() -> Vec<OptionSpec> {
-        let mut options = vec![
+        transcript::options(vec![
             OptionSpec::count(
                 "keep_turns",
                 10,
@@ -36,24 +36,14 @@ impl Strategy for Trim {
                 100_000,
                 "also leave out the oldest kept turns while the prompt passes this many tokens (estimated as characters / 4); the latest turn is always kept",
             ),
-            transcript::observation_option(),
-        ];
-        options.extend(
-            coalesce::options()
-                .into_iter()
-                .filter(|o| ["sample_limit", "sample_printable_limit"].contains(&o.name.as_str())),
-        );
-        options
+        ])
     }
 
     fn templates() -> Vec<(&'static str, &'static str)> {
-        let mut templates = coalesce::TEMPLATES.to_vec();
-        templates.extend_from_slice(transcript::TEMPLATES);
-        templates.push((
+        transcript::templates(&[(
             "trimmed",
             include_str!("../../../templates/trim/trimmed.tera"),
-        ));
-        templates
+        )])
     }
 
     const RENDERS_FROM: &'static [&'static str] = &["prints", "results", "errors"];

@@ -22,8 +22,8 @@ struct Sums {
     simulated_read: u64,
     /// The stated cost, or the billed tokens priced by the profile where a call states none.
     billed: f64,
-    /// Whether every call stated its cost.
-    stated: bool,
+    /// Whether some call stated no cost (its billed tokens are priced instead).
+    unstated: bool,
     best: f64,
     expected: f64,
     /// With the rate fitted on the other runs (the expected cost where there is none).
@@ -33,9 +33,6 @@ struct Sums {
 impl Sums {
     fn add(&mut self, run: &RunBill, miss_rate: f64) {
         self.runs += 1;
-        if self.runs == 1 {
-            self.stated = true;
-        }
         for call in &run.calls {
             self.add_call(call, miss_rate);
             self.held_out += call.expected_cost(run.held_out_rate.unwrap_or(miss_rate));
@@ -56,7 +53,7 @@ impl Sums {
             Some(cost) => self.billed += cost,
             None => {
                 self.billed += call.priced_bill;
-                self.stated = false;
+                self.unstated = true;
             }
         }
         self.best += call.best_cost;
@@ -213,7 +210,7 @@ pub fn table(bill: &Bill) -> String {
             close,
             thousands(sums.billed_read),
             thousands(sums.simulated_read),
-            format!("{:.4}{}", sums.billed, if sums.stated { "" } else { "*" }),
+            format!("{:.4}{}", sums.billed, if sums.unstated { "*" } else { "" }),
             format!("{:.4} {}", sums.best, error(sums.best, sums.billed)),
             format!("{:.4} {}", sums.expected, error(sums.expected, sums.billed)),
             format!("{:.4} {}", sums.held_out, error(sums.held_out, sums.billed)),
@@ -259,7 +256,7 @@ pub fn table(bill: &Bill) -> String {
         out,
         "with misses: the best case with the miss rate applied; rate of others: with the rate fitted on the other runs of the profile (the rate checked on a run it was not fitted on)."
     );
-    if !all.stated {
+    if all.unstated {
         let _ = writeln!(
             out,
             "*: some calls state no cost: their billed tokens are priced by the profile instead."
@@ -335,7 +332,7 @@ fn sums_json(sums: &Sums) -> Json {
         "billed_read": sums.billed_read,
         "simulated_read": sums.simulated_read,
         "billed_usd": round(sums.billed, 8),
-        "billed_usd_stated": sums.stated,
+        "billed_usd_stated": !sums.unstated,
         "best_case_usd": round(sums.best, 8),
         "best_case_error": error_json(sums.best, sums.billed),
         "with_misses_usd": round(sums.expected, 8),
