@@ -8,20 +8,29 @@ use std::fmt;
 use rustc_hash::FxHashMap;
 use serde::de::{self, Deserialize, Deserializer, Unexpected};
 
-/// The most breakpoints a request may carry.
+/// The most breakpoints a request may carry (Anthropic), or write (OpenAI from GPT-5.6 on).
 pub const MAX_BREAKPOINTS: usize = 4;
 
 /// How many blocks before a breakpoint (the breakpoint's own block included) a request looks
-/// for a prefix written earlier.
+/// for a prefix written earlier (Anthropic).
 pub const LOOKBACK_BLOCKS: usize = 20;
+
+/// How many of the latest breakpoints written in a conversation OpenAI matches a request
+/// against (GPT-5.6 and later).
+pub const OPENAI_MATCHED_BREAKPOINTS: usize = 80;
 
 /// A provider's caching rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Caching {
-    /// Anthropic's: breakpoints on content blocks, writes at a premium.
+    /// Anthropic's: breakpoints on content blocks, a 20-block lookback, writes at a premium.
     Explicit,
-    /// OpenAI's and Gemini's: the shared prefix is read, nothing is marked.
+    /// OpenAI's before GPT-5.6, Gemini's, DeepSeek's: the shared prefix is read, nothing is
+    /// marked, nothing is paid for writing.
     Implicit,
+    /// OpenAI's from GPT-5.6 on: breakpoints on content blocks other than the assistant's
+    /// (at most 4 written a request), a read matched against the latest 80 breakpoints of the
+    /// conversation at any block, writes at a premium.
+    OpenAiBreakpoints,
 }
 
 /// Where a request carries its cache breakpoints (explicit caching only).
@@ -30,8 +39,9 @@ pub enum Placement {
     /// The blocks the strategy marked
     #[default]
     Strategy,
-    /// The last block of the system prompt and the last block of the final message (what
-    /// gateways and Anthropic's automatic caching do)
+    /// The provider's automatic breakpoint, one that moves with the conversation: Anthropic's
+    /// automatic caching puts it on the last block of the request, OpenAI's (GPT-5.6 on) on the
+    /// last block of the newest message that is not the assistant's
     Auto,
     /// No breakpoint: nothing is cached
     None,
@@ -42,6 +52,7 @@ impl Caching {
         match name {
             "explicit" => Some(Caching::Explicit),
             "implicit" => Some(Caching::Implicit),
+            "openai-breakpoints" => Some(Caching::OpenAiBreakpoints),
             _ => None,
         }
     }
@@ -50,7 +61,13 @@ impl Caching {
         match self {
             Caching::Explicit => "explicit",
             Caching::Implicit => "implicit",
+            Caching::OpenAiBreakpoints => "openai-breakpoints",
         }
+    }
+
+    /// Whether requests carry breakpoints and pay for writes.
+    pub fn has_breakpoints(self) -> bool {
+        self != Caching::Implicit
     }
 }
 
@@ -82,13 +99,7 @@ impl Placement {
                 .filter(|(_, b)| b.strategy_breakpoint)
                 .map(|(i, _)| i)
                 .collect(),
-            Placement::Auto => {
-                let system = request.blocks.iter().rposition(|b| b.system);
-                let last = request.blocks.len().checked_sub(1);
-                let mut marks: Vec<usize> = system.into_iter().chain(last).collect();
-                marks.dedup();
-                marks
-            }
+            Placement::Auto => request.blocks.len().checked_sub(1).into_iter().collect(),
             Placement::None => Vec::new(),
         }
     }
@@ -100,23 +111,39 @@ impl fmt::Display for Placement {
     }
 }
 
-/// How long a cache entry lives without being read or written.
+/// How long a cache entry lives without being used: read or written (Anthropic, and the
+/// implicit rules, whose next request reads what the previous one left), or written (OpenAI's
+/// breakpoints, whose lifetime is a minimum from the write).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Ttl {
-    /// 5 minutes: writes cost 1.25x the input price; `cache_control` carries no `ttl`
+    /// 5 minutes: Anthropic's default (writes 1.25x the input price; `cache_control` carries no
+    /// `ttl`); OpenAI's `in_memory` retention at its documented shortest
     #[default]
     #[value(name = "5m")]
     FiveMinutes,
-    /// 1 hour: writes cost 2x the input price; `"ttl": "1h"`
+    /// 30 minutes: OpenAI's breakpoints from GPT-5.6 on (not a TTL a request sets)
+    #[value(skip)]
+    ThirtyMinutes,
+    /// 1 hour: Anthropic's longer TTL (writes 2x the input price; `"ttl": "1h"`); Gemini's
+    /// explicit caches by default
     #[value(name = "1h")]
     OneHour,
+    /// 24 hours: OpenAI's `24h` retention (not a TTL a request sets)
+    #[value(skip)]
+    Day,
+    /// The provider states no lifetime: entries are not expired (not a TTL a request sets)
+    #[value(skip)]
+    Unstated,
 }
 
 impl Ttl {
     pub fn parse(name: &str) -> Option<Ttl> {
         match name {
             "5m" => Some(Ttl::FiveMinutes),
+            "30m" => Some(Ttl::ThirtyMinutes),
             "1h" => Some(Ttl::OneHour),
+            "24h" => Some(Ttl::Day),
+            "unstated" => Some(Ttl::Unstated),
             _ => None,
         }
     }
@@ -124,14 +151,21 @@ impl Ttl {
     pub fn as_str(self) -> &'static str {
         match self {
             Ttl::FiveMinutes => "5m",
+            Ttl::ThirtyMinutes => "30m",
             Ttl::OneHour => "1h",
+            Ttl::Day => "24h",
+            Ttl::Unstated => "unstated",
         }
     }
 
+    /// The lifetime in seconds; infinite when the provider states none.
     pub fn seconds(self) -> f64 {
         match self {
             Ttl::FiveMinutes => 300.0,
+            Ttl::ThirtyMinutes => 1800.0,
             Ttl::OneHour => 3600.0,
+            Ttl::Day => 86_400.0,
+            Ttl::Unstated => f64::INFINITY,
         }
     }
 }
@@ -170,13 +204,21 @@ macro_rules! deserialize_by_name {
     };
 }
 
-deserialize_by_name!(Caching, "cache rule", "\"explicit\" or \"implicit\"");
+deserialize_by_name!(
+    Caching,
+    "cache rule",
+    "\"explicit\", \"implicit\" or \"openai-breakpoints\""
+);
 deserialize_by_name!(
     Placement,
     "cache placement",
     "\"strategy\", \"auto\" or \"none\""
 );
-deserialize_by_name!(Ttl, "cache TTL", "\"5m\" or \"1h\"");
+deserialize_by_name!(
+    Ttl,
+    "cache TTL",
+    "\"5m\", \"30m\", \"1h\", \"24h\" or \"unstated\""
+);
 
 /// A provider's input prices (per million tokens) and caching rules.
 #[derive(Clone, Debug, PartialEq)]
@@ -226,6 +268,8 @@ pub struct CacheBlock {
     pub strategy_breakpoint: bool,
     /// The block is part of the system prompt.
     pub system: bool,
+    /// The block is part of an assistant message (OpenAI takes no breakpoint there).
+    pub assistant: bool,
 }
 
 /// A request as a prompt cache sees it: its blocks, in order, and its tokens.
@@ -245,6 +289,11 @@ pub struct Request {
 #[derive(Clone, Debug, Default)]
 pub struct CacheState {
     pub(crate) entries: FxHashMap<u64, f64>,
+    /// The prefixes written, oldest first, each once (OpenAI's breakpoints: only the latest
+    /// [`OPENAI_MATCHED_BREAKPOINTS`] are matched).
+    pub(crate) written: std::collections::VecDeque<u64>,
+    /// When the previous request was sent (implicit caching).
+    pub(crate) last_at: Option<f64>,
 }
 
 /// What a pricing profile says besides its input prices: whom and what it prices, the output

@@ -276,6 +276,7 @@ impl Counter {
                     prefix: key.finish(),
                     strategy_breakpoint: span.cache_breakpoint,
                     system: message.role == ptc_plugin_api::Role::System,
+                    assistant: message.role == ptc_plugin_api::Role::Assistant,
                 });
             }
             before += head + ends.tokens;

@@ -57,8 +57,8 @@ def marks(blocks, placement):
     if placement == "strategy":
         chosen = [i for i, b in enumerate(blocks) if b["breakpoint"]]
         return set(chosen[-4:])
-    system = [i for i, b in enumerate(blocks) if b["system"]]
-    return {i for i in (system[-1:] + [len(blocks) - 1]) if i >= 0}
+    # Automatic caching: one breakpoint, on the last block.
+    return {len(blocks) - 1} if blocks else set()
 
 
 def replay(prompts, model, placement):

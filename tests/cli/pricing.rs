@@ -21,6 +21,7 @@ fn every_built_in_profile_says_its_provider_source_and_date() {
             "gemini",
             "none",
             "openai",
+            "openai-gpt-5-6",
             "openrouter-deepseek"
         ]
     );
@@ -58,7 +59,22 @@ fn every_built_in_profile_says_its_provider_source_and_date() {
     let gemini = &list[2];
     assert_eq!(gemini["caching"], "implicit");
     assert_eq!(gemini["cache_write_per_mtok"], Json::Null);
+    assert_eq!(gemini["cache_ttl"], "unstated");
     assert_eq!(list[3]["caching"], "none");
+    let openai = &list[4];
+    assert_eq!(openai["cache_ttl"], "5m");
+    let gpt_5_6 = &list[5];
+    assert_eq!(gpt_5_6["caching"], "openai-breakpoints");
+    assert_eq!(gpt_5_6["cache_ttl"], "30m");
+    assert_eq!(gpt_5_6["breakpoints"], "strategy");
+    assert_eq!(
+        (
+            gpt_5_6["input_per_mtok"].as_f64(),
+            gpt_5_6["cache_read_per_mtok"].as_f64(),
+            gpt_5_6["cache_write_per_mtok"].as_f64()
+        ),
+        (Some(2.5), Some(0.25), Some(3.125))
+    );
 }
 
 #[test]
@@ -69,7 +85,10 @@ fn the_text_says_each_rule_and_how_old_it_is() {
         "  rule      explicit: breakpoints (strategy), from 1,024 tokens, TTL 5m, at most 4 breakpoints, 20-block lookback\n",
         "  per Mtok  input $3, cache read $0.3, cache write $3.75 (5m) / $6 (1h), output $15\n",
         "  from 4,096 claude-haiku-4-5, claude-opus-4-5, claude-opus-4-6\n",
-        "  rule      implicit: the prefix shared with the previous request, from 1,024 tokens, in steps of 128\n",
+        "  rule      implicit: the prefix shared with the previous request, from 1,024 tokens, in steps of 128; gone after 5m without a request\n",
+        "  rule      implicit: the prefix shared with the previous request, from 64 tokens, in steps of 64; the response is cached after its request; no lifetime stated (not expired)\n",
+        "  rule      openai-breakpoints: breakpoints (strategy), none on the assistant's blocks, from 1,024 tokens, TTL 30m from the write, at most 4 written a request, matched against the latest 80 at any block\n",
+        "  per Mtok  input $2.5, cache read $0.25, cache write $3.125, output $15\n",
         "  rule      no caching: every token at the input price\n",
         "  as of     2026-08\n",
     ] {

@@ -17,9 +17,11 @@ pydantic's TypeAdapter validates a dict against them. Two of its leniencies are 
   walked result must equal the body, key for key. A body passes only when the SDK's request
   types hold every part of it.
 Checks the types cannot express are made beside them (Anthropic: no `system` role among the
-messages, no blank text block, at most 4 breakpoints; OpenAI: no blank message). Before the
-renders, known-bad bodies must be refused (a block of type "txt", `cache_control` of type "x",
-a `ttl` of "2h", an unknown key, an OpenAI role "sys"), so a check that passes everything fails.
+messages, no blank text block, at most 4 breakpoints; OpenAI: no blank message, at most 4
+breakpoints, none on an assistant message). Before the renders, known-bad bodies must be refused
+(a block of type "txt", `cache_control` of type "x" on a block or at the top, a `ttl` of "2h",
+an unknown key, an OpenAI role "sys", a breakpoint of mode "x"), so a check that passes
+everything fails.
 """
 import concurrent.futures
 import copy
@@ -94,8 +96,21 @@ def problems(fmt, body):
             return "a blank text block"
         if sum("cache_control" in b for b in blocks) > 4:
             return "more than 4 breakpoints"
-    elif any(not m["content"].strip() for m in body["messages"]):
-        return "a blank message"
+    else:
+        def text(content):
+            if isinstance(content, str):
+                return content
+            return "".join(part["text"] for part in content)
+        if any(not text(m["content"]).strip() for m in body["messages"]):
+            return "a blank message"
+        parts = [p for m in body["messages"] if not isinstance(m["content"], str)
+                 for p in m["content"]]
+        if sum("prompt_cache_breakpoint" in p for p in parts) > 4:
+            return "more than 4 breakpoints"
+        if any(m["role"] == "assistant" and not isinstance(m["content"], str)
+               and any("prompt_cache_breakpoint" in p for p in m["content"])
+               for m in body["messages"]):
+            return "a breakpoint on an assistant message"
     return None
 
 
@@ -105,7 +120,7 @@ def must_pass(what, fmt, body):
         sys.exit(f"{what}: {problem}\n{json.dumps(body)[:2000]}")
 
 
-def bad_bodies(anthropic_body, openai_body):
+def bad_bodies(anthropic_body, auto_body, openai_body):
     """Bodies the check must refuse, made from good ones."""
     def changed(body, change):
         body = copy.deepcopy(body)
@@ -116,7 +131,8 @@ def bad_bodies(anthropic_body, openai_body):
         return body["messages"][0]["content"][0]
 
     def marked(body):
-        return next(b for m in body["messages"] for b in m["content"] if "cache_control" in b)
+        blocks = list(body.get("system", [])) + [b for m in body["messages"] for b in m["content"]]
+        return next(b for b in blocks if "cache_control" in b)
 
     return [
         ("a block of type txt", "anthropic",
@@ -127,6 +143,8 @@ def bad_bodies(anthropic_body, openai_body):
          changed(anthropic_body, lambda b: marked(b)["cache_control"].update(ttl="2h"))),
         ("an unknown key in a block", "anthropic",
          changed(anthropic_body, lambda b: first_block(b).update(cache=True))),
+        ("a top-level cache_control of type x", "anthropic",
+         changed(auto_body, lambda b: b["cache_control"].update(type="x"))),
         ("max_tokens as text", "anthropic",
          changed(anthropic_body, lambda b: b.update(max_tokens="many"))),
         ("a message of role system", "anthropic",
@@ -143,13 +161,25 @@ def bad_bodies(anthropic_body, openai_body):
              cache_control={"type": "ephemeral"}))),
         ("an openai body without a model", "openai",
          changed(openai_body, lambda b: b.pop("model"))),
+        ("prompt_cache_breakpoint of mode x", "openai",
+         changed(openai_body, lambda b: openai_marked(b)["prompt_cache_breakpoint"].update(
+             mode="x"))),
+        ("prompt_cache_options of mode x", "openai",
+         changed(openai_body, lambda b: b["prompt_cache_options"].update(mode="x"))),
     ]
+
+
+def openai_marked(body):
+    return next(p for m in body["messages"] if not isinstance(m["content"], str)
+                for p in m["content"] if "prompt_cache_breakpoint" in p)
 
 
 def cli_args(recording, strategy, fmt, placement, ttl):
     args = ["render", recording, "--strategy", strategy, "--format", fmt]
-    if fmt == "anthropic":
-        args += ["--cache-placement", placement, "--cache-ttl", ttl]
+    if placement:
+        args += ["--cache-placement", placement]
+    if ttl:
+        args += ["--cache-ttl", ttl]
     return args
 
 
@@ -166,11 +196,14 @@ def main():
         return json.loads(run.stdout)
 
     # The check refuses bad bodies (made from a body with a breakpoint) before it is trusted.
-    good_anthropic = render(cli_args(recordings[0], strategies[0], "anthropic", "auto", "1h"))
-    good_openai = render(cli_args(recordings[0], strategies[0], "openai", None, None))
+    good_anthropic = render(
+        cli_args(recordings[0], strategies[0], "anthropic", "strategy", "1h"))
+    good_auto = render(cli_args(recordings[0], strategies[0], "anthropic", "auto", "5m"))
+    good_openai = render(cli_args(recordings[0], strategies[0], "openai", "strategy", None))
     must_pass("the body the bad ones are made from", "anthropic", good_anthropic)
+    must_pass("the body the bad ones are made from", "anthropic", good_auto)
     must_pass("the body the bad ones are made from", "openai", good_openai)
-    for what, fmt, body in bad_bodies(good_anthropic, good_openai):
+    for what, fmt, body in bad_bodies(good_anthropic, good_auto, good_openai):
         if problems(fmt, body) is None:
             sys.exit(f"the check accepts a bad body ({what}):\n{json.dumps(body)[:2000]}")
 
@@ -180,7 +213,7 @@ def main():
             placement = PLACEMENTS[(i + j) % len(PLACEMENTS)]
             ttl = "1h" if i % 2 else "5m"
             cases.append((recording, strategy, "anthropic", placement, ttl))
-            cases.append((recording, strategy, "openai", None, None))
+            cases.append((recording, strategy, "openai", placement, None))
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
         bodies = list(pool.map(lambda case: render(cli_args(*case)), cases))
@@ -197,8 +230,9 @@ def main():
             with open(recording, encoding="utf-8") as f:
                 loaded[recording] = json.load(f)
         request = {"id": n, "recording": loaded[recording], "strategy": strategy, "format": fmt}
-        if fmt == "anthropic":
-            request.update(cache_placement=placement, cache_ttl=ttl)
+        request.update(cache_placement=placement)
+        if ttl:
+            request.update(cache_ttl=ttl)
         server.stdin.write(json.dumps(request) + "\n")
         server.stdin.flush()
         answer = json.loads(server.stdout.readline())

@@ -83,7 +83,6 @@ fn anthropic_bodies_put_breakpoints_where_the_placement_says_on_every_bundled_pr
                         ));
                     }
                 }
-                let system_blocks = system.len();
                 rendered.splice(0..0, system);
 
                 for (placement, ttl) in [
@@ -143,38 +142,49 @@ fn anthropic_bodies_put_breakpoints_where_the_placement_says_on_every_bundled_pr
                             .filter(|(_, (_, mark))| *mark)
                             .map(|(i, _)| i)
                             .collect(),
-                        Placement::Auto => {
-                            let mut at: Vec<usize> =
-                                system_blocks.checked_sub(1).into_iter().collect();
-                            at.push(sent.len() - 1);
-                            at
-                        }
-                        Placement::None => Vec::new(),
+                        // Automatic caching: no block marked, one `cache_control` at the top.
+                        Placement::Auto | Placement::None => Vec::new(),
                     };
                     assert_eq!(marks, expected, "{what}");
                     let control = match ttl {
-                        Ttl::FiveMinutes => serde_json::json!({"type": "ephemeral"}),
                         Ttl::OneHour => serde_json::json!({"type": "ephemeral", "ttl": "1h"}),
+                        _ => serde_json::json!({"type": "ephemeral"}),
                     };
                     for (_, c) in &sent {
                         assert!(c.is_none_or(|c| *c == control), "{what}: {c:?}");
+                    }
+                    let top = body.get("cache_control");
+                    if placement == Placement::Auto {
+                        assert_eq!(top, Some(&control), "{what}");
+                    } else {
+                        assert_eq!(top, None, "{what}");
                     }
                     if placement == Placement::Strategy {
                         strategy_marks += marks.len();
                     }
                 }
 
-                // OpenAI: each non-blank message as it was rendered.
-                let body = request::openai(&prompt, &RequestOptions::default());
-                let sent: Vec<(&str, &str)> =
-                    body.messages.iter().map(|m| (m.role, m.content)).collect();
-                let expected: Vec<(&str, &str)> = prompt
+                // OpenAI: each non-blank message as it was rendered, with or without the
+                // strategy's breakpoints (the parts put together are the text).
+                let expected: Vec<(&str, String)> = prompt
                     .messages
                     .iter()
                     .filter(|m| !m.content.is_empty())
-                    .map(|m| (m.role.as_str(), m.content.as_str()))
+                    .map(|m| (m.role.as_str(), m.content.clone()))
                     .collect();
-                assert_eq!(sent, expected, "{what}");
+                for placement in [Placement::Auto, Placement::Strategy] {
+                    let options = RequestOptions {
+                        placement,
+                        ..RequestOptions::default()
+                    };
+                    let body = request::openai(&prompt, &options);
+                    let sent: Vec<(&str, String)> = body
+                        .messages
+                        .iter()
+                        .map(|m| (m.role, m.content.text()))
+                        .collect();
+                    assert_eq!(sent, expected, "{what} {placement:?}");
+                }
             }
         }
     }
@@ -263,14 +273,15 @@ fn render_takes_the_request_options_and_refuses_them_where_they_do_not_apply() {
     );
     assert_eq!(body["model"], "claude-opus-4-1");
     assert_eq!(body["max_tokens"], 100);
+    // Automatic caching: one top-level `cache_control`, no block marked.
     let marked: Vec<(&str, Option<&Json>)> = blocks(&body)
         .into_iter()
         .filter(|(_, c)| c.is_some())
         .collect();
-    assert_eq!(marked.len(), 2, "{body}");
+    assert_eq!(marked.len(), 0, "{body}");
     assert_eq!(
-        marked[1].1.unwrap(),
-        &serde_json::json!({"type": "ephemeral", "ttl": "1h"})
+        body["cache_control"],
+        serde_json::json!({"type": "ephemeral", "ttl": "1h"})
     );
     let none = render(
         &recording,
@@ -303,8 +314,12 @@ fn render_takes_the_request_options_and_refuses_them_where_they_do_not_apply() {
             "--model applies to the anthropic and openai formats, not to json",
         ),
         (
-            vec!["--format", "openai", "--cache-placement", "auto"],
-            "--cache-placement applies to the anthropic format, not to openai",
+            vec!["--format", "openai", "--cache-ttl", "1h"],
+            "--cache-ttl applies to the anthropic format, not to openai",
+        ),
+        (
+            vec!["--format", "text", "--cache-placement", "auto"],
+            "--cache-placement applies to the anthropic and openai formats, not to text",
         ),
     ] {
         let err = scratch
@@ -315,6 +330,7 @@ fn render_takes_the_request_options_and_refuses_them_where_they_do_not_apply() {
     for args in [
         ["--format", "anthropic", "--max-tokens", "0"],
         ["--format", "anthropic", "--cache-ttl", "60m"],
+        ["--format", "anthropic", "--cache-ttl", "30m"],
         ["--format", "anthropic", "--cache-placement", "last"],
     ] {
         let run = scratch.ptc([&["render", file][..], &args].concat());
@@ -330,7 +346,7 @@ fn render_help_explains_the_request_formats_and_options() {
         "anthropic: An Anthropic Messages API request body",
         "openai:    An OpenAI Chat Completions request body",
         "--cache-placement <POLICY>",
-        "auto:     The last block of the system prompt and the last block of the final message",
+        "auto:     The provider's automatic breakpoint",
         "--cache-ttl <TTL>",
         "--model <NAME>",
         "--max-tokens <N>",

@@ -137,13 +137,14 @@ fn a_request_body_is_answered_in_the_format_asked() {
     let body = &anthropic["request"];
     assert_eq!(body["model"], "claude-opus-4-1");
     assert_eq!(body["max_tokens"], 100);
+    // Automatic caching: one top-level `cache_control`.
     assert_eq!(
-        body["system"][0]["cache_control"],
+        body["cache_control"],
         serde_json::json!({"type": "ephemeral", "ttl": "1h"})
     );
     assert_eq!(
         body.to_string().matches("cache_control").count(),
-        2,
+        1,
         "{body}"
     );
     let user = &json["messages"][1]["content"];
@@ -204,8 +205,12 @@ fn request_options_of_the_wrong_type_are_errors_not_defaults() {
             "\"cache_ttl\" applies to the anthropic format, not to json",
         ),
         (
-            serde_json::json!({"format": "openai", "cache_placement": "auto"}),
-            "\"cache_placement\" applies to the anthropic format, not to openai",
+            serde_json::json!({"format": "openai", "cache_ttl": "1h"}),
+            "\"cache_ttl\" applies to the anthropic format, not to openai",
+        ),
+        (
+            serde_json::json!({"format": "anthropic", "cache_ttl": "30m"}),
+            "\"cache_ttl\" of an Anthropic request is 5m or 1h, not 30m",
         ),
         (
             serde_json::json!({"model": "gpt-5"}),

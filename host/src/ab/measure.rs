@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::ab::retention::{Facts, Retention, Search};
 use crate::ab::summary::CacheTokens;
 use crate::ab::Summary;
-use crate::cache::{CacheState, Caching, Pricing, PromptCost, Request};
+use crate::cache::{CacheState, Pricing, PromptCost, Request};
 use crate::recording::Recording;
 use crate::render::trigger::{Prompter, RunCache};
 use crate::tokens::Counter;
@@ -94,7 +94,7 @@ pub(super) fn measure(
     // What each provider holds in its cache for this run; the blocks are measured only for a
     // provider whose caching is explicit.
     let mut provider_caches = vec![CacheState::default(); pricing.len()];
-    let explicit = pricing.iter().any(|p| p.caching == Caching::Explicit);
+    let explicit = pricing.iter().any(|p| p.caching.has_breakpoints());
     for turns in 0..recording.turns.len() {
         let (prompt, render_ns) =
             match prompter.render_cached(recording, turns, counter, &mut cache) {
@@ -107,13 +107,14 @@ pub(super) fn measure(
                 }
             };
         let (tokens, shared) = counter.measure(&previous, &prompt.messages);
+        let at = recording.started_at.get(turns).copied().flatten();
         let request = if explicit {
-            let at = recording.started_at.get(turns).copied().flatten();
             counter.request(&prompt.messages, tokens, shared, at)
         } else {
             Request {
                 tokens,
                 shared,
+                at,
                 ..Request::default()
             }
         };

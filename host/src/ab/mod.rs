@@ -71,6 +71,9 @@ pub struct Ab {
     /// Recordings holding a request as sent with the usage billed for it (`ptc bill` compares
     /// them with their bill).
     pub billed_recordings: usize,
+    /// Recordings whose turns carry the time they were sent (a cache entry then expires after
+    /// its profile's TTL); `None` when not known.
+    pub timed_recordings: Option<usize>,
     /// Per variant: why it is not judged on this corpus (its recordings lack data its prompts
     /// are made from), or `None`. A merged run does not know: parts do not carry it.
     pub unjudged: Vec<Option<String>>,
@@ -200,6 +203,7 @@ pub fn run_with(
         .position(|p| p.name == plan.primary_pricing)
         .unwrap_or(0);
     let billed = std::sync::atomic::AtomicUsize::new(0);
+    let timed = std::sync::atomic::AtomicUsize::new(0);
     // What each variant's prompts are made from, and per variant the recordings that lack some
     // of it (and what they lack).
     let needs: Vec<Vec<String>> = plan
@@ -220,6 +224,9 @@ pub fn run_with(
         };
         if bill::is_billed(&recording) {
             billed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        if recording.started_at.iter().any(Option::is_some) {
+            timed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         read.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         for (needed, lacking) in needs.iter().zip(&lacking) {
@@ -328,6 +335,7 @@ pub fn run_with(
         baseline_added: plan.baseline_added,
         bad_recordings,
         billed_recordings: billed.into_inner(),
+        timed_recordings: Some(timed.into_inner()),
         unjudged: {
             let read = read.into_inner();
             lacking

@@ -2,7 +2,7 @@
 //! `name@option=value`), the baseline among them, the pricing profiles and the tokenizer,
 //! resolved from the configuration and the command line.
 
-use crate::cache::{Caching, Placement, Pricing, ProfileInfo, Ttl};
+use crate::cache::{Placement, Pricing, ProfileInfo, Ttl};
 use crate::host::Host;
 use crate::tokens::Tokenizer;
 use crate::Error;
@@ -102,7 +102,7 @@ impl AbPlan {
         let mut profiles = Vec::with_capacity(configured.len() * 2);
         for profile in &configured {
             profiles.push(profile.clone());
-            if profile.caching == Caching::Explicit && profile.placement != Placement::Auto {
+            if profile.caching.has_breakpoints() && profile.placement != Placement::Auto {
                 let auto = format!("{}@breakpoints=auto", profile.name);
                 profiles.push(pricing_variant(&configured, &info, &auto)?);
             }
@@ -143,7 +143,8 @@ const VARIANT_KEYS: [&str; 5] = [
 ];
 
 /// A configured pricing profile with keys set for this run: `name@key=value@...`, where a
-/// key is `breakpoints` (`strategy`, `auto`, `none`), `cache_ttl` (`5m`, `1h`),
+/// key is `breakpoints` (`strategy`, `auto`, `none`), `cache_ttl` (`5m`, `30m`, `1h`, `24h`,
+/// `unstated`),
 /// `min_cacheable_tokens`, `model` (a model of the profile's `min_cacheable_tokens_by_model`,
 /// or a dated snapshot of one: its minimum) or `hits` (`all`, the rule as simulated; `none`, nothing read or written: the
 /// other end of a cache that guarantees nothing). It is named as written. `info` holds the
@@ -180,8 +181,11 @@ pub fn pricing_variant(
                 })?;
             }
             "cache_ttl" => {
-                profile.ttl = Ttl::parse(value)
-                    .ok_or_else(|| bad(format!("cache_ttl must be `5m` or `1h`, not `{value}`")))?;
+                profile.ttl = Ttl::parse(value).ok_or_else(|| {
+                    bad(format!(
+                        "cache_ttl must be `5m`, `30m`, `1h`, `24h` or `unstated`, not `{value}`"
+                    ))
+                })?;
             }
             "min_cacheable_tokens" => {
                 profile.min_cacheable_tokens = value.parse().map_err(|_| {
@@ -259,7 +263,7 @@ mod tests {
             cache_write_1h_per_mtok: 6.0,
             min_cacheable_tokens: 1024,
             cache_step_tokens: 1,
-            caching: Caching::Explicit,
+            caching: crate::cache::Caching::Explicit,
             ttl: Ttl::FiveMinutes,
             placement: Placement::Strategy,
         };
@@ -327,7 +331,8 @@ mod tests {
         assert!(
             error("anthropic@breakpoints=all").contains("`strategy`, `auto` or `none`, not `all`")
         );
-        assert!(error("anthropic@cache_ttl=1d").contains("`5m` or `1h`, not `1d`"));
+        assert!(error("anthropic@cache_ttl=1d")
+            .contains("`5m`, `30m`, `1h`, `24h` or `unstated`, not `1d`"));
         assert!(error("anthropic@min_cacheable_tokens=x").contains("not `x`"));
         assert!(error("anthropic@ttl=1h").contains("unknown key `ttl`"));
         assert!(error("anthropic@auto").contains("`auto` is not key=value"));

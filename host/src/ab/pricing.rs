@@ -1,28 +1,40 @@
 //! What each prompt of a run costs under its provider's caching rule (the types, from
 //! `[pricing.<name>]` in the configuration, are in `cache`).
 //!
-//! Two rules are simulated, each as its provider publishes it:
+//! Three rules are simulated, each as its provider publishes it:
 //!
 //! - **Explicit** (Anthropic). A request is a sequence of content blocks; a block may carry a
-//!   cache breakpoint (at most [`MAX_BREAKPOINTS`](crate::cache::MAX_BREAKPOINTS); where they go is the [`Placement`](crate::cache::Placement)). The
+//!   cache breakpoint (at most [`MAX_BREAKPOINTS`]; where they go is the
+//!   [`Placement`](crate::cache::Placement): the automatic one is the last block). The
 //!   request reads the longest prefix that ends at one of its block boundaries, equals a
-//!   prefix an earlier request of the run wrote, and lies within [`LOOKBACK_BLOCKS`](crate::cache::LOOKBACK_BLOCKS) blocks
+//!   prefix an earlier request of the run wrote, and lies within [`LOOKBACK_BLOCKS`] blocks
 //!   before (and including) one of its breakpoints. The tokens from there up to its last
 //!   breakpoint are written (at the write price of the profile's TTL); the tokens after the
 //!   last breakpoint are plain input. Every breakpoint whose prefix reaches the minimum writes
-//!   that prefix; one under the minimum caches nothing.
-//! - **Implicit** (OpenAI, Gemini). No markers: the longest prefix the prompt shares with the
-//!   previous request of its run is read, when the prompt and the prefix reach the minimum,
-//!   counted in steps of `cache_step_tokens`; everything else is plain input. No write premium.
+//!   that prefix; one under the minimum caches nothing. A read refreshes the entry's TTL.
+//! - **OpenAI's breakpoints** (GPT-5.6 and later). Breakpoints as above, but not on an
+//!   assistant message's blocks (the API takes none there: such a mark is not written), at most
+//!   [`MAX_BREAKPOINTS`] written a request; the automatic one is the last block of the newest
+//!   message that is not the assistant's. The request reads the longest prefix, at any of its
+//!   blocks (no lookback limit), that one of the latest [`OPENAI_MATCHED_BREAKPOINTS`]
+//!   breakpoints written in the run wrote; the rest up to its last breakpoint is written at the
+//!   write price. An entry lives its TTL (30 minutes) from its write: OpenAI calls it a minimum
+//!   and does not say a read extends it.
+//! - **Implicit** (OpenAI before GPT-5.6, Gemini, DeepSeek). No markers: the longest prefix the
+//!   prompt shares with the previous request of its run is read, when the prompt and the
+//!   prefix reach the minimum, counted in steps of `cache_step_tokens`; everything else is
+//!   plain input. No write premium.
 //!
 //! The requests of one run are assumed to follow each other within the TTL, unless the
-//! recording has per-turn timestamps: an entry not read or written for longer than the TTL is
-//! then gone.
+//! recording has per-turn timestamps: an entry not used for longer than the TTL is then gone
+//! (for the implicit rule: nothing is read after a gap longer than the TTL). A profile whose
+//! provider states no lifetime (`unstated`) expires nothing.
 
 #[cfg(test)]
-use crate::cache::{CacheBlock, Placement};
+use crate::cache::CacheBlock;
 use crate::cache::{
-    CacheState, Caching, Pricing, PromptCost, Request, Ttl, LOOKBACK_BLOCKS, MAX_BREAKPOINTS,
+    CacheState, Caching, Placement, Pricing, PromptCost, Request, Ttl, LOOKBACK_BLOCKS,
+    MAX_BREAKPOINTS, OPENAI_MATCHED_BREAKPOINTS,
 };
 
 impl Pricing {
@@ -33,8 +45,8 @@ impl Pricing {
 
     fn write_price(&self) -> f64 {
         match self.ttl {
-            Ttl::FiveMinutes => self.cache_write_per_mtok,
             Ttl::OneHour => self.cache_write_1h_per_mtok,
+            _ => self.cache_write_per_mtok,
         }
     }
 
@@ -58,15 +70,25 @@ impl Pricing {
             return self.priced(0, 0, request.tokens);
         }
         match self.caching {
-            Caching::Implicit => self.implicit(request.tokens, request.shared),
+            Caching::Implicit => self.implicit(request, cache),
             Caching::Explicit => self.explicit(request, cache),
+            Caching::OpenAiBreakpoints => self.openai_breakpoints(request, cache),
         }
     }
 
     /// Implicit caching: the prefix shared with the previous request is read, when the prompt
-    /// and the prefix reach the minimum, in whole steps.
-    fn implicit(&self, total: usize, shared: usize) -> PromptCost {
-        if total < self.min_cacheable_tokens || shared < self.min_cacheable_tokens {
+    /// and the prefix reach the minimum, in whole steps, and the previous request was sent
+    /// within the TTL.
+    fn implicit(&self, request: &Request, cache: &mut CacheState) -> PromptCost {
+        let (total, shared) = (request.tokens, request.shared);
+        let expired = match (request.at, cache.last_at) {
+            (Some(now), Some(then)) => now - then > self.ttl.seconds(),
+            _ => false,
+        };
+        if request.at.is_some() {
+            cache.last_at = request.at;
+        }
+        if expired || total < self.min_cacheable_tokens || shared < self.min_cacheable_tokens {
             return self.priced(0, 0, total);
         }
         let step = self.cache_step_tokens.max(1);
@@ -113,6 +135,55 @@ impl Pricing {
         }
         let written = cached_to - read;
         self.priced(read, written, request.tokens - cached_to)
+    }
+
+    /// OpenAI's breakpoints, as the module documentation says.
+    fn openai_breakpoints(&self, request: &Request, cache: &mut CacheState) -> PromptCost {
+        let now = request.at.unwrap_or(0.0);
+        let ttl = self.ttl.seconds();
+        let CacheState {
+            entries, written, ..
+        } = cache;
+        entries.retain(|_, at| now - *at <= ttl);
+        written.retain(|prefix| entries.contains_key(prefix));
+        let blocks = &request.blocks;
+        let mut marks: Vec<usize> = match self.placement {
+            Placement::Auto => blocks
+                .iter()
+                .rposition(|b| !b.assistant)
+                .into_iter()
+                .collect(),
+            placement => placement
+                .breakpoints(request)
+                .into_iter()
+                .filter(|&i| !blocks[i].assistant)
+                .collect(),
+        };
+        let over = marks.len().saturating_sub(MAX_BREAKPOINTS);
+        marks.drain(..over);
+        let read = blocks
+            .iter()
+            .rev()
+            .find(|b| entries.contains_key(&b.prefix))
+            .map_or(0, |b| b.end);
+        let mut cached_to = read;
+        for &mark in &marks {
+            let block = &blocks[mark];
+            if block.end < self.min_cacheable_tokens {
+                continue;
+            }
+            cached_to = cached_to.max(block.end);
+            if entries.insert(block.prefix, now).is_some() {
+                written.retain(|&prefix| prefix != block.prefix);
+            }
+            written.push_back(block.prefix);
+            if written.len() > OPENAI_MATCHED_BREAKPOINTS {
+                if let Some(oldest) = written.pop_front() {
+                    entries.remove(&oldest);
+                }
+            }
+        }
+        self.priced(read, cached_to - read, request.tokens - cached_to)
     }
 }
 

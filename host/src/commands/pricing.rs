@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::cache::{Caching, Pricing, ProfileInfo};
+use crate::cache::{Caching, Pricing, ProfileInfo, Ttl};
 use crate::commands::ab::tokenizer;
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
@@ -114,7 +114,7 @@ pub fn json(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> serde_
         .iter()
         .zip(info)
         .map(|(p, i)| {
-            let explicit = p.caching == Caching::Explicit;
+            let explicit = p.caching.has_breakpoints();
             json!({
                 "name": p.name,
                 "default": p.name == primary,
@@ -126,7 +126,7 @@ pub fn json(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> serde_
                     .map(|(model, min)| (model.clone(), json!(min)))
                     .collect::<serde_json::Map<_, _>>(),
                 "cache_step_tokens": (!explicit).then_some(p.cache_step_tokens.max(1)),
-                "cache_ttl": explicit.then_some(p.ttl.as_str()),
+                "cache_ttl": p.ttl.as_str(),
                 "breakpoints": explicit.then_some(p.placement.as_str()),
                 "cache_includes_output": i.cache_includes_output,
                 "input_per_mtok": p.input_per_mtok,
@@ -173,6 +173,8 @@ pub fn text(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> String
                 dollars(p.cache_write_per_mtok),
                 dollars(p.cache_write_1h_per_mtok)
             );
+        } else if p.caching == Caching::OpenAiBreakpoints && p.min_cacheable_tokens > 0 {
+            let _ = write!(prices, ", cache write {}", dollars(p.cache_write_per_mtok));
         }
         let output = if i.output_per_mtok > 0.0 {
             dollars(i.output_per_mtok)
@@ -226,6 +228,12 @@ fn rule(p: &Pricing, i: &ProfileInfo) -> String {
             if i.cache_includes_output {
                 rule.push_str("; the response is cached after its request");
             }
+            match p.ttl {
+                Ttl::Unstated => rule.push_str("; no lifetime stated (not expired)"),
+                ttl => {
+                    let _ = write!(rule, "; gone after {} without a request", ttl.as_str());
+                }
+            }
             rule
         }
         Caching::Explicit => format!(
@@ -235,6 +243,14 @@ fn rule(p: &Pricing, i: &ProfileInfo) -> String {
             p.ttl.as_str(),
             crate::cache::MAX_BREAKPOINTS,
             crate::cache::LOOKBACK_BLOCKS
+        ),
+        Caching::OpenAiBreakpoints => format!(
+            "openai-breakpoints: breakpoints ({}), none on the assistant's blocks, from {} tokens, TTL {} from the write, at most {} written a request, matched against the latest {} at any block",
+            p.placement.as_str(),
+            thousands(p.min_cacheable_tokens),
+            p.ttl.as_str(),
+            crate::cache::MAX_BREAKPOINTS,
+            crate::cache::OPENAI_MATCHED_BREAKPOINTS
         ),
     }
 }

@@ -23,9 +23,12 @@ use crate::Error;
 /// `--format anthropic` and `--format openai` print a request body to send as it is
 /// (`curl https://api.anthropic.com/v1/messages ... -d @body.json`). Anthropic: the system
 /// messages' blocks in `system`, every other message's blocks as text blocks, and
-/// `cache_control` on the blocks --cache-placement chooses (at most 4). OpenAI: one string
-/// per message; OpenAI caches prompt prefixes without markers. Both leave out blank blocks
-/// and messages and keep consecutive messages of one role as they are.
+/// `cache_control` on the blocks --cache-placement chooses (at most 4), or with `auto` one
+/// top-level `cache_control` (automatic caching). OpenAI: one string per message, cached
+/// without markers; with `--cache-placement strategy` (GPT-5.6 and later) the strategy's
+/// breakpoints as `prompt_cache_breakpoint` on text parts and `prompt_cache_options` in
+/// explicit mode. Both leave out blank blocks and messages and keep consecutive messages of
+/// one role as they are.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A recording: a JSON file (see the README for the format)
@@ -58,7 +61,8 @@ pub struct Args {
     #[arg(long, value_name = "N", help_heading = "Request options",
           value_parser = clap::value_parser!(u32).range(1..))]
     max_tokens: Option<u32>,
-    /// Which blocks carry a `cache_control` breakpoint (anthropic) [default: strategy]
+    /// Where the breakpoints go: anthropic's `cache_control` [default: strategy]; openai's
+    /// `prompt_cache_breakpoint`, GPT-5.6 and later [default: auto, no marker]
     #[arg(
         long,
         value_enum,

@@ -114,7 +114,8 @@ pub(super) struct PricingTable {
     pub caching: Option<Caching>,
     /// Optional: twice the input price when not set.
     pub cache_write_1h_per_mtok: Option<Price>,
-    /// Optional: `5m` when not set.
+    /// Optional: when not set, `5m` for `explicit` caching, `30m` for `openai-breakpoints`,
+    /// `unstated` (no expiry) for `implicit`.
     pub cache_ttl: Option<Ttl>,
     /// Optional: `strategy` when not set.
     #[serde(rename = "breakpoints")]
@@ -159,15 +160,20 @@ impl PricingTable {
     pub fn complete(&self) -> Result<Profile, &'static str> {
         let price = |price: Option<Price>, key| price.map(|p| p.0).ok_or(key);
         let input = price(self.input_per_mtok, "input_per_mtok")?;
+        let caching = self.caching.unwrap_or(Caching::Implicit);
         Ok(Profile {
             input_per_mtok: price(self.input_per_mtok, "input_per_mtok")?,
             cache_read_per_mtok: price(self.cache_read_per_mtok, "cache_read_per_mtok")?,
             cache_write_per_mtok: price(self.cache_write_per_mtok, "cache_write_per_mtok")?,
             min_cacheable_tokens: price(self.min_cacheable_tokens, "min_cacheable_tokens")?,
             cache_step_tokens: price(self.cache_step_tokens, "cache_step_tokens")?,
-            caching: self.caching.unwrap_or(Caching::Implicit),
+            caching,
             cache_write_1h_per_mtok: self.cache_write_1h_per_mtok.map_or(2.0 * input, |p| p.0),
-            cache_ttl: self.cache_ttl.unwrap_or(Ttl::FiveMinutes),
+            cache_ttl: self.cache_ttl.unwrap_or(match caching {
+                Caching::Explicit => Ttl::FiveMinutes,
+                Caching::OpenAiBreakpoints => Ttl::ThirtyMinutes,
+                Caching::Implicit => Ttl::Unstated,
+            }),
             placement: self.placement.unwrap_or(Placement::Strategy),
         })
     }

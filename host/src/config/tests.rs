@@ -34,7 +34,7 @@ fn the_built_in_file_sets_every_key() {
         schema.compression.shared_limits()
     );
     assert_eq!(direct.pricing.len(), schema.pricing.len());
-    assert_eq!(Config::defaults().pricing_profiles().unwrap().len(), 6);
+    assert_eq!(Config::defaults().pricing_profiles().unwrap().len(), 7);
 }
 
 #[test]
@@ -170,6 +170,7 @@ fn values_are_checked() {
             "mine",
             "none",
             "openai",
+            "openai-gpt-5-6",
             "openrouter-deepseek"
         ]
     );

@@ -1,6 +1,11 @@
 //! Ready-to-send request bodies: a rendered prompt as an Anthropic Messages API request (text
-//! blocks, `cache_control` on the blocks a [`Placement`] chooses) or as an OpenAI Chat
-//! Completions request (one string per message: OpenAI caches prefixes without markers).
+//! blocks, `cache_control` on the blocks a [`Placement`] chooses; `auto` is Anthropic's automatic
+//! caching, one top-level `cache_control`) or as an OpenAI Chat Completions request (one string
+//! per message, cached without markers; with `--cache-placement strategy`, the strategy's
+//! breakpoints as GPT-5.6 and later take them: a message with one is sent as text parts cut
+//! after each marked block, the part that ends a marked block carrying
+//! `prompt_cache_breakpoint`, and `prompt_cache_options` asks for `explicit` mode so that only
+//! those are written; the parts put together are the message's text).
 //!
 //! What the bodies leave out and change, because the APIs require it:
 //! - a block whose text is empty or only whitespace (Anthropic rejects such text blocks; its
@@ -22,6 +27,7 @@ use ptc_plugin_api::Role;
 use serde::Serialize;
 
 pub use crate::cache::{Placement, Ttl};
+use crate::message::RenderedMessage;
 use crate::render::Prompt;
 use crate::render::RenderError;
 
@@ -40,9 +46,10 @@ pub struct RequestOptions {
     /// Anthropic's `max_tokens` [default: [`DEFAULT_MAX_TOKENS`]]; OpenAI's
     /// `max_completion_tokens`, left out when not given.
     pub max_tokens: Option<u32>,
-    /// Anthropic only.
+    /// Where the breakpoints go. OpenAI: `auto` (the default there) sends no marker, `strategy`
+    /// the strategy's (GPT-5.6 and later), `none` asks for explicit mode with no breakpoint.
     pub placement: Placement,
-    /// Anthropic only.
+    /// Anthropic only: `5m` or `1h`.
     pub ttl: Ttl,
 }
 
@@ -97,14 +104,14 @@ impl RequestArgs {
         ];
         let used: &[&str] = match format {
             RenderFormat::Text | RenderFormat::Json => &[],
-            RenderFormat::OpenAi => &["model", "max_tokens"],
+            RenderFormat::OpenAi => &["model", "max_tokens", "cache_placement"],
             RenderFormat::Anthropic => &["model", "max_tokens", "cache_placement", "cache_ttl"],
         };
         if let Some((name, _)) = given
             .iter()
             .find(|(name, given)| *given && !used.contains(name))
         {
-            let takes = if name.starts_with("cache") {
+            let takes = if *name == "cache_ttl" {
                 "anthropic"
             } else {
                 "anthropic and openai"
@@ -116,11 +123,24 @@ impl RequestArgs {
                 format.as_str()
             ));
         }
+        let ttl = self.ttl.unwrap_or_default();
+        if !matches!(ttl, Ttl::FiveMinutes | Ttl::OneHour) {
+            return Err(format!(
+                "{} of an Anthropic request is 5m or 1h, not {}",
+                spell("cache_ttl"),
+                ttl.as_str()
+            ));
+        }
+        let placement = match (format, self.placement) {
+            (_, Some(placement)) => placement,
+            (RenderFormat::OpenAi, None) => Placement::Auto,
+            (_, None) => Placement::default(),
+        };
         Ok(RequestOptions {
             model: self.model.clone(),
             max_tokens: self.max_tokens,
-            placement: self.placement.unwrap_or_default(),
-            ttl: self.ttl.unwrap_or_default(),
+            placement,
+            ttl,
         })
     }
 }
@@ -130,6 +150,9 @@ impl RequestArgs {
 pub struct AnthropicRequest<'a> {
     pub model: String,
     pub max_tokens: u32,
+    /// Automatic caching (`auto`): the breakpoint goes on the last cacheable block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub system: Vec<TextBlock<'a>>,
     pub messages: Vec<AnthropicMessage<'a>>,
@@ -167,13 +190,52 @@ pub struct OpenAiRequest<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_completion_tokens: Option<u32>,
     pub messages: Vec<OpenAiMessage<'a>>,
+    /// `{"mode": "explicit"}` when the request places its own breakpoints (GPT-5.6 and later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_options: Option<CacheMode>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OpenAiMessage<'a> {
     pub role: &'static str,
-    pub content: &'a str,
+    pub content: OpenAiContent<'a>,
 }
+
+/// A message's content: its text, or text parts when one of them ends a breakpoint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum OpenAiContent<'a> {
+    Text(&'a str),
+    Parts(Vec<OpenAiPart<'a>>),
+}
+
+impl OpenAiContent<'_> {
+    /// The text sent: the parts put together.
+    pub fn text(&self) -> String {
+        match self {
+            OpenAiContent::Text(text) => (*text).to_owned(),
+            OpenAiContent::Parts(parts) => parts.iter().map(|p| p.text).collect(),
+        }
+    }
+}
+
+/// `{"type": "text", "text": ..., "prompt_cache_breakpoint": {"mode": "explicit"}}`
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpenAiPart<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_breakpoint: Option<CacheMode>,
+}
+
+/// `{"mode": "explicit"}`
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CacheMode {
+    pub mode: &'static str,
+}
+
+const EXPLICIT: CacheMode = CacheMode { mode: "explicit" };
 
 /// A message as a request sends it: its role and its non-blank blocks, each with whether it
 /// carries a breakpoint.
@@ -218,10 +280,7 @@ pub fn anthropic<'a>(
 ) -> Result<AnthropicRequest<'a>, RenderError> {
     let cache_control = CacheControl {
         kind: "ephemeral",
-        ttl: match options.ttl {
-            Ttl::FiveMinutes => None,
-            Ttl::OneHour => Some("1h"),
-        },
+        ttl: (options.ttl == Ttl::OneHour).then_some("1h"),
     };
     let block = |(text, breakpoint): (&'a str, bool)| TextBlock {
         kind: "text",
@@ -261,42 +320,101 @@ pub fn anthropic<'a>(
             }
         }
     }
-    if options.placement == Placement::Auto {
-        let final_block = messages.last_mut().and_then(|m| m.content.last_mut());
-        for block in [system.last_mut(), final_block].into_iter().flatten() {
-            block.cache_control = Some(cache_control);
-        }
-    }
     Ok(AnthropicRequest {
         model: options
             .model
             .clone()
             .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned()),
         max_tokens: options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        // Automatic caching: one breakpoint, which Anthropic puts on the last block.
+        cache_control: (options.placement == Placement::Auto).then_some(cache_control),
         system,
         messages,
     })
 }
 
 /// `prompt` as an OpenAI Chat Completions request body: each message's text as it is, the
-/// blank messages left out.
+/// blank messages left out; with the `strategy` placement, the strategy's breakpoints on the
+/// messages that are not the assistant's (the latest four: the most a request writes).
 pub fn openai<'a>(prompt: &'a Prompt, options: &RequestOptions) -> OpenAiRequest<'a> {
+    let sent: Vec<&RenderedMessage> = prompt
+        .messages
+        .iter()
+        .filter(|m| !m.content.trim().is_empty())
+        .collect();
+    // (message, block) of each breakpoint written.
+    let mut marks: Vec<(usize, usize)> = Vec::new();
+    if options.placement == Placement::Strategy {
+        for (m, message) in sent.iter().enumerate() {
+            if message.role == Role::Assistant {
+                continue;
+            }
+            let marked = message
+                .blocks
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.cache_breakpoint);
+            marks.extend(marked.map(|(b, _)| (m, b)));
+        }
+        let over = marks.len().saturating_sub(crate::cache::MAX_BREAKPOINTS);
+        marks.drain(..over);
+    }
+    let messages = sent
+        .iter()
+        .enumerate()
+        .map(|(m, message)| {
+            let ends: Vec<usize> = marks
+                .iter()
+                .filter(|(at, _)| *at == m)
+                .map(|&(_, b)| b)
+                .collect();
+            OpenAiMessage {
+                role: message.role.as_str(),
+                content: if ends.is_empty() {
+                    OpenAiContent::Text(&message.content)
+                } else {
+                    OpenAiContent::Parts(parts(message, &ends))
+                },
+            }
+        })
+        .collect();
     OpenAiRequest {
         model: options
             .model
             .clone()
             .unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_owned()),
         max_completion_tokens: options.max_tokens,
-        messages: prompt
-            .messages
-            .iter()
-            .filter(|m| !m.content.trim().is_empty())
-            .map(|m| OpenAiMessage {
-                role: m.role.as_str(),
-                content: &m.content,
-            })
-            .collect(),
+        messages,
+        prompt_cache_options: (options.placement != Placement::Auto).then_some(EXPLICIT),
     }
+}
+
+/// `message`'s text cut after each block of `marked` (with the blank line that follows it, as
+/// ptc counts a block's tokens), each cut carrying a breakpoint; the rest a last part.
+fn parts<'a>(message: &'a RenderedMessage, marked: &[usize]) -> Vec<OpenAiPart<'a>> {
+    let content = message.content.as_str();
+    let mut parts = Vec::with_capacity(marked.len() + 1);
+    let mut from = 0;
+    for &b in marked {
+        let to = message
+            .blocks
+            .get(b + 1)
+            .map_or(content.len(), |next| next.start);
+        parts.push(OpenAiPart {
+            kind: "text",
+            text: &content[from..to],
+            prompt_cache_breakpoint: Some(EXPLICIT),
+        });
+        from = to;
+    }
+    if from < content.len() {
+        parts.push(OpenAiPart {
+            kind: "text",
+            text: &content[from..],
+            prompt_cache_breakpoint: None,
+        });
+    }
+    parts
 }
 
 #[cfg(test)]
@@ -327,6 +445,14 @@ mod tests {
             role,
             content,
             blocks: spans,
+        }
+    }
+
+    /// OpenAI's default: no breakpoint marked (the provider's automatic one).
+    fn unmarked() -> RequestOptions {
+        RequestOptions {
+            placement: Placement::Auto,
+            ..RequestOptions::default()
         }
     }
 
@@ -406,22 +532,20 @@ mod tests {
     }
 
     #[test]
-    fn auto_marks_the_last_system_block_and_the_last_block_of_the_final_message() {
+    fn auto_is_one_top_level_cache_control_and_no_block_marks() {
         let body = anthropic_json(&conversation(), Placement::Auto, Ttl::FiveMinutes);
-        assert_eq!(marked(&body), [(-1, 1), (2, 1)]);
-        // Two system messages: the last block of the last one.
-        let mut two = conversation();
-        two.messages
-            .insert(1, message(Role::System, &[("more rules", false)]));
-        let body = anthropic_json(&two, Placement::Auto, Ttl::FiveMinutes);
-        assert_eq!(body["system"][2]["text"], "more rules");
-        assert_eq!(marked(&body), [(-1, 2), (2, 1)]);
-        // No system message: the final block only.
-        let mut none = conversation();
-        none.messages.remove(0);
-        let body = anthropic_json(&none, Placement::Auto, Ttl::FiveMinutes);
-        assert!(body.get("system").is_none(), "{body}");
-        assert_eq!(marked(&body), [(2, 1)]);
+        assert_eq!(marked(&body), []);
+        assert_eq!(body["cache_control"], json!({"type": "ephemeral"}));
+        let body = anthropic_json(&conversation(), Placement::Auto, Ttl::OneHour);
+        assert_eq!(
+            body["cache_control"],
+            json!({"type": "ephemeral", "ttl": "1h"})
+        );
+        // The other placements have none at the top level.
+        for placement in [Placement::Strategy, Placement::None] {
+            let body = anthropic_json(&conversation(), placement, Ttl::FiveMinutes);
+            assert!(body.get("cache_control").is_none(), "{body}");
+        }
     }
 
     #[test]
@@ -443,10 +567,7 @@ mod tests {
             json!({"type": "ephemeral", "ttl": "1h"})
         );
         let body = anthropic_json(&conversation(), Placement::Auto, Ttl::FiveMinutes);
-        assert_eq!(
-            body["system"][1]["cache_control"],
-            json!({"type": "ephemeral"})
-        );
+        assert_eq!(body["cache_control"], json!({"type": "ephemeral"}));
         assert!(!body.to_string().contains("ttl"));
     }
 
@@ -474,7 +595,7 @@ mod tests {
         assert_eq!(body["messages"][0]["content"][1]["text"], "data");
         // A final assistant message loses its trailing whitespace.
         assert_eq!(body["messages"][1]["content"][0]["text"], "(program)");
-        let openai = serde_json::to_value(openai(&prompt, &RequestOptions::default())).unwrap();
+        let openai = serde_json::to_value(openai(&prompt, &unmarked())).unwrap();
         assert_eq!(
             openai,
             json!({"model": "gpt-5", "messages": [
@@ -513,8 +634,7 @@ mod tests {
             (body.model.as_str(), body.max_completion_tokens),
             ("claude-opus-4-1", Some(100))
         );
-        let body =
-            serde_json::to_value(openai(&conversation(), &RequestOptions::default())).unwrap();
+        let body = serde_json::to_value(openai(&conversation(), &unmarked())).unwrap();
         assert_eq!(body["model"], "gpt-5");
         assert!(body.get("max_completion_tokens").is_none());
     }
@@ -522,14 +642,118 @@ mod tests {
     #[test]
     fn openai_sends_each_message_as_its_text() {
         let prompt = conversation();
-        let body = openai(&prompt, &RequestOptions::default());
-        let sent: Vec<(&str, &str)> = body.messages.iter().map(|m| (m.role, m.content)).collect();
-        let rendered: Vec<(&str, &str)> = prompt
+        let body = openai(&prompt, &unmarked());
+        let sent: Vec<(&str, String)> = body
             .messages
             .iter()
-            .map(|m| (m.role.as_str(), m.content.as_str()))
+            .map(|m| (m.role, m.content.text()))
+            .collect();
+        let rendered: Vec<(&str, String)> = prompt
+            .messages
+            .iter()
+            .map(|m| (m.role.as_str(), m.content.clone()))
             .collect();
         assert_eq!(sent, rendered);
+    }
+
+    #[test]
+    fn openai_with_the_strategys_breakpoints_cuts_parts_after_the_marked_blocks() {
+        let options = RequestOptions {
+            placement: Placement::Strategy,
+            ..RequestOptions::default()
+        };
+        // A mark on the assistant's message is not sent: the API takes none there.
+        let mut convo = conversation();
+        convo.messages[2] = message(Role::Assistant, &[("(program)", true)]);
+        let body = serde_json::to_value(openai(&convo, &options)).unwrap();
+        let mark = json!({"mode": "explicit"});
+        assert_eq!(
+            body,
+            json!({"model": "gpt-5", "prompt_cache_options": mark, "messages": [
+                {"role": "system", "content": [
+                    {"type": "text", "text": "rules\n\n", "prompt_cache_breakpoint": mark},
+                    {"type": "text", "text": "tools"},
+                ]},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "mission\n\n", "prompt_cache_breakpoint": mark},
+                    {"type": "text", "text": "data"},
+                ]},
+                {"role": "assistant", "content": "(program)"},
+                {"role": "user", "content": "result\n\nturns left"},
+            ]})
+        );
+        // The parts put together are the message's text.
+        let sent = openai(&convo, &options);
+        for (sent, rendered) in sent.messages.iter().zip(&convo.messages) {
+            assert_eq!(sent.content.text(), rendered.content);
+        }
+        // Five marks: the latest four are sent; a mark on a message's last block ends it.
+        let five = prompt(vec![
+            message(Role::System, &[("a", true)]),
+            message(Role::User, &[("b", true), ("c", true)]),
+            message(Role::User, &[("d", true)]),
+            message(Role::User, &[("e", true)]),
+        ]);
+        let body = serde_json::to_value(openai(&five, &options)).unwrap();
+        assert_eq!(body["messages"][0]["content"], "a");
+        assert_eq!(
+            body["messages"][1]["content"],
+            json!([
+                {"type": "text", "text": "b\n\n", "prompt_cache_breakpoint": mark},
+                {"type": "text", "text": "c", "prompt_cache_breakpoint": mark},
+            ])
+        );
+        assert_eq!(
+            body["messages"][3]["content"],
+            json!([{"type": "text", "text": "e", "prompt_cache_breakpoint": mark}])
+        );
+        // `none`: explicit mode and no breakpoint, nothing cached; `auto`: neither.
+        let none = RequestOptions {
+            placement: Placement::None,
+            ..RequestOptions::default()
+        };
+        let body = serde_json::to_value(openai(&conversation(), &none)).unwrap();
+        assert_eq!(body["prompt_cache_options"], mark);
+        assert!(!body.to_string().contains("prompt_cache_breakpoint"));
+        let body = serde_json::to_value(openai(&conversation(), &unmarked())).unwrap();
+        assert!(!body.to_string().contains("prompt_cache"), "{body}");
+    }
+
+    #[test]
+    fn request_options_are_checked_per_format() {
+        let spell = |name: &str| format!("--{}", name.replace('_', "-"));
+        let args = |placement, ttl| RequestArgs {
+            placement,
+            ttl,
+            ..RequestArgs::default()
+        };
+        // OpenAI takes a placement (default `auto`) and no TTL.
+        let openai = args(None, None)
+            .for_format(RenderFormat::OpenAi, spell)
+            .unwrap();
+        assert_eq!(openai.placement, Placement::Auto);
+        let err = args(None, Some(Ttl::OneHour))
+            .for_format(RenderFormat::OpenAi, spell)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "--cache-ttl applies to the anthropic format, not to openai"
+        );
+        // Anthropic's TTL is 5m or 1h.
+        let err = args(None, Some(Ttl::ThirtyMinutes))
+            .for_format(RenderFormat::Anthropic, spell)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "--cache-ttl of an Anthropic request is 5m or 1h, not 30m"
+        );
+        let anthropic = args(None, None)
+            .for_format(RenderFormat::Anthropic, spell)
+            .unwrap();
+        assert_eq!(
+            (anthropic.placement, anthropic.ttl),
+            (Placement::Strategy, Ttl::FiveMinutes)
+        );
     }
 
     #[test]
@@ -543,6 +767,9 @@ mod tests {
             .contains("strategy, auto or none"));
         assert_eq!("1h".parse(), Ok(Ttl::OneHour));
         assert_eq!("5m".parse(), Ok(Ttl::FiveMinutes));
-        assert!("60m".parse::<Ttl>().unwrap_err().contains("5m or 1h"));
+        assert!("60m"
+            .parse::<Ttl>()
+            .unwrap_err()
+            .contains("5m, 30m, 1h, 24h or unstated"));
     }
 }

@@ -17,7 +17,7 @@ mod report;
 
 use std::path::PathBuf;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use crate::cache::{CacheState, Caching, Placement, Pricing, ProfileInfo, Request};
 use crate::recording::{Recording, Usage};
@@ -429,7 +429,10 @@ fn simulate(
     shared_cache: bool,
 ) {
     // What each cache holds: per profile when shared, per run otherwise.
-    let mut prefixes: FxHashMap<usize, FxHashSet<u64>> = FxHashMap::default();
+    // Implicit caching: each prefix held, with when it was last sent; and when each run last
+    // sent a request (a gap longer than the TTL reads nothing).
+    let mut prefixes: FxHashMap<usize, FxHashMap<u64, f64>> = FxHashMap::default();
+    let mut last_sent: FxHashMap<usize, f64> = FxHashMap::default();
     let mut explicit: FxHashMap<usize, CacheState> = FxHashMap::default();
     for Pending {
         run,
@@ -453,20 +456,26 @@ fn simulate(
             _ if profile.min_cacheable_tokens == 0 => (0, 0),
             Caching::Implicit => {
                 let held = prefixes.entry(cache_key).or_default();
+                let (now, ttl) = (call.at.unwrap_or(0.0), profile.ttl.seconds());
+                let gap = call
+                    .at
+                    .and_then(|now| last_sent.insert(run, now).map(|then| now - then));
+                let expired = gap.is_some_and(|gap| gap > ttl);
                 // The previous request of the same run is held whole (it may share the start
                 // of a message); every earlier one (of this run, or of any run when the cache
-                // is shared) at its message boundaries.
+                // is shared) at its message boundaries, while it is within the TTL.
                 let stored = ends
                     .iter()
-                    .filter(|(key, _)| held.contains(key))
+                    .filter(|(key, _)| held.get(key).is_some_and(|&at| now - at <= ttl))
                     .map(|&(_, end)| end)
                     .max()
                     .unwrap_or(0);
-                held.extend(ends.iter().map(|&(key, _)| key));
+                held.extend(ends.iter().map(|&(key, _)| (key, now)));
                 // The prefix shared with the previous request is measured back from that
                 // request's billed size (exact) by ptc's count of what differs, scaled; other
                 // prefixes by this call's scale.
                 let from_previous = match previous {
+                    _ if expired => 0.0,
                     Some((counted, billed)) if about.cache_includes_output && counted > 0 => {
                         match response {
                             Some(response) => {
@@ -493,7 +502,7 @@ fn simulate(
                 };
                 (read, 0)
             }
-            Caching::Explicit => {
+            Caching::Explicit | Caching::OpenAiBreakpoints => {
                 // Nothing recorded where the agent asked for caching: the breakpoints go where
                 // automatic caching puts them, unless the profile says otherwise.
                 let mut auto = profile.clone();
@@ -518,7 +527,7 @@ fn simulate(
             + output;
         call.miss_cost = match profile.caching {
             Caching::Implicit => profile.priced(0, 0, call.billed_prompt as usize).cost,
-            Caching::Explicit => {
+            Caching::Explicit | Caching::OpenAiBreakpoints => {
                 profile
                     .priced(0, (read + written) as usize, plain as usize)
                     .cost

@@ -111,8 +111,9 @@ fn rule(pricing: &Pricing, info: &ProfileInfo) -> String {
             pricing.min_cacheable_tokens,
             pricing.cache_step_tokens.max(1)
         ),
-        Caching::Explicit => format!(
-            "explicit caching from {} tokens, {} TTL, breakpoints where automatic caching puts them",
+        Caching::Explicit | Caching::OpenAiBreakpoints => format!(
+            "{} caching from {} tokens, {} TTL, the breakpoint where automatic caching puts it",
+            pricing.caching.as_str(),
             pricing.min_cacheable_tokens,
             pricing.ttl.as_str()
         ),
@@ -121,7 +122,7 @@ fn rule(pricing: &Pricing, info: &ProfileInfo) -> String {
         "{}: {caching}; $ per Mtok: input {}, cache read {}, output {}",
         pricing.name, pricing.input_per_mtok, pricing.cache_read_per_mtok, info.output_per_mtok
     );
-    if pricing.caching == Caching::Explicit {
+    if pricing.caching.has_breakpoints() {
         let _ = write!(line, ", cache write {}", pricing.cache_write_per_mtok);
     }
     if let Some(source) = &info.source {

@@ -164,7 +164,9 @@ pub fn merge(
     }
     let mut totals = Totals::new(print.variants.len(), pricing.len());
     let mut bad = Vec::new();
+    let mut timed = 0;
     for (file, part) in parts {
+        timed += part.timed_recordings;
         totals
             .merge(&Totals {
                 recordings: part.recordings,
@@ -225,6 +227,7 @@ pub fn merge(
             bad_recordings,
             // Parts do not say: `ptc bill` compares the corpus with its bill.
             billed_recordings: 0,
+            timed_recordings: Some(timed),
             unjudged: vec![None; print.variants.len()],
             requirements: crate::ab::report::Requirements::default(),
         },

@@ -85,6 +85,7 @@ pub fn read(path: &Path, rows: bool) -> Result<Part<CheckedRows>, Error> {
             sources: part.sources,
             fingerprint: part.fingerprint,
             recordings: part.recordings,
+            timed_recordings: part.timed_recordings,
             summaries: part.summaries,
             turns: part.turns,
             bad_recordings: part.bad_recordings,

@@ -45,6 +45,7 @@ pub fn write(
         sources: sources.selected,
         fingerprint,
         recordings: ab.recordings(),
+        timed_recordings: ab.timed_recordings.unwrap_or(0),
         summaries: ab
             .summaries()
             .iter()

@@ -46,6 +46,7 @@ fn request(blocks: &[(usize, u64, bool)], tokens: usize) -> Request {
                 prefix,
                 strategy_breakpoint: mark,
                 system: i == 0,
+                assistant: false,
             })
             .collect(),
         tokens,
@@ -342,8 +343,8 @@ fn placements_put_the_breakpoints() {
         2600,
     );
     assert_eq!(Placement::Strategy.breakpoints(&r), vec![1]);
-    // The last system block and the last block of the request.
-    assert_eq!(Placement::Auto.breakpoints(&r), vec![0, 3]);
+    // Anthropic's automatic caching: one breakpoint, on the last block of the request.
+    assert_eq!(Placement::Auto.breakpoints(&r), vec![3]);
     assert_eq!(Placement::None.breakpoints(&r), Vec::<usize>::new());
     let only_system = request(&[(100, 1, false)], 100);
     assert_eq!(Placement::Auto.breakpoints(&only_system), vec![0]);
@@ -363,17 +364,42 @@ fn placements_put_the_breakpoints() {
         2600,
         dollars(2600, 3.0),
     );
-    // Auto on the same request: writes all 2600 (the system prompt is under the minimum).
+    // Auto on the same request: writes all 2600.
     let auto = Pricing {
         placement: Placement::Auto,
         ..anthropic()
     };
+    let mut cache = CacheState::default();
+    assert_cost(auto.cost(&r, &mut cache), 0, 2600, 0, dollars(2600, 3.75));
+    // The next request appends two blocks: its breakpoint moves to its last block, the
+    // lookback from there finds the 2600 written, and 400 are written.
+    let next = request(
+        &[
+            (100, 1, false),
+            (2000, 2, true),
+            (2500, 3, false),
+            (2600, 4, false),
+            (2800, 5, false),
+            (3000, 6, false),
+        ],
+        3000,
+    );
     assert_cost(
-        auto.cost(&r, &mut CacheState::default()),
-        0,
+        auto.cost(&next, &mut cache),
         2600,
+        400,
         0,
-        dollars(2600, 3.75),
+        dollars(2600, 0.3) + dollars(400, 3.75),
+    );
+    // One that rewrites everything after the system prompt reads nothing: the automatic
+    // breakpoint never wrote the system prompt alone.
+    let rewritten = request(&[(100, 1, false), (2900, 7, false)], 2900);
+    assert_cost(
+        auto.cost(&rewritten, &mut cache),
+        0,
+        2900,
+        0,
+        dollars(2900, 3.75),
     );
 }
 
@@ -384,16 +410,30 @@ fn names_parse_back() {
         assert_eq!(p.to_string(), p.as_str());
     }
     assert_eq!(Placement::parse("all"), None);
-    for t in [Ttl::FiveMinutes, Ttl::OneHour] {
+    for t in [
+        Ttl::FiveMinutes,
+        Ttl::ThirtyMinutes,
+        Ttl::OneHour,
+        Ttl::Day,
+        Ttl::Unstated,
+    ] {
         assert_eq!(Ttl::parse(t.as_str()), Some(t));
     }
     assert_eq!(Ttl::parse("1d"), None);
-    for c in [Caching::Explicit, Caching::Implicit] {
+    for c in [
+        Caching::Explicit,
+        Caching::Implicit,
+        Caching::OpenAiBreakpoints,
+    ] {
         assert_eq!(Caching::parse(c.as_str()), Some(c));
     }
     assert_eq!(
-        (Caching::Explicit.as_str(), Caching::Implicit.as_str()),
-        ("explicit", "implicit")
+        (
+            Caching::Explicit.as_str(),
+            Caching::Implicit.as_str(),
+            Caching::OpenAiBreakpoints.as_str()
+        ),
+        ("explicit", "implicit", "openai-breakpoints")
     );
     assert_eq!(Caching::parse("both"), None);
     // As the configuration and requests read them.
@@ -404,7 +444,7 @@ fn names_parse_back() {
     );
     assert_eq!(
         "1d".parse::<Ttl>(),
-        Err("unknown cache TTL `1d` (5m or 1h)".to_owned())
+        Err("unknown cache TTL `1d` (5m, 30m, 1h, 24h or unstated)".to_owned())
     );
     let read = |text: &str| toml::from_str::<std::collections::BTreeMap<String, Placement>>(text);
     assert_eq!(read("p = \"none\"").unwrap()["p"], Placement::None);
@@ -413,9 +453,226 @@ fn names_parse_back() {
         .to_string()
         .contains("expected \"strategy\", \"auto\" or \"none\""));
     assert_eq!(
-        (Ttl::FiveMinutes.seconds(), Ttl::OneHour.seconds()),
-        (300.0, 3600.0)
+        (
+            Ttl::FiveMinutes.seconds(),
+            Ttl::ThirtyMinutes.seconds(),
+            Ttl::OneHour.seconds(),
+            Ttl::Day.seconds()
+        ),
+        (300.0, 1800.0, 3600.0, 86_400.0)
     );
+    assert!(Ttl::Unstated.seconds().is_infinite());
+}
+
+#[test]
+fn implicit_reads_nothing_after_a_gap_longer_than_the_ttl() {
+    // OpenAI's in-memory retention at its shortest (5 minutes): requests 0 s, 200 s, 600 s,
+    // 700 s apart from the start, each sharing 2,000 tokens with the one before.
+    let p = openai();
+    let mut cache = CacheState::default();
+    let sent = |t: f64| Request {
+        tokens: 3000,
+        shared: 2000,
+        at: Some(t),
+        ..Request::default()
+    };
+    let first = Request {
+        shared: 0,
+        ..sent(0.0)
+    };
+    assert_eq!(p.cost(&first, &mut cache).read, 0);
+    // 200 s after the previous one: 1,920 read (15 steps of 128), 1,080 plain.
+    assert_cost(
+        p.cost(&sent(200.0), &mut cache),
+        1920,
+        0,
+        1080,
+        dollars(1920, 0.125) + dollars(1080, 1.25),
+    );
+    // 400 s after it: the entry is gone; everything plain.
+    assert_cost(
+        p.cost(&sent(600.0), &mut cache),
+        0,
+        0,
+        3000,
+        dollars(3000, 1.25),
+    );
+    // 100 s after that one (which sent the prefix again): read.
+    assert_eq!(p.cost(&sent(700.0), &mut cache).read, 1920);
+    // The 24-hour retention keeps it over the 400 s gap; a provider that states no lifetime
+    // keeps it however long the gap.
+    for ttl in [Ttl::Day, Ttl::Unstated] {
+        let p = Pricing { ttl, ..openai() };
+        let mut cache = CacheState::default();
+        p.cost(&first, &mut cache);
+        assert_eq!(p.cost(&sent(200.0), &mut cache).read, 1920);
+        assert_eq!(p.cost(&sent(600.0), &mut cache).read, 1920);
+        assert_eq!(p.cost(&sent(80_000.0), &mut cache).read, 1920);
+    }
+    // Without times, no gap is known: read.
+    let mut cache = CacheState::default();
+    p.cost(&Request { at: None, ..first }, &mut cache);
+    assert_eq!(
+        p.cost(
+            &Request {
+                at: None,
+                ..sent(0.0)
+            },
+            &mut cache
+        )
+        .read,
+        1920
+    );
+}
+
+/// OpenAI's rule from GPT-5.6 on, priced as GPT-5.6 Terra: $2.50 input, $0.25 read, $3.125
+/// write (1.25x).
+fn gpt_5_6() -> Pricing {
+    Pricing {
+        name: "openai-gpt-5-6".into(),
+        input_per_mtok: 2.5,
+        cache_read_per_mtok: 0.25,
+        cache_write_per_mtok: 3.125,
+        cache_write_1h_per_mtok: 5.0,
+        min_cacheable_tokens: 1024,
+        cache_step_tokens: 1,
+        caching: Caching::OpenAiBreakpoints,
+        ttl: Ttl::ThirtyMinutes,
+        placement: Placement::Strategy,
+    }
+}
+
+/// A request of blocks given as (tokens at the block's end, prefix key, breakpoint, the
+/// assistant's), and `tokens` in all.
+fn turns(blocks: &[(usize, u64, bool, bool)], tokens: usize) -> Request {
+    Request {
+        blocks: blocks
+            .iter()
+            .enumerate()
+            .map(|(i, &(end, prefix, mark, assistant))| CacheBlock {
+                end,
+                prefix,
+                strategy_breakpoint: mark,
+                system: i == 0,
+                assistant,
+            })
+            .collect(),
+        tokens,
+        shared: 0,
+        at: None,
+    }
+}
+
+#[test]
+fn openai_breakpoints_write_at_a_premium_and_read_at_any_block() {
+    let p = gpt_5_6();
+    let mut cache = CacheState::default();
+    // System 1,200 (marked), user to 2,000 (marked), 50 plain after: 2,000 written at
+    // $3.125, 50 plain.
+    let first = turns(&[(1200, 1, true, false), (2000, 2, true, false)], 2050);
+    assert_cost(
+        p.cost(&first, &mut cache),
+        0,
+        2000,
+        50,
+        dollars(2000, 3.125) + dollars(50, 2.5),
+    );
+    // 30 blocks later (no lookback limit), marked at the end: reads the 2,000 written, writes
+    // the 3,000 up to its breakpoint.
+    let mut blocks = vec![(1200, 1, true, false), (2000, 2, false, false)];
+    blocks.extend((0..30).map(|i| (2000 + 100 * (i + 1), 100 + i as u64, false, i % 2 == 0)));
+    blocks.last_mut().unwrap().2 = true;
+    blocks.last_mut().unwrap().3 = false;
+    let long = turns(&blocks, 5000);
+    assert_cost(
+        p.cost(&long, &mut cache),
+        2000,
+        3000,
+        0,
+        dollars(2000, 0.25) + dollars(3000, 3.125),
+    );
+}
+
+#[test]
+fn openai_takes_no_breakpoint_on_the_assistants_blocks() {
+    let p = gpt_5_6();
+    // The strategy marks the assistant's message (to 2,000) and not what follows: nothing is
+    // written; all 2,100 are plain.
+    let r = turns(
+        &[
+            (1000, 1, false, false),
+            (2000, 2, true, true),
+            (2100, 3, false, false),
+        ],
+        2100,
+    );
+    assert_cost(
+        p.cost(&r, &mut CacheState::default()),
+        0,
+        0,
+        2100,
+        dollars(2100, 2.5),
+    );
+    // The automatic breakpoint goes on the newest message that is not the assistant's.
+    let auto = Pricing {
+        placement: Placement::Auto,
+        ..gpt_5_6()
+    };
+    let ends_with_assistant = turns(
+        &[
+            (1000, 1, false, false),
+            (1500, 2, false, false),
+            (2000, 3, false, true),
+        ],
+        2000,
+    );
+    assert_cost(
+        auto.cost(&ends_with_assistant, &mut CacheState::default()),
+        0,
+        1500,
+        500,
+        dollars(1500, 3.125) + dollars(500, 2.5),
+    );
+}
+
+#[test]
+fn openai_matches_the_latest_eighty_breakpoints() {
+    let p = gpt_5_6();
+    let mut cache = CacheState::default();
+    // The first request writes its prefix of 1,100 (key 1); 80 requests then each write a
+    // prefix of their own (keys 1000..1080) that the first does not share.
+    let first = turns(&[(1100, 1, true, false)], 1100);
+    p.cost(&first, &mut cache);
+    for k in 0..79 {
+        let other = turns(&[(1200, 1000 + k, true, false)], 1200);
+        p.cost(&other, &mut cache);
+    }
+    // 80 written so far: the first is still matched.
+    assert_eq!(p.cost(&first, &mut cache).read, 1100);
+    // Reading it marked it again (the latest written now); 80 more writes push it out.
+    for k in 79..159 {
+        let other = turns(&[(1200, 1000 + k, true, false)], 1200);
+        p.cost(&other, &mut cache);
+    }
+    let again = p.cost(&first, &mut cache);
+    assert_eq!((again.read, again.written), (0, 1100));
+}
+
+#[test]
+fn openai_breakpoints_live_thirty_minutes_from_the_write() {
+    let p = gpt_5_6();
+    let mut cache = CacheState::default();
+    let at = |t: f64| Request {
+        at: Some(t),
+        ..turns(&[(1100, 1, false, false), (1500, 2, true, false)], 1500)
+    };
+    p.cost(&at(0.0), &mut cache);
+    // Read at 20 minutes; the mark is written again (same prefix), so it lives to 50.
+    assert_eq!(p.cost(&at(1200.0), &mut cache).read, 1500);
+    assert_eq!(p.cost(&at(2900.0), &mut cache).read, 1500);
+    // 31 minutes later: gone, written again.
+    let c = p.cost(&at(2900.0 + 1860.0), &mut cache);
+    assert_eq!((c.read, c.written), (0, 1500));
 }
 
 /// The minimum of each model, as the default configuration's `[pricing.anthropic]` table gives

@@ -100,9 +100,22 @@ pub fn table(ab: &Ab) -> String {
     out.push_str(&aligned(&summary_table(ab, summaries)));
     out.push_str("\nvs baseline: tokens, and cost under each pricing profile\n");
     out.push_str(&aligned(&pricing_table(ab, summaries)));
+    out.push_str(&time_note(ab));
     out.push_str(&super::verdict::section(ab, summaries));
     out.push_str(&failures(ab, summaries));
     out
+}
+
+/// Whether time between calls was modelled: a line under the cost table.
+fn time_note(ab: &Ab) -> String {
+    let read = ab.recordings();
+    match ab.timed_recordings {
+        None => String::new(),
+        Some(0) => "time between calls: not modelled (no recording carries the time of its calls: each call is taken to follow the one before within every TTL; `--pricing anthropic@cache_ttl=1h` prices the 1-hour writes)\n".to_owned(),
+        Some(timed) => format!(
+            "time between calls: modelled on {timed} of {read} recording(s) (a cache entry expires after its profile's TTL, `ptc pricing`; compare TTLs with `--pricing anthropic@cache_ttl=1h`)\n"
+        ),
+    }
 }
 
 /// The same as markdown tables.
@@ -112,6 +125,7 @@ pub fn markdown_tables(ab: &Ab) -> String {
     out.push_str(&markdown(&summary_table(ab, summaries)));
     out.push_str("\nvs baseline: tokens, and cost under each pricing profile\n\n");
     out.push_str(&markdown(&pricing_table(ab, summaries)));
+    out.push_str(&time_note(ab));
     out.push_str(&super::verdict::section(ab, summaries));
     out.push_str(&failures(ab, summaries));
     out
