@@ -2,7 +2,7 @@
 
 use serde_json::Value as Json;
 
-use crate::support::{all_strategies, bundled, example, Scratch, STRATEGIES, TURN_COUNT};
+use crate::support::{all_strategies, bundled, example, repo, Scratch, STRATEGIES, TURN_COUNT};
 
 /// A row of a table without its mark.
 fn unmarked(line: &str) -> &str {
@@ -752,7 +752,7 @@ fn the_verdict_and_the_baseline_are_marked_and_a_shortfall_is_named() {
     // What it keeps, measured, beside it; and which strategies fail which requirement.
     assert!(
         table.contains(
-            "\nverdict: per provider, the cheapest strategy that keeps every symbol and the latest error (--require symbols,error)\n  anthropic: delta-log with breakpoints=strategy, 0.88x full-history (12% less), is the cheapest that keeps every symbol and the latest error; it also shows 99% of tool calls, 98% of printed lines, 88% of the names the next program uses and 0% of the literals the next program takes from tool results\n"
+            "\nverdict: per provider, the cheapest strategy that keeps every symbol and the latest error (--require symbols,error)\n  anthropic: delta-log with breakpoints=strategy, 0.88x full-history (12% less), if each call comes within 5m of the one before (the runs carry no call times), is the cheapest that keeps every symbol and the latest error; it also shows 99% of tool calls, 98% of printed lines, 88% of the names the next program uses and 0% of the literals the next program takes from tool results\n"
         ),
         "{table}"
     );
@@ -793,7 +793,7 @@ fn the_verdict_and_the_baseline_are_marked_and_a_shortfall_is_named() {
         ])
         .ok();
     assert!(
-        table.contains("\n  openai: no strategy keeps every symbol and the latest error; the cheapest is single-user-coalesced, 0.61x aggressive (39% less), and it keeps only 28% of latest errors; it shows every symbol, 96% of tool calls, 98% of printed lines, 88% of the names the next program uses and 0% of the literals the next program takes from tool results\n"),
+        table.contains("\n  openai: no strategy keeps every symbol and the latest error; the cheapest is single-user-coalesced, 0.61x aggressive (39% less), if each call comes within 5m of the one before (the runs carry no call times), and it keeps only 28% of latest errors; it shows every symbol, 96% of tool calls, 98% of printed lines, 88% of the names the next program uses and 0% of the literals the next program takes from tool results\n"),
         "{table}"
     );
     assert!(table.contains("\n* the cheapest under anthropic pricing, though it does not keep every symbol and the latest error (the verdict below)\n"), "{table}");
@@ -822,6 +822,52 @@ fn the_verdict_and_the_baseline_are_marked_and_a_shortfall_is_named() {
 /// `--require` (or `[ab] require`) sets what the verdict asks of a strategy: a stricter
 /// requirement on the names the next program uses passes delta-log over, and says so.
 #[test]
+fn the_report_says_whether_time_between_calls_was_modelled() {
+    let scratch = all_strategies();
+    // The generated examples carry no call times: the TTL cannot bite, and the report and the
+    // verdict of a profile with a TTL say so; those with no stated lifetime say nothing.
+    let table = scratch
+        .ptc(["ab", "--no-timing", "--strategies", "delta-log"])
+        .ok();
+    assert!(
+        table.contains(
+            "\ntime between calls: not modelled (no recording carries the time of its calls"
+        ),
+        "{table}"
+    );
+    let verdict = |provider: &str| -> String {
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("  {provider}: ")))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        verdict("openai").contains("if each call comes within 5m of the one before"),
+        "{table}"
+    );
+    assert!(!verdict("deepseek").contains("if each call"), "{table}");
+    // The imported real runs carry them.
+    let real = repo().join("examples/realruns");
+    let table = scratch
+        .ptc([
+            "ab",
+            real.to_str().unwrap(),
+            "--no-timing",
+            "--strategies",
+            "as-sent,delta-log",
+            "--set",
+            "ab.baseline=\"as-sent\"",
+        ])
+        .ok();
+    assert!(
+        table.contains("\ntime between calls: modelled on 4 of 4 recording(s)"),
+        "{table}"
+    );
+    assert!(!table.contains("the runs carry no call times"), "{table}");
+}
+
+#[test]
 fn require_sets_what_the_verdict_asks_and_names_who_fails_what() {
     let scratch = all_strategies();
     let strict = scratch
@@ -836,7 +882,7 @@ fn require_sets_what_the_verdict_asks_and_names_who_fails_what() {
         .ok();
     assert!(
         strict.contains(
-            "\nverdict: per provider, the cheapest strategy that keeps every symbol, the latest error and 95% of the names the next program uses (--require symbols,error,used-next=95%)\n  anthropic: full-history with breakpoints=strategy, 1.00x full-history, is the cheapest that keeps every symbol, the latest error and 95% of the names the next program uses; it also shows 98% of tool calls, 99% of printed lines, 97% of the names the next program uses and 0% of the literals the next program takes from tool results\n"
+            "\nverdict: per provider, the cheapest strategy that keeps every symbol, the latest error and 95% of the names the next program uses (--require symbols,error,used-next=95%)\n  anthropic: full-history with breakpoints=strategy, 1.00x full-history, if each call comes within 5m of the one before (the runs carry no call times), is the cheapest that keeps every symbol, the latest error and 95% of the names the next program uses; it also shows 98% of tool calls, 99% of printed lines, 97% of the names the next program uses and 0% of the literals the next program takes from tool results\n"
         ),
         "{strict}"
     );
