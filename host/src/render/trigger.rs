@@ -84,8 +84,8 @@ impl<'a> Prompter<'a> {
 /// as a prompt: the tool definitions and the system prompt as the system message's blocks,
 /// then each message as sent, a tool call as its name and arguments after the text. A `tool`
 /// message is sent as the user's. A recording does not say where the agent asked for caching,
-/// so the breakpoints are where automatic caching puts them: on the last block of the system
-/// prompt and on the last block of the request.
+/// so the breakpoints are where a client that caches the conversation puts them: on the last
+/// block of the system prompt and on the last block of the request.
 pub(crate) fn as_sent(recording: &Recording, turns: usize) -> Result<Prompt, RenderError> {
     use ptc_plugin_api::{Role, Stats};
 

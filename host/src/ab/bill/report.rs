@@ -16,6 +16,12 @@ struct Sums {
     hits: usize,
     /// Of those, the calls whose simulated read is within the tolerance.
     close: usize,
+    /// Of the others, those that read less than the simulation (a shorter, older prefix:
+    /// a partial miss) and those that read more (a prefix no earlier request of the run sent).
+    shorter: usize,
+    longer: usize,
+    /// Calls that read nothing where the simulation reads (the misses of the miss rate).
+    missed: usize,
     counted: u64,
     billed_prompt: u64,
     billed_read: u64,
@@ -44,6 +50,15 @@ impl Sums {
         if call.billed_read > 0 {
             self.hits += 1;
             self.close += usize::from(call.read_close());
+            if !call.read_close() {
+                if call.billed_read < call.simulated_read {
+                    self.shorter += 1;
+                } else {
+                    self.longer += 1;
+                }
+            }
+        } else if call.simulated_read > 0 {
+            self.missed += 1;
         }
         self.counted += call.counted;
         self.billed_prompt += call.billed_prompt;
@@ -249,6 +264,16 @@ pub fn table(bill: &Bill) -> String {
     }
     line(&mut out, &format!("every run ({})", all.runs), &all, false);
     out.push('\n');
+    if with_reads.hits > with_reads.close || with_reads.missed > 0 {
+        let _ = writeln!(
+            out,
+            "Where the bill differs from the best case, on the runs with a cache read: {} of the {} read calls read less than it by more than {READ_TOLERANCE} tokens (an older, shorter prefix: a partial miss) and {} more (a prefix no earlier request of the run sent: another run's, see --shared-cache); {} call(s) read nothing where it reads (the misses of the miss rate). The model cannot say which calls miss, only how often.",
+            with_reads.shorter,
+            with_reads.hits,
+            with_reads.longer,
+            with_reads.missed
+        );
+    }
     let _ = writeln!(
         out,
         "read calls: calls that read from the cache, as billed, and how many of them the simulation reads within {READ_TOLERANCE} tokens of the bill; \"none\": the run read nothing on any call (a provider that did not cache), kept out of the miss rate."
@@ -328,6 +353,9 @@ fn sums_json(sums: &Sums) -> Json {
         "calls": sums.calls,
         "read_calls": sums.hits,
         "read_calls_within_tolerance": sums.close,
+        "read_calls_shorter": sums.shorter,
+        "read_calls_longer": sums.longer,
+        "missed_calls": sums.missed,
         "counted_prompt_tokens": sums.counted,
         "billed_prompt_tokens": sums.billed_prompt,
         "billed_read": sums.billed_read,

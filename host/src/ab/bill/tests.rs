@@ -406,3 +406,49 @@ fn a_model_the_profile_lists_is_priced_with_its_own_minimum() {
         assert!(bill.runs[0].calls[1].simulated_read > 0);
     }
 }
+
+#[test]
+fn reads_the_bill_does_not_match_are_told_apart() {
+    // The first call reads 512 tokens no earlier request of the run sent (another run's); the
+    // second reads its whole prefix (within the tolerance); the third reads only 256 of the
+    // ~1,600 the rule allows (a partial miss); the fourth reads nothing (a miss).
+    let recording = run(
+        "a",
+        "router",
+        &[
+            (388, 512, 10, None),
+            (300, 800, 10, None),
+            (1344, 256, 10, None),
+            (2100, 0, 10, None),
+        ],
+    );
+    let bill = Bill::new(
+        [recording],
+        &[implicit("p", 64, 64)],
+        &[info("p", "router", 0.40, false)],
+        Tokenizer::O200kBase,
+        &options(MissRate::Fit),
+    )
+    .unwrap();
+    let calls = &bill.runs[0].calls;
+    assert_eq!(calls[0].simulated_read, 0);
+    assert!(calls[1].read_close(), "{:?}", calls[1]);
+    assert!(
+        calls[2].simulated_read > 256 + READ_TOLERANCE,
+        "{:?}",
+        calls[2]
+    );
+    assert!(calls[3].simulated_read > 0, "{:?}", calls[3]);
+    let json = report::json(&bill);
+    let run = &json["runs"][0];
+    assert_eq!(run["read_calls"], 3);
+    assert_eq!(run["read_calls_within_tolerance"], 1);
+    assert_eq!(run["read_calls_shorter"], 1);
+    assert_eq!(run["read_calls_longer"], 1);
+    assert_eq!(run["missed_calls"], 1);
+    let table = report::table(&bill);
+    assert!(
+        table.contains("1 of the 3 read calls read less than it by more than 128 tokens (an older, shorter prefix: a partial miss) and 1 more (a prefix no earlier request of the run sent: another run's, see --shared-cache); 1 call(s) read nothing where it reads"),
+        "{table}"
+    );
+}
