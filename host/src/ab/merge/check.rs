@@ -433,3 +433,42 @@ fn summary_fits(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn billed(read: usize, written: usize, plain: usize) -> CacheTokens {
+        CacheTokens {
+            read,
+            written,
+            plain,
+        }
+    }
+
+    /// Each profile bills its own count: the primary's (Anthropic's blocks here) the prompt's
+    /// tokens, the others (OpenAI's chat format) what the first of their count bills.
+    #[test]
+    fn each_profile_bills_the_tokens_of_its_count() {
+        use Counting::{AnthropicBlocks as A, OpenAiChat as O};
+        let countings = [A, O, A, O];
+        let good = [
+            billed(60, 30, 10),
+            billed(0, 0, 110),
+            billed(0, 0, 100),
+            billed(100, 0, 10),
+        ];
+        assert_eq!(misbilled(&good, 100, &countings, 0), None);
+        // Another count than the primary's bills what the first profile of that count bills.
+        let mut bad = good;
+        bad[3] = billed(100, 0, 11);
+        assert_eq!(misbilled(&bad, 100, &countings, 0), Some((3, &bad[3])));
+        // A profile of the primary's count bills the prompt's tokens.
+        let mut bad = good;
+        bad[2] = billed(0, 0, 110);
+        assert_eq!(misbilled(&bad, 100, &countings, 0), Some((2, &bad[2])));
+        // With the implicit profile primary, the prompt's tokens are its count.
+        assert_eq!(misbilled(&good, 110, &countings, 1), None);
+        assert_eq!(misbilled(&good, 100, &countings, 1), Some((1, &good[1])));
+    }
+}
