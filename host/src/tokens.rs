@@ -9,12 +9,15 @@
 //!   its content; every request costs [`REPLY_PRIMING`] more for the assistant's reply header.
 //! - **Anthropic's content blocks** ([`Counting::AnthropicBlocks`]), for the profiles with
 //!   explicit caching: each block's text as the Messages API body sends it, one text block each
-//!   with nothing between two; the blank blocks and the trailing whitespace of a final
-//!   assistant message are left out, as the body leaves them out. Anthropic publishes no
-//!   per-message or per-request overhead, so none is added.
+//!   (the system prompt's in its `system` array) with nothing between two; the blank blocks,
+//!   a message left with no block and the trailing whitespace of a final assistant message are
+//!   left out, as the body leaves them out. Anthropic publishes no per-message or per-request
+//!   overhead, so none is added. The ends of the blocks, which a prompt cache reads and writes
+//!   up to, are counted the same way: the last one ends where the request ends.
 //!
-//! Neither is the provider's own tokenizer: the counts compare strategies with each other, and
-//! set the same prompt's tokens under each provider's request format.
+//! The tokenizer is not the providers' own: the counts compare strategies with each other, and
+//! give the same prompt's tokens in each provider's request format. Both counts go through the
+//! same [`Counter`], which counts each distinct line once.
 
 use std::hash::{Hash, Hasher};
 
@@ -62,9 +65,9 @@ impl Counting {
     }
 }
 
-/// Tokens every message costs besides its role and content.
+/// Tokens every message costs besides its role and content, in OpenAI's chat format.
 pub const MESSAGE_OVERHEAD: usize = 3;
-/// Tokens every request costs for the reply header.
+/// Tokens every request costs for the reply header, in OpenAI's chat format.
 pub const REPLY_PRIMING: usize = 3;
 
 /// A BPE encoding.
