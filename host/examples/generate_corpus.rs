@@ -469,11 +469,11 @@ fn with_calls(
         steps.remove(at);
         count -= 1;
     }
-    let mut at = steps
+    let first = steps
         .iter()
         .rposition(|s| matches!(s, Step::Call { .. }))
         .map_or(0, |i| i + 1);
-    for k in count..calls {
+    for (at, k) in (first..).zip(count..calls) {
         let tool = rng.pick(&[4, 3, 5, 0, 2]);
         let args = call_args(rng, tool, family);
         let result = tool_result(rng, tool);
@@ -488,7 +488,6 @@ fn with_calls(
                 bind,
             },
         );
-        at += 1;
     }
     steps
 }

@@ -50,7 +50,7 @@ pub use render::templates::{TemplateError, Templates};
 pub use render::trigger::{Prompter, RunCache};
 pub use render::RenderError;
 pub use render::{BlockSpan, Prompt, RenderedMessage, Renderer, SectionCache};
-pub use tokens::{Counter, Tokenizer};
+pub use tokens::{Counter, Counting, Tokenizer};
 
 /// The bundled example recordings, compiled in: (file name, JSON).
 pub mod examples {

@@ -1,22 +1,74 @@
-//! Token counting: messages serialized the way chat APIs bill them, counted with a real BPE
-//! tokenizer (`o200k_base` by default, `cl100k_base` selectable).
+//! Token counting: a rendered prompt counted as the request a provider is sent, with a real BPE
+//! tokenizer (`o200k_base` by default, `cl100k_base` selectable). The count depends on the
+//! provider, because the requests differ ([`Counting`]):
 //!
-//! Billing overhead, after OpenAI's published accounting for chat models: every message costs
-//! [`MESSAGE_OVERHEAD`] tokens (its `<|start|>`, separator and `<|end|>`) plus its role and its
-//! content; every request costs [`REPLY_PRIMING`] more for the assistant's reply header. Other
-//! providers differ by a few tokens per message, which changes no comparison between
-//! strategies.
+//! - **OpenAI's chat format** ([`Counting::OpenAiChat`]), for the profiles with implicit caching
+//!   (OpenAI, Gemini, DeepSeek, none): one string per message, its blocks joined by a blank
+//!   line. After OpenAI's published accounting for chat models, every message costs
+//!   [`MESSAGE_OVERHEAD`] tokens (its `<|start|>`, separator and `<|end|>`) plus its role and
+//!   its content; every request costs [`REPLY_PRIMING`] more for the assistant's reply header.
+//! - **Anthropic's content blocks** ([`Counting::AnthropicBlocks`]), for the profiles with
+//!   explicit caching: each block's text as the Messages API body sends it, one text block each
+//!   (the system prompt's in its `system` array) with nothing between two; the blank blocks,
+//!   a message left with no block and the trailing whitespace of a final assistant message are
+//!   left out, as the body leaves them out. Anthropic publishes no per-message or per-request
+//!   overhead, so none is added. The ends of the blocks, which a prompt cache reads and writes
+//!   up to, are counted the same way: the last one ends where the request ends.
+//!
+//! The tokenizer is not the providers' own: the counts compare strategies with each other, and
+//! give the same prompt's tokens in each provider's request format. Both counts go through the
+//! same [`Counter`], which counts each distinct line once.
 
 use std::hash::{Hash, Hasher};
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-use crate::cache::{CacheBlock, Request};
+use crate::cache::{CacheBlock, Caching, Request};
 use crate::message::RenderedMessage;
 
-/// Tokens every message costs besides its role and content.
+mod anthropic;
+
+/// How a provider's request is counted: what it sends for a prompt's messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Counting {
+    /// One string per message (its blocks joined by a blank line), with OpenAI's overhead of
+    /// [`MESSAGE_OVERHEAD`] a message and [`REPLY_PRIMING`] a request.
+    OpenAiChat,
+    /// Each non-blank block's text on its own, with no separator and no overhead.
+    AnthropicBlocks,
+}
+
+impl Counting {
+    /// The counting of a provider whose caching rule is `caching`: explicit caching is
+    /// Anthropic's, whose requests are content blocks; the others take OpenAI's chat format
+    /// (OpenAI's breakpoints cut a message into text parts that put together are its string).
+    pub fn of(caching: Caching) -> Counting {
+        match caching {
+            Caching::Explicit => Counting::AnthropicBlocks,
+            Caching::Implicit | Caching::OpenAiBreakpoints => Counting::OpenAiChat,
+        }
+    }
+
+    /// What is counted, in words: `OpenAI's chat messages` or `Anthropic's content blocks`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Counting::OpenAiChat => "OpenAI's chat messages",
+            Counting::AnthropicBlocks => "Anthropic's content blocks",
+        }
+    }
+
+    /// `openai-chat` or `anthropic-blocks`, as the JSON outputs name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Counting::OpenAiChat => "openai-chat",
+            Counting::AnthropicBlocks => "anthropic-blocks",
+        }
+    }
+}
+
+/// Tokens every message costs besides its role and content, in OpenAI's chat format.
 pub const MESSAGE_OVERHEAD: usize = 3;
-/// Tokens every request costs for the reply header.
+/// Tokens every request costs for the reply header, in OpenAI's chat format.
 pub const REPLY_PRIMING: usize = 3;
 
 /// A BPE encoding.
@@ -71,6 +123,8 @@ pub struct Counter {
     seen: FxHashMap<String, usize>,
     /// Per message text seen in this run: where its cache blocks end ([`Counter::blocks`]).
     block_ends: FxHashMap<String, BlockEnds>,
+    /// Per message text seen in this run: its blocks as Anthropic's body sends them.
+    sent: FxHashMap<String, anthropic::SentBlocks>,
     lines: FxHashMap<Box<str>, u32>,
     pieces: FxHashMap<Box<str>, u32>,
 }
@@ -122,6 +176,7 @@ impl Counter {
             tokenizer,
             seen: FxHashMap::default(),
             block_ends: FxHashMap::default(),
+            sent: FxHashMap::default(),
             lines: FxHashMap::default(),
             pieces: FxHashMap::default(),
         }
@@ -133,6 +188,7 @@ impl Counter {
     pub fn next_run(&mut self) {
         self.seen.clear();
         self.block_ends.clear();
+        self.sent.clear();
         if self.lines.len() > KEPT_LINES {
             self.lines.clear();
         }
@@ -183,18 +239,63 @@ impl Counter {
         n
     }
 
-    /// Tokens one message is billed: overhead, role, content.
+    /// Tokens a request made of `messages` is billed, counted as `counting` says.
+    pub fn prompt_as(&mut self, counting: Counting, messages: &[RenderedMessage]) -> usize {
+        match counting {
+            Counting::OpenAiChat => self.prompt(messages),
+            Counting::AnthropicBlocks => self.request_sent(&[], messages, None).tokens,
+        }
+    }
+
+    /// (tokens of `messages`, tokens shared as an exact prefix with `previous`), counted as
+    /// `counting` says.
+    pub fn measure_as(
+        &mut self,
+        counting: Counting,
+        previous: &[RenderedMessage],
+        messages: &[RenderedMessage],
+    ) -> (usize, usize) {
+        match counting {
+            Counting::OpenAiChat => self.measure(previous, messages),
+            Counting::AnthropicBlocks => {
+                let request = self.request_sent(previous, messages, None);
+                (request.tokens, request.shared)
+            }
+        }
+    }
+
+    /// The request `messages` make, after `previous`, counted as `counting` says: its tokens,
+    /// the tokens it shares with `previous` and its blocks, whose ends are counted the same way
+    /// (the last one ends where the request's tokens end, less OpenAI's reply priming).
+    pub fn request_as(
+        &mut self,
+        counting: Counting,
+        previous: &[RenderedMessage],
+        messages: &[RenderedMessage],
+        at: Option<f64>,
+    ) -> Request {
+        match counting {
+            Counting::OpenAiChat => {
+                let (tokens, shared) = self.measure(previous, messages);
+                self.request(messages, tokens, shared, at)
+            }
+            Counting::AnthropicBlocks => self.request_sent(previous, messages, at),
+        }
+    }
+
+    /// Tokens one message is billed in OpenAI's chat format: overhead, role, content.
     pub fn message(&mut self, message: &RenderedMessage) -> usize {
         MESSAGE_OVERHEAD + self.text(message.role.as_str()) + self.text(&message.content)
     }
 
-    /// Tokens a request made of `messages` is billed.
+    /// Tokens a request made of `messages` is billed in OpenAI's chat format.
     pub fn prompt(&mut self, messages: &[RenderedMessage]) -> usize {
         REPLY_PRIMING + messages.iter().map(|m| self.message(m)).sum::<usize>()
     }
 
     /// Tokens of the longest prefix `messages` shares with `previous`, as a provider's prompt
-    /// cache sees it: whole equal messages, then the equal start of the first differing one.
+    /// cache sees it in OpenAI's chat format: whole equal messages, then the equal start of the
+    /// first differing one.
     pub fn shared_prefix(
         &mut self,
         previous: &[RenderedMessage],
@@ -203,8 +304,8 @@ impl Counter {
         self.measure(previous, messages).1
     }
 
-    /// (tokens of `messages` as billed, tokens shared as an exact prefix with `previous`), with
-    /// one tokenizer pass over each new text.
+    /// (tokens of `messages` as billed in OpenAI's chat format, tokens shared as an exact
+    /// prefix with `previous`), with one tokenizer pass over each new text.
     pub fn measure(
         &mut self,
         previous: &[RenderedMessage],
@@ -240,8 +341,8 @@ impl Counter {
         (total, shared)
     }
 
-    /// The blocks of `messages` as a prompt cache sees them: each with the tokens of the
-    /// request up to its end (a message's overhead and role count with its first block, the
+    /// The blocks of `messages` as a prompt cache sees them in OpenAI's chat format: each with
+    /// the tokens of the request up to its end (a message's overhead and role count with its first block, the
     /// blank line between two blocks with the first of them, the reply priming after the last)
     /// and a key of the prefix it ends (its own and every earlier block's text, role and
     /// message).
@@ -315,7 +416,8 @@ impl Counter {
         }
     }
 
-    /// [`Counter::blocks`] as a [`Request`] of `tokens` sharing `shared` with the previous one.
+    /// [`Counter::blocks`] as a [`Request`] of `tokens` sharing `shared` with the previous one
+    /// (OpenAI's chat format; [`Counter::request_as`] counts either format).
     pub fn request(
         &mut self,
         messages: &[RenderedMessage],

@@ -323,7 +323,7 @@ fn a_strategy_is_judged_only_where_its_data_was_recorded() {
         .map(|s| s.to_string())
         .collect()
     };
-    let lacking = scratch.ptc(&args(&k9)).json();
+    let lacking = scratch.ptc(args(&k9)).json();
     let full = |json: &Json| -> Json {
         json["strategies"]
             .as_array()
@@ -343,6 +343,6 @@ fn a_strategy_is_judged_only_where_its_data_was_recorded() {
         serde_json::from_str(&std::fs::read_to_string(&runs[0]).unwrap()).unwrap();
     recording.as_object_mut().unwrap().remove("lacks");
     let whole = scratch.write("whole.json", recording.to_string());
-    let judged = scratch.ptc(&args(&whole.display().to_string())).json();
+    let judged = scratch.ptc(args(&whole.display().to_string())).json();
     assert_eq!(full(&judged), Json::Null);
 }

@@ -178,10 +178,7 @@ fn a_shard_that_cannot_see_the_corpus_fails_and_a_failed_merge_keeps_the_results
     let results = scratch.path().join("slurm/results");
     std::fs::create_dir_all(&results).unwrap();
     std::fs::write(results.join("ab.json"), "previous").unwrap();
-    fails(
-        &mut sbatch(&scratch, &missing, 2).arg("merge"),
-        scratch.path(),
-    );
+    fails(sbatch(&scratch, &missing, 2).arg("merge"), scratch.path());
     assert_eq!(
         std::fs::read_to_string(results.join("ab.json")).unwrap(),
         "previous"

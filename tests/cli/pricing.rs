@@ -157,6 +157,65 @@ fn requests_are_the_prompts_as_a_cache_sees_them() {
     assert!(error.contains("--requests"), "{error}");
 }
 
+/// Under Anthropic's profile the requests are counted as the Messages API body sends them:
+/// each block's text, nothing between two blocks and no overhead. So the blocks of `ptc pricing
+/// --requests` end where the text blocks of `ptc render --format anthropic` end, counted one by
+/// one, and the request's tokens are the body's.
+#[test]
+fn anthropic_requests_count_the_text_blocks_of_the_body() {
+    let tokenizer = ptc::Tokenizer::O200kBase;
+    for name in ["data-exploration.json", "failure-recovery.json"] {
+        let path = example(name).display().to_string();
+        for strategy in ["full-history", "delta-log", "single-user-coalesced"] {
+            let out = all_strategies()
+                .ptc(["pricing", "--requests", &path, "--strategy", strategy])
+                .json();
+            assert_eq!(out["pricing"], "anthropic");
+            assert_eq!(out["counting"], "anthropic-blocks");
+            for request in out["prompts"].as_array().unwrap() {
+                let turns = request["turns"].to_string();
+                let body = all_strategies()
+                    .ptc([
+                        "render",
+                        &path,
+                        "--turns",
+                        &turns,
+                        "--strategy",
+                        strategy,
+                        "--format",
+                        "anthropic",
+                    ])
+                    .json();
+                let mut texts: Vec<&str> = Vec::new();
+                for block in body["system"].as_array().into_iter().flatten() {
+                    texts.push(block["text"].as_str().unwrap());
+                }
+                for message in body["messages"].as_array().unwrap() {
+                    for block in message["content"].as_array().unwrap() {
+                        texts.push(block["text"].as_str().unwrap());
+                    }
+                }
+                let mut end = 0;
+                let body_ends: Vec<u64> = texts
+                    .iter()
+                    .map(|text| {
+                        end += tokenizer.count(text) as u64;
+                        end
+                    })
+                    .collect();
+                let ends: Vec<u64> = request["blocks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|b| b["end"].as_u64().unwrap())
+                    .collect();
+                assert_eq!(ends, body_ends, "{name} {strategy} turn {turns}");
+                assert_eq!(request["tokens"], end, "{name} {strategy} turn {turns}");
+            }
+        }
+    }
+}
+
 /// A model's minimum through `--pricing anthropic@model=M`: the same run reads from the cache
 /// under Claude Opus 5 (512 tokens), Sonnet 4.5 (1,024) and not at all under Haiku 4.5
 /// (4,096) when its prompts stay under 4,096 tokens.

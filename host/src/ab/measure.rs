@@ -1,24 +1,30 @@
 //! Measuring one recording through one variant: the prompt sent before each turn is rendered
 //! and measured (tokens, the prefix shared with the previous request, its cost under every
 //! pricing profile, retention, render time), and added up into the run's totals.
+//!
+//! Each profile prices the request as its provider's format counts it ([`Counting::of`]): the
+//! request is counted once per counting the profiles need. A prompt's `tokens` and `shared` are
+//! the primary profile's counting, the one its cost is priced on.
 
 use std::path::PathBuf;
 
 use crate::ab::retention::{Facts, Retention, Search};
 use crate::ab::summary::CacheTokens;
 use crate::ab::Summary;
-use crate::cache::{CacheState, Pricing, PromptCost, Request};
+use crate::cache::{CacheState, Caching, Pricing, PromptCost, Request};
 use crate::recording::Recording;
 use crate::render::trigger::{Prompter, RunCache};
-use crate::tokens::Counter;
+use crate::tokens::{Counter, Counting};
 
 /// What one prompt measured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PromptMeasure {
     /// Turns rendered from: this is the prompt sent before turn `turns + 1`.
     pub turns: usize,
+    /// The tokens of the request, counted as the primary profile's provider counts them.
     pub tokens: usize,
-    /// Tokens shared as an exact prefix with the previous request of the run.
+    /// Tokens shared as an exact prefix with the previous request of the run (the primary
+    /// profile's counting).
     pub shared: usize,
     /// One per pricing profile, in the order of [`Ab::pricing`](crate::ab::Ab::pricing).
     pub costs: Vec<PromptCost>,
@@ -36,7 +42,8 @@ pub struct RunMeasure {
     pub prompts: Vec<PromptMeasure>,
     /// The run's figures, always kept.
     pub totals: Summary,
-    /// Per turn index: (tokens, how the primary profile's cache billed them).
+    /// Per turn index: (tokens, how the primary profile's cache billed them), both in the
+    /// primary profile's counting.
     pub by_turn: Vec<(usize, CacheTokens)>,
     /// Why the variant could not render this recording.
     pub error: Option<String>,
@@ -91,10 +98,22 @@ pub(super) fn measure(
     let mut previous = Vec::new();
     let mut cache = RunCache::default();
     let mut search = Search::default();
-    // What each provider holds in its cache for this run; the blocks are measured only for a
-    // provider whose caching is explicit.
+    // What each provider holds in its cache for this run. Each profile prices the request as
+    // its provider counts it; the blocks are measured only for a provider whose caching is
+    // explicit, in Anthropic's format.
     let mut provider_caches = vec![CacheState::default(); pricing.len()];
-    let explicit = pricing.iter().any(|p| p.caching.has_breakpoints());
+    let countings: Vec<Counting> = pricing.iter().map(|p| Counting::of(p.caching)).collect();
+    let primary_counting = countings
+        .get(primary)
+        .copied()
+        .unwrap_or(Counting::OpenAiChat);
+    let chat =
+        primary_counting == Counting::OpenAiChat || countings.contains(&Counting::OpenAiChat);
+    let blocks = countings.contains(&Counting::AnthropicBlocks);
+    // OpenAI's breakpoints need the blocks of the chat format.
+    let chat_blocks = pricing
+        .iter()
+        .any(|p| p.caching == Caching::OpenAiBreakpoints);
     for turns in 0..recording.turns.len() {
         let (prompt, render_ns) =
             match prompter.render_cached(recording, turns, counter, &mut cache) {
@@ -106,23 +125,39 @@ pub(super) fn measure(
                     return run;
                 }
             };
-        let (tokens, shared) = counter.measure(&previous, &prompt.messages);
         let at = recording.started_at.get(turns).copied().flatten();
-        let request = if explicit {
-            counter.request(&prompt.messages, tokens, shared, at)
-        } else {
+        let chat_request = if chat_blocks {
+            counter.request_as(Counting::OpenAiChat, &previous, &prompt.messages, at)
+        } else if chat {
+            let (tokens, shared) = counter.measure(&previous, &prompt.messages);
             Request {
                 tokens,
                 shared,
                 at,
                 ..Request::default()
             }
+        } else {
+            Request::default()
+        };
+        let blocks_request = if blocks {
+            counter.request_as(Counting::AnthropicBlocks, &previous, &prompt.messages, at)
+        } else {
+            Request::default()
+        };
+        let request_of = |counting: Counting| match counting {
+            Counting::OpenAiChat => &chat_request,
+            Counting::AnthropicBlocks => &blocks_request,
         };
         let costs = pricing
             .iter()
+            .zip(&countings)
             .zip(&mut provider_caches)
-            .map(|(p, cache)| p.cost(&request, cache))
+            .map(|((p, &counting), cache)| p.cost(request_of(counting), cache))
             .collect();
+        let (tokens, shared) = {
+            let request = request_of(primary_counting);
+            (request.tokens, request.shared)
+        };
         let text: String = prompt
             .messages
             .iter()

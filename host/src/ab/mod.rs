@@ -15,7 +15,7 @@ mod measure;
 pub mod merge;
 pub mod partial;
 mod plan;
-pub use plan::tokenizer_named;
+pub use plan::{pricing_variant, tokenizer_named};
 pub mod pricing;
 mod prompts;
 pub mod report;

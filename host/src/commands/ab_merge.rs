@@ -99,6 +99,7 @@ impl From<MergeFormat> for AbFormat {
 
 /// Merges the parts in `parts` (files, or directories of `.json` parts) and writes the
 /// results as `ptc ab` does.
+#[allow(clippy::too_many_arguments)]
 pub fn merge(
     host: &Host,
     requirements: &Requirements,

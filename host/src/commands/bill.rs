@@ -94,5 +94,5 @@ pub fn bill(host: &Host, paths: &[PathBuf], options: &BillOptions) -> Result<Bil
         .iter()
         .map(|source| source.load(&defaults))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Bill::new(recordings, &pricing, &info, tokenizer, options)?)
+    Bill::new(recordings, &pricing, &info, tokenizer, options)
 }

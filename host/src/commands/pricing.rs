@@ -17,7 +17,7 @@ use crate::commands::Context;
 use crate::host::Host;
 use crate::output::{pretty, write_out, Format};
 use crate::recording::corpus;
-use crate::tokens::Counter;
+use crate::tokens::{Counter, Counting};
 use crate::Error;
 
 /// List the pricing profiles: caching rule, prices, provider, models, source and date
@@ -32,8 +32,9 @@ use crate::Error;
 /// With --requests, instead: every prompt of one recording as a prompt cache sees it, as JSON
 /// (its tokens, the tokens it shares with the previous prompt, its time, and its blocks: the
 /// tokens up to each one's end, a key of the prefix it ends, whether it carries the strategy's
-/// breakpoint and whether it is part of the system prompt). These are the requests `ptc ab`
-/// prices.
+/// breakpoint and whether it is part of the system prompt), counted in the request format of
+/// the provider of `[ab] pricing` (`counting`: `anthropic-blocks` for explicit caching,
+/// `openai-chat` for implicit). These are the requests `ptc ab` prices under that profile.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// What to print
@@ -78,14 +79,20 @@ pub fn requests(
     let prompter = host.prompter(strategy)?;
     let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
     let tokenizer = tokenizer(host, None)?;
+    let config = host.config();
+    let profile = crate::ab::pricing_variant(
+        &config.pricing_profiles()?,
+        &config.pricing_info(),
+        config.ab_pricing(),
+    )?;
+    let counting = Counting::of(profile.caching);
     let mut counter = Counter::new(tokenizer);
     let mut previous = Vec::new();
     let mut prompts = Vec::with_capacity(recording.turns.len());
     for turns in 0..recording.turns.len() {
         let (prompt, _) = prompter.render(&recording, turns, &mut counter)?;
-        let (tokens, shared) = counter.measure(&previous, &prompt.messages);
         let at = recording.started_at.get(turns).copied().flatten();
-        let request = counter.request(&prompt.messages, tokens, shared, at);
+        let request = counter.request_as(counting, &previous, &prompt.messages, at);
         prompts.push(json!({
             "turns": turns,
             "tokens": request.tokens,
@@ -104,6 +111,8 @@ pub fn requests(
         "recording": path.display().to_string(),
         "strategy": host.strategy(strategy)?.name,
         "tokenizer": tokenizer.name(),
+        "pricing": profile.name,
+        "counting": counting.as_str(),
         "prompts": prompts,
     }))
 }

@@ -324,6 +324,34 @@ impl<'a> Request<'a> {
     }
 }
 
+/// An option's value as the configuration holds it, taken as it is (a string is never parsed
+/// again): a string, an integer (of 64 bits), a float or a boolean; anything else is no option
+/// value.
+pub fn option_value(value: &Json) -> Option<toml::Value> {
+    match value {
+        Json::String(s) => Some(toml::Value::String(s.clone())),
+        Json::Bool(b) => Some(toml::Value::Boolean(*b)),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Some(toml::Value::Integer(i)),
+            None if n.is_u64() => None,
+            None => n.as_f64().map(toml::Value::Float),
+        },
+        Json::Null | Json::Array(_) | Json::Object(_) => None,
+    }
+}
+
+/// What kind of JSON value `value` is, in an error message (not the value: it may be large).
+fn kind(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "an integer beyond 64 bits",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -359,33 +387,5 @@ mod tests {
         assert_eq!(checked.format, RenderFormat::Json);
         let missing = Request::parse(r#"{"recording": null}"#).unwrap();
         assert_eq!(missing.checked().unwrap_err(), "missing \"recording\"");
-    }
-}
-
-/// An option's value as the configuration holds it, taken as it is (a string is never parsed
-/// again): a string, an integer (of 64 bits), a float or a boolean; anything else is no option
-/// value.
-pub fn option_value(value: &Json) -> Option<toml::Value> {
-    match value {
-        Json::String(s) => Some(toml::Value::String(s.clone())),
-        Json::Bool(b) => Some(toml::Value::Boolean(*b)),
-        Json::Number(n) => match n.as_i64() {
-            Some(i) => Some(toml::Value::Integer(i)),
-            None if n.is_u64() => None,
-            None => n.as_f64().map(toml::Value::Float),
-        },
-        Json::Null | Json::Array(_) | Json::Object(_) => None,
-    }
-}
-
-/// What kind of JSON value `value` is, in an error message (not the value: it may be large).
-fn kind(value: &Json) -> &'static str {
-    match value {
-        Json::Null => "null",
-        Json::Bool(_) => "a boolean",
-        Json::Number(_) => "an integer beyond 64 bits",
-        Json::String(_) => "a string",
-        Json::Array(_) => "an array",
-        Json::Object(_) => "an object",
     }
 }

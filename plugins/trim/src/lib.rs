@@ -202,6 +202,7 @@ mod tests {
 
     /// The turn numbers whose observations the prompt shows, the note's range, and where the
     /// breakpoint is: (message, block).
+    #[allow(clippy::type_complexity)]
     fn shape(output: &Output) -> (Vec<i64>, Option<(i64, i64)>, Vec<(usize, usize)>) {
         let mut shown = Vec::new();
         for m in output.messages[2..].iter() {

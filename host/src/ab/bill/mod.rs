@@ -8,7 +8,9 @@
 //! probability. Runs whose calls read nothing at all (a provider that did not cache) are kept
 //! apart: they say where a run was served, not how often a cache misses.
 //!
-//! Tokens are counted by ptc's tokenizer, which is not the provider's: each request's prefix is
+//! Tokens are counted by ptc's tokenizer, in the request format of the run's profile
+//! ([`Counting`]: Anthropic's blocks for explicit caching, OpenAI's chat format for implicit);
+//! the tokenizer is not the provider's: each request's prefix is
 //! measured in ptc's tokens, then scaled by that call's billed prompt over ptc's count of it,
 //! so that the cache's steps and minimum apply in the provider's tokens. The scale factors are
 //! reported (how far ptc's count is from the bill).
@@ -22,7 +24,7 @@ use rustc_hash::FxHashMap;
 use crate::cache::{CacheState, Caching, Placement, Pricing, ProfileInfo, Request};
 use crate::recording::{Recording, Usage};
 use crate::render::trigger::as_sent;
-use crate::tokens::{Counter, Tokenizer};
+use crate::tokens::{Counter, Counting, Tokenizer};
 use crate::Error;
 
 pub use report::{json, table};
@@ -336,6 +338,8 @@ fn measure(
     counter: &mut Counter,
     pending: &mut Vec<Pending>,
 ) -> usize {
+    // The request as the profile's provider counts it.
+    let counting = Counting::of(pricing.caching);
     let mut previous = Vec::new();
     let mut previous_billed = None;
     let mut skipped = 0;
@@ -350,7 +354,9 @@ fn measure(
                 continue;
             }
         };
-        let (counted, shared) = counter.measure(&previous, &prompt.messages);
+        let at = recording.started_at.get(turns).copied().flatten();
+        let mut request = counter.request_as(counting, &previous, &prompt.messages, at);
+        let (counted, shared) = (request.tokens, request.shared);
         let response = match prompt.messages.get(previous.len()) {
             Some(next)
                 if !previous.is_empty()
@@ -360,7 +366,12 @@ fn measure(
                         .zip(&previous)
                         .all(|(a, b)| a.role == b.role && a.content == b.content) =>
             {
-                Some(counter.message(next))
+                Some(match counting {
+                    Counting::OpenAiChat => counter.message(next),
+                    Counting::AnthropicBlocks => {
+                        counter.prompt_as(counting, std::slice::from_ref(next))
+                    }
+                })
             }
             _ => None,
         };
@@ -370,8 +381,6 @@ fn measure(
             previous_billed = None;
             continue;
         };
-        let at = recording.started_at.get(turns).copied().flatten();
-        let mut request = counter.request(&prompt.messages, counted, shared, at);
         // The blocks of a request as sent end where its messages end.
         let prefixes = message_ends(&request);
         if pricing.caching == Caching::Implicit {

@@ -1,6 +1,7 @@
 //! What a part must hold for the merge to trust it: every figure one a measure can give (no
-//! sum overflowing, no share above its whole, every token billed once), names unique, and the
-//! rows adding up to their part's sums, each in its shard and in corpus order.
+//! sum overflowing, no share above its whole, every token of a profile's count billed once),
+//! names unique, and the rows adding up to their part's sums, each in its shard and in corpus
+//! order.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,7 +11,7 @@ use crate::ab::retention::Retention;
 use crate::ab::shard::{identity_of_label, Shard};
 use crate::ab::summary::CacheTokens;
 use crate::hash::fnv1a64;
-use crate::tokens::Tokenizer;
+use crate::tokens::{Counting, Tokenizer};
 use crate::Error;
 
 /// The next row of `reader`, refused unless it fits the fingerprint, the corpus and what
@@ -46,6 +47,41 @@ pub(super) fn fitting(
         None => check.finish().map_err(refuse)?,
     }
     Ok(row)
+}
+
+/// How each profile of `print` counts tokens: in the request format of its provider.
+fn countings(print: &Fingerprint) -> Vec<Counting> {
+    print
+        .pricing
+        .iter()
+        .map(|p| Counting::of(p.caching))
+        .collect()
+}
+
+/// The first profile of `cache` that does not bill the tokens of its count, with what it
+/// bills. Each profile bills the request as its provider's format counts it: one that counts
+/// as the primary profile (`primary`) does bills `tokens`, the primary count; every other one
+/// bills what the first profile of its count bills.
+fn misbilled<'c>(
+    cache: &'c [CacheTokens],
+    tokens: usize,
+    countings: &[Counting],
+    primary: usize,
+) -> Option<(usize, &'c CacheTokens)> {
+    let primary = countings.get(primary).copied();
+    cache.iter().enumerate().find(|&(i, c)| {
+        let counting = countings.get(i).copied();
+        let expected = if counting == primary {
+            Some(tokens)
+        } else {
+            let first = countings
+                .iter()
+                .position(|&k| Some(k) == counting)
+                .unwrap_or(i);
+            cache.get(first).and_then(|c| c.total())
+        };
+        c.total().is_none() || c.total() != expected
+    })
 }
 
 /// What the rows of one variant of a part add up to.
@@ -123,12 +159,13 @@ impl<'a> RowCheck<'a> {
             .resize(self.part.fingerprint.pricing.len(), CacheTokens::default());
         for (j, prompt) in row.prompts.iter().enumerate() {
             let place = format!("runs[{at}].prompts[{j}]");
-            if let Some((i, billed)) = prompt
-                .cache
-                .iter()
-                .enumerate()
-                .find(|(_, c)| c.total() != Some(prompt.tokens))
-            {
+            let print = &self.part.fingerprint;
+            if let Some((i, billed)) = misbilled(
+                &prompt.cache,
+                prompt.tokens,
+                &countings(print),
+                print.primary_pricing,
+            ) {
                 return Err(format!(
                     "{place}.tokens: {} tokens, but cache[{i}] bills {}",
                     prompt.tokens,
@@ -297,7 +334,7 @@ pub(super) fn check(path: &Path, part: &Part<CheckedRows>) -> Result<(), Error> 
         ));
     }
     for (v, (s, turns)) in part.summaries.iter().zip(&part.turns).enumerate() {
-        summary_fits(s, turns, part.recordings, print.primary_pricing).map_err(|reason| {
+        summary_fits(s, turns, part.recordings, print).map_err(|reason| {
             Error::PartialInconsistent {
                 path: path.to_owned(),
                 reason: format!("summaries[{v}]{reason}"),
@@ -320,7 +357,7 @@ fn twice<'a>(names: impl Iterator<Item = &'a str>) -> Option<(usize, usize)> {
 }
 
 /// Refuses the sums of a variant over `recordings` that no measure gives: every profile bills
-/// each token once, the cached tokens are those the primary profile read, no share is above
+/// each token of its count once (see [`misbilled`]), the cached tokens are those the primary profile read, no share is above
 /// its whole, and the per-turn sums add up to the variant's (each turn reached by at least one
 /// of the recordings, and by no more than the turn before). The reason starts with the place
 /// after `summaries[v]`.
@@ -328,15 +365,11 @@ fn summary_fits(
     s: &crate::ab::partial::SummaryPart,
     turns: &[crate::ab::summary::TurnSum],
     recordings: usize,
-    primary: usize,
+    print: &Fingerprint,
 ) -> Result<(), String> {
+    let primary = print.primary_pricing;
     let profiles_billed = s.cache.len();
-    if let Some((i, c)) = s
-        .cache
-        .iter()
-        .enumerate()
-        .find(|(_, c)| c.total() != Some(s.tokens))
-    {
+    if let Some((i, c)) = misbilled(&s.cache, s.tokens, &countings(print), primary) {
         return Err(format!(
             ".tokens: {} tokens, but cache[{i}] bills {}",
             s.tokens,
@@ -399,4 +432,43 @@ fn summary_fits(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn billed(read: usize, written: usize, plain: usize) -> CacheTokens {
+        CacheTokens {
+            read,
+            written,
+            plain,
+        }
+    }
+
+    /// Each profile bills its own count: the primary's (Anthropic's blocks here) the prompt's
+    /// tokens, the others (OpenAI's chat format) what the first of their count bills.
+    #[test]
+    fn each_profile_bills_the_tokens_of_its_count() {
+        use Counting::{AnthropicBlocks as A, OpenAiChat as O};
+        let countings = [A, O, A, O];
+        let good = [
+            billed(60, 30, 10),
+            billed(0, 0, 110),
+            billed(0, 0, 100),
+            billed(100, 0, 10),
+        ];
+        assert_eq!(misbilled(&good, 100, &countings, 0), None);
+        // Another count than the primary's bills what the first profile of that count bills.
+        let mut bad = good;
+        bad[3] = billed(100, 0, 11);
+        assert_eq!(misbilled(&bad, 100, &countings, 0), Some((3, &bad[3])));
+        // A profile of the primary's count bills the prompt's tokens.
+        let mut bad = good;
+        bad[2] = billed(0, 0, 110);
+        assert_eq!(misbilled(&bad, 100, &countings, 0), Some((2, &bad[2])));
+        // With the implicit profile primary, the prompt's tokens are its count.
+        assert_eq!(misbilled(&good, 110, &countings, 1), None);
+        assert_eq!(misbilled(&good, 100, &countings, 1), Some((1, &good[1])));
+    }
 }

@@ -10,6 +10,7 @@ use super::charts::{retention_bars, LineChart, Unit, MIN_SHARE};
 use super::{intro, pricing_table, summary_table, Table};
 use crate::ab::{script_json, Ab, PromptLog, PROMPT_BYTES, PROMPT_RECORDINGS};
 use crate::render::templates::{TemplateError, Templates};
+use crate::tokens::Counting;
 
 const COLORS: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
@@ -83,7 +84,9 @@ fn html_table(table: &Table) -> String {
 /// `retention_chart` (HTML bars), `min_share` (the percentage of the recordings a turn must
 /// reach for its mean to be drawn), `prompts_json` (the prompts of [`PromptLog`], as JSON
 /// safe inside a `<script>` element), `prompt_note` (which prompts it holds),
-/// `message_overhead`, `reply_priming` and `tokenizer`. Texts are HTML-escaped already.
+/// `message_overhead`, `reply_priming`, `tokenizer` and `counting` (what the token figures
+/// count: the request format of the primary profile's provider, in words). Texts are
+/// HTML-escaped already.
 pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<String, TemplateError> {
     let summaries = ab.summaries();
     let labels: Vec<String> = ab.variants.iter().map(|v| v.label.clone()).collect();
@@ -212,6 +215,7 @@ pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<Strin
         "message_overhead": crate::tokens::MESSAGE_OVERHEAD,
         "reply_priming": crate::tokens::REPLY_PRIMING,
         "tokenizer": ab.tokenizer.name(),
+        "counting": Counting::of(ab.pricing[ab.primary_pricing].caching).describe(),
     });
     templates.render("report.html", &context)
 }

@@ -10,6 +10,7 @@ use crate::ab::retention::{Retention, Share};
 use crate::ab::spool::Spool;
 use crate::ab::{Ab, RunDetail, Variant};
 use crate::cache::Pricing;
+use crate::tokens::Counting;
 use crate::Error;
 
 fn retention_json(r: &Retention) -> Json {
@@ -164,6 +165,7 @@ pub fn json(ab: &Ab) -> Json {
         .collect();
     json!({
         "tokenizer": ab.tokenizer.name(),
+        "counting": Counting::of(ab.pricing[ab.primary_pricing].caching).as_str(),
         "baseline": ab.variants[ab.baseline].label,
         "pricing": ab.pricing.iter().map(|p| json!({
             "name": p.name,

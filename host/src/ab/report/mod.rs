@@ -24,6 +24,7 @@ pub use table::{markdown_tables, table};
 
 use crate::ab::retention::Share;
 use crate::ab::{Ab, Summary};
+use crate::tokens::Counting;
 use html::escape;
 
 fn percent(share: Share) -> String {
@@ -232,15 +233,18 @@ fn pricing_table(ab: &Ab, summaries: &[Summary]) -> Table {
     }
 }
 
-/// The line above the tables: recordings, prompts, strategies, tokenizer, pricing, baseline.
+/// The line above the tables: recordings, prompts, strategies, tokenizer and what it counts
+/// (the request format of the primary profile's provider), pricing, baseline.
 fn intro(ab: &Ab, summaries: &[Summary]) -> String {
+    let primary = &ab.pricing[ab.primary_pricing];
     format!(
-        "{} recording(s), {} prompt(s) through {} strategies; tokens: {}; cost: {} pricing, baseline {}",
+        "{} recording(s), {} prompt(s) through {} strategies; tokens: {} on {}; cost: {} pricing, baseline {}",
         ab.recordings(),
         summaries[ab.baseline].prompts,
         ab.variants.len(),
         ab.tokenizer.name(),
-        ab.pricing[ab.primary_pricing].name,
+        Counting::of(primary.caching).describe(),
+        primary.name,
         ab.variants[ab.baseline].label
     )
 }

@@ -66,7 +66,7 @@ pub fn atif(
         .as_str()
         .and_then(|v| v.strip_prefix("ATIF-v1."))
         .and_then(|m| m.parse::<u32>().ok());
-    if !minor.is_some_and(|m| m <= 7) {
+    if minor.is_none_or(|m| m > 7) {
         return Err(bad(
             path,
             None,

@@ -1,0 +1,436 @@
+//! Counting a prompt as Anthropic's Messages API body sends it ([`Counting::AnthropicBlocks`]):
+//! every block of a message is a text block of its own, so a request's tokens are the tokens
+//! of its blocks' texts, with no blank line between two blocks and no per-message overhead.
+//! The body leaves out a block that is empty or only whitespace (its breakpoint moves to the
+//! block before it, which ends the same prefix), a message left with no block, and the
+//! trailing whitespace of a final assistant message; so does the count.
+//!
+//! [`Counting::AnthropicBlocks`]: super::Counting::AnthropicBlocks
+
+use std::hash::{Hash, Hasher};
+
+use ptc_plugin_api::Role;
+use rustc_hash::FxHasher;
+
+use super::{common_prefix, Counter};
+use crate::cache::{CacheBlock, Request};
+use crate::message::RenderedMessage;
+
+/// The blocks of one message text as the body sends them, counted once per run.
+pub(super) struct SentBlocks {
+    /// The blocks, as byte ranges of the text.
+    spans: Vec<(usize, usize)>,
+    /// Per block: its tokens, 0 for a blank one.
+    tokens: Vec<usize>,
+    /// Per block: whether it is blank (left out of the body).
+    blank: Vec<bool>,
+    /// Per block: a hash of its text.
+    hashes: Vec<u64>,
+    /// The tokens of every block.
+    total: usize,
+}
+
+/// Whether the body leaves out a block of this text.
+fn blank(text: &str) -> bool {
+    text.trim().is_empty()
+}
+
+/// Whether the body sends `message`: it has a block that is not blank.
+fn sent(message: &RenderedMessage) -> bool {
+    message.block_texts().any(|(text, _)| !blank(text))
+}
+
+impl Counter {
+    /// The blocks of `message` as the body sends them, counted once per distinct text and
+    /// layout.
+    fn sent_blocks(&mut self, message: &RenderedMessage) -> &SentBlocks {
+        let same_layout = |known: &SentBlocks| {
+            known.spans.len() == message.blocks.len()
+                && known
+                    .spans
+                    .iter()
+                    .zip(&message.blocks)
+                    .all(|(&(start, end), b)| start == b.start && end == b.end)
+        };
+        if !self
+            .sent
+            .get(message.content.as_str())
+            .is_some_and(same_layout)
+        {
+            let blocks = self.sent_blocks_of(message);
+            self.sent.insert(message.content.clone(), blocks);
+        }
+        &self.sent[message.content.as_str()]
+    }
+
+    /// Counts the blocks of `message`, each line once.
+    fn sent_blocks_of(&mut self, message: &RenderedMessage) -> SentBlocks {
+        let n = message.blocks.len();
+        let mut blocks = SentBlocks {
+            spans: Vec::with_capacity(n),
+            tokens: Vec::with_capacity(n),
+            blank: Vec::with_capacity(n),
+            hashes: Vec::with_capacity(n),
+            total: 0,
+        };
+        for span in &message.blocks {
+            let text = &message.content[span.start..span.end];
+            let is_blank = blank(text);
+            let tokens = if is_blank { 0 } else { self.count(text) };
+            let mut hash = FxHasher::default();
+            text.hash(&mut hash);
+            blocks.spans.push((span.start, span.end));
+            blocks.tokens.push(tokens);
+            blocks.blank.push(is_blank);
+            blocks.hashes.push(hash.finish());
+            blocks.total += tokens;
+        }
+        blocks
+    }
+
+    /// The final assistant message of `messages`, if the body ends with one (a prefill whose
+    /// trailing whitespace the body trims): its index and the tokens the trim takes off.
+    fn prefill_cut(&mut self, messages: &[RenderedMessage]) -> Option<(usize, usize)> {
+        let (i, message) = messages
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, m)| m.role != Role::System)
+            .find(|(_, m)| sent(m))?;
+        if message.role != Role::Assistant {
+            return None;
+        }
+        let text = message
+            .block_texts()
+            .map(|(text, _)| text)
+            .filter(|text| !blank(text))
+            .last()?;
+        let trimmed = text.trim_end();
+        if trimmed.len() == text.len() {
+            return None;
+        }
+        let cut = self.count(text).saturating_sub(self.count(trimmed));
+        Some((i, cut))
+    }
+
+    /// The request `messages` make after `previous`, as a prompt cache sees the body: its
+    /// blocks ([`Counter::blocks_sent`]), its tokens (where its last block ends: the body has
+    /// nothing else to count) and the tokens it shares with `previous` as an exact prefix
+    /// (whole equal blocks, then the equal start of the first differing one).
+    pub(super) fn request_sent(
+        &mut self,
+        previous: &[RenderedMessage],
+        messages: &[RenderedMessage],
+        at: Option<f64>,
+    ) -> Request {
+        let (blocks, firsts) = self.blocks_sent(messages);
+        let tokens = blocks.last().map_or(0, |b| b.end);
+        let shared = if previous.is_empty() {
+            0
+        } else {
+            self.shared_sent(previous, messages, &blocks, &firsts)
+        };
+        Request {
+            blocks,
+            tokens,
+            shared: shared.min(tokens),
+            at,
+        }
+    }
+
+    /// Tokens of the longest prefix the body of `messages` (whose `blocks` are
+    /// [`Counter::blocks_sent`]'s, the first of message `i` at `firsts[i]`) shares with the
+    /// body of `previous`, message by message.
+    fn shared_sent(
+        &mut self,
+        previous: &[RenderedMessage],
+        messages: &[RenderedMessage],
+        blocks: &[CacheBlock],
+        firsts: &[usize],
+    ) -> usize {
+        // The blocks equal in both, then the tokens of the equal start of the next one.
+        let mut equal = 0;
+        let mut partial = 0;
+        let mut before = previous.iter().filter(|m| sent(m));
+        'messages: for (i, message) in messages.iter().enumerate().filter(|(_, m)| sent(m)) {
+            let Some(old) = before.next() else {
+                break;
+            };
+            if old.role != message.role {
+                break;
+            }
+            if old.content == message.content && old.blocks == message.blocks {
+                equal = firsts[i + 1];
+                continue;
+            }
+            let mut old_texts = old.block_texts().map(|(t, _)| t).filter(|t| !blank(t));
+            let mut new_texts = message.block_texts().map(|(t, _)| t).filter(|t| !blank(t));
+            loop {
+                match (old_texts.next(), new_texts.next()) {
+                    (Some(a), Some(b)) if a == b => equal += 1,
+                    (Some(a), Some(b)) => {
+                        let common = common_prefix(a, b).len();
+                        if common > 0 {
+                            partial = self.count_before(b, common);
+                        }
+                        break 'messages;
+                    }
+                    (None, None) => continue 'messages,
+                    _ => break 'messages,
+                }
+            }
+        }
+        equal.checked_sub(1).map_or(0, |last| blocks[last].end) + partial
+    }
+
+    /// The blocks of `messages` as a prompt cache sees the body: the blocks it sends, each with
+    /// the tokens of the body's blocks up to its end and a key of the prefix it ends (its own
+    /// and every earlier block's text, role and message); a blank block's breakpoint is on the
+    /// block before it. With them, per message the index of its first block, and their count
+    /// last.
+    pub(super) fn blocks_sent(
+        &mut self,
+        messages: &[RenderedMessage],
+    ) -> (Vec<CacheBlock>, Vec<usize>) {
+        let prefill = self.prefill_cut(messages);
+        let mut blocks: Vec<CacheBlock> = Vec::new();
+        let mut firsts = Vec::with_capacity(messages.len() + 1);
+        let mut before = 0;
+        let mut key = FxHasher::default();
+        let mut sent_messages = 0usize;
+        for (i, message) in messages.iter().enumerate() {
+            firsts.push(blocks.len());
+            let sent = self.sent_blocks(message);
+            let last = sent.blank.iter().rposition(|b| !b);
+            if last.is_some() {
+                sent_messages.hash(&mut key);
+                sent_messages += 1;
+                message.role.as_str().hash(&mut key);
+            }
+            for (b, span) in message.blocks.iter().enumerate() {
+                if sent.blank[b] {
+                    if let (true, Some(earlier)) = (span.cache_breakpoint, blocks.last_mut()) {
+                        earlier.strategy_breakpoint = true;
+                    }
+                    continue;
+                }
+                key.write_u64(sent.hashes[b]);
+                before += sent.tokens[b];
+                if let Some((at, cut)) = prefill {
+                    if at == i && Some(b) == last {
+                        before -= cut;
+                    }
+                }
+                blocks.push(CacheBlock {
+                    end: before,
+                    prefix: key.finish(),
+                    strategy_breakpoint: span.cache_breakpoint,
+                    system: message.role == Role::System,
+                    assistant: message.role == Role::Assistant,
+                });
+            }
+        }
+        firsts.push(blocks.len());
+        (blocks, firsts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::BlockSpan;
+    use crate::tokens::{Counting, Tokenizer, MESSAGE_OVERHEAD, REPLY_PRIMING};
+
+    /// A message of `blocks` (text, breakpoint), joined by a blank line as the renderer joins
+    /// them.
+    fn message(role: Role, blocks: &[(&str, bool)]) -> RenderedMessage {
+        let mut content = String::new();
+        let mut spans = Vec::new();
+        for (text, cache_breakpoint) in blocks {
+            if !spans.is_empty() {
+                content.push_str("\n\n");
+            }
+            let start = content.len();
+            content.push_str(text);
+            spans.push(BlockSpan {
+                start,
+                end: content.len(),
+                cache_breakpoint: *cache_breakpoint,
+            });
+        }
+        RenderedMessage {
+            role,
+            content,
+            blocks: spans,
+        }
+    }
+
+    /// In `o200k_base`: "Hello, world!" is 4 tokens (`Hello` `,` ` world` `!`), "one two" 2,
+    /// "three four five" 3, "system" and "user" 1 each, and the blank line between two blocks
+    /// 1 (`\n\n`).
+    #[test]
+    fn each_format_counts_what_its_request_sends() {
+        let o200k = Tokenizer::O200kBase;
+        for (text, tokens) in [
+            ("Hello, world!", 4),
+            ("one two", 2),
+            ("three four five", 3),
+            ("system", 1),
+            ("user", 1),
+            ("one two\n\nthree four five", 6),
+        ] {
+            assert_eq!(o200k.count(text), tokens, "{text:?}");
+        }
+        let messages = [
+            message(Role::System, &[("Hello, world!", false)]),
+            message(Role::User, &[("one two", false), ("three four five", true)]),
+        ];
+        let mut counter = Counter::new(o200k);
+        // OpenAI: 3 for the reply, then per message 3 + its role + its one string.
+        assert_eq!(REPLY_PRIMING + MESSAGE_OVERHEAD * 2, 9);
+        assert_eq!(
+            counter.prompt_as(Counting::OpenAiChat, &messages),
+            3 + (3 + 1 + 4) + (3 + 1 + 6)
+        );
+        // Anthropic: the three blocks' texts, nothing between them, no overhead.
+        assert_eq!(
+            counter.prompt_as(Counting::AnthropicBlocks, &messages),
+            4 + 2 + 3
+        );
+        let request = counter.request_as(Counting::AnthropicBlocks, &[], &messages, Some(2.0));
+        let ends: Vec<usize> = request.blocks.iter().map(|b| b.end).collect();
+        assert_eq!(ends, [4, 4 + 2, 4 + 2 + 3]);
+        assert_eq!(request.tokens, 9);
+        assert_eq!(request.shared, 0);
+        assert_eq!(request.at, Some(2.0));
+        let marks: Vec<bool> = request
+            .blocks
+            .iter()
+            .map(|b| b.strategy_breakpoint)
+            .collect();
+        assert_eq!(marks, [false, false, true]);
+        let system: Vec<bool> = request.blocks.iter().map(|b| b.system).collect();
+        assert_eq!(system, [true, false, false]);
+    }
+
+    /// As the body leaves them out: a blank block (its breakpoint on the block before it), a
+    /// message of blank blocks only, and the trailing whitespace of a final assistant message.
+    #[test]
+    fn what_the_body_leaves_out_is_not_counted() {
+        let o200k = Tokenizer::O200kBase;
+        let mut counter = Counter::new(o200k);
+        let messages = [
+            message(Role::System, &[("Hello, world!", false)]),
+            message(Role::User, &[("  \n", true)]),
+            message(
+                Role::User,
+                &[
+                    ("one two", false),
+                    ("\n\n ", true),
+                    ("three four five", false),
+                ],
+            ),
+            message(
+                Role::Assistant,
+                &[("one two", false), ("three four five\n\n  ", false)],
+            ),
+        ];
+        let request = counter.request_as(Counting::AnthropicBlocks, &[], &messages, None);
+        let ends: Vec<usize> = request.blocks.iter().map(|b| b.end).collect();
+        // Hello, world! | one two | three four five | one two | three four five (trimmed).
+        assert_eq!(ends, [4, 6, 9, 11, 14]);
+        assert_eq!(request.tokens, 14);
+        let marks: Vec<bool> = request
+            .blocks
+            .iter()
+            .map(|b| b.strategy_breakpoint)
+            .collect();
+        // The blank user message's breakpoint is on the system block, the blank block's on
+        // "one two".
+        assert_eq!(marks, [true, true, false, false, false]);
+        assert_eq!(
+            counter.prompt_as(Counting::AnthropicBlocks, &messages),
+            request.tokens
+        );
+        // Not final, the assistant message is sent whole: its last block's trailing line
+        // breaks count.
+        let mut longer = messages.to_vec();
+        longer.push(message(Role::User, &[("Hello, world!", false)]));
+        let tail = o200k.count("three four five\n\n  ") - 3;
+        assert!(tail > 0);
+        assert_eq!(
+            counter.prompt_as(Counting::AnthropicBlocks, &longer),
+            14 + tail + 4
+        );
+    }
+
+    /// The blocks' ends and the request's tokens are one count: the last block ends where
+    /// the request ends, each block where the tokens of the body's blocks up to it end, and
+    /// the shared prefix is that of the blocks.
+    #[test]
+    fn block_ends_and_the_total_agree() {
+        let o200k = Tokenizer::O200kBase;
+        let mut counter = Counter::new(o200k);
+        let texts = [
+            "(def x 1)\n;; one\n  two  ",
+            "three four\nfive\n\n\nsix",
+            "seven eight\nnine",
+        ];
+        let previous = [
+            message(Role::System, &[(texts[0], true)]),
+            message(Role::User, &[(texts[1], false), ("three four five", true)]),
+        ];
+        let messages = [
+            message(Role::System, &[(texts[0], true)]),
+            message(
+                Role::User,
+                &[
+                    (texts[1], false),
+                    ("three four six", false),
+                    (texts[2], true),
+                ],
+            ),
+        ];
+        let request = counter.request_as(Counting::AnthropicBlocks, &previous, &messages, None);
+        let mut end = 0;
+        let mut expected = Vec::new();
+        for text in [texts[0], texts[1], "three four six", texts[2]] {
+            end += o200k.count(text);
+            expected.push(end);
+        }
+        let ends: Vec<usize> = request.blocks.iter().map(|b| b.end).collect();
+        assert_eq!(ends, expected);
+        assert_eq!(request.tokens, *ends.last().unwrap());
+        // Shared: the first two blocks, then "three four" of the third (`three` ` four`).
+        assert_eq!(request.shared, ends[1] + 2);
+        assert_eq!(
+            counter.measure_as(Counting::AnthropicBlocks, &previous, &messages),
+            (request.tokens, request.shared)
+        );
+        // Equal prompts share every token; equal prefixes have equal keys.
+        let again = counter.request_as(Counting::AnthropicBlocks, &messages, &messages, None);
+        assert_eq!(again.shared, again.tokens);
+        assert_eq!(again.blocks, request.blocks);
+        let before = counter.request_as(Counting::AnthropicBlocks, &[], &previous, None);
+        let same: Vec<bool> = before
+            .blocks
+            .iter()
+            .zip(&request.blocks)
+            .map(|(a, b)| a.prefix == b.prefix)
+            .collect();
+        assert_eq!(same, [true, true, false]);
+        // The same text in another role is another prefix.
+        let mut assistant = messages.clone();
+        assistant[1].role = Role::Assistant;
+        let other = counter.request_as(Counting::AnthropicBlocks, &[], &assistant, None);
+        assert_ne!(other.blocks[1].prefix, request.blocks[1].prefix);
+        assert_eq!(other.blocks[0].prefix, request.blocks[0].prefix);
+    }
+
+    #[test]
+    fn a_provider_counts_as_its_caching_rule_says() {
+        use crate::cache::Caching;
+        assert_eq!(Counting::of(Caching::Explicit), Counting::AnthropicBlocks);
+        assert_eq!(Counting::of(Caching::Implicit), Counting::OpenAiChat);
+    }
+}
