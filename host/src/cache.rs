@@ -242,9 +242,12 @@ pub struct Pricing {
     pub caching: Caching,
     pub ttl: Ttl,
     pub placement: Placement,
+    /// Price of an output token: the responses of the model calls a strategy makes besides
+    /// its prompts (a compaction's summary); 0 when the profile does not say.
+    pub output_per_mtok: f64,
 }
 
-/// What one prompt costs.
+/// What one prompt costs, with the model calls made to build it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PromptCost {
     /// Tokens read from the cache.
@@ -253,8 +256,28 @@ pub struct PromptCost {
     pub written: usize,
     /// Tokens paid at the plain input price.
     pub plain: usize,
-    /// In dollars.
+    /// The input tokens of the model calls made to build the prompt (a compaction's
+    /// summarizer), by how the cache billed them: read, written, plain.
+    pub call_read: usize,
+    pub call_written: usize,
+    pub call_plain: usize,
+    /// Their output tokens (the prompt's own response is the recording's, the same for every
+    /// strategy, and not counted).
+    pub output: usize,
+    /// In dollars, the calls' included.
     pub cost: f64,
+}
+
+impl PromptCost {
+    /// Adds what a model call made to build the prompt cost: its input to the calls' tokens,
+    /// its output, its dollars.
+    pub fn add_call(&mut self, call: PromptCost) {
+        self.call_read += call.read + call.call_read;
+        self.call_written += call.written + call.call_written;
+        self.call_plain += call.plain + call.call_plain;
+        self.output += call.output;
+        self.cost += call.cost;
+    }
 }
 
 /// One content block of a request, as a prompt cache sees it.

@@ -62,7 +62,8 @@ pub use module::{
 };
 pub use options::{OptionSpec, OptionValue, Options, SHOW_PRIVATE};
 pub use output::{
-    Block, ErrorKind, Field, FieldName, Message, Output, Record, RenderError, Role, Section, Stats,
+    Block, ErrorKind, Field, FieldName, Message, ModelCall, Output, Record, RenderError, Role,
+    Section, Stats,
 };
 pub use run::{Memory, Run, Tool, ToolCall, Turn, TurnError};
 pub use value::{Function, Value};

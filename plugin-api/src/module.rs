@@ -13,7 +13,7 @@ use abi_stable::std_types::{RResult, RSlice, RStr, RVec, Tuple2};
 use abi_stable::{declare_root_module_statics, package_version_strings, StableAbi};
 
 use crate::options::{OptionSpec, Options};
-use crate::output::{ErrorKind, Output, RenderError};
+use crate::output::{ErrorKind, ModelCall, Output, RenderError};
 use crate::run::{Run, Turn};
 
 /// The version of the contract between host and plugins. A plugin loads only into a host whose
@@ -61,6 +61,13 @@ pub struct StrategyMod {
     /// contract has none, and the host takes it to render from every kind.
     #[sabi(missing_field(option))]
     pub renders_from: extern "C" fn() -> RVec<RStr<'static>>,
+    /// The model calls the strategy makes before sending the prompt for turn
+    /// `turns.len() + 1`, besides the prompt itself (a compaction's summarizer): the host
+    /// prices them with the prompt. Pure, like `render`. Added after `renders_from`: a plugin
+    /// built against an older contract has none, and the host takes it to make no call.
+    #[sabi(missing_field(option))]
+    pub model_calls:
+        extern "C" fn(&Run, RSlice<'_, Turn>, &Options) -> RResult<RVec<ModelCall>, RenderError>,
 }
 
 impl RootModule for StrategyModRef {
@@ -91,6 +98,16 @@ pub trait Strategy {
     /// The kinds of recorded data the prompts are made from ([`StrategyMod::renders_from`]);
     /// by default every kind a recording can lack that a prompt can show.
     const RENDERS_FROM: &'static [&'static str] = RECORDED_DATA;
+
+    /// The model calls made before the prompt for turn `turns.len() + 1` is sent, besides it
+    /// ([`StrategyMod::model_calls`]); by default none.
+    fn model_calls(
+        _run: &Run,
+        _turns: &[Turn],
+        _options: &Options,
+    ) -> Result<Vec<ModelCall>, RenderError> {
+        Ok(Vec::new())
+    }
 }
 
 /// Every kind of recorded data a prompt can show, as a recording's `lacks` names them.
@@ -201,6 +218,17 @@ extern "C" fn renders_from_shim<S: Strategy>() -> RVec<RStr<'static>> {
         .collect()
 }
 
+extern "C" fn model_calls_shim<S: Strategy>(
+    run: &Run,
+    turns: RSlice<'_, Turn>,
+    options: &Options,
+) -> RResult<RVec<ModelCall>, RenderError> {
+    let outer = SHOWING_PRIVATE.with(|s| s.replace(options.shows_private()));
+    let result = guard(|| S::model_calls(run, turns.as_slice(), options).map(RVec::from));
+    SHOWING_PRIVATE.with(|s| s.set(outer));
+    result
+}
+
 pub fn module_for<S: Strategy>(version: &'static str) -> StrategyModRef {
     StrategyMod {
         abi_version: ABI_VERSION,
@@ -211,6 +239,7 @@ pub fn module_for<S: Strategy>(version: &'static str) -> StrategyModRef {
         templates: templates_shim::<S>,
         render: render_shim::<S>,
         renders_from: renders_from_shim::<S>,
+        model_calls: model_calls_shim::<S>,
     }
     .leak_into_prefix()
 }

@@ -274,6 +274,21 @@ pub struct Output {
     pub stats: Stats,
 }
 
+/// A model call a strategy makes besides sending its prompt, to build that prompt: a
+/// compaction's summarizer. The host prices it like a prompt (its request through the
+/// provider's cache, its response as output tokens); offline, the response is the text the
+/// strategy puts in the prompt in its place.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, PartialEq)]
+pub struct ModelCall {
+    /// The request as sent: messages of blocks of sections, rendered through the templates as
+    /// a prompt's are.
+    pub request: RVec<Message>,
+    /// What the model answers, as sections (rendered the same way): its tokens are the call's
+    /// output.
+    pub response: RVec<Section>,
+}
+
 /// What went wrong in a strategy.
 #[repr(u8)]
 #[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq)]

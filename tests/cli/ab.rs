@@ -848,6 +848,58 @@ verdict: per provider, the cheapest strategy that keeps every symbol and the lat
 /// `--require` (or `[ab] require`) sets what the verdict asks of a strategy: a stricter
 /// requirement on the names the next program uses passes delta-log over, and says so.
 #[test]
+fn the_summarizers_call_of_compact_is_priced_with_the_prompt_it_builds() {
+    let scratch = all_strategies();
+    let json = scratch
+        .ptc([
+            "ab",
+            "--no-timing",
+            "--format",
+            "json",
+            "--strategies",
+            "compact,compact@trigger_tokens=1000",
+            "--set",
+            "ab.baseline=\"compact\"",
+        ])
+        .json();
+    // Below its default trigger, compact never compacts these runs: no call.
+    let (mut calls, mut prompts, mut reading) = (0, 0, 0);
+    for run in json["runs"].as_array().unwrap() {
+        for prompt in run["prompts"].as_array().unwrap() {
+            let cost = &prompt["cost"]["anthropic"];
+            let Some(call) = cost.get("model_calls") else {
+                continue;
+            };
+            assert_eq!(run["strategy"], "compact@trigger_tokens=1000", "{run}");
+            calls += 1;
+            // The prompt's dollars are its own tokens at Anthropic's prices ($3 input, $0.30
+            // read, $3.75 written) and the call's input likewise, with its output at $15.
+            let n = |v: &Json| v.as_u64().unwrap() as f64;
+            let input = |c: &Json| {
+                (n(&c["read"]) * 0.3 + n(&c["written"]) * 3.75 + n(&c["plain"]) * 3.0) / 1e6
+            };
+            let expected = input(cost) + input(call) + n(&call["output"]) * 15.0 / 1e6;
+            let dollars = cost["cost"].as_f64().unwrap();
+            assert!((dollars - expected).abs() < 1e-12, "{cost} != {expected}");
+            assert!(n(&call["output"]) > 0.0, "{call}");
+            // Its request is the conversation so far: past the minimum, it reads what the
+            // earlier prompts wrote.
+            reading += usize::from(n(&call["read"]) > 0.0);
+        }
+        prompts += run["prompts"].as_array().unwrap().len();
+    }
+    assert!(
+        calls > 0 && calls < prompts,
+        "{calls} calls in {prompts} prompts"
+    );
+    // The variant's sums carry them, and its cost is more than its prompts' alone.
+    let compacting = &json["strategies"][1];
+    assert_eq!(compacting["label"], "compact@trigger_tokens=1000");
+    let summed = &compacting["cache"]["anthropic"]["model_calls"];
+    assert!(summed["output"].as_u64().unwrap() > 0, "{compacting}");
+}
+
+#[test]
 fn the_report_says_whether_time_between_calls_was_modelled() {
     let scratch = all_strategies();
     // The generated examples carry no call times: the TTL cannot bite, and the report and the

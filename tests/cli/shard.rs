@@ -94,6 +94,21 @@ fn assert_merges_exactly(scratch: &Scratch, args: &[&str], splits: &[usize]) -> 
 }
 
 #[test]
+fn the_model_calls_of_a_strategy_merge_exactly() {
+    // compact with a low trigger makes summarizer calls, priced apart from the prompts.
+    let scratch = all_strategies();
+    let one = assert_merges_exactly(
+        scratch,
+        &["--strategies", "full-history,compact@trigger_tokens=1500"],
+        &[2, 5],
+    );
+    assert!(
+        one.stdout.contains("\"model_calls\""),
+        "no model call was made"
+    );
+}
+
+#[test]
 fn the_merge_of_any_split_of_the_bundled_corpus_is_one_run_byte_for_byte() {
     let scratch = all_strategies();
     let one = assert_merges_exactly(scratch, &[], &[1, 2, 3, 7]);

@@ -126,6 +126,44 @@ pub(super) fn measure(
                 }
             };
         let at = recording.started_at.get(turns).copied().flatten();
+        // The model calls made before the prompt is sent (a compaction's summarizer): each
+        // profile prices their requests through its cache, before the prompt, and their
+        // responses as output; their tokens are counted apart from the prompt's.
+        let calls = match prompter.model_calls(recording, turns, &prompt) {
+            Ok(calls) => calls,
+            Err(err) => {
+                run.totals.failed = 1;
+                run.totals.first_error = Some(format!("{}: {err}", recording.path.display()));
+                run.error = Some(err.to_string());
+                return run;
+            }
+        };
+        let mut call_costs = vec![PromptCost::default(); pricing.len()];
+        for call in &calls {
+            let output = counter.text(&call.response);
+            let chat_call = (chat || chat_blocks)
+                .then(|| counter.request_as(Counting::OpenAiChat, &previous, &call.request, at));
+            let blocks_call = blocks.then(|| {
+                counter.request_as(Counting::AnthropicBlocks, &previous, &call.request, at)
+            });
+            for (i, ((p, &counting), cache)) in pricing
+                .iter()
+                .zip(&countings)
+                .zip(&mut provider_caches)
+                .enumerate()
+            {
+                let request = match counting {
+                    Counting::OpenAiChat => chat_call.as_ref(),
+                    Counting::AnthropicBlocks => blocks_call.as_ref(),
+                };
+                if let Some(request) = request {
+                    let mut cost = p.cost(request, cache);
+                    cost.output = output;
+                    cost.cost += p.output(output).cost;
+                    call_costs[i].add_call(cost);
+                }
+            }
+        }
         let chat_request = if chat_blocks {
             counter.request_as(Counting::OpenAiChat, &previous, &prompt.messages, at)
         } else if chat {
@@ -152,7 +190,12 @@ pub(super) fn measure(
             .iter()
             .zip(&countings)
             .zip(&mut provider_caches)
-            .map(|((p, &counting), cache)| p.cost(request_of(counting), cache))
+            .zip(call_costs)
+            .map(|(((p, &counting), cache), calls)| {
+                let mut cost = p.cost(request_of(counting), cache);
+                cost.add_call(calls);
+                cost
+            })
             .collect();
         let (tokens, shared) = {
             let request = request_of(primary_counting);

@@ -266,6 +266,7 @@ mod tests {
             caching: crate::cache::Caching::Explicit,
             ttl: Ttl::FiveMinutes,
             placement: Placement::Strategy,
+            output_per_mtok: 15.0,
         };
         let profiles = [base.clone()];
         let info = [ProfileInfo {

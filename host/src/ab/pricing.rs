@@ -57,9 +57,22 @@ impl Pricing {
             read,
             written,
             plain,
+            call_read: 0,
+            call_written: 0,
+            call_plain: 0,
+            output: 0,
             cost: Pricing::per(read, self.cache_read_per_mtok)
                 + Pricing::per(written, self.write_price())
                 + Pricing::per(plain, self.input_per_mtok),
+        }
+    }
+
+    /// `output` tokens of a model call's response, priced at the output price.
+    pub fn output(&self, output: usize) -> PromptCost {
+        PromptCost {
+            output,
+            cost: Pricing::per(output, self.output_per_mtok),
+            ..PromptCost::default()
         }
     }
 

@@ -9,13 +9,29 @@ use crate::ab::retention::Retention;
 use crate::ab::{Ab, PromptMeasure, RunMeasure};
 use crate::cache::{Pricing, PromptCost};
 
-/// Input tokens by how a provider's cache billed them.
+/// Input tokens by how a provider's cache billed them, and the output tokens of the model
+/// calls a strategy made besides its prompts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CacheTokens {
     pub read: usize,
     pub written: usize,
     pub plain: usize,
+    /// The input tokens of the model calls a strategy made besides its prompts (a
+    /// compaction's summarizer), by how the cache billed them, and their output tokens: 0 in
+    /// a part written before model calls were priced.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub call_read: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub call_written: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub call_plain: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub output: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl std::ops::AddAssign for CacheTokens {
@@ -23,6 +39,10 @@ impl std::ops::AddAssign for CacheTokens {
         self.read += more.read;
         self.written += more.written;
         self.plain += more.plain;
+        self.call_read += more.call_read;
+        self.call_written += more.call_written;
+        self.call_plain += more.call_plain;
+        self.output += more.output;
     }
 }
 
@@ -33,12 +53,27 @@ impl CacheTokens {
             read: self.read.checked_add(more.read)?,
             written: self.written.checked_add(more.written)?,
             plain: self.plain.checked_add(more.plain)?,
+            call_read: self.call_read.checked_add(more.call_read)?,
+            call_written: self.call_written.checked_add(more.call_written)?,
+            call_plain: self.call_plain.checked_add(more.call_plain)?,
+            output: self.output.checked_add(more.output)?,
         })
     }
 
-    /// Every token billed: read, written and plain; `None` when the sum does not fit.
+    /// Every input token of the prompts billed: read, written and plain (the model calls'
+    /// apart); `None` when the sum does not fit.
     pub fn total(self) -> Option<usize> {
         self.read.checked_add(self.written)?.checked_add(self.plain)
+    }
+
+    /// What these tokens cost under `profile`, the model calls' included.
+    pub fn priced(self, profile: &Pricing) -> PromptCost {
+        let mut cost = profile.priced(self.read, self.written, self.plain);
+        let mut calls = profile.priced(self.call_read, self.call_written, self.call_plain);
+        calls.output = self.output;
+        calls.cost += profile.output(self.output).cost;
+        cost.add_call(calls);
+        cost
     }
 }
 
@@ -48,6 +83,10 @@ impl From<&PromptCost> for CacheTokens {
             read: cost.read,
             written: cost.written,
             plain: cost.plain,
+            call_read: cost.call_read,
+            call_written: cost.call_written,
+            call_plain: cost.call_plain,
+            output: cost.output,
         }
     }
 }
@@ -144,7 +183,7 @@ impl Summary {
             .enumerate()
             .map(|(i, profile)| {
                 let c = self.cache.get(i).copied().unwrap_or_default();
-                profile.priced(c.read, c.written, c.plain).cost
+                c.priced(profile).cost
             })
             .collect();
     }
@@ -220,10 +259,7 @@ impl Ab {
                 (0..turns)
                     .map(|k| {
                         series.get(k).map_or((0.0, 0.0), |sum| {
-                            let c = sum.cache;
-                            let cost = self.pricing[self.primary_pricing]
-                                .priced(c.read, c.written, c.plain)
-                                .cost;
+                            let cost = sum.cache.priced(&self.pricing[self.primary_pricing]).cost;
                             (sum.tokens as f64 / sum.recordings as f64, cost)
                         })
                     })

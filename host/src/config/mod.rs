@@ -404,6 +404,7 @@ impl Config {
                     cache_write_1h_per_mtok: profile.cache_write_1h_per_mtok,
                     ttl: profile.cache_ttl,
                     placement: profile.placement,
+                    output_per_mtok: table.output_per_mtok.map_or(0.0, |p| p.0),
                 })
             })
             .collect()

@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ptc_plugin_api::abi_stable::library::lib_header_from_path;
-use ptc_plugin_api::abi_stable::std_types::RSlice;
+use ptc_plugin_api::abi_stable::std_types::{RSlice, RVec};
 use ptc_plugin_api::{
-    OptionSpec, Options, Output, RenderError, Run, StrategyModRef, Turn, ABI_VERSION,
+    ModelCall, OptionSpec, Options, Output, RenderError, Run, StrategyModRef, Turn, ABI_VERSION,
 };
 
 pub use error::{Built, Difference, LoadError, PluginError};
@@ -150,6 +150,22 @@ impl LoadedStrategy {
         options: &Options,
     ) -> Result<Output, RenderError> {
         (self.module.render())(run, RSlice::from_slice(turns), options).into_result()
+    }
+
+    /// The model calls the strategy makes before sending the prompt for turn
+    /// `turns.len() + 1`, besides it: none for a plugin built before the contract had them.
+    pub fn model_calls(
+        &self,
+        run: &Run,
+        turns: &[Turn],
+        options: &Options,
+    ) -> Result<Vec<ModelCall>, RenderError> {
+        match self.module.model_calls() {
+            Some(calls) => calls(run, RSlice::from_slice(turns), options)
+                .into_result()
+                .map(RVec::into_vec),
+            None => Ok(Vec::new()),
+        }
     }
 }
 

@@ -35,6 +35,14 @@ pub struct Prompt {
     pub stats: Stats,
 }
 
+/// A model call a strategy makes besides its prompt (a compaction's summarizer), rendered: its
+/// request's messages and its response's text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RenderedCall {
+    pub request: Vec<RenderedMessage>,
+    pub response: String,
+}
+
 /// Sections already rendered by one renderer, with their text. The prompts of one run repeat
 /// most of their sections (the head of every prompt, every earlier turn of a full history), so
 /// a caller rendering many prompts of a run keeps one of these per renderer.
@@ -135,6 +143,48 @@ impl<'a> Renderer<'a> {
                 },
                 other => other.into(),
             })
+    }
+
+    /// The model calls the strategy makes before sending the prompt after the first `turns`
+    /// turns, besides it, rendered through the templates as prompts are (the response's
+    /// sections joined by a blank line).
+    pub fn model_calls(
+        &self,
+        recording: &Recording,
+        turns: usize,
+    ) -> Result<Vec<RenderedCall>, RenderError> {
+        let turns = &recording.turns[..turns.min(recording.turns.len())];
+        let calls = self
+            .strategy
+            .model_calls(&recording.run, turns, &self.options)
+            .map_err(|source| RenderError::Strategy {
+                strategy: self.strategy.name.clone(),
+                file: self.strategy.file.clone(),
+                source,
+            })?;
+        let mut scratch = Vec::new();
+        calls
+            .into_iter()
+            .map(|call| {
+                let request = self.messages(&Output {
+                    messages: call.request,
+                    stats: Stats::default(),
+                })?;
+                let mut response = String::new();
+                for section in call.response.iter() {
+                    let mark = response.len();
+                    if !response.is_empty() {
+                        response.push_str("\n\n");
+                    }
+                    let start = response.len();
+                    self.append_section(section, &mut scratch, &mut response)?;
+                    if response.len() == start {
+                        response.truncate(mark);
+                    }
+                }
+                Ok(RenderedCall { request, response })
+            })
+            .collect()
     }
 
     /// The prompt sent before turn `turns + 1` of `recording`.

@@ -4,7 +4,7 @@
 
 use crate::recording::Recording;
 use crate::render::RenderError;
-use crate::render::{Prompt, Renderer, SectionCache};
+use crate::render::{Prompt, RenderedCall, Renderer, SectionCache};
 use crate::tokens::Counter;
 
 /// The name of the baseline that sends what the agent sent: the requests a recording holds.
@@ -62,6 +62,21 @@ impl<'a> Prompter<'a> {
 }
 
 impl<'a> Prompter<'a> {
+    /// The model calls made before `prompt` (the one [`Prompter::render`] gave after the first
+    /// `turns` turns) is sent, besides it: the strategy's, when its renderer made the prompt;
+    /// none for the recorded requests or the full history under the threshold.
+    pub fn model_calls(
+        &self,
+        recording: &Recording,
+        turns: usize,
+        prompt: &Prompt,
+    ) -> Result<Vec<RenderedCall>, RenderError> {
+        if self.as_sent || prompt.strategy != self.strategy.strategy().name {
+            return Ok(Vec::new());
+        }
+        self.strategy.model_calls(recording, turns)
+    }
+
     /// The renderer whose prompt [`Prompter::render`] sends after the first `turns` turns:
     /// the full history while it stays under the threshold, else the strategy.
     pub fn chosen(

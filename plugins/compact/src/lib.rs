@@ -7,7 +7,9 @@
 //! Offline there is no model to write the summary: its text is the coalesced state of the
 //! turns it replaces, what `single-user-coalesced` shows at that point (`user/`, the tool
 //! calls, the output, the latest error, the turns left), opened by a line saying which turns
-//! it replaced. The call that would write it is not priced (a render reports one prompt).
+//! it replaced. The call that would write it is reported as a model call (`model_calls`): the
+//! conversation as the prompt before the compaction would have sent it, one instruction
+//! appended, and the summary as its response; `ptc ab` prices it with the prompt.
 //!
 //! The points where the history was compacted follow from the turns alone: each render walks
 //! the prompts from the first, estimating each one's size (characters / 4 of the text the
@@ -15,11 +17,11 @@
 //! loop would have.
 
 use ptc_plugin_api::{
-    export_strategy, Block, Message, OptionSpec, OptionValue, Options, Output, RenderError, Role,
-    Run, Section, Stats, Strategy, Turn,
+    export_strategy, Block, Message, ModelCall, OptionSpec, OptionValue, Options, Output,
+    RenderError, Role, Run, Section, Stats, Strategy, Turn,
 };
 use ptc_strategy_kit::coalesce::{self, History, Settings};
-use ptc_strategy_kit::transcript::{self, Observation};
+use ptc_strategy_kit::transcript;
 
 pub struct Compact;
 
@@ -64,59 +66,132 @@ impl Strategy for Compact {
     }
 
     fn templates() -> Vec<(&'static str, &'static str)> {
-        transcript::templates(&[(
-            "compacted",
-            include_str!("../../../templates/compact/compacted.tera"),
-        )])
+        transcript::templates(&[
+            (
+                "compacted",
+                include_str!("../../../templates/compact/compacted.tera"),
+            ),
+            (
+                "summarize",
+                include_str!("../../../templates/compact/summarize.tera"),
+            ),
+        ])
     }
 
     const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "results", "errors"];
 
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+        let walk = Walk::of(run, turns, options)?;
+        let (messages, stats) = walk.prompt(run, turns, walk.point, walk.summary.clone());
+        Ok(Output {
+            messages: messages.into(),
+            stats,
+        })
+    }
+
+    /// The summarizer's call, when the history is compacted right before this prompt: the
+    /// prompt that would have been sent (the conversation verbatim, its breakpoints kept) with
+    /// one instruction appended, which carries the breakpoint (the request reads what the
+    /// previous prompt wrote); its response is the summary the prompt shows.
+    fn model_calls(
+        run: &Run,
+        turns: &[Turn],
+        options: &Options,
+    ) -> Result<Vec<ModelCall>, RenderError> {
+        let walk = Walk::of(run, turns, options)?;
+        let Some((point, summary)) = walk.before.clone() else {
+            return Ok(Vec::new());
+        };
+        if walk.point != turns.len() {
+            return Ok(Vec::new());
+        }
+        let (mut request, _) = walk.prompt(run, turns, point, summary);
+        if let Some(last) = request.last_mut() {
+            for block in last.blocks.iter_mut() {
+                block.cache_breakpoint = false;
+            }
+        }
+        let instruction = Section::new("summarize").with("to", walk.point as u32);
+        let mut ask = Message::new(Role::User, vec![instruction]);
+        ask.set_cache_breakpoint();
+        request.push(ask);
+        Ok(vec![ModelCall {
+            request: request.into(),
+            response: walk.summary.into(),
+        }])
+    }
+}
+
+/// Where a run's history was compacted, walking its prompts from the first: the prompt for
+/// the first j turns shows the summary of the first `point` and the turns after it; when it
+/// passes the trigger (and the gate allows), it is compacted.
+struct Walk {
+    settings: Settings,
+    cap: usize,
+    /// The last compaction point (0: none) and the summary the prompt shows.
+    point: usize,
+    summary: Vec<Section>,
+    /// Before the last compaction: its point and summary.
+    before: Option<(usize, Vec<Section>)>,
+}
+
+impl Walk {
+    fn of(run: &Run, turns: &[Turn], options: &Options) -> Result<Walk, RenderError> {
         let settings = Settings::read(options)?;
         let trigger = options.count("trigger_tokens")?;
         let cap = options.count("observation_chars")?;
         let gate = Gate::read(options)?;
-
         let system = coalesce::system_message(run);
         let head = coalesce::first_prompt_head(run, &settings);
         let fixed = transcript::message_chars(&system)
             + head.iter().map(transcript::estimate_chars).sum::<usize>();
-        let observations: Vec<Observation> = turns
-            .iter()
-            .map(|turn| transcript::observation(run, turn, cap))
-            .collect();
-
-        // Walk the prompts: the one for the first j turns shows the summary of the first
-        // `point` and the turns after it; when it passes the trigger, it is compacted.
-        let mut point = 0;
-        let mut summary = summary_sections(run, &turns[..0], &settings).0;
+        let mut walk = Walk {
+            point: 0,
+            summary: summary_sections(run, &turns[..0], &settings).0,
+            before: None,
+            settings,
+            cap,
+        };
         let mut summary_chars = 0;
         let mut running = 0;
         for j in 1..=turns.len() {
             let turn = &turns[j - 1];
-            running += turn.raw_response.chars().count() + observations[j - 1].shown_chars;
+            let observation = transcript::observation(run, turn, cap);
+            running += turn.raw_response.chars().count() + observation.shown_chars;
             let size = fixed + summary_chars + running;
             if transcript::tokens(size) > trigger {
-                let compacted = summary_sections(run, &turns[..j], &settings).0;
+                let compacted = summary_sections(run, &turns[..j], &walk.settings).0;
                 let compacted_chars: usize = compacted.iter().map(transcript::estimate_chars).sum();
                 let left = run.turns_left(j).saturating_sub(1);
                 if gate.allows(size, fixed + compacted_chars, left) {
-                    point = j;
+                    let previous = std::mem::replace(&mut walk.summary, compacted);
+                    walk.before = Some((walk.point, previous));
+                    walk.point = j;
                     running = 0;
-                    summary = compacted;
                     summary_chars = compacted_chars;
                 }
             }
         }
-        let stats_before = summary_sections(run, &turns[..point], &settings).1;
+        Ok(walk)
+    }
+
+    /// The messages of the prompt for `turns` that shows `summary` of the first `point` turns
+    /// and every turn after them, with its statistics.
+    fn prompt(
+        &self,
+        run: &Run,
+        turns: &[Turn],
+        point: usize,
+        summary: Vec<Section>,
+    ) -> (Vec<Message>, Stats) {
+        let system = coalesce::system_message(run);
+        let head = coalesce::first_prompt_head(run, &self.settings);
         // Only the last summary is shown; its statistics are those of the coalesced view.
         let mut stats = if point > 0 {
-            stats_before
+            summary_sections(run, &turns[..point], &self.settings).1
         } else {
             Stats::default()
         };
-
         // The head (mission, `tool/`, `data/`) is the same block in every prompt; the summary
         // (or, before the first compaction, the turns left of the first prompt) follows it.
         let first = Message::of_blocks(
@@ -126,10 +201,8 @@ impl Strategy for Compact {
         let mut messages = Vec::with_capacity(2 + 2 * (turns.len() - point));
         messages.push(system);
         messages.push(first);
-        for (turn, observation) in turns[point..]
-            .iter()
-            .zip(observations.into_iter().skip(point))
-        {
+        for turn in &turns[point..] {
+            let observation = transcript::observation(run, turn, self.cap);
             transcript::count(turn, &observation, &mut stats);
             messages.push(transcript::response(turn));
             messages.push(Message::new(Role::User, vec![observation.section]));
@@ -138,10 +211,7 @@ impl Strategy for Compact {
         if let Some(last) = messages.last_mut() {
             last.set_cache_breakpoint();
         }
-        Ok(Output {
-            messages: messages.into(),
-            stats,
-        })
+        (messages, stats)
     }
 }
 
@@ -333,6 +403,72 @@ mod tests {
         assert_eq!(
             shape(&Compact::render(&run(), &turns, &options(304)).unwrap()).1,
             vec![1, 2, 3, 4, 5]
+        );
+    }
+
+    /// The summarizer's call comes with the prompt the compaction made (for 3 turns, then for
+    /// 5, as above), and with no other: its request is the conversation the prompt would
+    /// otherwise have been, with the instruction appended (which alone carries a breakpoint
+    /// after the head's); its response is the summary the prompt shows.
+    #[test]
+    fn the_summarizers_call_comes_with_the_compacted_prompt() {
+        let turns: Vec<Turn> = (1..=5).map(|n| turn(n, n == 2)).collect();
+        let calls = |k: usize| Compact::model_calls(&run(), &turns[..k], &options(150)).unwrap();
+        for k in [0, 1, 2, 4] {
+            assert!(calls(k).is_empty(), "{k}");
+        }
+        let three = calls(3);
+        assert_eq!(three.len(), 1);
+        let call = &three[0];
+        // System, the first user message (before any compaction: the first prompt's rest),
+        // turns 1-3 whole, the instruction.
+        let whole = Compact::render(&run(), &turns[..3], &options(150_000)).unwrap();
+        assert_eq!(call.request.len(), whole.messages.len() + 1);
+        for (sent, uncompacted) in call.request.iter().zip(whole.messages.iter()).take(8) {
+            assert_eq!(
+                sent.blocks.iter().map(|b| &b.sections).collect::<Vec<_>>(),
+                uncompacted
+                    .blocks
+                    .iter()
+                    .map(|b| &b.sections)
+                    .collect::<Vec<_>>()
+            );
+        }
+        let ask = call.request.last().unwrap();
+        assert_eq!(
+            ask.blocks[0].sections[0],
+            Section::new("summarize").with("to", 3u32)
+        );
+        let marks: Vec<(usize, usize)> = call
+            .request
+            .iter()
+            .enumerate()
+            .flat_map(|(m, message)| {
+                message
+                    .blocks
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| b.cache_breakpoint)
+                    .map(move |(b, _)| (m, b))
+            })
+            .collect();
+        assert_eq!(marks, [(1, 0), (call.request.len() - 1, 0)]);
+        let compacted = Compact::render(&run(), &turns[..3], &options(150)).unwrap();
+        assert_eq!(
+            call.response.as_slice(),
+            compacted.messages[1].blocks[1].sections.as_slice()
+        );
+        // The second: the summary of turns 1-3, turns 4 and 5, the instruction.
+        let five = calls(5);
+        assert_eq!(five.len(), 1);
+        assert_eq!(
+            five[0].request[1].blocks[1].sections[0],
+            Section::new("compacted").with("to", 3u32)
+        );
+        assert_eq!(five[0].request.len(), 2 + 2 * 2 + 1);
+        assert_eq!(
+            five[0].response[0],
+            Section::new("compacted").with("to", 5u32)
         );
     }
 

@@ -63,6 +63,7 @@ fn implicit(name: &str, min: usize, step: usize) -> Pricing {
         caching: Caching::Implicit,
         ttl: crate::cache::Ttl::FiveMinutes,
         placement: Placement::Strategy,
+        output_per_mtok: 15.0,
     }
 }
 

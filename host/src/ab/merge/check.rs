@@ -443,6 +443,7 @@ mod tests {
             read,
             written,
             plain,
+            ..CacheTokens::default()
         }
     }
 

@@ -68,6 +68,9 @@ pub struct PricingPrint {
     pub caching: Caching,
     pub cache_ttl: Ttl,
     pub breakpoints: Placement,
+    /// 0 in a part written before model calls were priced.
+    #[serde(default, deserialize_with = "exact_f64")]
+    pub output_per_mtok: f64,
 }
 
 /// A price read from its text by Rust's correctly rounded parser, so that a price written
@@ -101,6 +104,7 @@ impl From<&Pricing> for PricingPrint {
             caching: p.caching,
             cache_ttl: p.ttl,
             breakpoints: p.placement,
+            output_per_mtok: p.output_per_mtok,
         }
     }
 }
@@ -118,6 +122,7 @@ impl From<&PricingPrint> for Pricing {
             caching: p.caching,
             ttl: p.cache_ttl,
             placement: p.breakpoints,
+            output_per_mtok: p.output_per_mtok,
         }
     }
 }
@@ -225,6 +230,7 @@ mod tests {
                 caching: Caching::Explicit,
                 cache_ttl: Ttl::OneHour,
                 breakpoints: Placement::Auto,
+                output_per_mtok: 15.0,
             };
             let text = serde_json::to_string(&print).unwrap();
             let back: PricingPrint = serde_json::from_reader(text.as_bytes()).unwrap();

@@ -154,9 +154,7 @@ impl RowPart {
                     costs: pricing
                         .iter()
                         .zip(&p.cache)
-                        .map(|(profile, c)| -> PromptCost {
-                            profile.priced(c.read, c.written, c.plain)
-                        })
+                        .map(|(profile, c)| -> PromptCost { c.priced(profile) })
                         .collect(),
                     retention: p.retention,
                     render_ns: p.render_ns,

@@ -16,6 +16,7 @@ fn anthropic() -> Pricing {
         caching: Caching::Explicit,
         ttl: Ttl::FiveMinutes,
         placement: Placement::Strategy,
+        output_per_mtok: 15.0,
     }
 }
 
@@ -31,6 +32,7 @@ fn openai() -> Pricing {
         caching: Caching::Implicit,
         ttl: Ttl::FiveMinutes,
         placement: Placement::Strategy,
+        output_per_mtok: 10.0,
     }
 }
 
@@ -539,6 +541,7 @@ fn gpt_5_6() -> Pricing {
         caching: Caching::OpenAiBreakpoints,
         ttl: Ttl::ThirtyMinutes,
         placement: Placement::Strategy,
+        output_per_mtok: 15.0,
     }
 }
 
@@ -774,4 +777,43 @@ fn each_model_caches_from_its_own_minimum() {
         10,
         0.00075 + 0.001125 + 0.00003,
     );
+}
+
+#[test]
+fn a_model_call_is_priced_with_the_prompt_and_kept_apart() {
+    // A summarizer's request reads 2,000 and writes 500 (Anthropic's prices) and answers 300
+    // output tokens ($15); the prompt after it writes 800 and sends 50 plain.
+    let p = anthropic();
+    let mut call = p.priced(2000, 500, 0);
+    let output = p.output(300);
+    assert_eq!(output.output, 300);
+    assert!((output.cost - dollars(300, 15.0)).abs() < 1e-15);
+    call.output = output.output;
+    call.cost += output.cost;
+    let mut prompt = p.priced(0, 800, 50);
+    prompt.add_call(call);
+    assert_eq!(
+        (prompt.read, prompt.written, prompt.plain),
+        (0, 800, 50),
+        "the prompt's own tokens"
+    );
+    assert_eq!(
+        (
+            prompt.call_read,
+            prompt.call_written,
+            prompt.call_plain,
+            prompt.output
+        ),
+        (2000, 500, 0, 300)
+    );
+    let expected = dollars(800, 3.75)
+        + dollars(50, 3.0)
+        + dollars(2000, 0.3)
+        + dollars(500, 3.75)
+        + dollars(300, 15.0);
+    assert!((prompt.cost - expected).abs() < 1e-15);
+    // Summed as tokens and priced again, the same dollars (what a merge does).
+    let tokens = crate::ab::summary::CacheTokens::from(&prompt);
+    assert!((tokens.priced(&p).cost - expected).abs() < 1e-15);
+    assert_eq!(tokens.total(), Some(850), "the prompts' input only");
 }

@@ -44,13 +44,26 @@ fn run_json(variants: &[Variant], pricing: &[Pricing], run: &RunDetail) -> Json 
             "turns": p.turns,
             "tokens": p.tokens,
             "shared": p.shared,
-            "cost": pricing.iter().zip(&p.costs).map(|(pr, c)| (pr.name.clone(), json!({
-                "read": c.read, "written": c.written, "plain": c.plain, "cost": c.cost,
-            }))).collect::<serde_json::Map<String, Json>>(),
+            "cost": pricing.iter().zip(&p.costs).map(|(pr, c)| {
+                let mut cost = json!({
+                    "read": c.read, "written": c.written, "plain": c.plain, "cost": c.cost,
+                });
+                if let Some(calls) = calls_json(c.call_read, c.call_written, c.call_plain, c.output) {
+                    cost["model_calls"] = calls;
+                }
+                (pr.name.clone(), cost)
+            }).collect::<serde_json::Map<String, Json>>(),
             "retention": retention_json(&p.retention),
             "render_us": p.render_ns as f64 / 1000.0,
         })).collect::<Vec<_>>(),
     })
+}
+
+/// The tokens of the model calls a strategy made besides its prompts (a compaction's
+/// summarizer), when it made any: their input by how the cache billed it, their output.
+fn calls_json(read: usize, written: usize, plain: usize, output: usize) -> Option<Json> {
+    (read + written + plain + output > 0)
+        .then(|| json!({"read": read, "written": written, "plain": plain, "output": output}))
 }
 
 /// Indentation of an element of `runs` in the pretty-printed document.
@@ -118,12 +131,17 @@ pub fn json(ab: &Ab) -> Json {
                 .iter()
                 .zip(&s.cache)
                 .map(|(p, c)| {
-                    let tokens = json!({
+                    let mut tokens = json!({
                         "read": c.read,
                         "written": c.written,
                         "plain": c.plain,
                         "read_share": c.read_share(),
                     });
+                    if let Some(calls) =
+                        calls_json(c.call_read, c.call_written, c.call_plain, c.output)
+                    {
+                        tokens["model_calls"] = calls;
+                    }
                     (p.name.clone(), tokens)
                 })
                 .collect();

@@ -378,6 +378,7 @@ mod tests {
             caching: Caching::Explicit,
             ttl: Ttl::FiveMinutes,
             placement: Placement::Strategy,
+            output_per_mtok: 15.0,
         }
     }
 
