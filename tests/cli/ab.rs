@@ -848,6 +848,59 @@ verdict: per provider, the cheapest strategy that keeps every symbol and the lat
 /// `--require` (or `[ab] require`) sets what the verdict asks of a strategy: a stricter
 /// requirement on the names the next program uses passes delta-log over, and says so.
 #[test]
+fn with_both_ttls_the_verdict_says_which_is_cheaper_for_the_time_between_calls() {
+    // One example run, its calls 10 minutes apart, then 1 minute apart.
+    let scratch = Scratch::new();
+    let run: Json =
+        serde_json::from_str(&std::fs::read_to_string(example("data-exploration.json")).unwrap())
+            .unwrap();
+    let verdict = |gap: f64| -> String {
+        let mut timed = run.clone();
+        for (i, turn) in timed["turns"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            turn["started_at"] = serde_json::json!(1000.0 + gap * i as f64);
+        }
+        scratch.write("timed.json", &timed.to_string());
+        let table = all_strategies()
+            .ptc([
+                "ab",
+                scratch.path().join("timed.json").to_str().unwrap(),
+                "--no-timing",
+                "--strategies",
+                "full-history,delta-log",
+                "--pricing",
+                "anthropic@cache_ttl=1h",
+            ])
+            .ok();
+        assert!(
+            table.contains("\ntime between calls: modelled on 1 of 1 recording(s)"),
+            "{table}"
+        );
+        table
+            .lines()
+            .find(|l| l.starts_with("  anthropic: "))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    // Past 5 minutes every 5-minute entry is gone: the 1-hour writes pay.
+    let slow = verdict(600.0);
+    assert!(
+        slow.starts_with("  anthropic: delta-log with cache_ttl=1h, "),
+        "{slow}"
+    );
+    // Within them, the cheaper writes.
+    let fast = verdict(60.0);
+    assert!(
+        fast.starts_with("  anthropic: delta-log with breakpoints=strategy, cache_ttl=5m, "),
+        "{fast}"
+    );
+}
+
+#[test]
 fn the_summarizers_call_of_compact_is_priced_with_the_prompt_it_builds() {
     let scratch = all_strategies();
     let json = scratch

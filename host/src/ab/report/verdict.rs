@@ -132,15 +132,23 @@ fn whole_percent(kept: f64) -> f64 {
 pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
     let variant = &ab.variants[verdict.variant].label;
     let profile = &ab.pricing[verdict.profile];
-    let grouped = ab
+    let group: Vec<&Pricing> = ab
         .pricing
         .iter()
         .filter(|p| p.name.split('@').next() == Some(verdict.provider.as_str()) && !is_no_hits(p))
-        .count();
-    let placement = if grouped > 1 {
-        format!(" with breakpoints={}", profile.placement)
-    } else {
-        String::new()
+        .collect();
+    // Which of the provider's profiles it is: the keys its name sets (`breakpoints=auto`,
+    // `cache_ttl=1h`), or for the provider's own profile its placement, and its TTL when
+    // another of the group has another one.
+    let placement = match profile.name.split_once('@') {
+        _ if group.len() < 2 => String::new(),
+        Some((_, keys)) => format!(" with {}", keys.replace('@', ", ")),
+        None if group.iter().any(|p| p.ttl != profile.ttl) => format!(
+            " with breakpoints={}, cache_ttl={}",
+            profile.placement,
+            profile.ttl.as_str()
+        ),
+        None => format!(" with breakpoints={}", profile.placement),
     };
     let baseline = &ab.variants[ab.baseline].label;
     let versus = match verdict.vs_baseline {
