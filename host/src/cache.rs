@@ -31,6 +31,10 @@ pub enum Caching {
     /// (at most 4 written a request), a read matched against the latest 80 breakpoints of the
     /// conversation at any block, writes at a premium.
     OpenAiBreakpoints,
+    /// Gemini's explicit context caching: one cache object per run, the prefix up to the
+    /// request's first breakpoint, created once (its write price holds its storage for the
+    /// TTL) and read by every request that starts with it until the TTL runs out.
+    GeminiExplicit,
 }
 
 /// Where a request carries its cache breakpoints (explicit caching only).
@@ -53,6 +57,7 @@ impl Caching {
             "explicit" => Some(Caching::Explicit),
             "implicit" => Some(Caching::Implicit),
             "openai-breakpoints" => Some(Caching::OpenAiBreakpoints),
+            "gemini-explicit" => Some(Caching::GeminiExplicit),
             _ => None,
         }
     }
@@ -62,6 +67,7 @@ impl Caching {
             Caching::Explicit => "explicit",
             Caching::Implicit => "implicit",
             Caching::OpenAiBreakpoints => "openai-breakpoints",
+            Caching::GeminiExplicit => "gemini-explicit",
         }
     }
 
@@ -207,7 +213,7 @@ macro_rules! deserialize_by_name {
 deserialize_by_name!(
     Caching,
     "cache rule",
-    "\"explicit\", \"implicit\" or \"openai-breakpoints\""
+    "\"explicit\", \"implicit\", \"openai-breakpoints\" or \"gemini-explicit\""
 );
 deserialize_by_name!(
     Placement,

@@ -45,7 +45,9 @@ impl Counting {
     pub fn of(caching: Caching) -> Counting {
         match caching {
             Caching::Explicit => Counting::AnthropicBlocks,
-            Caching::Implicit | Caching::OpenAiBreakpoints => Counting::OpenAiChat,
+            Caching::Implicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
+                Counting::OpenAiChat
+            }
         }
     }
 

@@ -19,6 +19,7 @@ fn every_built_in_profile_says_its_provider_source_and_date() {
             "anthropic",
             "deepseek",
             "gemini",
+            "gemini-explicit",
             "none",
             "openai",
             "openai-gpt-5-6",
@@ -60,10 +61,14 @@ fn every_built_in_profile_says_its_provider_source_and_date() {
     assert_eq!(gemini["caching"], "implicit");
     assert_eq!(gemini["cache_write_per_mtok"], Json::Null);
     assert_eq!(gemini["cache_ttl"], "unstated");
-    assert_eq!(list[3]["caching"], "none");
-    let openai = &list[4];
+    let explicit = &list[3];
+    assert_eq!(explicit["caching"], "gemini-explicit");
+    assert_eq!(explicit["cache_ttl"], "1h");
+    assert_eq!(explicit["cache_write_1h_per_mtok"].as_f64(), Some(1.375));
+    assert_eq!(list[4]["caching"], "none");
+    let openai = &list[5];
     assert_eq!(openai["cache_ttl"], "5m");
-    let gpt_5_6 = &list[5];
+    let gpt_5_6 = &list[6];
     assert_eq!(gpt_5_6["caching"], "openai-breakpoints");
     assert_eq!(gpt_5_6["cache_ttl"], "30m");
     assert_eq!(gpt_5_6["breakpoints"], "strategy");

@@ -110,10 +110,13 @@ pub(super) fn measure(
     let chat =
         primary_counting == Counting::OpenAiChat || countings.contains(&Counting::OpenAiChat);
     let blocks = countings.contains(&Counting::AnthropicBlocks);
-    // OpenAI's breakpoints need the blocks of the chat format.
-    let chat_blocks = pricing
-        .iter()
-        .any(|p| p.caching == Caching::OpenAiBreakpoints);
+    // OpenAI's breakpoints and Gemini's explicit caching need the blocks of the chat format.
+    let chat_blocks = pricing.iter().any(|p| {
+        matches!(
+            p.caching,
+            Caching::OpenAiBreakpoints | Caching::GeminiExplicit
+        )
+    });
     for turns in 0..recording.turns.len() {
         let (prompt, render_ns) =
             match prompter.render_cached(recording, turns, counter, &mut cache) {

@@ -20,6 +20,13 @@
 //!   breakpoints written in the run wrote; the rest up to its last breakpoint is written at the
 //!   write price. An entry lives its TTL (30 minutes) from its write: OpenAI calls it a minimum
 //!   and does not say a read extends it.
+//! - **Gemini's explicit caching** (a cache object the client creates). One object per run:
+//!   the prefix up to the first breakpoint of the request that creates it (with `auto`, the
+//!   system prompt), when it reaches the minimum. That request pays it at the write price,
+//!   which the profile sets to what creating, reading and storing it for the TTL cost (input
+//!   price, cached price, storage per hour × the TTL's hours); every later request that
+//!   starts with it reads it; once the TTL from its creation has run out, or a request does
+//!   not start with it, the next one creates another.
 //! - **Implicit** (OpenAI before GPT-5.6, Gemini, DeepSeek). No markers: the longest prefix the
 //!   prompt shares with the previous request of its run is read, when the prompt and the
 //!   prefix reach the minimum, counted in steps of `cache_step_tokens`; everything else is
@@ -86,6 +93,7 @@ impl Pricing {
             Caching::Implicit => self.implicit(request, cache),
             Caching::Explicit => self.explicit(request, cache),
             Caching::OpenAiBreakpoints => self.openai_breakpoints(request, cache),
+            Caching::GeminiExplicit => self.gemini_explicit(request, cache),
         }
     }
 
@@ -148,6 +156,34 @@ impl Pricing {
         }
         let written = cached_to - read;
         self.priced(read, written, request.tokens - cached_to)
+    }
+
+    /// Gemini's explicit caching, as the module documentation says.
+    fn gemini_explicit(&self, request: &Request, cache: &mut CacheState) -> PromptCost {
+        let now = request.at.unwrap_or(0.0);
+        let ttl = self.ttl.seconds();
+        // The cache object lives its TTL from its creation; using it does not extend it.
+        cache.entries.retain(|_, created| now - *created <= ttl);
+        if let Some(held) = request
+            .blocks
+            .iter()
+            .find(|b| cache.entries.contains_key(&b.prefix))
+        {
+            return self.priced(held.end, 0, request.tokens - held.end);
+        }
+        let content = match self.placement {
+            Placement::Strategy => request.blocks.iter().find(|b| b.strategy_breakpoint),
+            Placement::Auto => request.blocks.iter().rev().find(|b| b.system),
+            Placement::None => None,
+        };
+        match content {
+            Some(block) if block.end >= self.min_cacheable_tokens => {
+                cache.entries.clear();
+                cache.entries.insert(block.prefix, now);
+                self.priced(0, block.end, request.tokens - block.end)
+            }
+            _ => self.priced(0, 0, request.tokens),
+        }
     }
 
     /// OpenAI's breakpoints, as the module documentation says.

@@ -182,7 +182,7 @@ pub fn text(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> String
                 dollars(p.cache_write_per_mtok),
                 dollars(p.cache_write_1h_per_mtok)
             );
-        } else if p.caching == Caching::OpenAiBreakpoints && p.min_cacheable_tokens > 0 {
+        } else if p.caching.has_breakpoints() && p.min_cacheable_tokens > 0 {
             let _ = write!(prices, ", cache write {}", dollars(p.cache_write_per_mtok));
         }
         let output = if i.output_per_mtok > 0.0 {
@@ -260,6 +260,12 @@ fn rule(p: &Pricing, i: &ProfileInfo) -> String {
             p.ttl.as_str(),
             crate::cache::MAX_BREAKPOINTS,
             crate::cache::OPENAI_MATCHED_BREAKPOINTS
+        ),
+        Caching::GeminiExplicit => format!(
+            "gemini-explicit: one cache object a run, the prefix up to the first breakpoint ({}), from {} tokens, TTL {} from its creation; its write price holds creating, reading and storing it for the TTL",
+            p.placement.as_str(),
+            thousands(p.min_cacheable_tokens),
+            p.ttl.as_str()
         ),
     }
 }

@@ -172,6 +172,7 @@ impl PricingTable {
             cache_ttl: self.cache_ttl.unwrap_or(match caching {
                 Caching::Explicit => Ttl::FiveMinutes,
                 Caching::OpenAiBreakpoints => Ttl::ThirtyMinutes,
+                Caching::GeminiExplicit => Ttl::OneHour,
                 Caching::Implicit => Ttl::Unstated,
             }),
             placement: self.placement.unwrap_or(Placement::Strategy),

@@ -34,7 +34,7 @@ fn the_built_in_file_sets_every_key() {
         schema.compression.shared_limits()
     );
     assert_eq!(direct.pricing.len(), schema.pricing.len());
-    assert_eq!(Config::defaults().pricing_profiles().unwrap().len(), 7);
+    assert_eq!(Config::defaults().pricing_profiles().unwrap().len(), 8);
 }
 
 #[test]
@@ -167,6 +167,7 @@ fn values_are_checked() {
             "anthropic",
             "deepseek",
             "gemini",
+            "gemini-explicit",
             "mine",
             "none",
             "openai",

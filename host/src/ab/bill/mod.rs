@@ -511,7 +511,7 @@ fn simulate(
                 };
                 (read, 0)
             }
-            Caching::Explicit | Caching::OpenAiBreakpoints => {
+            Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
                 // Nothing recorded where the agent asked for caching: the breakpoints go where
                 // automatic caching puts them, unless the profile says otherwise.
                 let mut auto = profile.clone();
@@ -536,7 +536,7 @@ fn simulate(
             + output;
         call.miss_cost = match profile.caching {
             Caching::Implicit => profile.priced(0, 0, call.billed_prompt as usize).cost,
-            Caching::Explicit | Caching::OpenAiBreakpoints => {
+            Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
                 profile
                     .priced(0, (read + written) as usize, plain as usize)
                     .cost

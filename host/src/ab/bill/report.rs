@@ -126,7 +126,7 @@ fn rule(pricing: &Pricing, info: &ProfileInfo) -> String {
             pricing.min_cacheable_tokens,
             pricing.cache_step_tokens.max(1)
         ),
-        Caching::Explicit | Caching::OpenAiBreakpoints => format!(
+        Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => format!(
             "{} caching from {} tokens, {} TTL, the breakpoint where automatic caching puts it",
             pricing.caching.as_str(),
             pricing.min_cacheable_tokens,

@@ -817,3 +817,61 @@ fn a_model_call_is_priced_with_the_prompt_and_kept_apart() {
     assert!((tokens.priced(&p).cost - expected).abs() < 1e-15);
     assert_eq!(tokens.total(), Some(850), "the prompts' input only");
 }
+
+/// Gemini 2.5 Flash with explicit caching: $0.30 input, $0.075 read, $1.375 to create (input,
+/// read and an hour's storage), one object a run.
+fn gemini_explicit() -> Pricing {
+    Pricing {
+        name: "gemini-explicit".into(),
+        input_per_mtok: 0.30,
+        cache_read_per_mtok: 0.075,
+        cache_write_per_mtok: 1.375,
+        cache_write_1h_per_mtok: 1.375,
+        min_cacheable_tokens: 2048,
+        cache_step_tokens: 1,
+        caching: Caching::GeminiExplicit,
+        ttl: Ttl::OneHour,
+        placement: Placement::Strategy,
+        output_per_mtok: 2.5,
+    }
+}
+
+#[test]
+fn gemini_explicit_creates_one_object_and_reads_it_until_its_ttl() {
+    let p = gemini_explicit();
+    let mut cache = CacheState::default();
+    let at = |r: Request, t: f64| Request { at: Some(t), ..r };
+    // The head (to 2,500, marked) and 500 more: the object is the head, created at $1.375.
+    let first = request(&[(2500, 1, true), (3000, 2, false)], 3000);
+    assert_cost(
+        p.cost(&at(first, 0.0), &mut cache),
+        0,
+        2500,
+        500,
+        dollars(2500, 1.375) + dollars(500, 0.3),
+    );
+    // Later requests start with it (their own breakpoints further on change nothing): read.
+    let later = request(&[(2500, 1, true), (3000, 2, false), (4000, 3, true)], 4100);
+    assert_cost(
+        p.cost(&at(later.clone(), 1800.0), &mut cache),
+        2500,
+        0,
+        1600,
+        dollars(2500, 0.075) + dollars(1600, 0.3),
+    );
+    // An hour after its creation it is gone, whatever used it: created again.
+    let c = p.cost(&at(later, 3601.0), &mut cache);
+    assert_eq!((c.read, c.written), (0, 2500));
+    // A head under the minimum makes no object.
+    let small = request(&[(1000, 9, true), (3000, 10, false)], 3000);
+    let c = p.cost(&small, &mut CacheState::default());
+    assert_eq!((c.read, c.written, c.plain), (0, 0, 3000));
+    // `auto`: the system prompt (the first block here) is the object.
+    let auto = Pricing {
+        placement: Placement::Auto,
+        ..gemini_explicit()
+    };
+    let head = request(&[(2100, 4, false), (2600, 5, true)], 2600);
+    let c = auto.cost(&head, &mut CacheState::default());
+    assert_eq!((c.read, c.written, c.plain), (0, 2100, 500));
+}

@@ -9,7 +9,7 @@
 use super::requirement::{Measure, Requirement, Requirements};
 use crate::ab::plan::NO_HITS;
 use crate::ab::{Ab, Summary};
-use crate::cache::{Pricing, Ttl};
+use crate::cache::{Caching, Pricing, Ttl};
 
 /// Whether `profile` is a profile's other end with no cache hit (`gemini@hits=none`).
 pub fn is_no_hits(profile: &Pricing) -> bool {
@@ -167,10 +167,17 @@ pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
     // A cache that expires: without call times, the figure holds only for a user whose calls
     // come within the TTL of each other.
     let versus = match ab.timed_recordings {
-        Some(0) if profile.ttl != Ttl::Unstated && profile.min_cacheable_tokens > 0 => format!(
-            "{versus}, if each call comes within {} of the one before (the runs carry no call times)",
-            profile.ttl.as_str()
-        ),
+        Some(0) if profile.ttl != Ttl::Unstated && profile.min_cacheable_tokens > 0 => {
+            let within = if profile.caching == Caching::GeminiExplicit {
+                "if each run ends within {} of its cache's creation"
+            } else {
+                "if each call comes within {} of the one before"
+            };
+            format!(
+                "{versus}, {} (the runs carry no call times)",
+                within.replace("{}", profile.ttl.as_str())
+            )
+        }
         _ => versus,
     };
     let requirements = &ab.requirements;
