@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{all_strategies, Run, Scratch, TURN_COUNT};
+use crate::support::{all_strategies, repo, Run, Scratch, TURN_COUNT};
 
 const FULL_HISTORY: &str = "ptc-strategy-full-history";
 
@@ -91,6 +91,38 @@ fn assert_merges_exactly(scratch: &Scratch, args: &[&str], splits: &[usize]) -> 
         );
     }
     one
+}
+
+#[test]
+fn a_strategy_not_judged_on_a_corpus_is_not_judged_on_its_merged_parts() {
+    // The bundled Kernel runs lack the memory values delta-log's prompts are made from.
+    let scratch = all_strategies();
+    let real = repo().join("examples/realruns");
+    let args = [
+        real.to_str().unwrap(),
+        "--strategies",
+        "as-sent,delta-log",
+        "--set",
+        "ab.baseline=\"as-sent\"",
+    ];
+    let one = assert_merges_exactly(scratch, &args, &[2, 4]);
+    assert!(one.stdout.contains("lack memory_values"), "{}", one.stdout);
+    // The table too.
+    let dir = shards(scratch, &[&args[..], &["--no-timing"]].concat(), 2);
+    let merged = scratch
+        .ptc(["ab", "merge", dir.to_str().unwrap(), "--format", "table"])
+        .ok();
+    let table = scratch
+        .ptc([&["ab"][..], &args, &["--no-timing"]].concat())
+        .ok();
+    // One run follows its table with the comparison with the bill, which parts do not carry.
+    let (table, bill) = table.split_once("\n\nSimulated against the bill").unwrap();
+    assert!(bill.contains("billed call(s)"), "{bill}");
+    assert_eq!(merged.trim_end(), table.trim_end());
+    assert!(
+        merged.contains("\nnot judged (their prompts would not be what the agent's were"),
+        "{merged}"
+    );
 }
 
 #[test]
@@ -646,6 +678,31 @@ fn the_merge_refuses_figures_that_cannot_be_naming_the_file_and_the_place() {
     let err = refused(&[p[0], p[1], &shown], &[]);
     assert!(
         err.starts_with(&inconsistent(&shown, "summaries[0].retention.symbols")),
+        "{err}"
+    );
+    // More recordings lacking data than the part holds, or recordings that lack nothing.
+    let lacking = edited(&scratch, p[1], "lacking.json", |t| {
+        t.replacen(
+            "\"lacking\": [\n    {\n      \"recordings\": 0,",
+            "\"lacking\": [\n    {\n      \"recordings\": 99999,",
+            1,
+        )
+    });
+    let err = refused(&[p[0], &lacking, p[2]], &[]);
+    assert!(
+        err.starts_with(&inconsistent(&lacking, "lacking[0] does not fit")),
+        "{err}"
+    );
+    let timed = edited(&scratch, p[1], "timed.json", |t| {
+        t.replacen(
+            "\"timed_recordings\": 0,",
+            "\"timed_recordings\": 99999,",
+            1,
+        )
+    });
+    let err = refused(&[p[0], &timed, p[2]], &[]);
+    assert!(
+        err.starts_with(&inconsistent(&timed, "timed_recordings: 99999 of")),
         "{err}"
     );
     // More recordings than the corpus holds.

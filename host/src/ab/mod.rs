@@ -75,10 +75,48 @@ pub struct Ab {
     /// its profile's TTL); `None` when not known.
     pub timed_recordings: Option<usize>,
     /// Per variant: why it is not judged on this corpus (its recordings lack data its prompts
-    /// are made from), or `None`. A merged run does not know: parts do not carry it.
+    /// are made from), or `None`; from [`Ab::lacking`].
     pub unjudged: Vec<Option<String>>,
+    /// Per variant: the recordings that lack data its prompts are made from, and what they
+    /// lack (parts carry it, so that a merge judges as one run does).
+    pub lacking: Vec<Lacking>,
     /// What the verdict requires of a strategy (`--require`, `[ab] require`).
     pub requirements: report::Requirements,
+}
+
+/// The recordings of a corpus that lack data a variant's prompts are made from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lacking {
+    /// How many.
+    pub recordings: usize,
+    /// What they lack, as a recording's `lacks` names it, in name order.
+    pub kinds: Vec<String>,
+}
+
+impl Lacking {
+    /// Why a variant is not judged on a corpus of `read` recordings, or `None` when none of
+    /// them lacks anything it needs.
+    pub fn reason(&self, read: usize) -> Option<String> {
+        (self.recordings > 0).then(|| {
+            format!(
+                "{} of {read} recording(s) lack {}, which its prompts are made from",
+                self.recordings,
+                self.kinds.join(", ")
+            )
+        })
+    }
+
+    /// `self` and `more`, the recordings of two parts of a corpus.
+    pub fn merged(&self, more: &Lacking) -> Lacking {
+        let mut kinds: Vec<String> = self.kinds.iter().chain(&more.kinds).cloned().collect();
+        kinds.sort();
+        kinds.dedup();
+        Lacking {
+            recordings: self.recordings.saturating_add(more.recordings),
+            kinds,
+        }
+    }
 }
 
 /// A recording that could not be read.
@@ -324,6 +362,17 @@ pub fn run_with(
         .iter()
         .position(|v| v.label == plan.baseline)
         .unwrap_or(0);
+    let read = read.into_inner();
+    let lacking: Vec<Lacking> = lacking
+        .into_iter()
+        .map(|lacking| {
+            let (recordings, kinds) = lacking.into_inner().expect("no panic holds it");
+            Lacking {
+                recordings,
+                kinds: kinds.into_iter().map(str::to_owned).collect(),
+            }
+        })
+        .collect();
     Ok(Ab {
         variants: plan.variants,
         baseline,
@@ -336,22 +385,8 @@ pub fn run_with(
         bad_recordings,
         billed_recordings: billed.into_inner(),
         timed_recordings: Some(timed.into_inner()),
-        unjudged: {
-            let read = read.into_inner();
-            lacking
-                .into_iter()
-                .map(|lacking| {
-                    let (count, kinds) = lacking.into_inner().expect("no panic holds it");
-                    (count > 0).then(|| {
-                        let kinds: Vec<&str> = kinds.into_iter().collect();
-                        format!(
-                            "{count} of {read} recording(s) lack {}, which its prompts are made from",
-                            kinds.join(", ")
-                        )
-                    })
-                })
-                .collect()
-        },
+        unjudged: lacking.iter().map(|l| l.reason(read)).collect(),
+        lacking,
         requirements: report::Requirements::default(),
     })
 }

@@ -165,8 +165,37 @@ pub fn merge(
     let mut totals = Totals::new(print.variants.len(), pricing.len());
     let mut bad = Vec::new();
     let mut timed = 0;
+    let mut lacking = vec![crate::ab::Lacking::default(); print.variants.len()];
     for (file, part) in parts {
+        // What its recordings lack: one entry per variant at most, each about no more
+        // recordings than the part holds, with what they lack named when there are some.
+        let bad_lack = part.lacking.iter().position(|l| {
+            l.recordings > part.recordings || (l.recordings == 0) != l.kinds.is_empty()
+        });
+        if part.lacking.len() > print.variants.len() || bad_lack.is_some() {
+            return Err(Error::PartialInconsistent {
+                path: file.clone(),
+                reason: format!(
+                    "lacking{} does not fit its {} variants and {} recordings",
+                    bad_lack.map_or(String::new(), |i| format!("[{i}]")),
+                    print.variants.len(),
+                    part.recordings
+                ),
+            });
+        }
+        if part.timed_recordings > part.recordings {
+            return Err(Error::PartialInconsistent {
+                path: file.clone(),
+                reason: format!(
+                    "timed_recordings: {} of {} recordings",
+                    part.timed_recordings, part.recordings
+                ),
+            });
+        }
         timed += part.timed_recordings;
+        for (sum, more) in lacking.iter_mut().zip(&part.lacking) {
+            *sum = sum.merged(more);
+        }
         totals
             .merge(&Totals {
                 recordings: part.recordings,
@@ -214,6 +243,7 @@ pub fn merge(
         bad_recordings.push(b)?;
     }
     let tokenizer = crate::ab::tokenizer_named(&print.tokenizer)?;
+    let recordings = totals.recordings;
     Ok(Merged {
         ab: Ab {
             variants,
@@ -228,7 +258,8 @@ pub fn merge(
             // Parts do not say: `ptc bill` compares the corpus with its bill.
             billed_recordings: 0,
             timed_recordings: Some(timed),
-            unjudged: vec![None; print.variants.len()],
+            unjudged: lacking.iter().map(|l| l.reason(recordings)).collect(),
+            lacking,
             requirements: crate::ab::report::Requirements::default(),
         },
         sources: held,

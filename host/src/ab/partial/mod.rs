@@ -10,8 +10,8 @@
 //!   with its plugin's version, its resolved options, its threshold and a hash of its
 //!   templates, the baseline, the tokenizer, every pricing profile, the primary profile, a hash
 //!   of what recordings without a system prompt get, and the recording size limit;
-//! - `recordings`, `timed_recordings` (those whose calls carry times), and per variant
-//!   `summaries` (sums, the maximum, failures with the first
+//! - `recordings`, `timed_recordings` (those whose calls carry times), `lacking` (per variant,
+//!   the recordings that lack data its prompts are made from), and per variant `summaries` (sums, the maximum, failures with the first
 //!   error and the corpus position of the recording it came from) and `turns` (per turn index:
 //!   summed tokens, how the primary profile's cache billed them, and the recordings reaching
 //!   it);
@@ -107,6 +107,10 @@ pub struct Part<R> {
     /// The recordings whose calls carry times (0 in a part written before it was kept).
     #[serde(default)]
     pub timed_recordings: usize,
+    /// Per variant, the recordings that lack data its prompts are made from (none in a part
+    /// written before it was kept).
+    #[serde(default)]
+    pub lacking: Vec<crate::ab::Lacking>,
     pub summaries: Vec<SummaryPart>,
     pub turns: Vec<Vec<TurnSum>>,
     /// When writing, they follow the rest and are not part of this value.

@@ -86,6 +86,7 @@ pub fn read(path: &Path, rows: bool) -> Result<Part<CheckedRows>, Error> {
             fingerprint: part.fingerprint,
             recordings: part.recordings,
             timed_recordings: part.timed_recordings,
+            lacking: part.lacking,
             summaries: part.summaries,
             turns: part.turns,
             bad_recordings: part.bad_recordings,

@@ -46,6 +46,7 @@ pub fn write(
         fingerprint,
         recordings: ab.recordings(),
         timed_recordings: ab.timed_recordings.unwrap_or(0),
+        lacking: ab.lacking.clone(),
         summaries: ab
             .summaries()
             .iter()
