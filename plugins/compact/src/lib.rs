@@ -21,7 +21,7 @@ use ptc_plugin_api::{
     RenderError, Role, Run, Section, Stats, Strategy, Turn,
 };
 use ptc_strategy_kit::coalesce::{self, History, Settings};
-use ptc_strategy_kit::transcript;
+use ptc_strategy_kit::transcript::{self, Observation};
 
 pub struct Compact;
 
@@ -81,8 +81,10 @@ impl Strategy for Compact {
     const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "results", "errors"];
 
     fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
-        let walk = Walk::of(run, turns, options)?;
-        let (messages, stats) = walk.prompt(run, turns, walk.point, walk.summary.clone());
+        let mut walk = Walk::of(run, turns, options)?;
+        let summary = std::mem::take(&mut walk.summary);
+        let point = walk.point;
+        let (messages, stats) = walk.prompt(run, turns, point, summary);
         Ok(Output {
             messages: messages.into(),
             stats,
@@ -98,26 +100,28 @@ impl Strategy for Compact {
         turns: &[Turn],
         options: &Options,
     ) -> Result<Vec<ModelCall>, RenderError> {
-        let walk = Walk::of(run, turns, options)?;
-        let Some((point, summary)) = walk.before.clone() else {
-            return Ok(Vec::new());
-        };
+        let mut walk = Walk::of(run, turns, options)?;
         if walk.point != turns.len() {
             return Ok(Vec::new());
         }
+        let Some((point, summary)) = walk.before.take() else {
+            return Ok(Vec::new());
+        };
+        let response = std::mem::take(&mut walk.summary);
+        let compacted = walk.point;
         let (mut request, _) = walk.prompt(run, turns, point, summary);
         if let Some(last) = request.last_mut() {
             for block in last.blocks.iter_mut() {
                 block.cache_breakpoint = false;
             }
         }
-        let instruction = Section::new("summarize").with("to", walk.point as u32);
+        let instruction = Section::new("summarize").with("to", compacted as u32);
         let mut ask = Message::new(Role::User, vec![instruction]);
         ask.set_cache_breakpoint();
         request.push(ask);
         Ok(vec![ModelCall {
             request: request.into(),
-            response: walk.summary.into(),
+            response: response.into(),
         }])
     }
 }
@@ -127,7 +131,8 @@ impl Strategy for Compact {
 /// passes the trigger (and the gate allows), it is compacted.
 struct Walk {
     settings: Settings,
-    cap: usize,
+    /// Each turn's observation, in order.
+    observations: Vec<Observation>,
     /// The last compaction point (0: none) and the summary the prompt shows.
     point: usize,
     summary: Vec<Section>,
@@ -150,7 +155,7 @@ impl Walk {
             summary: summary_sections(run, &turns[..0], &settings).0,
             before: None,
             settings,
-            cap,
+            observations: Vec::with_capacity(turns.len()),
         };
         let mut summary_chars = 0;
         let mut running = 0;
@@ -158,6 +163,7 @@ impl Walk {
             let turn = &turns[j - 1];
             let observation = transcript::observation(run, turn, cap);
             running += turn.raw_response.chars().count() + observation.shown_chars;
+            walk.observations.push(observation);
             let size = fixed + summary_chars + running;
             if transcript::tokens(size) > trigger {
                 let compacted = summary_sections(run, &turns[..j], &walk.settings).0;
@@ -178,7 +184,7 @@ impl Walk {
     /// The messages of the prompt for `turns` that shows `summary` of the first `point` turns
     /// and every turn after them, with its statistics.
     fn prompt(
-        &self,
+        self,
         run: &Run,
         turns: &[Turn],
         point: usize,
@@ -201,8 +207,8 @@ impl Walk {
         let mut messages = Vec::with_capacity(2 + 2 * (turns.len() - point));
         messages.push(system);
         messages.push(first);
-        for turn in &turns[point..] {
-            let observation = transcript::observation(run, turn, self.cap);
+        let observations = self.observations.into_iter().skip(point);
+        for (turn, observation) in turns[point..].iter().zip(observations) {
             transcript::count(turn, &observation, &mut stats);
             messages.push(transcript::response(turn));
             messages.push(Message::new(Role::User, vec![observation.section]));
