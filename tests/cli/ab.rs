@@ -864,7 +864,7 @@ fn with_both_ttls_the_verdict_says_which_is_cheaper_for_the_time_between_calls()
         {
             turn["started_at"] = serde_json::json!(1000.0 + gap * i as f64);
         }
-        scratch.write("timed.json", &timed.to_string());
+        scratch.write("timed.json", timed.to_string());
         let table = all_strategies()
             .ptc([
                 "ab",
@@ -944,6 +944,10 @@ fn the_summarizers_call_of_compact_is_priced_with_the_prompt_it_builds() {
     assert!(
         calls > 0 && calls < prompts,
         "{calls} calls in {prompts} prompts"
+    );
+    assert!(
+        2 * reading > calls,
+        "{reading} of {calls} calls read from the cache"
     );
     // The variant's sums carry them, and its cost is more than its prompts' alone.
     let compacting = &json["strategies"][1];
