@@ -58,7 +58,11 @@ pub struct Args {
     /// BPE encoding: o200k_base or cl100k_base [default: `[ab] tokenizer`]
     #[arg(long, value_name = "NAME")]
     tokenizer: Option<String>,
-    /// Pricing profile of the cost column [default: `[ab] pricing`]
+    /// Pricing profile of the cost column (`ptc pricing` lists them), with keys for this run:
+    /// `NAME@breakpoints=strategy|auto|none`, `@cache_ttl=5m|30m|1h|24h|unstated`,
+    /// `@model=M` (a model's minimum), `@min_cacheable_tokens=N`, `@hits=none|all`; e.g.
+    /// `anthropic@cache_ttl=1h` (the verdict then chooses between it and `anthropic`)
+    /// [default: `[ab] pricing`]
     #[arg(long, value_name = "NAME")]
     pricing: Option<String>,
     /// What the verdict requires of a strategy before it recommends it: comma-separated
