@@ -110,13 +110,20 @@ pub(super) fn measure(
     let chat =
         primary_counting == Counting::OpenAiChat || countings.contains(&Counting::OpenAiChat);
     let blocks = countings.contains(&Counting::AnthropicBlocks);
-    // OpenAI's breakpoints and Gemini's explicit caching need the blocks of the chat format.
-    let chat_blocks = pricing.iter().any(|p| {
-        matches!(
-            p.caching,
-            Caching::OpenAiBreakpoints | Caching::GeminiExplicit
-        )
-    });
+    // OpenAI's breakpoints and Gemini's explicit caching need the blocks of the chat format,
+    // from the smallest of their minimums on.
+    let blocks_from = pricing
+        .iter()
+        .filter(|p| {
+            matches!(
+                p.caching,
+                Caching::OpenAiBreakpoints | Caching::GeminiExplicit
+            ) && p.min_cacheable_tokens > 0
+        })
+        .map(|p| p.min_cacheable_tokens)
+        .min();
+    let chat_blocks = blocks_from.is_some();
+    let blocks_from = blocks_from.unwrap_or(usize::MAX);
     for turns in 0..recording.turns.len() {
         let (prompt, render_ns) =
             match prompter.render_cached(recording, turns, counter, &mut cache) {
@@ -167,15 +174,20 @@ pub(super) fn measure(
                 }
             }
         }
-        let chat_request = if chat_blocks {
-            counter.request_as(Counting::OpenAiChat, &previous, &prompt.messages, at)
-        } else if chat {
+        let chat_request = if chat || chat_blocks {
             let (tokens, shared) = counter.measure(&previous, &prompt.messages);
-            Request {
-                tokens,
-                shared,
-                at,
-                ..Request::default()
+            // Blocks for the rules that place breakpoints in the chat format, unless the
+            // request is under every such rule's minimum: no prefix of it is then read or
+            // written, whatever its blocks.
+            if chat_blocks && tokens >= blocks_from {
+                counter.request(&prompt.messages, tokens, shared, at)
+            } else {
+                Request {
+                    tokens,
+                    shared,
+                    at,
+                    ..Request::default()
+                }
             }
         } else {
             Request::default()
