@@ -50,3 +50,28 @@ impl RenderedMessage {
             .map(|b| (&self.content[b.start..b.end], b.cache_breakpoint))
     }
 }
+
+/// A message of `blocks` (text, breakpoint), joined by a blank line as the renderer joins them:
+/// the messages of the tests of token counting and request bodies.
+#[cfg(test)]
+pub(crate) fn message_of_blocks(role: Role, blocks: &[(&str, bool)]) -> RenderedMessage {
+    let mut content = String::new();
+    let mut spans = Vec::with_capacity(blocks.len());
+    for (text, cache_breakpoint) in blocks {
+        if !content.is_empty() {
+            content.push_str("\n\n");
+        }
+        let start = content.len();
+        content.push_str(text);
+        spans.push(BlockSpan {
+            start,
+            end: content.len(),
+            cache_breakpoint: *cache_breakpoint,
+        });
+    }
+    RenderedMessage {
+        role,
+        content,
+        blocks: spans,
+    }
+}

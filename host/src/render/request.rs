@@ -423,30 +423,8 @@ mod tests {
     use serde_json::{json, Value as Json};
 
     use super::*;
-    use crate::render::{BlockSpan, RenderedMessage};
-
-    /// A message of `blocks` (text, breakpoint), joined as the renderer joins them.
-    fn message(role: Role, blocks: &[(&str, bool)]) -> RenderedMessage {
-        let mut content = String::new();
-        let mut spans = Vec::new();
-        for (text, cache_breakpoint) in blocks {
-            if !content.is_empty() {
-                content.push_str("\n\n");
-            }
-            let start = content.len();
-            content.push_str(text);
-            spans.push(BlockSpan {
-                start,
-                end: content.len(),
-                cache_breakpoint: *cache_breakpoint,
-            });
-        }
-        RenderedMessage {
-            role,
-            content,
-            blocks: spans,
-        }
-    }
+    use crate::message::message_of_blocks as message;
+    use crate::render::RenderedMessage;
 
     /// OpenAI's default: no breakpoint marked (the provider's automatic one).
     fn unmarked() -> RequestOptions {

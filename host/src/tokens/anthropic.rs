@@ -238,32 +238,8 @@ impl Counter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::BlockSpan;
+    use crate::message::message_of_blocks as message;
     use crate::tokens::{Counting, Tokenizer, MESSAGE_OVERHEAD, REPLY_PRIMING};
-
-    /// A message of `blocks` (text, breakpoint), joined by a blank line as the renderer joins
-    /// them.
-    fn message(role: Role, blocks: &[(&str, bool)]) -> RenderedMessage {
-        let mut content = String::new();
-        let mut spans = Vec::new();
-        for (text, cache_breakpoint) in blocks {
-            if !spans.is_empty() {
-                content.push_str("\n\n");
-            }
-            let start = content.len();
-            content.push_str(text);
-            spans.push(BlockSpan {
-                start,
-                end: content.len(),
-                cache_breakpoint: *cache_breakpoint,
-            });
-        }
-        RenderedMessage {
-            role,
-            content,
-            blocks: spans,
-        }
-    }
 
     /// In `o200k_base`: "Hello, world!" is 4 tokens (`Hello` `,` ` world` `!`), "one two" 2,
     /// "three four five" 3, "system" and "user" 1 each, and the blank line between two blocks

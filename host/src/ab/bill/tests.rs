@@ -85,6 +85,21 @@ fn options(miss_rate: MissRate) -> BillOptions {
     }
 }
 
+/// The bill of `recordings` of provider `router`, priced by a profile of implicit caching in
+/// units of 64 tokens ($0.27 input, $0.135 read, $0.40 output).
+fn router_bill(
+    recordings: impl IntoIterator<Item = Recording>,
+    rate: MissRate,
+) -> Result<Bill, Error> {
+    Bill::new(
+        recordings,
+        &[implicit("p", 64, 64)],
+        &[info("p", "router", 0.40, false)],
+        Tokenizer::O200kBase,
+        &options(rate),
+    )
+}
+
 /// ptc's count of the request of turn `turns + 1` of `recording`, the tokens it shares with
 /// the one before, and the count of the message after the previous request.
 fn counts(recording: &Recording, turns: usize) -> (usize, usize, usize) {
@@ -106,14 +121,7 @@ fn the_read_is_the_previous_request_measured_back_from_its_bill_in_whole_steps()
     let recording = run("a", "router", &usage);
     let (c1, _, _) = counts(&recording, 0);
     let (c2, shared, _) = counts(&recording, 1);
-    let bill = Bill::new(
-        [recording],
-        &[implicit("p", 64, 64)],
-        &[info("p", "router", 0.40, false)],
-        Tokenizer::O200kBase,
-        &options(MissRate::Fit),
-    )
-    .unwrap();
+    let bill = router_bill([recording], MissRate::Fit).unwrap();
     let calls = &bill.runs[0].calls;
     assert_eq!(calls[0].counted, c1 as u64);
     assert_eq!(calls[1].counted, c2 as u64);
@@ -198,14 +206,7 @@ fn the_miss_rate_is_fitted_on_runs_with_a_read_and_each_run_is_checked_with_the_
         "router",
         &[(900, 0, 10, None), (1100, 0, 10, None), (1600, 0, 10, None)],
     );
-    let bill = Bill::new(
-        [a, b, c],
-        &[implicit("p", 64, 64)],
-        &[info("p", "router", 0.40, false)],
-        Tokenizer::O200kBase,
-        &options(MissRate::Fit),
-    )
-    .unwrap();
+    let bill = router_bill([a, b, c], MissRate::Fit).unwrap();
     let fit = bill.profiles[0].2;
     assert!(fit.fitted);
     assert_eq!((fit.predicted, fit.missed), (4, 1));
@@ -236,14 +237,7 @@ fn a_given_rate_is_not_fitted() {
             (1600, 0, 10, None),
         ],
     );
-    let bill = Bill::new(
-        [a],
-        &[implicit("p", 64, 64)],
-        &[info("p", "router", 0.40, false)],
-        Tokenizer::O200kBase,
-        &options(MissRate::Fixed(0.1)),
-    )
-    .unwrap();
+    let bill = router_bill([a], MissRate::Fixed(0.1)).unwrap();
     let fit = bill.profiles[0].2;
     assert!(!fit.fitted);
     assert_eq!(fit.rate, 0.1);
@@ -313,21 +307,11 @@ fn recordings_without_a_bill_are_set_apart_and_a_corpus_of_them_is_refused() {
         &defaults(),
     )
     .unwrap();
-    let err = Bill::new(
-        [plain.clone()],
-        &[implicit("p", 64, 64)],
-        &[info("p", "router", 0.4, false)],
-        Tokenizer::O200kBase,
-        &options(MissRate::Fit),
-    )
-    .unwrap_err();
+    let err = router_bill([plain.clone()], MissRate::Fit).unwrap_err();
     assert!(matches!(err, Error::NothingBilled { .. }));
-    let bill = Bill::new(
+    let bill = router_bill(
         [plain, run("a", "router", &[(900, 0, 10, None)])],
-        &[implicit("p", 64, 64)],
-        &[info("p", "router", 0.4, false)],
-        Tokenizer::O200kBase,
-        &options(MissRate::Fit),
+        MissRate::Fit,
     )
     .unwrap();
     assert_eq!(
@@ -423,14 +407,7 @@ fn reads_the_bill_does_not_match_are_told_apart() {
             (2100, 0, 10, None),
         ],
     );
-    let bill = Bill::new(
-        [recording],
-        &[implicit("p", 64, 64)],
-        &[info("p", "router", 0.40, false)],
-        Tokenizer::O200kBase,
-        &options(MissRate::Fit),
-    )
-    .unwrap();
+    let bill = router_bill([recording], MissRate::Fit).unwrap();
     let calls = &bill.runs[0].calls;
     assert_eq!(calls[0].simulated_read, 0);
     assert!(calls[1].read_close(), "{:?}", calls[1]);

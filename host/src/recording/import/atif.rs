@@ -28,7 +28,7 @@ use std::path::Path;
 use serde_json::{json, Value as Json};
 
 use super::{
-    bad, read_json, reads_back, seconds, turn_budget, ImportError, Imported, Losses, Supplied,
+    bad, read_json, seconds, transcript_recording, turn_budget, ImportError, Imported, Supplied,
 };
 use crate::recording::format::Lack;
 use crate::recording::{ReadError, RecordingDefaults};
@@ -186,32 +186,17 @@ pub fn atif(
     }
     let count = turns.len();
     let max_turns = turn_budget(supplied.max_turns, count, &mut lacks);
-    if !turns.iter().any(|t| t.get("started_at").is_some()) {
-        lacks.push(Lack::Timestamps);
-    }
-    let mut recording = json!({
-        "mission": mission,
-        "max_turns": max_turns,
-        "tools": tools.iter().map(|name| json!({"name": name})).collect::<Vec<_>>(),
-        "turns": turns,
-        "lacks": lacks,
-    });
-    match system {
-        Some(system) => recording["system_prompt"] = json!(system),
-        None => recording["lacks"]
-            .as_array_mut()
-            .expect("a list")
-            .push(json!(Lack::SystemPrompt)),
-    }
-    reads_back(path, &recording, defaults)?;
-    Ok(Imported {
-        json: recording,
-        turns: count,
-        losses: Losses::default(),
-        version: u64::from(minor.unwrap_or(0)),
-        default_max_turns: false,
-        part: None,
-    })
+    transcript_recording(
+        path,
+        defaults,
+        mission,
+        max_turns,
+        &tools,
+        turns,
+        lacks,
+        system.as_deref(),
+        u64::from(minor.unwrap_or(0)),
+    )
 }
 
 /// A step's `metrics` in ptc's convention; none without `prompt_tokens`.

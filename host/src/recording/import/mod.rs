@@ -237,6 +237,50 @@ pub(super) fn bad(path: &Path, line: Option<usize>, source: ImportError) -> Read
     }
 }
 
+/// The recording of an agent whose log holds a transcript (not PTC-Lisp turns): its mission,
+/// turn budget, tools by name, turns and system prompt, with `lacks` completed by what the
+/// log has not (the timestamps when no turn has one, the system prompt), read back as ptc
+/// reads recordings.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn transcript_recording(
+    path: &Path,
+    defaults: &crate::recording::RecordingDefaults,
+    mission: String,
+    max_turns: u32,
+    tools: &[String],
+    turns: Vec<Json>,
+    mut lacks: Vec<crate::recording::format::Lack>,
+    system: Option<&str>,
+    version: u64,
+) -> Result<Imported, ReadError> {
+    if !turns.iter().any(|t| t.get("started_at").is_some()) {
+        lacks.push(crate::recording::format::Lack::Timestamps);
+    }
+    if system.is_none() {
+        lacks.push(crate::recording::format::Lack::SystemPrompt);
+    }
+    let count = turns.len();
+    let mut recording = serde_json::json!({
+        "mission": mission,
+        "max_turns": max_turns,
+        "tools": tools.iter().map(|name| serde_json::json!({"name": name})).collect::<Vec<_>>(),
+        "turns": turns,
+        "lacks": lacks,
+    });
+    if let Some(system) = system {
+        recording["system_prompt"] = serde_json::json!(system);
+    }
+    reads_back(path, &recording, defaults)?;
+    Ok(Imported {
+        json: recording,
+        turns: count,
+        losses: Losses::default(),
+        version,
+        default_max_turns: false,
+        part: None,
+    })
+}
+
 /// Checks that the recording an import made reads back as ptc reads recordings. Its errors are
 /// about the recording made, not a place in the log: they name the field of the recording.
 pub(super) fn reads_back(

@@ -43,8 +43,8 @@ use std::path::Path;
 use serde_json::{json, Value as Json};
 
 use super::{
-    bad, first_line_is_json, kind, read_json, read_lines, reads_back, seconds, turn_budget,
-    ImportError, Imported, Supplied,
+    bad, first_line_is_json, kind, read_json, read_lines, seconds, transcript_recording,
+    turn_budget, ImportError, Imported, Supplied,
 };
 use crate::recording::format::Lack;
 use crate::recording::{ReadError, RecordingDefaults};
@@ -279,32 +279,17 @@ fn run_recording(
         .filter(|&n| n > 0)
         .and_then(|n| u32::try_from(n).ok());
     let max_turns = turn_budget(supplied.max_turns.or(budget), count, &mut lacks);
-    if !turns.iter().any(|t| t.get("started_at").is_some()) {
-        lacks.push(Lack::Timestamps);
-    }
-    let mut recording = json!({
-        "mission": mission,
-        "max_turns": max_turns,
-        "tools": tools.iter().map(|name| json!({"name": name})).collect::<Vec<_>>(),
-        "turns": turns,
-        "lacks": lacks,
-    });
-    match system.and_then(|s| s["args"]["content"].as_str()) {
-        Some(system) => recording["system_prompt"] = json!(system),
-        None => recording["lacks"]
-            .as_array_mut()
-            .expect("a list")
-            .push(json!(Lack::SystemPrompt)),
-    }
-    reads_back(path, &recording, defaults)?;
-    Ok(Imported {
-        json: recording,
-        turns: count,
-        losses: Default::default(),
-        version: 1,
-        default_max_turns: false,
-        part: None,
-    })
+    transcript_recording(
+        path,
+        defaults,
+        mission,
+        max_turns,
+        &tools,
+        turns,
+        lacks,
+        system.and_then(|s| s["args"]["content"].as_str()),
+        1,
+    )
 }
 
 /// The turn of one response, from its actions and the observations they caused (`caused`:
