@@ -646,7 +646,7 @@ const USED_NEXT_RUN: &str = r#"{
   "tools": [{"name": "notify", "signature": "(message :string) -> nil"}],
   "data": {"orders": [{":id": 1, ":total": 5.0}]},
   "turns": [
-    {"number": 1, "raw_response": "Counting.", "program": "(def n (count data/orders))",
+    {"number": 1, "raw_response": "Counting.", "program": null,
      "success": true, "result": 1, "prints": [], "tool_calls": [], "memory": {"n": 1}},
     {"number": 2, "raw_response": "Done.",
      "program": "(tool/notify {:message (str n)}) ; (tool/other)\n(return (:total (first data/orders)))",
@@ -656,9 +656,9 @@ const USED_NEXT_RUN: &str = r#"{
   ]
 }"#;
 
-/// Before turn 1: `data/orders`, shown. Before turn 2: `tool/notify`, `n`, `data/orders` and
-/// `:total`, all shown by the coalesced prompt (`n` in its `user/` section), all but `n` by
-/// full history (the raw response it repeats holds no program).
+/// Before turn 1: nothing (the first turn's program was not logged). Before turn 2:
+/// `tool/notify`, `n`, `data/orders` and `:total`, all shown by the coalesced prompt (`n` in
+/// its `user/` section), all but `n` by full history (its first response names no `n`).
 #[test]
 fn used_next_is_in_every_format() {
     let scratch = Scratch::with_plugins(&["ptc-strategy-full-history", crate::support::SUC]);
@@ -678,11 +678,11 @@ fn used_next_is_in_every_format() {
     let used = |i: usize| json["strategies"][i]["retention"]["used_next"].clone();
     assert_eq!(
         used(0),
-        serde_json::json!({"visible": 4, "total": 5, "ratio": 0.8})
+        serde_json::json!({"visible": 3, "total": 4, "ratio": 0.75})
     );
     assert_eq!(
         used(1),
-        serde_json::json!({"visible": 5, "total": 5, "ratio": 1.0})
+        serde_json::json!({"visible": 4, "total": 4, "ratio": 1.0})
     );
     let per_prompt: Vec<&Json> = json["runs"][0]["prompts"]
         .as_array()
@@ -690,7 +690,7 @@ fn used_next_is_in_every_format() {
         .iter()
         .map(|p| &p["retention"]["used_next"]["total"])
         .collect();
-    assert_eq!(per_prompt, [1, 4]);
+    assert_eq!(per_prompt, [0, 4]);
 
     let table = scratch.ptc(args("table")).ok();
     let lines: Vec<&str> = table.lines().collect();
@@ -702,7 +702,7 @@ fn used_next_is_in_every_format() {
         lines[3].ends_with("error  used next  evidence  render µs"),
         "{table}"
     );
-    assert!(lines[4].ends_with("80%       n/a        0.0"), "{table}");
+    assert!(lines[4].ends_with("75%       n/a        0.0"), "{table}");
     assert!(lines[5].ends_with("100%       n/a        0.0"), "{table}");
     let markdown = scratch.ptc(args("markdown")).ok();
     assert!(
@@ -710,7 +710,7 @@ fn used_next_is_in_every_format() {
             .contains("| retained error | retained used next | retained evidence | render µs |"),
         "{markdown}"
     );
-    assert!(markdown.contains("| 80% | n/a | 0.0 |"), "{markdown}");
+    assert!(markdown.contains("| 75% | n/a | 0.0 |"), "{markdown}");
 
     let csv = scratch.ptc(args("csv")).ok();
     let mut rows = csv.lines();
@@ -726,7 +726,7 @@ fn used_next_is_in_every_format() {
             cells[cells.len() - 5]
         })
         .collect();
-    assert_eq!(used, ["1", "3", "1", "4"], "visible, per prompt: {csv}");
+    assert_eq!(used, ["0", "3", "0", "4"], "visible, per prompt: {csv}");
 
     let out = scratch.path().join("used.html");
     let mut report = args("table");

@@ -67,15 +67,19 @@ fn prompt(host: &Host, strategy: &str, k: usize) -> (Vec<String>, Vec<String>) {
 }
 
 const FIRST: &str = "user: Count.\n\nTurns left: 4";
-const TURN_1: [&str; 2] = ["assistant: one", "user: user=> 1\nprintln:\na\nTurn 2 of 4"];
+// The responses do not hold their programs (a model calling tools): each shows what it ran.
+const TURN_1: [&str; 2] = [
+    "assistant: one\nRan (search):\n(one)",
+    "user: user=> 1\nprintln:\na\nTurn 2 of 4",
+];
 const TURN_3: [&str; 2] = [
-    "assistant: three",
+    "assistant: three\nRan:\n(three)",
     "user: user=> \"abcdefghij\"\nTurn 4 of 4",
 ];
 
 fn turn_2() -> [String; 2] {
     [
-        format!("assistant: {}", long_response()),
+        format!("assistant: {}\nRan:\n(two)", long_response()),
         "user: Error: boom\nTurn 3 of 4".into(),
     ]
 }
@@ -126,7 +130,7 @@ fn clear_tool_results_clears_all_but_the_kept_observations_past_the_trigger() {
         ])
     );
     // The next prompt clears turn 3's observation: the breakpoint is on its response.
-    assert_eq!(marks, ["three"]);
+    assert_eq!(marks, [TURN_3[0].trim_start_matches("assistant: ")]);
     // Below the trigger (the default) it is the transcript.
     let (messages, marks) = prompt(&in_process_host(&[]), "clear-tool-results", 3);
     assert_eq!(

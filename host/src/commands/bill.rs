@@ -30,8 +30,9 @@ pub struct Args {
     /// Price every run with this profile instead of the one its usage names
     #[arg(long, value_name = "NAME")]
     pricing: Option<String>,
-    /// The share of the calls the best case has reading that read nothing: `fit` measures it
-    /// on the runs given (on those with at least one read), a number from 0 to 1 sets it
+    /// The share of the tokens the best case reads from the cache that the provider does not
+    /// read (whole misses and older, shorter prefixes): `fit` measures it on the runs given
+    /// (on those with at least one read), a number from 0 to 1 sets it
     #[arg(long, value_name = "RATE|fit", default_value = "fit", value_parser = parse_miss_rate)]
     miss_rate: MissRate,
     /// One cache per profile shared by all its runs, in the order their calls were sent

@@ -155,12 +155,10 @@ pub fn head(run: &Run, settings: &Settings) -> Vec<Message> {
     vec![coalesce::system_message(run), first]
 }
 
-/// The assistant's message of a turn: its whole response.
+/// The assistant's message of a turn: its whole response (with the program it ran, when the
+/// response does not hold it).
 pub fn response(turn: &Turn) -> Message {
-    Message::new(
-        Role::Assistant,
-        vec![Section::new("assistant").with("raw_response", turn.raw_response.as_str())],
-    )
+    coalesce::response(turn)
 }
 
 /// A turn of the transcript: the assistant's response, then the user message with its
@@ -357,5 +355,37 @@ mod tests {
         assert_eq!(estimate_chars(&s), 8);
         assert_eq!(tokens(8), 2);
         assert_eq!(tokens(9), 3);
+    }
+
+    #[test]
+    fn a_response_shows_the_program_it_does_not_hold_with_the_tools_called() {
+        let call = |name: &str| ptc_plugin_api::ToolCall {
+            name: name.into(),
+            args: Value::Nil,
+            result: Value::Nil,
+        };
+        let sections = |t: &Turn| {
+            let message = response(t);
+            let block = &message.blocks[0];
+            block.sections[0].clone()
+        };
+        // A model that writes its program in its text: nothing more to show.
+        let mut t = turn(Value::Nil, &[], None);
+        t.raw_response = "I will look.\n```clojure\n(tool/search {:q 1})\n```".into();
+        t.program = ROption::RSome("(tool/search {:q 1})".into());
+        t.tool_calls = vec![call("search")].into();
+        let held = sections(&t);
+        assert_eq!(field(&held, "program"), &Field::from(""));
+        assert!(texts(field(&held, "tools")).is_empty());
+        // A model that calls tools: its text, then what it ran, each tool named once.
+        t.raw_response = "I will look.".into();
+        t.program = ROption::RSome("ls -la\ngrep x".into());
+        t.tool_calls = vec![call("bash"), call("bash"), call("read")].into();
+        let shown = sections(&t);
+        assert_eq!(field(&shown, "program"), &Field::from("ls -la\ngrep x"));
+        assert_eq!(texts(field(&shown, "tools")), ["bash", "read"]);
+        // No program logged: the response alone.
+        t.program = ROption::RNone;
+        assert_eq!(field(&sections(&t), "program"), &Field::from(""));
     }
 }

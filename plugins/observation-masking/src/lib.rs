@@ -52,10 +52,7 @@ impl Strategy for ObservationMasking {
         let mut stats = coalesce::shown_whole(turns);
         for (i, turn) in turns.iter().enumerate() {
             if i < masked {
-                messages.push(Message::new(
-                    Role::Assistant,
-                    vec![Section::new("assistant").with("raw_response", turn.raw_response.as_str())],
-                ));
+                messages.push(coalesce::response(turn));
                 messages.push(Message::new(
                     Role::User,
                     vec![masked_section(run, turn, &mut stats)],

@@ -35,8 +35,8 @@ pub const READ_TOLERANCE: u64 = 128;
 /// What the miss rate is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum MissRate {
-    /// Measured on the runs compared: of the calls the best case has reading, the share that
-    /// read nothing, on runs with at least one read.
+    /// Measured on the runs compared: of the tokens the best case reads from the cache, the
+    /// share the bill did not read, on runs with at least one read.
     Fit,
     /// Given.
     Fixed(f64),
@@ -107,6 +107,10 @@ pub struct MissFit {
     pub predicted: usize,
     /// Of those, the calls that read nothing.
     pub missed: usize,
+    /// The tokens those calls read in the best case.
+    pub predicted_tokens: u64,
+    /// Of those, the tokens the bill read.
+    pub read_tokens: u64,
 }
 
 /// The comparison of a corpus.
@@ -560,39 +564,38 @@ fn simulate(
 
 /// The miss rate of the profile in `slot`, on its runs but `except`.
 fn miss_fit(runs: &[RunBill], slot: usize, except: Option<usize>, rate: MissRate) -> MissFit {
-    let (mut predicted, mut missed) = (0, 0);
+    let mut fit = MissFit {
+        rate: 0.0,
+        fitted: rate == MissRate::Fit,
+        predicted: 0,
+        missed: 0,
+        predicted_tokens: 0,
+        read_tokens: 0,
+    };
     let counted = runs
         .iter()
         .enumerate()
         .filter(|&(i, r)| r.profile == slot && r.any_read() && Some(i) != except);
     for (_, run) in counted {
         for call in run.calls.iter().filter(|c| c.simulated_read > 0) {
-            predicted += 1;
-            missed += usize::from(call.billed_read == 0);
+            fit.predicted += 1;
+            fit.missed += usize::from(call.billed_read == 0);
+            fit.predicted_tokens += call.simulated_read;
+            // Reads a little over the best case (the provider's units fall either side of
+            // ptc's scaled count) offset those a little under.
+            fit.read_tokens += call.billed_read;
         }
     }
-    match rate {
-        MissRate::Fixed(rate) => MissFit {
-            rate,
-            fitted: false,
-            predicted,
-            missed,
-        },
-        MissRate::Fit => MissFit {
-            rate: if predicted == 0 {
-                0.0
-            } else {
-                missed as f64 / predicted as f64
-            },
-            fitted: true,
-            predicted,
-            missed,
-        },
-    }
+    fit.rate = match rate {
+        MissRate::Fixed(rate) => rate,
+        MissRate::Fit if fit.predicted_tokens == 0 => 0.0,
+        MissRate::Fit => (1.0 - fit.read_tokens as f64 / fit.predicted_tokens as f64).max(0.0),
+    };
+    fit
 }
 
 impl Call {
-    /// The expected cost when the cache misses with probability `miss_rate`.
+    /// The expected cost when the share `miss_rate` of what the best case reads is missed.
     pub fn expected_cost(&self, miss_rate: f64) -> f64 {
         if self.simulated_read == 0 {
             self.best_cost

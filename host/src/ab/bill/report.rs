@@ -151,16 +151,24 @@ fn rule(pricing: &Pricing, info: &ProfileInfo) -> String {
 }
 
 fn miss_line(fit: &MissFit) -> String {
-    if fit.fitted {
-        format!(
-            "miss rate {:.3}, fitted: {} of the {} calls the best case has reading read nothing, on the runs with a cache read",
-            fit.rate, fit.missed, fit.predicted
-        )
+    let read = if fit.predicted_tokens == 0 {
+        "no call the best case has reading".to_owned()
     } else {
         format!(
-            "miss rate {:.3}, given ({} of {} calls the best case has reading read nothing here)",
-            fit.rate, fit.missed, fit.predicted
+            "the bill read {:.1}% of the {} tokens the best case reads ({} of its {} reading calls read nothing)",
+            100.0 * fit.read_tokens as f64 / fit.predicted_tokens as f64,
+            thousands(fit.predicted_tokens),
+            fit.missed,
+            fit.predicted
         )
+    };
+    if fit.fitted {
+        format!(
+            "miss rate {:.3}, fitted: {read}, on the runs with a cache read",
+            fit.rate
+        )
+    } else {
+        format!("miss rate {:.3}, given (here {read})", fit.rate)
     }
 }
 
@@ -267,7 +275,7 @@ pub fn table(bill: &Bill) -> String {
     if with_reads.hits > with_reads.close || with_reads.missed > 0 {
         let _ = writeln!(
             out,
-            "Where the bill differs from the best case, on the runs with a cache read: {} of the {} read calls read less than it by more than {READ_TOLERANCE} tokens (an older, shorter prefix: a partial miss) and {} more (a prefix no earlier request of the run sent: another run's, see --shared-cache); {} call(s) read nothing where it reads (the misses of the miss rate). The model cannot say which calls miss, only how often.",
+            "Where the bill differs from the best case, on the runs with a cache read: {} of the {} read calls read less than it by more than {READ_TOLERANCE} tokens (an older, shorter prefix: a partial miss) and {} more (a prefix no earlier request of the run sent: another run's, see --shared-cache); {} call(s) read nothing where it reads. The miss rate counts both kinds of miss, by the tokens not read; the model cannot say which calls miss, only how much.",
             with_reads.shorter,
             with_reads.hits,
             with_reads.longer,
@@ -389,6 +397,8 @@ pub fn json(bill: &Bill) -> Json {
                     "fitted": fit.fitted,
                     "predicted_reads": fit.predicted,
                     "missed": fit.missed,
+                    "predicted_read_tokens": fit.predicted_tokens,
+                    "billed_read_tokens": fit.read_tokens,
                 },
             })
         })

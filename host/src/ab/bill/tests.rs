@@ -181,14 +181,16 @@ fn under_the_minimum_nothing_is_read() {
 
 #[test]
 fn the_miss_rate_is_fitted_on_runs_with_a_read_and_each_run_is_checked_with_the_others_rate() {
-    // Run a: the second call reads, the third misses. Run b: both later calls read. Run c
-    // reads nothing at all: it says where it was served, not how often a cache misses.
+    // The best case reads 832 tokens on the second call of each run and 1,088 on the third.
+    // Run a: the second call reads them all, the third misses whole. Run b: the second reads
+    // them all, the third half (an older prefix). Run c reads nothing at all: it says where it
+    // was served, not how often a cache misses.
     let a = run(
         "a",
         "router",
         &[
             (900, 0, 10, None),
-            (300, 800, 10, None),
+            (268, 832, 10, None),
             (1600, 0, 10, None),
         ],
     );
@@ -197,8 +199,8 @@ fn the_miss_rate_is_fitted_on_runs_with_a_read_and_each_run_is_checked_with_the_
         "router",
         &[
             (900, 0, 10, None),
-            (300, 800, 10, None),
-            (200, 1400, 10, None),
+            (268, 832, 10, None),
+            (1056, 544, 10, None),
         ],
     );
     let c = run(
@@ -207,23 +209,47 @@ fn the_miss_rate_is_fitted_on_runs_with_a_read_and_each_run_is_checked_with_the_
         &[(900, 0, 10, None), (1100, 0, 10, None), (1600, 0, 10, None)],
     );
     let bill = router_bill([a, b, c], MissRate::Fit).unwrap();
+    for run in &bill.runs[..2] {
+        let best: Vec<u64> = run.calls.iter().map(|c| c.simulated_read).collect();
+        assert_eq!(best, [0, 832, 1088]);
+    }
     let fit = bill.profiles[0].2;
     assert!(fit.fitted);
     assert_eq!((fit.predicted, fit.missed), (4, 1));
-    assert_eq!(fit.rate, 0.25);
+    // Whole and partial misses, by the tokens not read: 2,208 read of 3,840.
+    assert_eq!((fit.predicted_tokens, fit.read_tokens), (3840, 2208));
+    let close = |rate: Option<f64>, expected: f64| (rate.unwrap() - expected).abs() < 1e-12;
+    assert!(close(Some(fit.rate), 1.0 - 2208.0 / 3840.0));
     assert!(!bill.runs[2].any_read());
-    // Run a checked with b's rate (0 of 2 missed), b with a's (1 of 2), c with both (1 of 4).
-    assert_eq!(bill.runs[0].held_out_rate, Some(0.0));
-    assert_eq!(bill.runs[1].held_out_rate, Some(0.5));
-    assert_eq!(bill.runs[2].held_out_rate, Some(0.25));
+    // Run a checked with b's rate (1,376 of 1,920 read), b with a's (832 of 1,920), c with
+    // both.
+    assert!(close(bill.runs[0].held_out_rate, 1.0 - 1376.0 / 1920.0));
+    assert!(close(bill.runs[1].held_out_rate, 1.0 - 832.0 / 1920.0));
+    assert!(close(bill.runs[2].held_out_rate, fit.rate));
     // The expected cost of a call the best case has reading.
     let call = &bill.runs[0].calls[2];
-    assert!(call.simulated_read > 0);
     let expected = 0.75 * call.best_cost + 0.25 * call.miss_cost;
     assert!((call.expected_cost(0.25) - expected).abs() < 1e-18);
     // A call the best case has not reading costs the same either way.
     let first = &bill.runs[0].calls[0];
     assert_eq!(first.expected_cost(0.25), first.best_cost);
+}
+
+#[test]
+fn reads_over_the_best_case_offset_reads_under_it_and_the_rate_is_never_negative() {
+    // Every call reads a unit more than the best case: nothing is missed.
+    let a = run(
+        "a",
+        "router",
+        &[
+            (900, 0, 10, None),
+            (204, 896, 10, None),
+            (448, 1152, 10, None),
+        ],
+    );
+    let fit = router_bill([a], MissRate::Fit).unwrap().profiles[0].2;
+    assert_eq!((fit.predicted_tokens, fit.read_tokens), (1920, 2048));
+    assert_eq!(fit.rate, 0.0);
 }
 
 #[test]

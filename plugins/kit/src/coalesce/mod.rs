@@ -24,7 +24,7 @@ pub use sections::{
     tools_section, turns_left_section, user_section,
 };
 pub use settings::{options, settings_with_defaults, Settings};
-pub use uncompressed::{exchange, feedback_section, uncompressed};
+pub use uncompressed::{exchange, feedback_section, response, uncompressed};
 
 /// The default templates of the coalesced view, compiled in from `templates/coalesce/`.
 pub const TEMPLATES: &[(&str, &str)] = &[

@@ -31,12 +31,39 @@ pub fn uncompressed(run: &Run, turns: &[Turn], settings: &Settings) -> Output {
 /// then the user's feedback.
 pub fn exchange(run: &Run, turn: &Turn) -> [Message; 2] {
     [
-        Message::new(
-            Role::Assistant,
-            vec![Section::new("assistant").with("raw_response", turn.raw_response.as_str())],
-        ),
+        response(turn),
         Message::new(Role::User, vec![feedback_section(run, turn)]),
     ]
+}
+
+/// The assistant's message of a turn: its whole response, and the program the turn ran when
+/// the response does not hold it. A model that writes its program in its text (a PTC-Lisp
+/// block, a shell block) sends it in the response; a model that calls tools sends text beside
+/// its calls, and an imported run keeps the calls as the turn's program (`program`, empty when
+/// the response holds it; `tools`, the names of the tools the turn called, each once).
+pub fn response(turn: &Turn) -> Message {
+    let response = turn.raw_response.as_str();
+    let program = turn
+        .program
+        .as_ref()
+        .map(|p| p.as_str().trim())
+        .filter(|p| !p.is_empty() && !response.contains(p))
+        .unwrap_or("");
+    let mut tools: Vec<String> = Vec::new();
+    if !program.is_empty() {
+        for call in turn.tool_calls.iter() {
+            if !tools.iter().any(|t| t == call.name.as_str()) {
+                tools.push(call.name.to_string());
+            }
+        }
+    }
+    Message::new(
+        Role::Assistant,
+        vec![Section::new("assistant")
+            .with("raw_response", response)
+            .with("program", program)
+            .with("tools", tools)],
+    )
 }
 
 /// What the user says after a turn without compression: its prints, or its error, and the
