@@ -134,7 +134,12 @@ mod tests {
         let sections = |i: usize| -> Vec<Section> { messages[i].sections().cloned().collect() };
         assert_eq!(
             sections(2),
-            [Section::new("assistant").with("raw_response", "response 1")]
+            // The response does not hold its program: the program follows, with the tools
+            // it called.
+            [Section::new("assistant")
+                .with("raw_response", "response 1")
+                .with("program", "(step 1)")
+                .with("tools", vec!["search".to_string()])]
         );
         // "1" then 5 characters of "found 12"; 3 + 4 characters left out.
         assert_eq!(sections(3), [observation(1, "1", &["found"], 7)]);
