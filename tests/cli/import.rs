@@ -331,6 +331,55 @@ fn a_mini_swe_agent_trajectory_imports_with_its_requests_and_its_token_counts() 
     );
 }
 
+/// A log's task is text as the agent was given it: braces of a template language in it (an
+/// issue about dbt or Django templates) are kept as written, not read as placeholders.
+#[test]
+fn an_imported_task_keeps_its_braces_as_written() {
+    let scratch = Scratch::with_plugins(&["ptc-strategy-full-history", crate::support::SUC]);
+    let mut source: Json =
+        serde_json::from_str(&std::fs::read_to_string(mini_swe_agent()).unwrap()).unwrap();
+    let task = &mut source["messages"][1]["content"];
+    let text = format!(
+        "Fix {{{{ref2('schema', 'left')}}}} and {{{{ form }}}}.\n{}",
+        task.as_str().unwrap()
+    );
+    *task = Json::String(text);
+    let log = scratch.write("braces.traj.json", source.to_string());
+    let run = scratch.ptc(["import", &log.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(recording["literal_mission"], true);
+    let file = scratch.write("braces.json", &run.stdout);
+    let file = file.display().to_string();
+    scratch.ptc(["validate", &file]).ok();
+    let prompt = scratch
+        .ptc([
+            "render",
+            &file,
+            "--turns",
+            "0",
+            "--strategy",
+            "full-history",
+        ])
+        .ok();
+    assert!(
+        prompt.contains("Fix {{ref2('schema', 'left')}} and {{ form }}."),
+        "{prompt}"
+    );
+    // Written by hand without the flag, the same mission names placeholders with no data.
+    let mut hand = recording.clone();
+    hand.as_object_mut().unwrap().remove("literal_mission");
+    let hand = scratch.write("hand.json", hand.to_string());
+    let run = scratch.ptc(["validate", &hand.display().to_string()]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stdout
+            .contains("at `mission`: placeholder {{form}} has no data/form"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// An ATIF trajectory is detected and imported: a turn per agent step, its tool calls with the
 /// results that answer them, the tokens and cost each step states, and what ATIF does not keep
 /// said, never invented.

@@ -33,6 +33,10 @@ pub struct Args {
     /// The format of every FILE [default: detected from each file's first record]
     #[arg(long = "from", value_enum, value_name = "FORMAT")]
     format: Option<Format>,
+    /// Leave out a log that cannot be imported, saying why on stderr, and write the others
+    /// (without it, the first such log stops the import and nothing is written)
+    #[arg(long)]
+    skip_unreadable: bool,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -79,9 +83,11 @@ enum Legacy {
 
 /// `ptc import FILE...`, or `ptc import ptc-runner TRACE` (the same with `--from ptc-runner`).
 pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
-    let (files, format, run) = match args.legacy {
-        Some(Legacy::PtcRunner { trace, run }) => (vec![trace], Some(Format::PtcRunner), run),
-        None => (args.files, args.format, args.run),
+    let (files, format, run, skip) = match args.legacy {
+        Some(Legacy::PtcRunner { trace, run }) => {
+            (vec![trace], Some(Format::PtcRunner), run, false)
+        }
+        None => (args.files, args.format, args.run, args.skip_unreadable),
     };
     let host = context.reading(&run.config, &run.limits)?;
     let supplied = Supplied {
@@ -96,37 +102,30 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
     }
     let defaults = host.recording_defaults()?;
     let mut runs: Vec<(&PathBuf, Format, Imported)> = Vec::new();
+    let mut skipped = 0;
     for file in &files {
-        let format = match format.or_else(|| Format::detect(file)) {
-            Some(format) => format,
-            None => {
-                return Err(Error::Usage(format!(
-                    "cannot tell the format of {}: it is none of those ptc imports (ptc-runner-kernel, mini-swe-agent, atif, claude-code, openhands, ptc-runner; --from forces one). Gemini CLI logs convert to ATIF with Harbor's converters",
-                    file.display()
-                )))
+        match import(file, format, &defaults, &supplied) {
+            Ok((format, imported)) => {
+                runs.extend(imported.into_iter().map(|run| (file, format, run)));
             }
-        };
-        let imported = match format {
-            Format::PtcRunner => vec![crate::recording::import::ptc_runner(
-                file, &defaults, &supplied,
-            )?],
-            Format::PtcRunnerKernel => {
-                vec![crate::recording::import::ptc_runner_kernel(
-                    file, &defaults, &supplied,
-                )?]
+            Err(error) if skip => {
+                eprintln!("warning: skipped: {error}");
+                skipped += 1;
             }
-            Format::MiniSweAgent => {
-                vec![crate::recording::import::mini_swe_agent(
-                    file, &defaults, &supplied,
-                )?]
-            }
-            Format::Atif => vec![crate::recording::import::atif(file, &defaults, &supplied)?],
-            Format::ClaudeCode => {
-                crate::recording::import::claude_code(file, &defaults, &supplied)?
-            }
-            Format::Openhands => crate::recording::import::openhands(file, &defaults, &supplied)?,
-        };
-        runs.extend(imported.into_iter().map(|run| (file, format, run)));
+            Err(error) => return Err(error),
+        }
+    }
+    if skipped > 0 {
+        eprintln!(
+            "note: skipped {skipped} of {} log(s) that could not be imported (--skip-unreadable)",
+            files.len()
+        );
+        if runs.is_empty() {
+            return Err(Error::Usage(format!(
+                "none of the {} log(s) could be imported (each is named above)",
+                files.len()
+            )));
+        }
     }
     // Nothing is written before every log is read: one run, one recording; several, a JSONL
     // corpus.
@@ -144,6 +143,31 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
         Some(path) => write_atomically(path, text.as_bytes()),
         None => write_out(out, &text),
     }
+}
+
+/// The runs of one log, in its format (given, or detected from its first record).
+fn import(
+    file: &Path,
+    format: Option<Format>,
+    defaults: &RecordingDefaults,
+    supplied: &Supplied,
+) -> Result<(Format, Vec<Imported>), Error> {
+    let Some(format) = format.or_else(|| Format::detect(file)) else {
+        return Err(Error::Usage(format!(
+            "cannot tell the format of {}: it is none of those ptc imports (ptc-runner-kernel, mini-swe-agent, atif, claude-code, openhands, ptc-runner; --from forces one). Gemini CLI logs convert to ATIF with Harbor's converters",
+            file.display()
+        )));
+    };
+    use crate::recording::import as from;
+    let imported = match format {
+        Format::PtcRunner => vec![from::ptc_runner(file, defaults, supplied)?],
+        Format::PtcRunnerKernel => vec![from::ptc_runner_kernel(file, defaults, supplied)?],
+        Format::MiniSweAgent => vec![from::mini_swe_agent(file, defaults, supplied)?],
+        Format::Atif => vec![from::atif(file, defaults, supplied)?],
+        Format::ClaudeCode => from::claude_code(file, defaults, supplied)?,
+        Format::Openhands => from::openhands(file, defaults, supplied)?,
+    };
+    Ok((format, imported))
 }
 
 /// The line on stderr about one imported run. A ptc_runner trace's says what its lossy

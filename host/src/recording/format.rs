@@ -15,8 +15,13 @@ use crate::recording::RecordingError;
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Recording", title = "ptc recording")]
 pub(super) struct RecordingJson {
-    /// The task. `{{name}}` placeholders are replaced by `data/name`.
+    /// The task. `{{name}}` placeholders are replaced by `data/name`, unless `literal_mission`.
     pub mission: String,
+    /// The mission is text as the agent was given it, with no placeholders: `{{` and `}}` are
+    /// kept as written. Importers set it: a log's mission is already filled in, and may hold
+    /// braces of its own (a template language's, in an issue's text).
+    #[serde(default)]
+    pub literal_mission: bool,
     /// The run's system prompt; default: ptc's language reference and output format.
     pub system_prompt: Option<String>,
     /// At least 1; default: `[compression] max_turns` (5). No more turns may be recorded.

@@ -164,13 +164,17 @@ impl Recording {
             });
         }
         let max_turns = json.max_turns.unwrap_or(defaults.max_turns);
-        let mission = mission::expand(&json.mission, &json.data.0).map_err(|message| {
-            RecordingError::Rule {
-                path: located(),
-                json_path: "mission".into(),
-                message,
-            }
-        })?;
+        let mission = if json.literal_mission {
+            json.mission
+        } else {
+            mission::expand(&json.mission, &json.data.0).map_err(|message| {
+                RecordingError::Rule {
+                    path: located(),
+                    json_path: "mission".into(),
+                    message,
+                }
+            })?
+        };
         let run = Run {
             mission: mission.into(),
             system_prompt: json

@@ -132,8 +132,10 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
     if json.max_turns == Some(0) {
         rule(E, "max_turns".into(), "must be at least 1".into());
     }
-    for placeholder in mission::problems(&json.mission, &json.data.0) {
-        rule(E, "mission".into(), placeholder);
+    if !json.literal_mission {
+        for placeholder in mission::problems(&json.mission, &json.data.0) {
+            rule(E, "mission".into(), placeholder);
+        }
     }
     for (i, tool) in json.tools.iter().enumerate() {
         if !valid_name(&tool.name) {

@@ -291,6 +291,7 @@ fn thread_recording(
     let side_chain = thread[0].1["isSidechain"] == true;
     let recording = json!({
         "mission": mission,
+        "literal_mission": true,
         "max_turns": max_turns,
         "tools": tools.iter().map(|name| json!({"name": name})).collect::<Vec<_>>(),
         "turns": turns,

@@ -200,6 +200,7 @@ pub fn mini_swe_agent(
     let max_turns = turn_budget(supplied.max_turns.or(step_limit), count, &mut lacks);
     let mut recording = json!({
         "mission": mission,
+        "literal_mission": true,
         "max_turns": max_turns,
         "tools": [{"name": "bash", "description": "Run a shell command"}],
         "turns": turns,

@@ -262,6 +262,7 @@ pub(super) fn transcript_recording(
     let count = turns.len();
     let mut recording = serde_json::json!({
         "mission": mission,
+        "literal_mission": true,
         "max_turns": max_turns,
         "tools": tools.iter().map(|name| serde_json::json!({"name": name})).collect::<Vec<_>>(),
         "turns": turns,

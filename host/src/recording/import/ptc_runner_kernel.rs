@@ -232,6 +232,7 @@ pub fn ptc_runner_kernel(
     tools.sort();
     let mut recording = json!({
         "mission": mission,
+        "literal_mission": true,
         "max_turns": max_turns,
         "tools": tools.iter().map(|name| json!({"name": name})).collect::<Vec<_>>(),
         "turns": turns,
