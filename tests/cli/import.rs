@@ -81,14 +81,16 @@ fn a_kernel_run_imports_with_its_requests_and_its_bill() {
         .unwrap()
         .starts_with("PTC_AGENT_PROMPT_V1"));
     assert_eq!(recording["system_prompt"], first["system"]);
-    let second = &turns[1]["request"]["messages"];
-    assert_eq!(second.as_array().unwrap().len(), 3);
-    assert_eq!(second[1]["role"], "assistant");
-    assert_eq!(second[1]["tool_calls"][0]["name"], "run_ptc_lisp");
+    // The second sends the first's message again (`repeats`), then the two it adds.
+    assert_eq!(turns[1]["request"]["repeats"], 1);
+    let added = &turns[1]["request"]["messages"];
+    assert_eq!(added.as_array().unwrap().len(), 2);
+    assert_eq!(added[0]["role"], "assistant");
+    assert_eq!(added[0]["tool_calls"][0]["name"], "run_ptc_lisp");
     let program: Json =
-        serde_json::from_str(second[1]["tool_calls"][0]["arguments"].as_str().unwrap()).unwrap();
+        serde_json::from_str(added[0]["tool_calls"][0]["arguments"].as_str().unwrap()).unwrap();
     assert_eq!(program["program"], turns[0]["program"]);
-    assert_eq!(second[2]["role"], "tool");
+    assert_eq!(added[1]["role"], "tool");
     // Nothing invented: no memory, no result, and what the log lacks is said.
     for turn in turns {
         assert_eq!(turn["memory"], Json::Null);
@@ -304,6 +306,14 @@ fn a_mini_swe_agent_trajectory_imports_with_its_requests_and_its_token_counts() 
         );
         assert_eq!(turn["started_at"], response["extra"]["timestamp"]);
     }
+    // Each request after the first sends the previous one's messages again, then the
+    // response and its observation: it is written as the two messages it adds, and the
+    // recording is no larger than the log.
+    for (k, turn) in turns.iter().enumerate().skip(1) {
+        assert_eq!(turn["request"]["repeats"], 2 * k, "turn {}", k + 1);
+        assert_eq!(turn["request"]["messages"].as_array().unwrap().len(), 2);
+    }
+    assert!(run.stdout.len() < std::fs::metadata(&path).unwrap().len() as usize);
     // The first turn's request is the system prompt and the task, as sent; the reasoning the
     // model gave is part of its raw response.
     let first = &turns[0]["request"]["messages"];
@@ -928,7 +938,10 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
     assert_eq!(usage_sum(&one, "input"), 1_536);
     assert_eq!(usage_sum(&one, "cache_read"), 3_328);
     assert_eq!(usage_sum(&one, "output"), 246);
-    assert_eq!(turns[3]["request"]["messages"].as_array().unwrap().len(), 8);
+    let fourth = &turns[3]["request"];
+    let sent = fourth["repeats"].as_u64().unwrap_or(0) as usize
+        + fourth["messages"].as_array().unwrap().len();
+    assert_eq!(sent, 8);
     let file = scratch.write("msa1.json", &run.stdout);
     scratch.ptc(["validate", &file.display().to_string()]).ok();
     // Format 1 saved as the bare list of messages: read when --from says so.

@@ -146,7 +146,13 @@ pub struct RequestJson {
     pub model: Option<String>,
     /// The system prompt, when it was sent apart from the messages.
     pub system: Option<String>,
-    /// The messages, in order.
+    /// How many messages of the previous turn's request this one sends again first, unchanged
+    /// (an agent appending to its conversation): `messages` are those after them. Written by
+    /// `ptc import`, so that a run's requests take the size of its conversation, not its
+    /// square. Default 0: `messages` are all of them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub repeats: usize,
+    /// The messages, in order (after the `repeats` first ones).
     pub messages: Vec<RequestMessageJson>,
     /// The tool definitions, as the JSON text sent.
     pub tools: Option<String>,
@@ -276,4 +282,8 @@ pub(super) fn parse_json(
         de.end().map_err(|err| syntax(".".into(), err))?;
         Ok(json)
     })
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

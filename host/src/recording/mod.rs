@@ -199,7 +199,24 @@ impl Recording {
         let mut usage = Vec::with_capacity(json.turns.len());
         let mut turns: Vec<Turn> = Vec::with_capacity(json.turns.len());
         for mut t in json.turns {
-            requests.push(t.request.take());
+            // A request that repeats messages of the previous one holds them all in memory;
+            // the rules checked above that the previous one sent that many.
+            let request = t.request.take().map(|mut request| {
+                if request.repeats > 0 {
+                    let previous: &[RequestMessage] = match requests.last() {
+                        Some(Some(Request { messages, .. })) => messages,
+                        _ => &[],
+                    };
+                    let repeated = &previous[..request.repeats.min(previous.len())];
+                    let mut messages = Vec::with_capacity(repeated.len() + request.messages.len());
+                    messages.extend_from_slice(repeated);
+                    messages.append(&mut request.messages);
+                    request.messages = messages;
+                    request.repeats = 0;
+                }
+                request
+            });
+            requests.push(request);
             usage.push(t.usage.take());
             turns.push(turn(t));
         }
@@ -301,6 +318,75 @@ mod tests {
     fn parse(json: &str) -> Result<Recording, String> {
         Recording::parse(json.as_bytes(), Path::new("r.json"), &defaults())
             .map_err(|e| e.to_string())
+    }
+
+    /// Three turns whose requests send `sent` messages: the first whole, the others repeating
+    /// `repeats[i]` of the previous request's.
+    fn appended(repeats: [usize; 2], first: Option<usize>) -> String {
+        let message = |k: usize| format!(r#"{{"role": "user", "content": "m{k}"}}"#);
+        let request = |repeats: usize, from: usize, to: usize| {
+            let messages: Vec<String> = (from..to).map(message).collect();
+            format!(
+                r#"{{"repeats": {repeats}, "messages": [{}]}}"#,
+                messages.join(", ")
+            )
+        };
+        let first = match first {
+            Some(n) => format!(r#", "request": {}"#, request(0, 0, n)),
+            None => String::new(),
+        };
+        format!(
+            r#"{{"mission": "m", "turns": [
+                {{"number": 1, "success": true{first}}},
+                {{"number": 2, "success": true, "request": {}}},
+                {{"number": 3, "success": true, "request": {}}}]}}"#,
+            request(repeats[0], 2, 4),
+            request(repeats[1], 4, 5)
+        )
+    }
+
+    #[test]
+    fn a_request_that_repeats_the_previous_ones_messages_holds_them_all() {
+        let r = parse(&appended([2, 4], Some(2))).unwrap();
+        let contents = |i: usize| -> Vec<String> {
+            r.requests[i]
+                .as_ref()
+                .unwrap()
+                .messages
+                .iter()
+                .map(|m| m.content.clone())
+                .collect()
+        };
+        assert_eq!(contents(0), ["m0", "m1"]);
+        assert_eq!(contents(1), ["m0", "m1", "m2", "m3"]);
+        assert_eq!(contents(2), ["m0", "m1", "m2", "m3", "m4"]);
+        // A request may repeat fewer than the previous one sent (it changed one of them).
+        let r = parse(&appended([1, 3], Some(2))).unwrap();
+        let contents = |i: usize| -> Vec<String> {
+            r.requests[i]
+                .as_ref()
+                .unwrap()
+                .messages
+                .iter()
+                .map(|m| m.content.clone())
+                .collect()
+        };
+        assert_eq!(contents(1), ["m0", "m2", "m3"]);
+        assert_eq!(contents(2), ["m0", "m2", "m3", "m4"]);
+    }
+
+    #[test]
+    fn a_request_cannot_repeat_messages_that_were_not_sent() {
+        let err = parse(&appended([3, 4], Some(2))).unwrap_err();
+        assert!(
+            err.ends_with("at `turns[1].request.repeats`: 3 message(s) of the previous turn's request, which sent 2"),
+            "{err}"
+        );
+        let err = parse(&appended([2, 4], None)).unwrap_err();
+        assert!(
+            err.ends_with("at `turns[1].request.repeats`: 2 message(s) of the previous turn's request, but the previous turn has no request"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -199,6 +199,37 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
                 );
             }
         }
+        if let Some(request) = turn.request.as_ref().filter(|r| r.repeats > 0) {
+            // The previous turn's request, as many messages as it sent.
+            let previous = i
+                .checked_sub(1)
+                .and_then(|p| json.turns[p].request.as_ref())
+                .map(|p| p.repeats + p.messages.len());
+            match previous {
+                None => rule(
+                    E,
+                    format!("turns[{i}].request.repeats"),
+                    format!(
+                        "{} message(s) of the previous turn's request, but {}",
+                        request.repeats,
+                        if i == 0 {
+                            "this is the first turn"
+                        } else {
+                            "the previous turn has no request"
+                        }
+                    ),
+                ),
+                Some(sent) if sent < request.repeats => rule(
+                    E,
+                    format!("turns[{i}].request.repeats"),
+                    format!(
+                        "{} message(s) of the previous turn's request, which sent {sent}",
+                        request.repeats
+                    ),
+                ),
+                Some(_) => {}
+            }
+        }
         if !turn.success && turn.error.is_none() {
             rule(
                 E,

@@ -289,7 +289,7 @@ fn thread_recording(
         lacks.push(Lack::Timestamps);
     }
     let side_chain = thread[0].1["isSidechain"] == true;
-    let recording = json!({
+    let mut recording = json!({
         "mission": mission,
         "literal_mission": true,
         "max_turns": max_turns,
@@ -297,7 +297,7 @@ fn thread_recording(
         "turns": turns,
         "lacks": lacks,
     });
-    reads_back(path, &recording, defaults)?;
+    reads_back(path, &mut recording, defaults)?;
     Ok(Some(Imported {
         json: recording,
         turns: count,

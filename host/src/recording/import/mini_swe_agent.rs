@@ -213,7 +213,7 @@ pub fn mini_swe_agent(
     {
         recording["system_prompt"] = json!(system);
     }
-    reads_back(path, &recording, defaults)?;
+    reads_back(path, &mut recording, defaults)?;
     Ok(Imported {
         json: recording,
         turns: count,
@@ -330,6 +330,7 @@ fn request(before: &[Json], model: Option<String>) -> Json {
         })
         .collect();
     serde_json::to_value(RequestJson {
+        repeats: 0,
         model,
         system: None,
         messages,

@@ -271,7 +271,7 @@ pub(super) fn transcript_recording(
     if let Some(system) = system {
         recording["system_prompt"] = serde_json::json!(system);
     }
-    reads_back(path, &recording, defaults)?;
+    reads_back(path, &mut recording, defaults)?;
     Ok(Imported {
         json: recording,
         turns: count,
@@ -282,15 +282,50 @@ pub(super) fn transcript_recording(
     })
 }
 
+/// Writes each turn's request as the messages it adds to the previous turn's (`repeats`: how
+/// many of the previous request's messages it sends again first, unchanged), so that a run's
+/// requests take the size of its conversation rather than its square.
+fn repeat_requests(recording: &mut Json) {
+    let Some(turns) = recording.get_mut("turns").and_then(Json::as_array_mut) else {
+        return;
+    };
+    // The previous turn's messages, whole.
+    let mut previous: Option<Vec<Json>> = None;
+    for turn in turns {
+        let Some(messages) = turn
+            .get_mut("request")
+            .and_then(|r| r.get_mut("messages"))
+            .and_then(Json::as_array_mut)
+        else {
+            previous = None;
+            continue;
+        };
+        let whole = std::mem::take(messages);
+        let repeats = previous.as_ref().map_or(0, |before| {
+            before
+                .iter()
+                .zip(&whole)
+                .take_while(|(a, b)| a == b)
+                .count()
+        });
+        *messages = whole[repeats..].to_vec();
+        if repeats > 0 {
+            turn["request"]["repeats"] = Json::from(repeats);
+        }
+        previous = Some(whole);
+    }
+}
+
 /// Checks that the recording an import made reads back as ptc reads recordings. Its errors are
 /// about the recording made, not a place in the log: they name the field of the recording.
 pub(super) fn reads_back(
     path: &Path,
-    recording: &Json,
+    recording: &mut Json,
     defaults: &crate::recording::RecordingDefaults,
 ) -> Result<(), ReadError> {
     use crate::recording::{Recording, RecordingError};
-    let bytes = serde_json::to_vec(recording).expect("JSON serializes");
+    repeat_requests(recording);
+    let bytes = serde_json::to_vec(&*recording).expect("JSON serializes");
     Recording::parse(&bytes, path, defaults).map_err(|err| {
         let rule = match err {
             RecordingError::Syntax {

@@ -252,7 +252,7 @@ pub fn ptc_runner(
         return Err(bad(path, Some(*start_line), error));
     }
     recording["turns"] = Json::Array(turns);
-    reads_back(path, &recording, defaults)?;
+    reads_back(path, &mut recording, defaults)?;
     Ok(Imported {
         json: recording,
         turns: count,

@@ -241,7 +241,7 @@ pub fn ptc_runner_kernel(
     if let Some(system) = first_args["system"].as_str() {
         recording["system_prompt"] = json!(system);
     }
-    reads_back(path, &recording, defaults)?;
+    reads_back(path, &mut recording, defaults)?;
     Ok(Imported {
         json: recording,
         turns: count,
@@ -347,6 +347,7 @@ fn request(arguments: &Json) -> Json {
         })
         .unwrap_or_default();
     serde_json::to_value(RequestJson {
+        repeats: 0,
         model: None,
         system: arguments["system"].as_str().map(str::to_owned),
         messages,
