@@ -91,9 +91,10 @@ pub fn bill(host: &Host, paths: &[PathBuf], options: &BillOptions) -> Result<Bil
     let info = config.pricing_info();
     let tokenizer = crate::ab::tokenizer_named(config.ab_tokenizer())?;
     let defaults = host.recording_defaults()?;
+    // One recording at a time: a run's requests, held whole in memory, are the square of its
+    // conversation.
     let recordings = corpus::sources(paths)?
-        .iter()
-        .map(|source| source.load(&defaults))
-        .collect::<Result<Vec<_>, _>>()?;
-    Bill::new(recordings, &pricing, &info, tokenizer, options)
+        .into_iter()
+        .map(|source| source.load(&defaults).map_err(Error::from));
+    Bill::read(recordings, &pricing, &info, tokenizer, options)
 }

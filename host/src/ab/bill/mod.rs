@@ -153,6 +153,24 @@ impl Bill {
         tokenizer: Tokenizer,
         options: &BillOptions,
     ) -> Result<Bill, Error> {
+        Bill::read(
+            recordings.into_iter().map(Ok),
+            pricing,
+            info,
+            tokenizer,
+            options,
+        )
+    }
+
+    /// Compares the recordings `recordings` reads, one at a time (each is measured, then
+    /// dropped), with their bills; the first that cannot be read is the error.
+    pub fn read(
+        recordings: impl IntoIterator<Item = Result<Recording, Error>>,
+        pricing: &[Pricing],
+        info: &[ProfileInfo],
+        tokenizer: Tokenizer,
+        options: &BillOptions,
+    ) -> Result<Bill, Error> {
         // The profiles, to which a model's own rule is added when a run needs it.
         let mut pricing = pricing.to_vec();
         let mut info = info.to_vec();
@@ -176,6 +194,7 @@ impl Bill {
         let mut without_bill = Vec::new();
         let mut usage_only = 0;
         for recording in recordings {
+            let recording = recording?;
             let Some((provider, model)) = first_billed(&recording) else {
                 usage_only += usize::from(recording.usage.iter().any(Option::is_some));
                 without_bill.push(recording.path.clone());

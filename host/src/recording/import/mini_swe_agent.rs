@@ -107,6 +107,9 @@ pub fn mini_swe_agent(
     // and a nil result are what happened, not something the log lost.
     let mut lacks = Vec::new();
     let mut turns = Vec::new();
+    // The messages the previous request sent: every request sends them again first (the
+    // trajectory is the conversation), so it is written as the ones it adds.
+    let mut sent = 0;
     for (at, message) in messages.iter().enumerate() {
         if message["role"] != "assistant" {
             continue;
@@ -161,7 +164,7 @@ pub fn mini_swe_agent(
             "success": error.is_none(),
             "prints": if error.is_none() { json!(prints) } else { json!([]) },
             "tool_calls": if error.is_none() { json!(tool_calls) } else { json!([]) },
-            "request": request(&messages[..at], model.clone()),
+            "request": request(sent, &messages[sent..at], model.clone()),
         });
         if let Some(error) = error {
             turn["error"] = error;
@@ -182,6 +185,7 @@ pub fn mini_swe_agent(
             }
         }
         turns.push(turn);
+        sent = at;
     }
     if turns.is_empty() {
         return Err(bad(
@@ -316,10 +320,11 @@ fn return_code(text: &str) -> Option<i64> {
     text[start..end].trim().parse().ok()
 }
 
-/// The messages sent before a response, as sent.
-fn request(before: &[Json], model: Option<String>) -> Json {
+/// The messages sent before a response, as sent: the `repeats` the previous request sent,
+/// then `added`.
+fn request(repeats: usize, added: &[Json], model: Option<String>) -> Json {
     // A tool call as litellm gives it: `{id, function{name, arguments}}`, the arguments as text.
-    let messages = before
+    let messages = added
         .iter()
         .map(|m| {
             request_message(m, |c| RequestToolCallJson {
@@ -330,7 +335,7 @@ fn request(before: &[Json], model: Option<String>) -> Json {
         })
         .collect();
     serde_json::to_value(RequestJson {
-        repeats: 0,
+        repeats,
         model,
         system: None,
         messages,

@@ -289,6 +289,10 @@ fn repeat_requests(recording: &mut Json) {
     let Some(turns) = recording.get_mut("turns").and_then(Json::as_array_mut) else {
         return;
     };
+    // An importer that wrote them so already (it knows what each request adds).
+    if turns.iter().any(|t| t["request"].get("repeats").is_some()) {
+        return;
+    }
     // The previous turn's messages, whole.
     let mut previous: Option<Vec<Json>> = None;
     for turn in turns {
