@@ -17,7 +17,10 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 const PTC: &str = env!("CARGO_BIN_EXE_ptc");
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
 }
 
 fn realruns() -> PathBuf {
@@ -69,7 +72,11 @@ fn import(c: &mut Criterion) {
     let scratch = std::env::temp_dir().join(format!("ptc-bench-import-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
     let formats: [(&str, &str, &[&str]); 5] = [
-        ("ptc-runner-kernel", "ptc_runner-kernel", &[".inspection.jsonl"]),
+        (
+            "ptc-runner-kernel",
+            "ptc_runner-kernel",
+            &[".inspection.jsonl"],
+        ),
         ("mini-swe-agent", "mini-swe-agent", &[".traj.json"]),
         ("atif", "atif", &[".json"]),
         ("claude-code", "claude-code", &[".jsonl"]),
@@ -95,9 +102,10 @@ fn import(c: &mut Criterion) {
         ptc(&args);
         imported.push(out.display().to_string());
         group.throughput(Throughput::Bytes(bytes));
-        group.bench_function(format!("{format}_{}_logs_{}_KiB", files.len(), bytes >> 10), |b| {
-            b.iter(|| ptc(&args))
-        });
+        group.bench_function(
+            format!("{format}_{}_logs_{}_KiB", files.len(), bytes >> 10),
+            |b| b.iter(|| ptc(&args)),
+        );
     }
     group.finish();
 

@@ -347,32 +347,19 @@ mod tests {
 
     #[test]
     fn a_request_that_repeats_the_previous_ones_messages_holds_them_all() {
-        let r = parse(&appended([2, 4], Some(2))).unwrap();
-        let contents = |i: usize| -> Vec<String> {
-            r.requests[i]
-                .as_ref()
-                .unwrap()
-                .messages
-                .iter()
-                .map(|m| m.content.clone())
-                .collect()
+        // The contents of the messages of turn `i`'s request.
+        let contents = |r: &Recording, i: usize| -> Vec<String> {
+            let request = r.requests[i].as_ref().unwrap();
+            request.messages.iter().map(|m| m.content.clone()).collect()
         };
-        assert_eq!(contents(0), ["m0", "m1"]);
-        assert_eq!(contents(1), ["m0", "m1", "m2", "m3"]);
-        assert_eq!(contents(2), ["m0", "m1", "m2", "m3", "m4"]);
+        let r = parse(&appended([2, 4], Some(2))).unwrap();
+        assert_eq!(contents(&r, 0), ["m0", "m1"]);
+        assert_eq!(contents(&r, 1), ["m0", "m1", "m2", "m3"]);
+        assert_eq!(contents(&r, 2), ["m0", "m1", "m2", "m3", "m4"]);
         // A request may repeat fewer than the previous one sent (it changed one of them).
         let r = parse(&appended([1, 3], Some(2))).unwrap();
-        let contents = |i: usize| -> Vec<String> {
-            r.requests[i]
-                .as_ref()
-                .unwrap()
-                .messages
-                .iter()
-                .map(|m| m.content.clone())
-                .collect()
-        };
-        assert_eq!(contents(1), ["m0", "m2", "m3"]);
-        assert_eq!(contents(2), ["m0", "m2", "m3", "m4"]);
+        assert_eq!(contents(&r, 1), ["m0", "m2", "m3"]);
+        assert_eq!(contents(&r, 2), ["m0", "m2", "m3", "m4"]);
     }
 
     #[test]
