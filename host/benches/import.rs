@@ -95,7 +95,13 @@ fn import(c: &mut Criterion) {
             .map(|f| std::fs::metadata(f).unwrap().len())
             .sum();
         let out = scratch.join(format!("{format}.jsonl"));
-        let mut args: Vec<String> = vec!["import".into(), "--from".into(), format.into()];
+        // A log the format's reader refuses (an example without its version) is left out.
+        let mut args: Vec<String> = vec![
+            "import".into(),
+            "--skip-unreadable".into(),
+            "--from".into(),
+            format.into(),
+        ];
         args.extend(files.iter().map(|f| f.display().to_string()));
         args.extend(["-o".into(), out.display().to_string(), "--force".into()]);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
