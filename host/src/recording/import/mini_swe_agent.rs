@@ -21,9 +21,10 @@
 //!   gave no command, or format 1's more than one (the `user` message after it says why);
 //! - `request` is every message before it, as sent; `usage` is `extra.response.usage` in ptc's
 //!   convention: DeepSeek's `prompt_cache_hit_tokens` are the cache reads and its
-//!   `prompt_cache_miss_tokens` the rest (other providers: `prompt_tokens_details.cached_tokens`
-//!   of `prompt_tokens`); no cost is kept, because `extra.cost` is litellm's computation at list
-//!   price, not a bill;
+//!   `prompt_cache_miss_tokens` the rest (other providers: `prompt_tokens` holds the reads,
+//!   `cache_read_input_tokens` or else `prompt_tokens_details.cached_tokens`, and Anthropic's
+//!   writes, `cache_creation_input_tokens`, counted as 5 minutes); no cost is kept, because
+//!   `extra.cost` is litellm's computation at list price, not a bill;
 //! - `started_at` is `extra.timestamp`, when the response arrived (the log's only time of a
 //!   call).
 //!
@@ -347,24 +348,19 @@ fn request(repeats: usize, added: &[Json], model: Option<String>) -> Json {
 /// litellm's usage of one response in ptc's convention; none without token counts.
 fn usage(usage: &Json, provider: Option<&str>, model: Option<&str>) -> Option<Json> {
     let prompt = usage["prompt_tokens"].as_u64()?;
-    let (read, uncached) = match (
+    let mut out = match (
         usage["prompt_cache_hit_tokens"].as_u64(),
         usage["prompt_cache_miss_tokens"].as_u64(),
     ) {
         // DeepSeek: hit + miss = prompt.
-        (Some(hit), Some(miss)) if hit.checked_add(miss) == Some(prompt) => (hit, miss),
-        _ => {
-            let cached = usage["prompt_tokens_details"]["cached_tokens"]
-                .as_u64()
-                .unwrap_or(0);
-            (cached, prompt.checked_sub(cached)?)
-        }
+        (Some(hit), Some(miss)) if hit.checked_add(miss) == Some(prompt) => json!({
+            "input": miss,
+            "cache_read": hit,
+            "output": usage["completion_tokens"].as_u64().unwrap_or(0),
+        }),
+        // OpenAI's cached tokens, Anthropic's reads and writes.
+        _ => super::litellm_usage(usage)?,
     };
-    let mut out = json!({
-        "input": uncached,
-        "cache_read": read,
-        "output": usage["completion_tokens"].as_u64().unwrap_or(0),
-    });
     if let Some(provider) = provider {
         out["provider"] = json!(provider);
     }
@@ -407,6 +403,22 @@ mod tests {
             None
         )
         .is_none());
+        // Anthropic through litellm: `prompt_tokens` holds the reads and the writes, which
+        // are kept apart (a write with no TTL given counts as 5 minutes).
+        let claude = usage(
+            &json!({"prompt_tokens": 5000, "completion_tokens": 80, "prompt_tokens_details": {"cached_tokens": 3000}, "cache_read_input_tokens": 3000, "cache_creation_input_tokens": 1900}),
+            Some("anthropic"),
+            Some("claude-sonnet-4-5"),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                claude["input"].as_u64(),
+                claude["cache_read"].as_u64(),
+                claude["cache_write_5m"].as_u64()
+            ),
+            (Some(100), Some(3000), Some(1900))
+        );
     }
 
     #[test]

@@ -398,6 +398,24 @@ pub(super) fn request_message(
     }
 }
 
+/// litellm's usage of one response in ptc's convention (OpenAI's and Anthropic's fields, as
+/// OpenHands and mini-swe-agent save them: `prompt_tokens` holds the cache reads and writes);
+/// none without `prompt_tokens`, or when the cached tokens are more than it.
+pub(super) fn litellm_usage(usage: &Json) -> Option<Json> {
+    let prompt = usage["prompt_tokens"].as_u64()?;
+    let read = usage["cache_read_input_tokens"]
+        .as_u64()
+        .or(usage["prompt_tokens_details"]["cached_tokens"].as_u64())
+        .unwrap_or(0);
+    let written = usage["cache_creation_input_tokens"].as_u64().unwrap_or(0);
+    Some(serde_json::json!({
+        "input": prompt.checked_sub(read)?.checked_sub(written)?,
+        "cache_read": read,
+        "cache_write_5m": written,
+        "output": usage["completion_tokens"].as_u64().unwrap_or(0),
+    }))
+}
+
 /// The run's turn budget: the one given (`--max-turns`, or the log's own), else the number of
 /// turns taken (at least 1), and then the recording says it lacks the budget.
 pub(super) fn turn_budget(

@@ -43,8 +43,8 @@ use std::path::Path;
 use serde_json::{json, Value as Json};
 
 use super::{
-    bad, first_line_is_json, kind, read_json, read_lines, seconds, transcript_recording,
-    turn_budget, ImportError, Imported, Supplied,
+    bad, first_line_is_json, kind, litellm_usage, read_json, read_lines, seconds,
+    transcript_recording, turn_budget, ImportError, Imported, Supplied,
 };
 use crate::recording::format::Lack;
 use crate::recording::{ReadError, RecordingDefaults};
@@ -392,23 +392,6 @@ fn time(text: &str) -> Option<f64> {
     } else {
         seconds(&format!("{text}Z"))
     }
-}
-
-/// litellm's usage of one response in ptc's convention; none without `prompt_tokens`, or when
-/// the cached tokens are more than it.
-fn litellm_usage(usage: &Json) -> Option<Json> {
-    let prompt = usage["prompt_tokens"].as_u64()?;
-    let read = usage["cache_read_input_tokens"]
-        .as_u64()
-        .or(usage["prompt_tokens_details"]["cached_tokens"].as_u64())
-        .unwrap_or(0);
-    let written = usage["cache_creation_input_tokens"].as_u64().unwrap_or(0);
-    Some(json!({
-        "input": prompt.checked_sub(read)?.checked_sub(written)?,
-        "cache_read": read,
-        "cache_write_5m": written,
-        "output": usage["completion_tokens"].as_u64().unwrap_or(0),
-    }))
 }
 
 /// One response's usage from the cumulative `accumulated_token_usage` after it and the one
