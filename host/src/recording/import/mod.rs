@@ -376,8 +376,8 @@ pub(super) fn read_json(path: &Path) -> Result<Json, ReadError> {
     serde_json::from_slice(bytes).map_err(|e| bad(path, Some(e.line()), ImportError::Json(e)))
 }
 
-/// A message of a request as sent: its role, its content's text (a string as it is, anything
-/// else as its JSON), its tool calls as `tool_call` reads each from the source's shape, and the
+/// A message of a request as sent: its role, its content's text (a string as it is, text parts
+/// one after the other, anything else as its JSON), its tool calls as `tool_call` reads each from the source's shape, and the
 /// call a `tool` message answers.
 pub(super) fn request_message(
     message: &Json,
@@ -388,6 +388,11 @@ pub(super) fn request_message(
         content: match &message["content"] {
             Json::String(text) => text.clone(),
             Json::Null => String::new(),
+            // Text parts (`[{"type": "text", "text": ...}]`, as a client marking a cache
+            // breakpoint sends them): their texts, one after the other.
+            Json::Array(parts) if parts.iter().all(|p| p["text"].is_string()) => {
+                parts.iter().filter_map(|p| p["text"].as_str()).collect()
+            }
             other => other.to_string(),
         },
         tool_calls: message["tool_calls"]
@@ -493,5 +498,26 @@ pub(super) fn kind(value: &Json) -> &'static str {
         Json::String(_) => "a string",
         Json::Array(_) => "a list",
         Json::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_message_of_text_parts_is_their_text_and_anything_else_its_json() {
+        let no_calls = |_: &Json| unreachable!("no tool calls");
+        let parts = json!({"role": "user", "content": [
+            {"type": "text", "text": "Fix it."},
+            {"type": "text", "text": " Now.", "cache_control": {"type": "ephemeral"}}]});
+        assert_eq!(request_message(&parts, no_calls).content, "Fix it. Now.");
+        let image = json!({"role": "user", "content": [{"type": "image_url", "image_url": "x"}]});
+        assert_eq!(
+            request_message(&image, no_calls).content,
+            r#"[{"image_url":"x","type":"image_url"}]"#
+        );
     }
 }
