@@ -212,7 +212,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 }
 
 /// [`write_atomically`] with the bytes written by `write`.
-fn write_with(
+pub fn write_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), Error> {

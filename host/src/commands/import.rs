@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
-use crate::output::{pretty, write_atomically, write_out};
+use crate::output::{pretty, write_with};
 use crate::recording::import::{Format, Imported, Supplied};
 use crate::recording::RecordingDefaults;
 use crate::Error;
@@ -101,12 +101,19 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
         }
     }
     let defaults = host.recording_defaults()?;
-    let mut runs: Vec<(&PathBuf, Format, Imported)> = Vec::new();
+    // Each run as its JSONL line and the notes about it, the first also whole (one run is
+    // written pretty): a run's parsed JSON takes several times its text.
+    let mut runs: Vec<(String, Vec<String>)> = Vec::new();
+    let mut first: Option<serde_json::Value> = None;
     let mut skipped = 0;
     for file in &files {
         match import(file, format, &defaults, &supplied) {
             Ok((format, imported)) => {
-                runs.extend(imported.into_iter().map(|run| (file, format, run)));
+                for run in imported {
+                    let notes = summary(file, format, &run, &defaults);
+                    runs.push((run.json.to_string(), notes));
+                    first.get_or_insert(run.json);
+                }
             }
             Err(error) if skip => {
                 eprintln!("warning: skipped: {error}");
@@ -128,20 +135,24 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
         }
     }
     // Nothing is written before every log is read: one run, one recording; several, a JSONL
-    // corpus.
-    let mut text = String::new();
-    for (file, format, imported) in &runs {
-        summarize(file, *format, imported, &defaults);
-        if runs.len() > 1 {
-            text.push_str(&imported.json.to_string());
-            text.push('\n');
-        } else {
-            text.push_str(&pretty(&imported.json));
+    // corpus, a line at a time.
+    for (_, notes) in &runs {
+        for note in notes {
+            crate::output::note(format_args!("{note}"));
         }
     }
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        match (runs.len(), &first) {
+            (1, Some(json)) => out.write_all(pretty(json).as_bytes()),
+            _ => runs.iter().try_for_each(|(line, _)| {
+                out.write_all(line.as_bytes())?;
+                out.write_all(b"\n")
+            }),
+        }
+    };
     match &run.output {
-        Some(path) => write_atomically(path, text.as_bytes()),
-        None => write_out(out, &text),
+        Some(path) => write_with(path, write),
+        None => write(out).and_then(|()| out.flush()).map_err(Error::Output),
     }
 }
 
@@ -170,25 +181,30 @@ fn import(
     Ok((format, imported))
 }
 
-/// The line on stderr about one imported run. A ptc_runner trace's says what its lossy
+/// The lines on stderr about one imported run. A ptc_runner trace's says what its lossy
 /// encoding of values cost (and when the recording takes the configured `max_turns`); the
 /// others' say the turns, tool calls, calls with billed usage and what the log did not record.
-fn summarize(file: &Path, format: Format, imported: &Imported, defaults: &RecordingDefaults) {
+fn summary(
+    file: &Path,
+    format: Format,
+    imported: &Imported,
+    defaults: &RecordingDefaults,
+) -> Vec<String> {
     if format == Format::PtcRunner {
-        crate::output::note(format_args!(
+        let mut notes = vec![format!(
             "imported 1 run ({} turns) from {} (trace format v{}): {}",
             imported.turns,
             file.display(),
             imported.version,
             imported.losses
-        ));
+        )];
         if imported.default_max_turns {
-            crate::output::note(format_args!(
+            notes.push(format!(
                 "note: the trace gives no max_turns for the run: the recording takes the configured default ({}); --max-turns N sets one",
                 defaults.max_turns
             ));
         }
-        return;
+        return notes;
     }
     let turns = imported.json["turns"]
         .as_array()
@@ -206,7 +222,7 @@ fn summarize(file: &Path, format: Format, imported: &Imported, defaults: &Record
         .part
         .as_ref()
         .map_or_else(String::new, |part| format!(", {part}"));
-    crate::output::note(format_args!(
+    vec![format!(
         "imported {} ({}{part}): {} turn(s), {} tool call(s), {} call(s) with billed usage; the log lacks: {}",
         file.display(),
         format.as_str(),
@@ -218,7 +234,7 @@ fn summarize(file: &Path, format: Format, imported: &Imported, defaults: &Record
         } else {
             lacks.join(", ")
         }
-    ));
+    )]
 }
 
 /// Refuses an output that would destroy a file: the trace being imported (whatever the path
