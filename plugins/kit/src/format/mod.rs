@@ -97,6 +97,29 @@ pub fn is_private_key(key: &Value) -> bool {
     }
 }
 
+/// The entries of a map whose keys are not private. A map's entries come in the canonical order
+/// (the host's guarantee), where the private keys are the keywords, and the strings, from `_` up
+/// to `` ` `` (the character after `_`): a large map counts them by binary search instead of
+/// walking every key.
+fn public_len(entries: &[Tuple2<Value, Value>]) -> usize {
+    if ptc_plugin_api::showing_private() {
+        return entries.len();
+    }
+    if entries.len() <= 64 {
+        return entries.iter().filter(|e| !is_private_key(&e.0)).count();
+    }
+    let within = |from: Value, to: Value| {
+        let below = |probe: &Value| {
+            entries
+                .partition_point(|e| crate::canonical_cmp(&e.0, probe) == std::cmp::Ordering::Less)
+        };
+        below(&to).saturating_sub(below(&from))
+    };
+    let private = within(Value::keyword("_"), Value::keyword("`"))
+        + within(Value::string("_"), Value::string("`"));
+    entries.len().saturating_sub(private)
+}
+
 /// A keyword name that prints as `:name` (any other prints as `(keyword "...")`): not empty,
 /// and only the characters `A-Z a-z 0-9 * + ! ? < > = / . _ -`.
 pub fn is_plain_keyword(name: &str) -> bool {
@@ -145,7 +168,11 @@ impl Writer {
                     out.push(' ');
                     self.value(out, &entry.1);
                 }
-                let len = entries.iter().filter(shown).count();
+                let len = if self.private {
+                    entries.len()
+                } else {
+                    public_len(entries)
+                };
                 close_collection(out, "}", len, limits.limit);
             }
             Value::Function(f) => write_function(out, f),

@@ -197,6 +197,39 @@ fn private_map_entries_are_left_out_at_every_depth() {
     assert_eq!(full(&kept), "{-1 \"_y\" :a_b 1 :mode :_x}");
 }
 
+/// A large map counts its public entries by binary search over the canonical order: the same
+/// count as walking every key, whatever mix of keys it holds.
+#[test]
+fn a_large_map_counts_its_public_entries_as_a_walk_would() {
+    let mut entries = Vec::new();
+    for i in 0..300i64 {
+        let key = match i % 6 {
+            0 => Value::keyword(&format!("_k{i}")),
+            1 => Value::keyword(&format!("k{i}")),
+            2 => Value::string(&format!("_s{i}")),
+            3 => Value::string(&format!("s{i}")),
+            4 => Value::Integer(i),
+            _ => Value::keyword(&format!("A{i}_")),
+        };
+        entries.push((key, Value::Integer(i)));
+    }
+    // Keys that sort right beside the private ones: `^` before `_`, `` ` `` and `a` after.
+    for key in ["^", "`", "a", "_", "`x"] {
+        entries.push((Value::keyword(key), Value::Nil));
+        entries.push((Value::string(key), Value::Nil));
+    }
+    let m = map(entries);
+    let Value::Map(sorted) = &m else {
+        unreachable!()
+    };
+    let walked = sorted.iter().filter(|e| !is_private_key(&e.0)).count();
+    assert!(sorted.len() > 64 && walked < sorted.len());
+    assert_eq!(public_len(sorted), walked);
+    assert!(
+        to_clojure(&m, Limits::new(2, 80)).ends_with(&format!("({walked} items, showing first 2)"))
+    );
+}
+
 #[test]
 fn private_entries_still_order_maps_apart() {
     let a = map(vec![(Value::keyword("_x"), Value::Integer(1))]);
