@@ -419,6 +419,22 @@ mod tests {
             ),
             (Some(100), Some(3000), Some(1900))
         );
+        // An older litellm left the writes out of `prompt_tokens`: reads + writes are more
+        // than it, so it holds the uncached input and the reads only.
+        let older = usage(
+            &json!({"prompt_tokens": 3100, "completion_tokens": 80, "cache_read_input_tokens": 3000, "cache_creation_input_tokens": 1900}),
+            Some("anthropic"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                older["input"].as_u64(),
+                older["cache_read"].as_u64(),
+                older["cache_write_5m"].as_u64()
+            ),
+            (Some(100), Some(3000), Some(1900))
+        );
     }
 
     #[test]

@@ -404,8 +404,10 @@ pub(super) fn request_message(
 }
 
 /// litellm's usage of one response in ptc's convention (OpenAI's and Anthropic's fields, as
-/// OpenHands and mini-swe-agent save them: `prompt_tokens` holds the cache reads and writes);
-/// none without `prompt_tokens`, or when the cached tokens are more than it.
+/// OpenHands and mini-swe-agent save them: `prompt_tokens` holds the cache reads and writes;
+/// litellm before its Anthropic usage counted the writes in, when `prompt_tokens` is smaller
+/// than the reads and writes together, holds the reads only); none without `prompt_tokens`, or
+/// when the reads are more than it.
 pub(super) fn litellm_usage(usage: &Json) -> Option<Json> {
     let prompt = usage["prompt_tokens"].as_u64()?;
     let read = usage["cache_read_input_tokens"]
@@ -413,8 +415,9 @@ pub(super) fn litellm_usage(usage: &Json) -> Option<Json> {
         .or(usage["prompt_tokens_details"]["cached_tokens"].as_u64())
         .unwrap_or(0);
     let written = usage["cache_creation_input_tokens"].as_u64().unwrap_or(0);
+    let uncached = prompt.checked_sub(read)?;
     Some(serde_json::json!({
-        "input": prompt.checked_sub(read)?.checked_sub(written)?,
+        "input": uncached.checked_sub(written).unwrap_or(uncached),
         "cache_read": read,
         "cache_write_5m": written,
         "output": usage["completion_tokens"].as_u64().unwrap_or(0),
