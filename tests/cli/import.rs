@@ -341,6 +341,79 @@ fn a_mini_swe_agent_trajectory_imports_with_its_requests_and_its_token_counts() 
     );
 }
 
+/// `--skip-unreadable` leaves out the logs that cannot be imported, naming each with its reason,
+/// and writes the others; without it the first such log stops the import and nothing is
+/// written; with nothing readable it is an error.
+#[test]
+fn skip_unreadable_writes_the_logs_that_import_and_names_the_others() {
+    let scratch = Scratch::new();
+    let good = mini_swe_agent().display().to_string();
+    let truncated = scratch.write("cut.traj.json", "{\"messages\": [");
+    let cut = truncated.display().to_string();
+    let out = scratch.path().join("runs.json");
+    let out_arg = out.display().to_string();
+    // Without the flag: an error naming the truncated log, nothing written.
+    let err = scratch
+        .ptc([
+            "import",
+            &good,
+            &cut,
+            "--from",
+            "mini-swe-agent",
+            "-o",
+            &out_arg,
+        ])
+        .bad_input();
+    assert!(err.contains("cut.traj.json"), "{err}");
+    assert!(!out.exists());
+    // With it: the good run is written (one run: one pretty recording), the other named.
+    let run = scratch.ptc([
+        "import",
+        &good,
+        &cut,
+        "--from",
+        "mini-swe-agent",
+        "--skip-unreadable",
+        "-o",
+        &out_arg,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("warning: skipped: cannot import")
+            && run.stderr.contains("cut.traj.json"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("skipped 1 of 2 log(s)"),
+        "{}",
+        run.stderr
+    );
+    let written: Json = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(written["turns"].as_array().unwrap().len(), 16);
+    // Nothing readable: an error, and the file is left as it was.
+    let err = scratch
+        .ptc([
+            "import",
+            &cut,
+            "--from",
+            "mini-swe-agent",
+            "--skip-unreadable",
+            "-o",
+            &out_arg,
+            "--force",
+        ])
+        .bad_input();
+    assert!(
+        err.contains("none of the 1 log(s) could be imported"),
+        "{err}"
+    );
+    assert_eq!(
+        serde_json::from_str::<Json>(&std::fs::read_to_string(&out).unwrap()).unwrap(),
+        written
+    );
+}
+
 /// A log's task is text as the agent was given it: braces of a template language in it (an
 /// issue about dbt or Django templates) are kept as written, not read as placeholders.
 #[test]

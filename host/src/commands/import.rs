@@ -116,29 +116,29 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
                 }
             }
             Err(error) if skip => {
-                eprintln!("warning: skipped: {error}");
+                crate::output::warn(format_args!("skipped: {error}"));
                 skipped += 1;
             }
             Err(error) => return Err(error),
         }
     }
+    if skipped > 0 && runs.is_empty() {
+        return Err(Error::Usage(format!(
+            "none of the {} log(s) could be imported (each is named above)",
+            files.len()
+        )));
+    }
     if skipped > 0 {
-        eprintln!(
+        crate::output::note(format_args!(
             "note: skipped {skipped} of {} log(s) that could not be imported (--skip-unreadable)",
             files.len()
-        );
-        if runs.is_empty() {
-            return Err(Error::Usage(format!(
-                "none of the {} log(s) could be imported (each is named above)",
-                files.len()
-            )));
-        }
+        ));
     }
     // Nothing is written before every log is read: one run, one recording; several, a JSONL
     // corpus, a line at a time.
     for (_, notes) in &runs {
         for note in notes {
-            crate::output::note(format_args!("{note}"));
+            crate::output::note(note);
         }
     }
     let write = |out: &mut dyn Write| -> std::io::Result<()> {
