@@ -351,32 +351,19 @@ fn skip_unreadable_writes_the_logs_that_import_and_names_the_others() {
     let truncated = scratch.write("cut.traj.json", "{\"messages\": [");
     let cut = truncated.display().to_string();
     let out = scratch.path().join("runs.json");
-    let out_arg = out.display().to_string();
+    let import = |logs: &[&str], flags: &[&str]| {
+        let mut args = vec!["import", "--from", "mini-swe-agent", "-o"];
+        let out = out.to_str().unwrap();
+        args.push(out);
+        args.extend(logs.iter().chain(flags));
+        scratch.ptc(args)
+    };
     // Without the flag: an error naming the truncated log, nothing written.
-    let err = scratch
-        .ptc([
-            "import",
-            &good,
-            &cut,
-            "--from",
-            "mini-swe-agent",
-            "-o",
-            &out_arg,
-        ])
-        .bad_input();
+    let err = import(&[&good, &cut], &[]).bad_input();
     assert!(err.contains("cut.traj.json"), "{err}");
     assert!(!out.exists());
     // With it: the good run is written (one run: one pretty recording), the other named.
-    let run = scratch.ptc([
-        "import",
-        &good,
-        &cut,
-        "--from",
-        "mini-swe-agent",
-        "--skip-unreadable",
-        "-o",
-        &out_arg,
-    ]);
+    let run = import(&[&good, &cut], &["--skip-unreadable"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr.contains("warning: skipped: cannot import")
@@ -392,18 +379,7 @@ fn skip_unreadable_writes_the_logs_that_import_and_names_the_others() {
     let written: Json = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(written["turns"].as_array().unwrap().len(), 16);
     // Nothing readable: an error, and the file is left as it was.
-    let err = scratch
-        .ptc([
-            "import",
-            &cut,
-            "--from",
-            "mini-swe-agent",
-            "--skip-unreadable",
-            "-o",
-            &out_arg,
-            "--force",
-        ])
-        .bad_input();
+    let err = import(&[&cut], &["--skip-unreadable", "--force"]).bad_input();
     assert!(
         err.contains("none of the 1 log(s) could be imported"),
         "{err}"
