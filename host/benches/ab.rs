@@ -8,7 +8,15 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use ptc::{AbPlan, Config, Host, Source};
+use ptc::{AbPlan, Config, Host, PlanOptions, RunOptions, Source};
+
+/// The sums only; the first recording that cannot be read is the error.
+fn strict() -> RunOptions<'static> {
+    RunOptions {
+        strict: true,
+        ..RunOptions::default()
+    }
+}
 
 mod support;
 
@@ -29,16 +37,16 @@ fn ab(c: &mut Criterion) {
         .collect();
     let strategies = "single-user-coalesced,rolling-window,per-turn-summary,observation-masking";
     let prompts: usize = {
-        let plan = AbPlan::new(&host, Some(strategies), None, None).unwrap();
-        let result = ptc::run_ab(&host, plan, &sources, false, true, &|| {}).unwrap();
+        let plan = AbPlan::new(&host, &PlanOptions::strategies(strategies)).unwrap();
+        let result = ptc::run_corpus(&host, plan, &sources, strict()).unwrap();
         result.summaries().iter().map(|s| s.prompts).sum()
     };
     let mut group = c.benchmark_group("ab_examples");
     group.sample_size(20);
     group.bench_function(format!("{prompts}_prompts_5_strategies"), |b| {
         b.iter(|| {
-            let plan = AbPlan::new(&host, Some(strategies), None, None).unwrap();
-            black_box(ptc::run_ab(&host, plan, black_box(&sources), false, true, &|| {}).unwrap())
+            let plan = AbPlan::new(&host, &PlanOptions::strategies(strategies)).unwrap();
+            black_box(ptc::run_corpus(&host, plan, black_box(&sources), strict()).unwrap())
         })
     });
     group.finish();

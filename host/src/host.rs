@@ -14,6 +14,7 @@ use crate::recording::{Recording, RecordingDefaults};
 use crate::render::templates::Templates;
 use crate::render::trigger::Prompter;
 use crate::render::Renderer;
+use crate::tokens::Tokenizer;
 use crate::Error;
 
 pub use crate::render::UNCOMPRESSED_STRATEGY;
@@ -44,6 +45,12 @@ pub struct Host {
     loaded_reported: AtomicBool,
     /// Whether strategies render private values too (`--show-private`, a debugging view).
     show_private: bool,
+}
+
+/// The tokenizer called `name`, or an error naming the ones there are.
+pub fn tokenizer_named(name: &str) -> Result<Tokenizer, Error> {
+    Tokenizer::from_name(name)
+        .ok_or_else(|| Error::unknown_name("tokenizer", name, &["o200k_base", "cl100k_base"]))
 }
 
 impl Host {
@@ -89,6 +96,12 @@ impl Host {
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The tokenizer called `name`, else the one of `[ab] tokenizer`; an error names the ones
+    /// there are.
+    pub fn tokenizer(&self, name: Option<&str>) -> Result<Tokenizer, Error> {
+        tokenizer_named(name.unwrap_or(self.config.ab_tokenizer()))
     }
 
     /// The strategies of the plugin directories, loaded on the first call.

@@ -3,7 +3,11 @@
 //!
 //! A [`Host`] loads the strategies found in the configured plugin directories; a
 //! [`Renderer`] renders the prompt for the next turn of a [`Recording`] through a strategy and
-//! its templates. The `ptc` binary is a thin command line over this library.
+//! its templates. The operations of the `ptc` commands are in [`ops`], each a function of one
+//! options struct: [`ops::compare`] (`ptc ab`), [`ops::merge`] (`ptc ab merge`) and
+//! [`ops::bill`] (`ptc bill`); [`run_corpus`] measures a corpus and returns the figures
+//! ([`Ab`]) without writing anything. The `ptc` binary is a thin command line over this
+//! library (`host/examples/compare.rs` embeds it).
 
 mod ab;
 mod cache;
@@ -14,6 +18,7 @@ mod error;
 mod hash;
 mod host;
 mod message;
+pub mod ops;
 mod output;
 mod plugins;
 mod recording;
@@ -28,13 +33,13 @@ pub use render::fuzz as __fuzz;
 pub use render::request;
 
 pub use ab::retention::{Facts, Retention, Share};
+pub use ab::bill::{Bill, BillOptions, MissRate};
+pub use ab::shard::Shard;
 pub use ab::{
-    run as run_ab, run_with as run_ab_with, Ab, AbPlan, BadRecording, PromptMeasure, Rows,
-    RunDetail, RunMeasure, Summary, Variant,
+    run_corpus, run_listed, Ab, AbPlan, BadRecording, Clock, PlanOptions, PromptMeasure, Rows,
+    RunDetail, RunMeasure, RunOptions, Summary, Variant,
 };
 pub use cache::{Pricing, PromptCost};
-#[doc(hidden)]
-pub use commands::ab_merge::{merge as merge_parts, MergeFormat};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};

@@ -1,6 +1,9 @@
 //! The library's modules form layers: each top-level module of `host/src` imports only modules
 //! of a lower layer, so a reader can start at the bottom and never meet a name from above.
-//! This test reads the sources (outside their tests) and checks it.
+//! This test reads the sources (without their test items, wherever they are) and checks it,
+//! with the rules that keep the shape: a command imports no other command (what two commands
+//! share is an operation, in `ops`), and no source file passes the size a reader takes in at
+//! once.
 //!
 //! An import is any path `crate::NAME...` (also inside `use crate::{a, b::c}` groups); a name
 //! the crate root re-exports (`crate::Error`) counts as an import of the module it comes from.
@@ -18,7 +21,8 @@ const LAYERS: &[&[&str]] = &[
     &["tokens"],
     // Recordings, then what is configured and loaded.
     &["recording"],
-    &["config", "plugins"],
+    &["plugins"],
+    &["config"],
     // Prompts from recordings through strategies and templates.
     &["render"],
     // The error of the layers above, wrapping the errors of the layers below.
@@ -28,25 +32,108 @@ const LAYERS: &[&[&str]] = &[
     // What uses the host: comparing strategies, serving requests.
     &["ab"],
     &["serve"],
+    // The operations the commands are thin over.
+    &["ops"],
     // The command line.
     &["commands"],
     &["cli"],
 ];
 
-/// The text of `file` before its tests, without comments.
+/// The text of `file` without its comments, the contents of its literals and its test items:
+/// every item marked `#[cfg(test)]`, wherever it stands (a `mod tests;` line, a module, a
+/// function).
 fn code(file: &Path) -> String {
-    let text = std::fs::read_to_string(file).unwrap();
-    let text = match text.find("#[cfg(test)]") {
-        Some(at) => &text[..at],
-        None => &text[..],
-    };
-    text.lines()
-        .map(|line| match line.find("//") {
-            Some(at) => &line[..at],
-            None => line,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    strip_test_items(&strip_comments(&std::fs::read_to_string(file).unwrap()))
+}
+
+/// `text` without comments (`//`, `/* */`), its string and character literals emptied (`""`,
+/// `' '`), so that no brace or quote inside them is taken for code.
+fn strip_comments(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &text[i..];
+        if rest.starts_with("//") {
+            i += rest.find('\n').unwrap_or(rest.len());
+        } else if rest.starts_with("/*") {
+            i += rest.find("*/").map_or(rest.len(), |end| end + 2);
+        } else if let Some(hashes) = raw_string_start(rest) {
+            // r"...", r#"..."#: up to the quote followed by as many hashes.
+            let close = format!("\"{}", "#".repeat(hashes));
+            let body = &rest[hashes + 2..];
+            i += hashes + 2 + body.find(&close).map_or(body.len(), |end| end + close.len());
+            out.push_str("\"\"");
+        } else if rest.starts_with('"') {
+            let mut j = 1;
+            while j < rest.len() && rest.as_bytes()[j] != b'"' {
+                j += if rest.as_bytes()[j] == b'\\' { 2 } else { 1 };
+            }
+            i += (j + 1).min(rest.len());
+            out.push_str("\"\"");
+        } else if let Some(len) = char_literal(rest) {
+            i += len;
+            out.push_str("' '");
+        } else {
+            let c = rest.chars().next().unwrap();
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+/// The number of `#` of a raw string literal starting `text`, if one does (`r"`, `r#"`, `br"`
+/// is read from its `r`).
+fn raw_string_start(text: &str) -> Option<usize> {
+    let after = text.strip_prefix('r')?;
+    let hashes = after.len() - after.trim_start_matches('#').len();
+    after[hashes..].starts_with('"').then_some(hashes)
+}
+
+/// The length of a character literal starting `text` (`'x'`, `'\n'`, `'\u{1F600}'`); `None`
+/// for a lifetime or a label (`'a`).
+fn char_literal(text: &str) -> Option<usize> {
+    let after = text.strip_prefix('\'')?;
+    if after.starts_with('\\') {
+        return after.find('\'').map(|end| end + 2).filter(|&len| len <= 12);
+    }
+    let c = after.chars().next()?;
+    after[c.len_utf8()..].starts_with('\'').then_some(c.len_utf8() + 2)
+}
+
+/// `code` (from [`strip_comments`]) without the items marked `#[cfg(test)]`: from the
+/// attribute to the item's `;`, or to the brace that closes its body.
+fn strip_test_items(code: &str) -> String {
+    const MARK: &str = "#[cfg(test)]";
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find(MARK) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at + MARK.len()..];
+        let mut depth = 0usize;
+        let mut end = rest.len();
+        for (i, c) in rest.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = i + 1;
+                        break;
+                    }
+                }
+                ';' if depth == 0 => {
+                    end = i + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn rust_files(path: &Path) -> Vec<PathBuf> {
@@ -198,4 +285,76 @@ fn the_import_reader_sees_groups_and_reexports() {
     assert_eq!(from["Error"], "error");
     assert_eq!(from["U"], "host");
     assert_eq!(from["Host"], "host");
+}
+
+#[test]
+fn test_items_are_left_out_wherever_they_stand() {
+    let code = strip_test_items(&strip_comments(
+        "use crate::a;\n#[cfg(test)]\nmod tests;\nuse crate::b;\n#[cfg(test)]\nmod more {\n    use crate::c;\n    fn f() { let s = \"}\"; let c = '}'; let r = r#\"\"}\"#; }\n    fn g<'a>(x: &'a str) {}\n}\nuse crate::d; /* use crate::e; */\n",
+    ));
+    assert_eq!(
+        crate_paths(&code),
+        ["a", "b", "d"].map(String::from).into_iter().collect()
+    );
+    let code = strip_comments("let url = \"https://x\"; // crate::gone\nuse crate::kept;");
+    assert_eq!(crate_paths(&code), ["kept"].map(String::from).into_iter().collect());
+}
+
+/// The command modules of `host/src/commands`: each file or folder is one command (its
+/// subcommands inside it), but `mod.rs` and `args.rs`, which every command shares.
+fn commands() -> BTreeMap<String, PathBuf> {
+    let dir = repo().join("host/src/commands");
+    let mut commands = BTreeMap::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
+        let source = path.is_dir() || path.extension().is_some_and(|e| e == "rs");
+        if source && name != "mod" && name != "args" {
+            commands.insert(name, path);
+        }
+    }
+    commands
+}
+
+#[test]
+fn no_command_imports_another() {
+    let commands = commands();
+    assert!(commands.contains_key("ab") && commands.contains_key("bill"));
+    let mut wrong = Vec::new();
+    for (name, path) in &commands {
+        for file in rust_files(path) {
+            let code = code(&file);
+            for (at, _) in code.match_indices("crate::commands::") {
+                let used = identifier(&code[at + "crate::commands::".len()..]);
+                if used != "args" && used != "Context" && used != name {
+                    wrong.push(format!("{} imports the command {used}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "what two commands share is an operation (host/src/ops):\n{}", wrong.join("\n"));
+}
+
+/// A file's code lines: not blank, not only a comment, outside its test items.
+fn code_lines(file: &Path) -> usize {
+    code(file).lines().filter(|l| !l.trim().is_empty()).count()
+}
+
+#[test]
+fn no_source_file_passes_450_code_lines() {
+    const MOST: usize = 450;
+    let mut long = Vec::new();
+    for dir in ["host/src", "plugins"] {
+        for file in rust_files(&repo().join(dir)) {
+            let lines = code_lines(&file);
+            if lines > MOST {
+                long.push(format!("{}: {lines}", file.display()));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "split these files (at most {MOST} code lines, tests left out):\n{}",
+        long.join("\n")
+    );
 }

@@ -7,7 +7,8 @@
 use std::path::PathBuf;
 
 use libfuzzer_sys::fuzz_target;
-use ptc::{Config, Host, MergeFormat};
+use ptc::ops::{Format, MergeOptions};
+use ptc::{Clock, Config, Host};
 use serde_json::Value;
 
 /// Every share of the JSON output (`*_share`, `ratio`) is a number from 0 to 1, and no figure
@@ -72,10 +73,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let format = match settings & 3 {
-        0 => MergeFormat::Table,
-        1 => MergeFormat::Json,
-        2 => MergeFormat::Markdown,
-        _ => MergeFormat::Csv,
+        0 => Format::Table,
+        1 => Format::Json,
+        2 => Format::Markdown,
+        _ => Format::Csv,
     };
     let allow_missing = settings & 4 != 0;
     let dir = tempfile_dir();
@@ -95,7 +96,15 @@ fuzz_target!(|data: &[u8]| {
         .expect("a valid --set");
     let host = Host::with_strategies(config, Vec::new());
     let mut out = Vec::new();
-    let merged = ptc::merge_parts(&host, &files, allow_missing, format, None, false, &mut out);
+    let options = MergeOptions {
+        parts: files.clone(),
+        allow_missing,
+        format,
+        report: None,
+        clock: Clock::Measured,
+        require: None,
+    };
+    let merged = ptc::ops::merge(&host, &options, &mut out);
     for file in &files {
         let _ = std::fs::remove_file(file);
     }
@@ -104,7 +113,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let text = String::from_utf8(out).expect("the output is UTF-8");
     match format {
-        MergeFormat::Json => {
+        Format::Json => {
             let value: Value = serde_json::from_str(&text).expect("the output is JSON");
             check_json(&value, "");
         }

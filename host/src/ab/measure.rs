@@ -71,19 +71,25 @@ pub(super) fn unusable(
     }
 }
 
+/// The pricing profiles a prompt is priced under, and the one its tokens are counted for.
+pub(super) struct Priced<'a> {
+    pub profiles: &'a [Pricing],
+    /// The index of the profile of the cost column.
+    pub primary: usize,
+}
+
 /// Renders every prompt of `recording` through `prompter` and measures it; `facts` are the
 /// recording's, gathered once for every variant.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn measure(
     prompter: &Prompter<'_>,
     variant: usize,
     recording: &Recording,
     facts: &Facts,
-    pricing: &[Pricing],
-    primary: usize,
+    priced: &Priced<'_>,
     detail: bool,
     counter: &mut Counter,
 ) -> RunMeasure {
+    let (pricing, primary) = (priced.profiles, priced.primary);
     let mut run = RunMeasure {
         recording: recording.path.clone(),
         variant,

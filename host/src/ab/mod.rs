@@ -15,7 +15,7 @@ mod measure;
 pub mod merge;
 pub mod partial;
 mod plan;
-pub use plan::{pricing_variant, tokenizer_named};
+pub use plan::{pricing_variant, requirements, Clock, PlanOptions};
 pub mod pricing;
 mod prompts;
 pub mod report;
@@ -28,7 +28,7 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use crate::ab::measure::{measure, unusable};
+use crate::ab::measure::{measure, unusable, Priced};
 use crate::ab::retention::Facts;
 use crate::ab::spool::Spool;
 use crate::ab::summary::Totals;
@@ -37,6 +37,7 @@ use crate::config::Config;
 use crate::host::Host;
 use crate::host::UNCOMPRESSED_STRATEGY;
 use crate::recording::corpus::Source;
+use crate::recording::Recording;
 use crate::render::trigger::{Prompter, AS_SENT};
 use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
@@ -82,6 +83,34 @@ pub struct Ab {
     pub lacking: Vec<Lacking>,
     /// What the verdict requires of a strategy (`--require`, `[ab] require`).
     pub requirements: report::Requirements,
+    /// The recordings that carry their bill, when the run was asked to keep them
+    /// ([`RunOptions::keep_billed`]); else empty.
+    pub billed: Billed,
+}
+
+/// The recordings of a run read for the comparison with their bill, in corpus order.
+#[derive(Default)]
+pub struct Billed {
+    /// Those that carry their bill, whole.
+    pub recordings: Vec<Recording>,
+    /// The others.
+    pub without_bill: Vec<PathBuf>,
+}
+
+impl Billed {
+    /// Each recording kept with its position in the corpus, or its path when it carries no
+    /// bill.
+    fn of(mut kept: Vec<(usize, Result<Recording, PathBuf>)>) -> Billed {
+        kept.sort_by_key(|(index, _)| *index);
+        let mut billed = Billed::default();
+        for (_, kept) in kept {
+            match kept {
+                Ok(recording) => billed.recordings.push(recording),
+                Err(path) => billed.without_bill.push(path),
+            }
+        }
+        billed
+    }
 }
 
 /// The recordings of a corpus that lack data a variant's prompts are made from.
@@ -191,39 +220,66 @@ pub struct RunDetail {
     pub prompts: Vec<PromptMeasure>,
 }
 
-/// Renders and measures every recording through every variant of `plan`. Recordings are read
-/// one at a time per thread and dropped once measured, and their measures are added up per
-/// variant as they arrive, so memory stays bounded by the largest recording and the number of
-/// variants; only with `detail` is every prompt's measure kept. `progress` is called once per
-/// recording done. A recording that cannot be read is left out and listed in
-/// [`Ab::bad_recordings`] (with `strict`, the first, in order, is the error instead). A variant
-/// whose strategy's plugin did not load is reported as failed on every recording; a name that
-/// no loaded plugin provides and a bad option of a variant are errors, before any recording is
-/// read.
-pub fn run(
+/// How a run goes over its corpus, besides what it compares ([`AbPlan`]).
+pub struct RunOptions<'a> {
+    /// What is done with every prompt's measures besides adding them up.
+    pub rows: Rows<'a>,
+    /// The first recording that cannot be read, in order, is the error (else it is left out
+    /// and listed in [`Ab::bad_recordings`]).
+    pub strict: bool,
+    /// Called once per recording done.
+    pub progress: &'a (dyn Fn() + Sync),
+    /// Keep the recordings that carry their bill, in corpus order ([`Ab::billed`]), so that
+    /// `ptc bill`'s comparison comes from the same read.
+    pub keep_billed: bool,
+}
+
+impl Default for RunOptions<'_> {
+    /// The sums only, an unreadable recording left out, no progress, nothing kept.
+    fn default() -> Self {
+        RunOptions {
+            rows: Rows::Sums,
+            strict: false,
+            progress: &|| {},
+            keep_billed: false,
+        }
+    }
+}
+
+/// Renders and measures every recording of `sources` through every variant of `plan`.
+/// Recordings are read one at a time per thread and dropped once measured, and their measures
+/// are added up per variant as they arrive, so memory stays bounded by the largest recording
+/// and the number of variants; only with [`Rows::Keep`] is every prompt's measure kept. A
+/// variant whose strategy's plugin did not load is reported as failed on every recording; a
+/// name that no loaded plugin provides and a bad option of a variant are errors, before any
+/// recording is read.
+pub fn run_corpus(
     host: &Host,
     plan: AbPlan,
     sources: &[Source],
-    detail: bool,
-    strict: bool,
-    progress: &(dyn Fn() + Sync),
+    options: RunOptions<'_>,
 ) -> Result<Ab, Error> {
-    let rows = if detail { Rows::Keep } else { Rows::Sums };
     let mut positions = sources.iter().cloned().enumerate().map(Ok);
-    run_with(host, plan, &mut positions, rows, strict, progress)
+    run_listed(host, plan, &mut positions, options)
 }
 
-/// [`run`] over recordings listed as they are measured, each with its position in the corpus
-/// (in increasing order); every prompt's measures are summed only, kept, or handed on as they
-/// are made. An error of the listing ends the run with it.
-pub fn run_with(
+/// [`run_corpus`] over recordings listed as they are measured, each with its position in the
+/// corpus (in increasing order). An error of the listing ends the run with it.
+pub fn run_listed(
     host: &Host,
     plan: AbPlan,
     sources: &mut dyn Iterator<Item = Result<(usize, Source), Error>>,
-    mut rows: Rows<'_>,
-    strict: bool,
-    progress: &(dyn Fn() + Sync),
+    options: RunOptions<'_>,
 ) -> Result<Ab, Error> {
+    let RunOptions {
+        mut rows,
+        strict,
+        progress,
+        keep_billed,
+    } = options;
+    let clock = plan.clock;
+    let kept_billed: std::sync::Mutex<Vec<(usize, Result<Recording, PathBuf>)>> =
+        Default::default();
     let detail = !matches!(rows, Rows::Sums);
     let prompters: Vec<Result<Prompter<'_>, String>> = plan
         .variants
@@ -252,7 +308,10 @@ pub fn run_with(
     let read = std::sync::atomic::AtomicUsize::new(0);
     let lacking: Vec<std::sync::Mutex<(usize, std::collections::BTreeSet<&'static str>)>> =
         needs.iter().map(|_| Default::default()).collect();
-    let measure_all = |counter: &mut Counter, source: &Source| -> Result<Vec<RunMeasure>, Error> {
+    let measure_all = |counter: &mut Counter,
+                       index: usize,
+                       source: &Source|
+     -> Result<Vec<RunMeasure>, Error> {
         let recording = match source.load(&defaults) {
             Ok(recording) => recording,
             Err(e) => {
@@ -260,7 +319,8 @@ pub fn run_with(
                 return Err(e.into());
             }
         };
-        if bill::is_billed(&recording) {
+        let is_billed = bill::is_billed(&recording);
+        if is_billed {
             billed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         if recording.started_at.iter().any(Option::is_some) {
@@ -282,23 +342,32 @@ pub fn run_with(
         }
         counter.next_run();
         let facts = Facts::of(&recording.run, &recording.turns);
+        let pricing = Priced {
+            profiles: &plan.pricing,
+            primary: primary_pricing,
+        };
         let runs = prompters
             .iter()
             .enumerate()
             .map(|(i, p)| match p {
-                Ok(p) => measure(
-                    p,
-                    i,
-                    &recording,
-                    &facts,
-                    &plan.pricing,
-                    primary_pricing,
-                    detail,
-                    counter,
-                ),
+                Ok(p) => {
+                    let mut run = measure(p, i, &recording, &facts, &pricing, detail, counter);
+                    clock.measure(&mut run);
+                    run
+                }
                 Err(reason) => unusable(i, &recording, plan.pricing.len(), reason),
             })
             .collect();
+        if keep_billed {
+            let kept = match is_billed {
+                true => Ok(recording),
+                false => Err(recording.path.clone()),
+            };
+            kept_billed
+                .lock()
+                .expect("no panic holds it")
+                .push((index, kept));
+        }
         progress();
         Ok(runs)
     };
@@ -323,7 +392,7 @@ pub fn run_with(
                 // A counter per piece of work: the texts recordings share (the system prompt,
                 // the templates' text) are counted once for many recordings.
                 || Counter::new(plan.tokenizer),
-                |counter, (_, source)| measure_all(counter, source),
+                |counter, (index, source)| measure_all(counter, *index, source),
             )
             .collect();
         for ((index, source), result) in chunk.iter().zip(measured) {
@@ -387,7 +456,8 @@ pub fn run_with(
         timed_recordings: Some(timed.into_inner()),
         unjudged: lacking.iter().map(|l| l.reason(read)).collect(),
         lacking,
-        requirements: report::Requirements::default(),
+        requirements: plan.requirements,
+        billed: Billed::of(kept_billed.into_inner().expect("no panic holds it")),
     })
 }
 
@@ -509,6 +579,15 @@ mod tests {
         Host::with_strategies(Config::defaults(), strategies)
     }
 
+    /// The first recording that cannot be read is the error.
+    fn strict(rows: Rows<'_>) -> RunOptions<'_> {
+        RunOptions {
+            rows,
+            strict: true,
+            ..RunOptions::default()
+        }
+    }
+
     /// `copies` times the same bundled recording through both strategies.
     fn ab(host: &Host, copies: usize, detail: bool) -> Ab {
         let (name, json) = crate::examples::EXAMPLES
@@ -516,8 +595,9 @@ mod tests {
             .find(|(name, _)| *name == "data-exploration.json")
             .unwrap();
         let sources = vec![Source::Embedded { name, json }; copies];
-        let plan = AbPlan::new(host, Some("full-history,turn-count"), None, None).unwrap();
-        run(host, plan, &sources, detail, true, &|| {}).unwrap()
+        let plan = AbPlan::new(host, &PlanOptions::strategies("full-history,turn-count")).unwrap();
+        let rows = if detail { Rows::Keep } else { Rows::Sums };
+        run_corpus(host, plan, &sources, strict(rows)).unwrap()
     }
 
     #[test]
@@ -553,8 +633,8 @@ mod tests {
             .find(|(name, _)| *name == "failure-recovery.json")
             .unwrap();
         let sources = vec![Source::Embedded { name, json }; 3];
-        let plan = || AbPlan::new(&host, Some("full-history,turn-count"), None, None).unwrap();
-        let mut kept = run(&host, plan(), &sources, true, true, &|| {}).unwrap();
+        let plan = || AbPlan::new(&host, &PlanOptions::strategies("full-history,turn-count")).unwrap();
+        let mut kept = run_corpus(&host, plan(), &sources, strict(Rows::Keep)).unwrap();
         kept.clear_timing();
         assert_eq!(kept.runs.len(), 3 * 2);
 
@@ -567,15 +647,8 @@ mod tests {
             csv_rows.push(&report::csv_rows(&variants, &run))
         };
         let mut positions = sources.iter().cloned().enumerate().map(Ok);
-        let mut streamed = run_with(
-            &host,
-            plan(),
-            &mut positions,
-            Rows::Each(&mut each),
-            true,
-            &|| {},
-        )
-        .unwrap();
+        let mut streamed =
+            run_listed(&host, plan(), &mut positions, strict(Rows::Each(&mut each))).unwrap();
         streamed.clear_timing();
         assert!(streamed.runs.is_empty());
         let (mut json_out, mut csv_out) = (Vec::new(), Vec::new());

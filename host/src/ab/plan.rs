@@ -2,6 +2,8 @@
 //! `name@option=value`), the baseline among them, the pricing profiles and the tokenizer,
 //! resolved from the configuration and the command line.
 
+use crate::ab::report::Requirements;
+use crate::ab::RunDetail;
 use crate::cache::{Placement, Pricing, ProfileInfo, Ttl};
 use crate::host::Host;
 use crate::tokens::Tokenizer;
@@ -45,6 +47,66 @@ impl Variant {
     }
 }
 
+/// What a comparison is asked for; each field left `None` takes the configuration's (`[ab]`).
+#[derive(Clone, Debug, Default)]
+pub struct PlanOptions {
+    /// Comma-separated strategies or variants (`[ab] strategies`, else every loaded strategy).
+    pub strategies: Option<String>,
+    /// The BPE encoding (`[ab] tokenizer`).
+    pub tokenizer: Option<String>,
+    /// The pricing profile of the cost column, with its keys (`[ab] pricing`).
+    pub pricing: Option<String>,
+    /// What the verdict requires, comma-separated (`[ab] require`).
+    pub require: Option<String>,
+    /// The variant every other is compared with (`[ab] baseline`).
+    pub baseline: Option<String>,
+    /// Whether render times are measured.
+    pub clock: Clock,
+}
+
+impl PlanOptions {
+    /// The configuration's plan for the strategies of `list`.
+    pub fn strategies(list: &str) -> PlanOptions {
+        PlanOptions {
+            strategies: Some(list.to_owned()),
+            ..PlanOptions::default()
+        }
+    }
+}
+
+/// Whether render times are measured, or reported as 0 so that every output is reproducible
+/// byte for byte (`--no-timing`). The one place times are cleared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Clock {
+    #[default]
+    Measured,
+    Zero,
+}
+
+impl Clock {
+    /// The render times of `run` as this clock reports them.
+    pub fn run(self, run: &mut RunDetail) {
+        if self == Clock::Zero {
+            run.prompts.iter_mut().for_each(|p| p.render_ns = 0);
+        }
+    }
+
+    /// The render times of one recording's measures as this clock reports them.
+    pub(crate) fn measure(self, run: &mut crate::ab::RunMeasure) {
+        if self == Clock::Zero {
+            run.prompts.iter_mut().for_each(|p| p.render_ns = 0);
+            run.totals.render_ns = 0;
+        }
+    }
+
+    /// The render times of `ab` (its sums and the prompts it keeps) as this clock reports them.
+    pub fn ab(self, ab: &mut crate::ab::Ab) {
+        if self == Clock::Zero {
+            ab.clear_timing();
+        }
+    }
+}
+
 /// What to compare, resolved from the configuration and the command line.
 pub struct AbPlan {
     pub variants: Vec<Variant>,
@@ -54,17 +116,21 @@ pub struct AbPlan {
     pub tokenizer: Tokenizer,
     /// Whether the baseline was added because the list did not name it.
     pub baseline_added: bool,
+    /// What the verdict requires of a strategy.
+    pub requirements: Requirements,
+    /// Whether render times are measured.
+    pub clock: Clock,
 }
 
 impl AbPlan {
-    /// `strategies` (or `[ab] strategies`, or every loaded strategy), the baseline added when
-    /// missing.
-    pub fn new(
-        host: &Host,
-        strategies: Option<&str>,
-        tokenizer: Option<&str>,
-        pricing: Option<&str>,
-    ) -> Result<AbPlan, Error> {
+    /// The plan `options` ask for, the configuration filling what they leave out; the
+    /// baseline is added to the strategies when they do not name it.
+    pub fn new(host: &Host, options: &PlanOptions) -> Result<AbPlan, Error> {
+        let (strategies, tokenizer, pricing) = (
+            options.strategies.as_deref(),
+            options.tokenizer.as_deref(),
+            options.pricing.as_deref(),
+        );
         let config = host.config();
         let specs: Vec<String> = match strategies {
             Some(list) => list
@@ -85,14 +151,16 @@ impl AbPlan {
             .map(|s| Variant::parse(s))
             .collect::<Result<_, _>>()?;
         // The baseline comes first, added when the list does not name it.
-        let baseline = config.ab_baseline().to_owned();
+        let baseline = options
+            .baseline
+            .clone()
+            .unwrap_or_else(|| config.ab_baseline().to_owned());
         let (base, baseline_added) = match variants.iter().position(|v| v.label == baseline) {
             Some(i) => (variants.remove(i), false),
             None => (Variant::parse(&baseline)?, true),
         };
         variants.insert(0, base);
-        let tokenizer_name = tokenizer.unwrap_or(config.ab_tokenizer());
-        let tokenizer = tokenizer_named(tokenizer_name)?;
+        let tokenizer = host.tokenizer(tokenizer)?;
         let configured = config.pricing_profiles()?;
         let info = config.pricing_info();
         // Every profile, and each explicit one also with the `auto` placement, so that the
@@ -125,6 +193,8 @@ impl AbPlan {
             primary_pricing: primary,
             tokenizer,
             baseline_added,
+            requirements: requirements(host, options.require.as_deref())?,
+            clock: options.clock,
         })
     }
 }
@@ -228,10 +298,14 @@ pub fn pricing_variant(
     Ok(profile)
 }
 
-/// The tokenizer called `name`, or an error naming the ones there are.
-pub fn tokenizer_named(name: &str) -> Result<Tokenizer, Error> {
-    Tokenizer::from_name(name)
-        .ok_or_else(|| Error::unknown_name("tokenizer", name, &["o200k_base", "cl100k_base"]))
+/// The requirements of the verdict given (`--require`), else those of `[ab] require`.
+pub fn requirements(host: &Host, given: Option<&str>) -> Result<Requirements, Error> {
+    match given {
+        Some(list) => Requirements::parse(list.split(','))
+            .map_err(|e| Error::Usage(format!("--require: {e}"))),
+        None => Requirements::parse(host.config().ab_require().iter().map(String::as_str))
+            .map_err(|e| Error::Usage(format!("[ab] require: {e}"))),
+    }
 }
 
 #[cfg(test)]

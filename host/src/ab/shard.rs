@@ -102,9 +102,14 @@ impl ShardSources {
         Ok(self.ahead.is_some())
     }
 
+    /// The shard listed.
+    pub fn shard(&self) -> Shard {
+        self.shard
+    }
+
     /// The corpus listed so far: the whole corpus once the listing is done.
-    pub fn corpus(&self) -> Corpus {
-        Corpus {
+    pub fn corpus(&self) -> CorpusIdentity {
+        CorpusIdentity {
             recordings: self.listed,
             identities: format!("{:016x}", self.identities.0),
         }
@@ -164,22 +169,22 @@ pub fn identity_of_label(label: &str) -> String {
 /// order. Every shard of one split must have been run on the same corpus.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Corpus {
+pub struct CorpusIdentity {
     pub recordings: usize,
     /// FNV-1a 64 of the identities, each followed by a newline, as 16 hex digits.
     pub identities: String,
 }
 
-impl Corpus {
+impl CorpusIdentity {
     /// The corpus of `sources`, all at once (what [`ShardSources::corpus`] gathers).
     #[cfg(test)]
-    pub fn of(sources: &[Source]) -> Corpus {
+    pub fn of(sources: &[Source]) -> CorpusIdentity {
         let mut all = Vec::new();
         for source in sources {
             all.extend_from_slice(identity(source).as_bytes());
             all.push(b'\n');
         }
-        Corpus {
+        CorpusIdentity {
             recordings: sources.len(),
             identities: format!("{:016x}", fnv1a64(&all)),
         }
@@ -251,7 +256,7 @@ mod tests {
             let (positions, mine): (Vec<usize>, Vec<Source>) =
                 listed.by_ref().map(Result::unwrap).unzip();
             assert_eq!((positions, mine), shard.select(&all));
-            assert_eq!(listed.corpus(), Corpus::of(&all));
+            assert_eq!(listed.corpus(), CorpusIdentity::of(&all));
             assert_eq!(listed.selected, shard.select(&all).0.len());
         }
     }

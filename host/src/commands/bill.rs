@@ -1,15 +1,14 @@
 //! `ptc bill`: the cost simulation set beside what the provider billed, call by call, on
-//! recordings that hold the requests as sent and their usage.
+//! recordings that hold the requests as sent and their usage ([`ops::bill`]).
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::ab::bill::{Bill, BillOptions, MissRate};
+use crate::ab::bill::{BillOptions, MissRate};
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
-use crate::host::Host;
+use crate::ops::{self, BillRequest};
 use crate::output::{pretty, write_out};
-use crate::recording::corpus;
 use crate::Error;
 
 /// Check the cost simulation against what the provider billed
@@ -71,30 +70,18 @@ fn parse_miss_rate(text: &str) -> Result<MissRate, String> {
 /// prints the comparison.
 pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
     let host = context.reading(&args.config, &args.limits)?;
-    let options = BillOptions {
-        miss_rate: args.miss_rate,
-        shared_cache: args.shared_cache,
-        profile: args.pricing,
+    let request = BillRequest {
+        recordings: args.recordings,
+        options: BillOptions {
+            miss_rate: args.miss_rate,
+            shared_cache: args.shared_cache,
+            profile: args.pricing,
+        },
     };
-    let bill = bill(&host, &args.recordings, &options)?;
+    let bill = ops::bill(&host, &request)?;
     let text = match args.format {
         BillFormat::Table => crate::ab::bill::table(&bill),
         BillFormat::Json => pretty(&crate::ab::bill::json(&bill)),
     };
     write_out(out, &text)
-}
-
-/// The comparison of the recordings `paths` name with their bill.
-pub fn bill(host: &Host, paths: &[PathBuf], options: &BillOptions) -> Result<Bill, Error> {
-    let config = host.config();
-    let pricing = config.pricing_profiles()?;
-    let info = config.pricing_info();
-    let tokenizer = crate::ab::tokenizer_named(config.ab_tokenizer())?;
-    let defaults = host.recording_defaults()?;
-    // One recording at a time: a run's requests, held whole in memory, are the square of its
-    // conversation.
-    let recordings = corpus::sources(paths)?
-        .into_iter()
-        .map(|source| source.load(&defaults).map_err(Error::from));
-    Bill::read(recordings, &pricing, &info, tokenizer, options)
 }

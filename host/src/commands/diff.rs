@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::ab::{AbPlan, Variant};
+use crate::ab::{AbPlan, PlanOptions, Variant};
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
@@ -63,7 +63,7 @@ pub fn diff(
             "`ptc diff` compares two strategies, --strategies A,B (e.g. --strategies {example}); `{strategies}` names {given}"
         )));
     };
-    let plan = AbPlan::new(host, Some(strategies), None, None)?;
+    let plan = AbPlan::new(host, &PlanOptions::strategies(strategies))?;
     let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
     let turns = turns.unwrap_or(recording.turns.len());
     let mut counter = Counter::new(plan.tokenizer);

@@ -2,7 +2,6 @@
 //! beside its body (`exec`). `cli.rs` lists them.
 
 pub mod ab;
-pub mod ab_merge;
 pub mod args;
 pub mod bill;
 pub mod completions;

@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use crate::cache::{Caching, Pricing, ProfileInfo, Ttl};
-use crate::commands::ab::tokenizer;
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
@@ -78,7 +77,7 @@ pub fn requests(
 ) -> Result<serde_json::Value, Error> {
     let prompter = host.prompter(strategy)?;
     let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
-    let tokenizer = tokenizer(host, None)?;
+    let tokenizer = host.tokenizer(None)?;
     let config = host.config();
     let profile = crate::ab::pricing_variant(
         &config.pricing_profiles()?,

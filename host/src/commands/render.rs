@@ -4,7 +4,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::commands::ab::tokenizer;
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
@@ -122,7 +121,7 @@ pub fn render(
     let prompter = host.prompter(strategy)?;
     let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
     let turns = turns.unwrap_or(recording.turns.len());
-    let tokenizer = tokenizer(host, None)?;
+    let tokenizer = host.tokenizer(None)?;
     let (prompt, _) = prompter.render(&recording, turns, &mut Counter::new(tokenizer))?;
     match format {
         RenderFormat::Json => Ok(prompt_json(&prompt)),
@@ -147,7 +146,7 @@ pub fn explain(
     let prompter = host.prompter(strategy)?;
     let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
     let turns = turns.unwrap_or(recording.turns.len());
-    let tokenizer = tokenizer(host, None)?;
+    let tokenizer = host.tokenizer(None)?;
     let renderer = prompter.chosen(&recording, turns, &mut Counter::new(tokenizer))?;
     let output = renderer.output(&recording, turns)?;
     let sections = renderer.explain(&output)?;

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 use serde_json::json;
 
-use crate::commands::ab::tokenizer;
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
@@ -147,7 +146,7 @@ fn trace_with(
         let prompter = host.prompter(strategy)?;
         Some(
             prompter
-                .render(&recording, k, &mut Counter::new(tokenizer(host, None)?))?
+                .render(&recording, k, &mut Counter::new(host.tokenizer(None)?))?
                 .0,
         )
     } else {
@@ -201,7 +200,7 @@ fn trace_with(
         }
     }
     if let Some(prompt) = prompt.filter(|_| usage) {
-        let tokenizer = tokenizer(host, None)?;
+        let tokenizer = host.tokenizer(None)?;
         let mut counter = Counter::new(tokenizer);
         let messages: Vec<serde_json::Value> = prompt
             .messages

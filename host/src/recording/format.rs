@@ -15,6 +15,10 @@ use crate::recording::RecordingError;
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Recording", title = "ptc recording")]
 pub(super) struct RecordingJson {
+    /// What every table, row and report calls the run: the log it was imported from and,
+    /// when the log holds several, which of them (`session.jsonl (side chain from line 16)`).
+    /// Written by `ptc import`; default: where the recording is (its file, `file:line`).
+    pub name: Option<String>,
     /// The task. `{{name}}` placeholders are replaced by `data/name`, unless `literal_mission`.
     pub mission: String,
     /// The mission is text as the agent was given it, with no placeholders: `{{` and `}}` are

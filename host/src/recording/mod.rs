@@ -42,6 +42,8 @@ pub use rules::{Problem, Severity};
 /// A recorded run, ready to render.
 #[derive(Clone, Debug)]
 pub struct Recording {
+    /// What every output calls the run: its `name` (the log it was imported from, and which
+    /// run of it), else where it is (its file, `file:line` for a JSONL line).
     pub path: PathBuf,
     pub run: Run,
     /// The turns, each with its [`Turn::defined`] filled; after changing turns, call
@@ -225,7 +227,7 @@ impl Recording {
         lacks.sort_by_key(|l| l.as_str());
         lacks.dedup();
         Ok(Recording {
-            path: located(),
+            path: json.name.map_or_else(located, PathBuf::from),
             run,
             turns,
             started_at,

@@ -25,6 +25,12 @@ pub enum ReadError {
         #[source]
         source: ImportError,
     },
+    #[error("cannot import {path}: it {why}")]
+    NotALog { path: PathBuf, why: String },
+    /// A run of an agent's log found in a corpus that could not be imported (the first error,
+    /// as its import gave it).
+    #[error("{0}")]
+    Log(String),
     #[error("no recording in {what}")]
     NoRecording { what: String },
     #[error("{path} holds {count} recordings; name one, e.g. {path}:LINE for a JSONL file")]

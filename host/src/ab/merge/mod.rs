@@ -242,7 +242,7 @@ pub fn merge(
     for b in bad {
         bad_recordings.push(b)?;
     }
-    let tokenizer = crate::ab::tokenizer_named(&print.tokenizer)?;
+    let tokenizer = crate::host::tokenizer_named(&print.tokenizer)?;
     let recordings = totals.recordings;
     Ok(Merged {
         ab: Ab {
@@ -261,6 +261,7 @@ pub fn merge(
             unjudged: lacking.iter().map(|l| l.reason(recordings)).collect(),
             lacking,
             requirements: crate::ab::report::Requirements::default(),
+            billed: Default::default(),
         },
         sources: held,
         corpus,

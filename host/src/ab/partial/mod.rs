@@ -34,7 +34,7 @@ pub use read::{read, CheckedRows, RowReader};
 pub use write::write;
 
 use crate::ab::retention::Retention;
-use crate::ab::shard::{Corpus, Shard};
+use crate::ab::shard::{CorpusIdentity, Shard};
 use crate::ab::summary::{CacheTokens, TurnSum};
 use crate::ab::{PromptMeasure, RunDetail};
 use crate::cache::{Pricing, PromptCost};
@@ -100,7 +100,7 @@ pub struct PromptPart {
 pub struct Part<R> {
     pub format: String,
     pub shard: Shard,
-    pub corpus: Corpus,
+    pub corpus: CorpusIdentity,
     pub sources: usize,
     pub fingerprint: Fingerprint,
     pub recordings: usize,

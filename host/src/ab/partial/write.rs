@@ -4,40 +4,39 @@
 use std::io::{BufWriter, Write};
 
 use crate::ab::partial::{BadPart, Fingerprint, Part, RowPart, SummaryPart, FORMAT};
-use crate::ab::shard::{Shard, ShardSources};
+use crate::ab::shard::ShardSources;
 use crate::ab::spool::Spool;
-use crate::ab::{run_with, Ab, AbPlan, Rows, RunDetail, Summary};
+use crate::ab::{run_listed, Ab, AbPlan, Rows, RunDetail, RunOptions, Summary};
 use crate::host::Host;
 use crate::Error;
 
-/// Measures the recordings of `shard`, listed by `sources`, and writes the part to `out`.
-/// Returns the shard's results, for the warnings.
-#[allow(clippy::too_many_arguments)]
+/// Measures the recordings of `shard`, listed by `sources`, and writes the part to `out`
+/// (render times as the plan's clock reports them). Returns the shard's results, for the
+/// warnings.
 pub fn write(
     host: &Host,
     plan: AbPlan,
     sources: &mut ShardSources,
-    shard: Shard,
     strict: bool,
-    no_timing: bool,
     progress: &(dyn Fn() + Sync),
     out: &mut dyn Write,
 ) -> Result<Ab, Error> {
+    let shard = sources.shard();
     let fingerprint = Fingerprint::of(host, &plan)?;
     let mut rows = Spool::default();
-    let mut each = |position: usize, mut run: RunDetail| -> Result<(), Error> {
-        if no_timing {
-            run.prompts.iter_mut().for_each(|p| p.render_ns = 0);
-        }
+    let mut each = |position: usize, run: RunDetail| -> Result<(), Error> {
         let row = RowPart::of(position, run);
         let line = serde_json::to_string(&row).expect("a row serializes");
         let separator = if rows.is_empty() { "    " } else { ",\n    " };
         rows.push(&format!("{separator}{line}"))
     };
-    let mut ab = run_with(host, plan, sources, Rows::Each(&mut each), strict, progress)?;
-    if no_timing {
-        ab.clear_timing();
-    }
+    let options = RunOptions {
+        rows: Rows::Each(&mut each),
+        strict,
+        progress,
+        keep_billed: false,
+    };
+    let mut ab = run_listed(host, plan, sources, options)?;
     let part = Part {
         format: FORMAT.to_owned(),
         shard,

@@ -8,6 +8,7 @@ mod mini_swe_agent;
 mod openhands;
 mod ptc_runner;
 mod ptc_runner_kernel;
+mod read;
 
 use std::fmt;
 use std::path::Path;
@@ -23,6 +24,7 @@ pub use openhands::openhands;
 pub use ptc_runner::ptc_runner;
 use ptc_runner::VERSIONS;
 pub use ptc_runner_kernel::ptc_runner_kernel;
+pub use read::{formats, read_log};
 use ptc_runner_kernel::KERNEL_VERSIONS;
 
 use crate::recording::ReadError;

@@ -1,18 +1,13 @@
 //! `ptc ab merge`: the parts of a split run (`ptc ab --shard K/N --format partial`) combined
-//! into the results of one run over the whole corpus, in any format, with the HTML report.
+//! into the results of one run over the whole corpus, in any format, with the HTML report
+//! ([`ops::merge`]).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::ab::merge::{merge as merge_parts, missing_shards};
-use crate::ab::report::Requirements;
-use crate::ab::spool::Spool;
-use crate::ab::{RunDetail, Variant};
-use crate::cache::Pricing;
-use crate::commands::ab::{results, spool_row, AbFormat};
 use crate::commands::args::ConfigArgs;
 use crate::commands::Context;
-use crate::host::Host;
+use crate::ops::{self, Format, MergeOptions};
 use crate::Error;
 
 /// Merge the parts of a split run into the results of one run
@@ -60,22 +55,25 @@ pub struct Args {
 /// `ptc ab merge`: no plugin is loaded, the parts say what was measured.
 pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
     let host = context.host(&args.config)?;
-    let requirements = crate::commands::ab::requirements(&host, args.require.as_deref())?;
-    merge(
-        &host,
-        &requirements,
-        &args.parts,
-        args.allow_missing,
-        args.format,
-        args.report.as_deref(),
-        args.no_timing,
-        out,
-    )
+    let options = MergeOptions {
+        parts: args.parts,
+        allow_missing: args.allow_missing,
+        format: match args.format {
+            MergeFormat::Table => Format::Table,
+            MergeFormat::Json => Format::Json,
+            MergeFormat::Markdown => Format::Markdown,
+            MergeFormat::Csv => Format::Csv,
+        },
+        report: args.report,
+        clock: super::clock(args.no_timing),
+        require: args.require,
+    };
+    ops::merge(&host, &options, out)
 }
 
 /// Output format of `ptc ab merge`: those of `ptc ab` but a part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum MergeFormat {
+enum MergeFormat {
     /// Aligned columns, for a terminal
     Table,
     /// Everything, per-turn series included
@@ -84,67 +82,4 @@ pub enum MergeFormat {
     Markdown,
     /// One row per prompt
     Csv,
-}
-
-impl From<MergeFormat> for AbFormat {
-    fn from(format: MergeFormat) -> AbFormat {
-        match format {
-            MergeFormat::Table => AbFormat::Table,
-            MergeFormat::Json => AbFormat::Json,
-            MergeFormat::Markdown => AbFormat::Markdown,
-            MergeFormat::Csv => AbFormat::Csv,
-        }
-    }
-}
-
-/// Merges the parts in `parts` (files, or directories of `.json` parts) and writes the
-/// results as `ptc ab` does.
-#[allow(clippy::too_many_arguments)]
-pub fn merge(
-    host: &Host,
-    requirements: &Requirements,
-    parts: &[PathBuf],
-    allow_missing: bool,
-    format: MergeFormat,
-    report_file: Option<&Path>,
-    no_timing: bool,
-    out: &mut dyn Write,
-) -> Result<(), Error> {
-    if let Some(file) = report_file {
-        crate::output::check_not_input("--report", file, parts, &["json"])?;
-    }
-    // The rows go to a spool as the output will print them, once the merge is known to hold.
-    let mut rows = Spool::default();
-    let mut each = |run: RunDetail, variants: &[Variant], pricing: &[Pricing]| {
-        spool_row(&mut rows, format.into(), no_timing, variants, pricing, run)
-    };
-    let merged = match format {
-        MergeFormat::Json | MergeFormat::Csv => merge_parts(parts, Some(&mut each), allow_missing)?,
-        _ => merge_parts(parts, None, allow_missing)?,
-    };
-    if merged.missing_count > 0 {
-        crate::output::warn(format_args!(
-            "shard {} missing: the results cover {} of the {} recordings",
-            missing_shards(&merged.missing, merged.missing_count, merged.shards),
-            merged.sources,
-            merged.corpus
-        ));
-    }
-    if merged.sources == 0 {
-        return Err(Error::MergeRefused {
-            reason: "the parts given hold no recording".into(),
-        });
-    }
-    results(
-        host,
-        requirements,
-        merged.ab,
-        &mut rows,
-        None,
-        merged.sources,
-        format.into(),
-        report_file,
-        no_timing,
-        out,
-    )
 }

@@ -1,0 +1,51 @@
+//! Setting the cost simulation beside what the provider billed (`ptc bill`), on recordings
+//! that hold the requests as sent and their usage.
+
+use std::path::PathBuf;
+
+use crate::ab::bill::{Bill, BillOptions};
+use crate::host::Host;
+use crate::recording::{corpus, Recording};
+use crate::Error;
+
+/// A comparison with the bill: of which recordings, and how.
+#[derive(Clone, Debug)]
+pub struct BillRequest {
+    /// Recording files, JSONL corpora and directories of them.
+    pub recordings: Vec<PathBuf>,
+    pub options: BillOptions,
+}
+
+/// The comparison of the recordings `request` names with their bill, read one at a time (an
+/// unreadable one is the error). Priced by the configuration's profiles, counted with the
+/// tokenizer of `[ab] tokenizer`.
+pub fn bill(host: &Host, request: &BillRequest) -> Result<Bill, Error> {
+    let defaults = host.recording_defaults()?;
+    // One recording at a time: a run's requests, held whole in memory, are the square of its
+    // conversation.
+    let recordings = corpus::sources(&request.recordings)?
+        .into_iter()
+        .map(|source| source.load(&defaults).map_err(Error::from));
+    read(host, recordings, &request.options)
+}
+
+/// The comparison of recordings already read with their bill.
+pub(super) fn of_recordings(
+    host: &Host,
+    recordings: Vec<Recording>,
+    options: &BillOptions,
+) -> Result<Bill, Error> {
+    read(host, recordings.into_iter().map(Ok), options)
+}
+
+fn read(
+    host: &Host,
+    recordings: impl Iterator<Item = Result<Recording, Error>>,
+    options: &BillOptions,
+) -> Result<Bill, Error> {
+    let config = host.config();
+    let pricing = config.pricing_profiles()?;
+    let info = config.pricing_info();
+    let tokenizer = host.tokenizer(None)?;
+    Bill::read(recordings, &pricing, &info, tokenizer, options)
+}

@@ -1,0 +1,178 @@
+//! Comparing strategies on a corpus (`ptc ab`): the plan resolved, the corpus listed and
+//! measured in one pass, and the results written in the format asked for. Without a corpus
+//! the bundled example recordings are compared, followed by the same comparison of the bundled
+//! real runs against what their agents sent.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::ab::shard::{Shard, ShardSources};
+use crate::ab::spool::Spool;
+use crate::ab::{partial, run_listed, AbPlan, PlanOptions, Rows, RunDetail, RunOptions};
+use crate::host::Host;
+use crate::ops::results::{self, Finish};
+use crate::ops::{progress, Corpus};
+use crate::output::write_out;
+use crate::recording::ReadError;
+use crate::render::trigger::AS_SENT;
+use crate::Error;
+
+/// What a comparison writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned columns, for a terminal
+    Table,
+    /// Everything, per-turn series included
+    Json,
+    /// Markdown tables
+    Markdown,
+    /// One row per prompt
+    Csv,
+    /// What `ptc ab merge` combines: this shard's sums and every prompt's row (JSON)
+    Partial,
+}
+
+impl Format {
+    /// Whether the format is for people (its tables end with the comparison with the bill).
+    pub(crate) fn for_people(self) -> bool {
+        matches!(self, Format::Table | Format::Markdown)
+    }
+
+    /// Whether the format lists every prompt's row.
+    pub(crate) fn lists_rows(self) -> bool {
+        matches!(self, Format::Json | Format::Csv)
+    }
+}
+
+/// A comparison: which recordings, what is compared on them, and what is written.
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    pub corpus: Corpus,
+    pub plan: PlanOptions,
+    pub format: Format,
+    /// Also write the HTML report to this file.
+    pub report: Option<PathBuf>,
+    /// Stop at the first recording that cannot be read instead of leaving it out.
+    pub strict: bool,
+    /// The shard of the corpus measured ([`Shard::ALL`]: all of it).
+    pub shard: Shard,
+    /// Show a progress bar on stderr when it is a terminal.
+    pub progress: bool,
+}
+
+impl CompareOptions {
+    /// The whole of `corpus` compared as `plan` says, written as a table.
+    pub fn new(corpus: Corpus, plan: PlanOptions) -> CompareOptions {
+        CompareOptions {
+            corpus,
+            plan,
+            format: Format::Table,
+            report: None,
+            strict: false,
+            shard: Shard::ALL,
+            progress: false,
+        }
+    }
+}
+
+/// Compares the strategies `options` name on its corpus and writes the results to `out`.
+/// Strategies that fail are warned about on stderr; the recordings that cannot be read are
+/// left out, warned about, and make the result [`Error::SomeRecordingsBad`] once the results
+/// are written (`strict`: the first is the error, nothing written).
+pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Result<(), Error> {
+    let paths = options.corpus.paths();
+    if let Some(file) = &options.report {
+        crate::output::check_not_input("--report", file, paths, &["json", "jsonl"])?;
+    }
+    let plan = AbPlan::new(host, &options.plan)?;
+    let (format, shard) = (options.format, options.shard);
+    if format == Format::Partial && options.report.is_some() {
+        return Err(Error::Usage(
+            "--report is written by `ptc ab merge`; a shard with --format partial writes its part only".into(),
+        ));
+    }
+    if format == Format::Partial {
+        // A shard run where the corpus is not (a node that does not see it) would list it as
+        // one recording that cannot be read and succeed; the merge would fail much later.
+        crate::recording::corpus::check_given(paths)?;
+    }
+    let listed = || ShardSources::new(options.corpus.listing(), shard);
+    let bar = match options.progress {
+        true => progress::for_corpus(|| listed().take_while(Result::is_ok).count()),
+        false => indicatif::ProgressBar::hidden(),
+    };
+    let mut sources = listed();
+    if !sources.start()? {
+        let corpus = sources.corpus().recordings;
+        if corpus == 0 {
+            let what: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            return Err(ReadError::NoRecording {
+                what: format!("{} (no .json or .jsonl file)", what.join(", ")),
+            }
+            .into());
+        }
+        if format != Format::Partial {
+            return Err(ReadError::NoRecording {
+                what: format!("shard {shard} (none of the {corpus} recordings)"),
+            }
+            .into());
+        }
+    }
+    if format == Format::Partial {
+        let result = partial::write(host, plan, &mut sources, options.strict, &|| bar.inc(1), out);
+        bar.finish_and_clear();
+        return results::part_written(result?, sources.selected, shard);
+    }
+    // The per-prompt rows go to a spool as the output will print them.
+    let mut rows = Spool::default();
+    let (variants, pricing) = (plan.variants.clone(), plan.pricing.clone());
+    let mut each = |_: usize, run: RunDetail| results::spool_row(&mut rows, format, &variants, &pricing, run);
+    let whole = shard.count == 1;
+    let run = RunOptions {
+        rows: match format.lists_rows() {
+            true => Rows::Each(&mut each),
+            false => Rows::Sums,
+        },
+        strict: options.strict,
+        progress: &|| bar.inc(1),
+        // The tables end with the comparison with the bill, made from this same read.
+        keep_billed: whole && format.for_people(),
+    };
+    let result = run_listed(host, plan, &mut sources, run)?;
+    bar.finish_and_clear();
+    let finish = Finish {
+        corpus: Some((&options.corpus, shard)),
+        count: sources.selected,
+        format,
+        report: options.report.as_deref(),
+    };
+    results::write(host, result, &mut rows, &finish, out)?;
+    // Without a corpus, the bundled real runs follow the generated ones (in the formats for
+    // people): the same comparison, against what their agents sent.
+    if options.corpus == Corpus::Paths(Vec::new())
+        && whole
+        && options.report.is_none()
+        && format.for_people()
+    {
+        let real_runs = CompareOptions {
+            corpus: Corpus::RealRuns,
+            plan: PlanOptions {
+                baseline: Some(AS_SENT.to_owned()),
+                ..options.plan.clone()
+            },
+            strict: true,
+            progress: false,
+            ..options.clone()
+        };
+        let mut section = Vec::new();
+        compare(host, &real_runs, &mut section)?;
+        write_out(
+            out,
+            &format!(
+                "\n\nReal runs (bundled, examples/realruns: imported logs of other people's agents; its README names them)\n\n{}",
+                String::from_utf8_lossy(&section)
+            ),
+        )?;
+    }
+    Ok(())
+}
