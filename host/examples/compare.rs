@@ -18,7 +18,7 @@ fn main() -> Result<(), ptc::Error> {
         clock: Clock::Zero,
         ..PlanOptions::default()
     };
-    let sources = ptc::sources(&[])?;
+    let sources = ptc::sources(&[], &host.recording_defaults()?)?;
     let ab = ptc::run_corpus(
         &host,
         AbPlan::new(&host, &plan)?,

@@ -98,6 +98,13 @@ impl Host {
         &self.config
     }
 
+    /// The one recording `path` names (a file, `FILE.jsonl:LINE`, an agent's log of one run,
+    /// or a corpus of one), read with the configuration's defaults.
+    pub fn recording(&self, path: &Path) -> Result<Recording, Error> {
+        let defaults = self.recording_defaults()?;
+        Ok(crate::recording::corpus::single(path, &defaults)?.load(&defaults)?)
+    }
+
     /// The tokenizer called `name`, else the one of `[ab] tokenizer`; an error names the ones
     /// there are.
     pub fn tokenizer(&self, name: Option<&str>) -> Result<Tokenizer, Error> {

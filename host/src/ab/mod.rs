@@ -213,7 +213,10 @@ pub enum Rows<'a> {
 /// list them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunDetail {
+    /// What the recording is called: its name, else where it is.
     pub recording: PathBuf,
+    /// Where the recording is (its file, `file:line`), when it has a name of its own.
+    pub place: Option<PathBuf>,
     pub variant: usize,
     /// Why the variant could not render this recording.
     pub error: Option<String>,
@@ -400,7 +403,9 @@ pub fn run_listed(
             match result {
                 Ok(measures) => {
                     totals.add(index, &measures);
+                    let label = source.label();
                     let details = measures.into_iter().map(|m| RunDetail {
+                        place: (m.recording != label).then(|| label.clone()),
                         recording: m.recording,
                         variant: m.variant,
                         error: m.error,

@@ -153,6 +153,7 @@ pub fn identity(source: &Source) -> String {
         Source::File(path) => name(path),
         Source::Line { path, line, .. } => format!("{}:{line}", name(path)),
         Source::Embedded { name, .. } => (*name).to_owned(),
+        Source::Log { name: run, .. } => name(std::path::Path::new(&**run)),
     }
 }
 
@@ -249,10 +250,14 @@ mod tests {
         }
         std::fs::write(dir.path().join("more.jsonl"), "{}\n\n{}\n{}\n").unwrap();
         let paths = [dir.path().to_owned()];
-        let all = crate::recording::corpus::sources(&paths).unwrap();
+        let defaults = crate::recording::RecordingDefaults {
+            max_turns: 5,
+            system_prompt: String::new(),
+        };
+        let all = crate::recording::corpus::sources(&paths, &defaults).unwrap();
         assert_eq!(all.len(), 43);
         for shard in [Shard::ALL, Shard { index: 1, count: 3 }] {
-            let mut listed = ShardSources::new(Listing::new(&paths), shard);
+            let mut listed = ShardSources::new(Listing::new(&paths).reading_logs(&defaults), shard);
             let (positions, mine): (Vec<usize>, Vec<Source>) =
                 listed.by_ref().map(Result::unwrap).unzip();
             assert_eq!((positions, mine), shard.select(&all));

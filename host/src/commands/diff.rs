@@ -9,7 +9,6 @@ use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
 use crate::output::{colour, escape_controls, terminal, write_out};
-use crate::recording::corpus;
 use crate::tokens::Counter;
 use crate::Error;
 
@@ -64,7 +63,7 @@ pub fn diff(
         )));
     };
     let plan = AbPlan::new(host, &PlanOptions::strategies(strategies))?;
-    let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
+    let recording = host.recording(path)?;
     let turns = turns.unwrap_or(recording.turns.len());
     let mut counter = Counter::new(plan.tokenizer);
     let mut texts = Vec::new();

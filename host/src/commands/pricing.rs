@@ -15,7 +15,6 @@ use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
 use crate::output::{pretty, write_out, Format};
-use crate::recording::corpus;
 use crate::tokens::{Counter, Counting};
 use crate::Error;
 
@@ -76,7 +75,7 @@ pub fn requests(
     strategy: Option<&str>,
 ) -> Result<serde_json::Value, Error> {
     let prompter = host.prompter(strategy)?;
-    let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
+    let recording = host.recording(path)?;
     let tokenizer = host.tokenizer(None)?;
     let config = host.config();
     let profile = crate::ab::pricing_variant(

@@ -8,7 +8,6 @@ use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
 use crate::output::{escape_controls, pretty, prompt_json, prompt_text, terminal, write_out};
-use crate::recording::corpus;
 use crate::render::request::{self, Placement, RenderFormat, RequestArgs, Ttl};
 use crate::render::templates::Origin;
 use crate::tokens::Counter;
@@ -119,7 +118,7 @@ pub fn render(
         .for_format(format, |name| format!("--{}", name.replace('_', "-")))
         .map_err(Error::Usage)?;
     let prompter = host.prompter(strategy)?;
-    let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
+    let recording = host.recording(path)?;
     let turns = turns.unwrap_or(recording.turns.len());
     let tokenizer = host.tokenizer(None)?;
     let (prompt, _) = prompter.render(&recording, turns, &mut Counter::new(tokenizer))?;
@@ -144,7 +143,7 @@ pub fn explain(
     strategy: Option<&str>,
 ) -> Result<String, Error> {
     let prompter = host.prompter(strategy)?;
-    let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
+    let recording = host.recording(path)?;
     let turns = turns.unwrap_or(recording.turns.len());
     let tokenizer = host.tokenizer(None)?;
     let renderer = prompter.chosen(&recording, turns, &mut Counter::new(tokenizer))?;

@@ -11,7 +11,6 @@ use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
 use crate::output::{colour, escape_controls, prompt_text, terminal, write_out};
-use crate::recording::corpus;
 use crate::render::{RenderError, StatsView};
 use crate::tokens::Counter;
 use crate::Error;
@@ -124,7 +123,7 @@ fn trace_with(
             text.to_owned()
         }
     };
-    let recording = corpus::single(path)?.load(&host.recording_defaults()?)?;
+    let recording = host.recording(path)?;
     let k = turns.unwrap_or(recording.turns.len());
     if k > recording.turns.len() {
         return Err(RenderError::TurnsOutOfRange {

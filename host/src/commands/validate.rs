@@ -59,7 +59,7 @@ pub fn validate(
 /// Every problem of every recording: (report, errors, recordings read).
 fn report(host: &Host, paths: &[PathBuf], format: Format) -> Result<(String, usize, usize), Error> {
     let defaults = host.recording_defaults()?;
-    let sources = corpus::sources(paths)?;
+    let sources = corpus::sources(paths, &defaults)?;
     let mut errors = 0;
     let mut text = String::new();
     let mut json = Vec::new();

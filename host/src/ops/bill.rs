@@ -23,7 +23,7 @@ pub fn bill(host: &Host, request: &BillRequest) -> Result<Bill, Error> {
     let defaults = host.recording_defaults()?;
     // One recording at a time: a run's requests, held whole in memory, are the square of its
     // conversation.
-    let recordings = corpus::sources(&request.recordings)?
+    let recordings = corpus::sources(&request.recordings, &defaults)?
         .into_iter()
         .map(|source| source.load(&defaults).map_err(Error::from));
     read(host, recordings, &request.options)

@@ -96,7 +96,8 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         // one recording that cannot be read and succeed; the merge would fail much later.
         crate::recording::corpus::check_given(paths)?;
     }
-    let listed = || ShardSources::new(options.corpus.listing(), shard);
+    let defaults = host.recording_defaults()?;
+    let listed = || ShardSources::new(options.corpus.listing(&defaults), shard);
     let bar = match options.progress {
         true => progress::for_corpus(|| listed().take_while(Result::is_ok).count()),
         false => indicatif::ProgressBar::hidden(),

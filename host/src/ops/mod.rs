@@ -16,6 +16,7 @@ mod results;
 use std::path::PathBuf;
 
 use crate::recording::corpus::Listing;
+use crate::recording::RecordingDefaults;
 
 pub use bill::{bill, BillRequest};
 pub use compare::{compare, CompareOptions, Format};
@@ -32,10 +33,11 @@ pub enum Corpus {
 }
 
 impl Corpus {
-    /// The recordings, listed from the start.
-    pub(crate) fn listing(&self) -> Listing {
+    /// The recordings, listed from the start; agents' logs among the paths are imported as
+    /// they are listed, with `defaults`.
+    pub(crate) fn listing(&self, defaults: &RecordingDefaults) -> Listing {
         match self {
-            Corpus::Paths(paths) => Listing::new(paths),
+            Corpus::Paths(paths) => Listing::new(paths).reading_logs(defaults),
             Corpus::RealRuns => Listing::real_runs(),
         }
     }

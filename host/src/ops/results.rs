@@ -112,8 +112,8 @@ pub(super) fn write(
             .map(|b| b.index);
         let prompts = match finish.corpus {
             Some((corpus, shard)) => {
-                let mut sources =
-                    crate::ab::shard::ShardSources::new(corpus.listing(), shard);
+                let listing = corpus.listing(&host.recording_defaults()?);
+                let mut sources = crate::ab::shard::ShardSources::new(listing, shard);
                 PromptLog::collect(host, &result, &mut sources, &mut bad)
             }
             None => PromptLog::collect(host, &result, &mut std::iter::empty(), &mut bad),

@@ -32,6 +32,13 @@ pub enum Source {
         name: &'static str,
         json: &'static str,
     },
+    /// A run of an agent's log, imported when the log was listed: its recording's JSON, or
+    /// why the log could not be imported.
+    Log {
+        /// The run's name: the log, and which of its runs it is.
+        name: Arc<str>,
+        run: Result<Arc<str>, Arc<str>>,
+    },
 }
 
 impl Source {
@@ -43,6 +50,7 @@ impl Source {
             // The examples by their file name, the real runs by their path.
             Source::Embedded { name, .. } if name.contains('/') => PathBuf::from(name),
             Source::Embedded { name, .. } => PathBuf::from(format!("examples/recordings/{name}")),
+            Source::Log { name, .. } => PathBuf::from(&**name),
         }
     }
 
@@ -51,7 +59,7 @@ impl Source {
         match self {
             Source::File(path) => (path.clone(), 1),
             Source::Line { path, line, .. } => (path.to_path_buf(), *line),
-            Source::Embedded { .. } => (self.label(), 1),
+            Source::Embedded { .. } | Source::Log { .. } => (self.label(), 1),
         }
     }
 
@@ -83,6 +91,10 @@ impl Source {
                 Ok(bytes)
             }
             Source::Embedded { json, .. } => Ok(json.as_bytes().to_vec()),
+            Source::Log { run, .. } => match run {
+                Ok(json) => Ok(json.as_bytes().to_vec()),
+                Err(error) => Err(ReadError::Log(error.to_string())),
+            },
         }
     }
 
@@ -96,8 +108,8 @@ impl Source {
 
 /// The recordings `paths` name, in order; the bundled examples when there are none. Holds
 /// every one: for a corpus of any size, go through a [`Listing`] instead.
-pub fn sources(paths: &[PathBuf]) -> Result<Vec<Source>, ReadError> {
-    Listing::new(paths).collect()
+pub fn sources(paths: &[PathBuf], defaults: &RecordingDefaults) -> Result<Vec<Source>, ReadError> {
+    Listing::new(paths).reading_logs(defaults).collect()
 }
 
 /// The recordings `paths` name, in order, one at a time; the bundled examples when there are
@@ -105,11 +117,19 @@ pub fn sources(paths: &[PathBuf]) -> Result<Vec<Source>, ReadError> {
 /// asked for, and of a directory only the names of its files are held (they are sorted), not
 /// the recordings in them. An unreadable path or a JSONL line over the size limit is an error
 /// in its place; the listing ends after it.
+///
+/// [`Listing::reading_logs`] reads agents' logs too: a file that is the log of a format
+/// `ptc import` reads is imported as it is listed, and each of its runs is a recording (a log
+/// that cannot be imported is one recording that cannot be read, named with why).
 pub struct Listing {
     /// What is still to be listed, in order: paths given, or files of a directory given.
     pending: std::collections::VecDeque<Pending>,
     /// The JSONL file being scanned.
     lines: Option<JsonlLines>,
+    /// The runs of the log imported last, still to be listed.
+    runs: std::collections::VecDeque<Source>,
+    /// What logs are imported with; `None`: logs are not read.
+    defaults: Option<RecordingDefaults>,
     failed: bool,
 }
 
@@ -130,8 +150,16 @@ impl Listing {
                 .map(|(name, json)| Pending::Embedded(name, json))
                 .collect(),
             lines: None,
+            runs: Default::default(),
+            defaults: None,
             failed: false,
         }
+    }
+
+    /// The listing reading agents' logs too, imported with `defaults`.
+    pub fn reading_logs(mut self, defaults: &RecordingDefaults) -> Listing {
+        self.defaults = Some(defaults.clone());
+        self
     }
 
     pub fn new(paths: &[PathBuf]) -> Listing {
@@ -146,12 +174,17 @@ impl Listing {
         Listing {
             pending,
             lines: None,
+            runs: Default::default(),
+            defaults: None,
             failed: false,
         }
     }
 
     fn advance(&mut self) -> Result<Option<Source>, ReadError> {
         loop {
+            if let Some(run) = self.runs.pop_front() {
+                return Ok(Some(run));
+            }
             if let Some(lines) = &mut self.lines {
                 match lines.next_line()? {
                     Some(source) => return Ok(Some(source)),
@@ -177,6 +210,12 @@ impl Listing {
                     path
                 }
             };
+            if let Some(defaults) = &self.defaults {
+                if let Some(runs) = crate::recording::logs::runs(&path, defaults) {
+                    self.runs.extend(runs);
+                    continue;
+                }
+            }
             if is_ext(&path, "jsonl") {
                 self.lines = Some(JsonlLines::open(&path, max_recording_bytes())?);
             } else {
@@ -249,9 +288,10 @@ pub fn check_given(paths: &[PathBuf]) -> Result<(), ReadError> {
     Ok(())
 }
 
-/// The one recording `path` names (a file, `FILE.jsonl:LINE`, or a corpus of one).
-pub fn single(path: &Path) -> Result<Source, ReadError> {
-    let mut listing = Listing::new(&[path.to_owned()]);
+/// The one recording `path` names (a file, `FILE.jsonl:LINE`, a log of one run, or a corpus of
+/// one).
+pub fn single(path: &Path, defaults: &RecordingDefaults) -> Result<Source, ReadError> {
+    let mut listing = Listing::new(&[path.to_owned()]).reading_logs(defaults);
     let first = listing
         .next()
         .transpose()?

@@ -9,6 +9,7 @@
 pub mod corpus;
 mod format;
 pub mod import;
+mod logs;
 pub mod mission;
 pub mod names;
 mod place;

@@ -135,7 +135,7 @@ impl<'a> RowCheck<'a> {
                 ));
             }
         }
-        let identity = identity_of_label(&row.recording);
+        let identity = identity_of_label(row.place.as_ref().unwrap_or(&row.recording));
         if !shard.holds(&identity) {
             let index = (fnv1a64(identity.as_bytes()) % shard.count as u64) as usize;
             return Err(format!(

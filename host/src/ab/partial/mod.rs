@@ -75,6 +75,9 @@ pub struct BadPart {
 pub struct RowPart {
     pub position: usize,
     pub recording: String,
+    /// Where the recording is, when `recording` is its name: its shard is found from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
     pub variant: usize,
     pub error: Option<String>,
     pub prompts: Vec<PromptPart>,
@@ -125,6 +128,7 @@ impl RowPart {
         RowPart {
             position,
             recording: run.recording.display().to_string(),
+            place: run.place.map(|p| p.display().to_string()),
             variant: run.variant,
             error: run.error,
             prompts: run
@@ -146,6 +150,7 @@ impl RowPart {
     pub fn detail(self, pricing: &[Pricing]) -> RunDetail {
         RunDetail {
             recording: PathBuf::from(self.recording),
+            place: self.place.map(PathBuf::from),
             variant: self.variant,
             error: self.error,
             prompts: self
