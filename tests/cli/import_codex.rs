@@ -312,3 +312,71 @@ fn a_rollout_is_detected_and_other_logs_are_not_taken_for_one() {
         assert!(!run.stderr.contains("(codex"), "{other}: {}", run.stderr);
     }
 }
+
+/// A rollout as Codex writes it unredacted (made for this test in the shape of the real ones):
+/// the base instructions are the system prompt, an output's exit code fails its turn, a
+/// `local_shell_call` is a tool call with its action, and a response cut short (items after
+/// the last count) is a turn without usage.
+#[test]
+fn an_unredacted_rollout_keeps_its_instructions_and_reads_exit_codes() {
+    let scratch = Scratch::new();
+    let count = |input: u64, cached: u64, output: u64, total: u64| {
+        format!(
+            r#"{{"timestamp":"2026-02-23T10:00:0{total}.000Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{total}00,"cached_input_tokens":0,"output_tokens":{total},"reasoning_output_tokens":0,"total_tokens":0}},"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":{cached},"output_tokens":{output},"reasoning_output_tokens":1,"total_tokens":0}},"model_context_window":258400}},"rate_limits":null}}}}"#
+        )
+    };
+    let lines = [
+        r#"{"timestamp":"2026-02-23T10:00:00.000Z","type":"session_meta","payload":{"id":"s","cli_version":"0.104.0","model_provider":"openai","base_instructions":{"text":"You are Codex."}}}"#.to_owned(),
+        r#"{"timestamp":"2026-02-23T10:00:00.100Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>cwd</environment_context>"}]}}"#.to_owned(),
+        r#"{"timestamp":"2026-02-23T10:00:00.200Z","type":"event_msg","payload":{"type":"user_message","message":"Fix the build.","images":[]}}"#.to_owned(),
+        r#"{"timestamp":"2026-02-23T10:00:00.500Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5.3-codex"}}"#.to_owned(),
+        r#"{"timestamp":"2026-02-23T10:00:01.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"Run make."}],"content":null,"encrypted_content":"gAAA"}}"#.to_owned(),
+        r#"{"timestamp":"2026-02-23T10:00:01.100Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"make\"}","call_id":"c1"}}"#.to_owned(),
+        count(1000, 0, 20, 1),
+        r#"{"timestamp":"2026-02-23T10:00:01.300Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Chunk ID: 1\nProcess exited with code 2\nOutput:\nmake: *** no rule"}}"#.to_owned(),
+        count(1000, 0, 20, 1),
+        r#"{"timestamp":"2026-02-23T10:00:02.000Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5.3-codex"}}"#.to_owned(),
+        r#"{"timestamp":"2026-02-23T10:00:02.500Z","type":"response_item","payload":{"type":"local_shell_call","call_id":"c2","status":"completed","action":{"type":"exec","command":["ls"]}}}"#.to_owned(),
+        count(1100, 1024, 10, 2),
+        r#"{"timestamp":"2026-02-23T10:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"{\"output\":\"Makefile\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.1}}"}}"#.to_owned(),
+        r#"{"timestamp":"2026-02-23T10:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The Makefile has"}]}}"#.to_owned(),
+    ];
+    let file = scratch.write("rollout.jsonl", lines.join("\n") + "\n");
+    let run = scratch.ptc(["import", &file.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(codex): 3 turn(s), 2 tool call(s), 2 call(s) with billed usage; the log lacks: requests, usage, max_turns\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("redaction markers"), "{}", run.stderr);
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(recording["system_prompt"], "You are Codex.");
+    assert_eq!(recording["mission"], "Fix the build.");
+    let turns = recording["turns"].as_array().unwrap();
+    // The failed command: its exit code fails the turn, its output is the error.
+    assert_eq!(turns[0]["raw_response"], "Run make.");
+    assert_eq!(turns[0]["program"], r#"exec_command {"cmd":"make"}"#);
+    assert_eq!(turns[0]["tool_calls"][0]["args"]["cmd"], "make");
+    assert_eq!(turns[0]["success"], false);
+    assert!(turns[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Process exited with code 2"));
+    assert_eq!(turns[0]["started_at"].as_f64().unwrap(), 1_771_840_800.5);
+    assert_eq!(turns[0]["usage"]["input"], 1000);
+    // The shell call's JSON output states its exit code 0.
+    assert_eq!(turns[1]["success"], true);
+    assert_eq!(turns[1]["tool_calls"][0]["name"], "local_shell_call");
+    assert_eq!(turns[1]["tool_calls"][0]["args"]["command"][0], "ls");
+    assert_eq!(
+        (
+            &turns[1]["usage"]["input"],
+            &turns[1]["usage"]["cache_read"]
+        ),
+        (&Json::from(76), &Json::from(1024))
+    );
+    // Cut short: the model's last message has no count.
+    assert_eq!(turns[2]["raw_response"], "The Makefile has");
+    assert!(turns[2].get("usage").is_none());
+}
