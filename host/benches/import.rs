@@ -71,7 +71,7 @@ fn import(c: &mut Criterion) {
     eprintln!("[bench] real runs from {}", root.display());
     let scratch = std::env::temp_dir().join(format!("ptc-bench-import-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
-    let formats: [(&str, &str, &[&str]); 5] = [
+    let formats: [(&str, &str, &[&str]); 6] = [
         (
             "ptc-runner-kernel",
             "ptc_runner-kernel",
@@ -81,6 +81,7 @@ fn import(c: &mut Criterion) {
         ("atif", "atif", &[".json"]),
         ("claude-code", "claude-code", &[".jsonl"]),
         ("openhands", "openhands", &[".json", ".jsonl"]),
+        ("codex", "codex", &[".jsonl"]),
     ];
     let mut group = c.benchmark_group("w4_import");
     group.sample_size(10);

@@ -11,6 +11,7 @@ mod determinism;
 mod docs;
 mod examples;
 mod import;
+mod import_codex;
 mod install;
 mod layers;
 mod limits;

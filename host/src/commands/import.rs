@@ -17,8 +17,8 @@ use crate::Error;
 /// --from): ptc_runner's Kernel inspection artifact (`*.inspection.jsonl`: every request as sent
 /// and what it was billed), a mini-swe-agent trajectory (`*.traj.json`, format 1 or 1.1), an
 /// ATIF trajectory (v1.0 to v1.7), a Claude Code session (`<session>.jsonl`: a run per thread),
-/// an OpenHands run (an event trajectory, or an evaluation's `output.jsonl`: a run per line) or
-/// ptc_runner's trace log (v1, v2). One run gives one recording (pretty JSON); several give one
+/// an OpenHands run (an event trajectory, or an evaluation's `output.jsonl`: a run per line), a
+/// Codex CLI session (`rollout-*.jsonl`) or ptc_runner's trace log (v1, v2). One run gives one recording (pretty JSON); several give one
 /// recording per line (JSONL, a corpus `ptc ab` reads). A line per run on stderr says what was
 /// imported and what the log did not record (a recording lists it under `lacks`: nothing is
 /// invented in its place).
@@ -165,7 +165,7 @@ fn import(
 ) -> Result<(Format, Vec<Imported>), Error> {
     let Some(format) = format.or_else(|| Format::detect(file)) else {
         return Err(Error::Usage(format!(
-            "cannot tell the format of {}: it is none of those ptc imports (ptc-runner-kernel, mini-swe-agent, atif, claude-code, openhands, ptc-runner; --from forces one). Gemini CLI logs convert to ATIF with Harbor's converters",
+            "cannot tell the format of {}: it is none of those ptc imports (ptc-runner-kernel, mini-swe-agent, atif, claude-code, openhands, codex, ptc-runner; --from forces one). Gemini CLI logs convert to ATIF with Harbor's converters",
             file.display()
         )));
     };
@@ -177,6 +177,7 @@ fn import(
         Format::Atif => vec![from::atif(file, defaults, supplied)?],
         Format::ClaudeCode => from::claude_code(file, defaults, supplied)?,
         Format::Openhands => from::openhands(file, defaults, supplied)?,
+        Format::Codex => vec![from::codex(file, defaults, supplied)?],
     };
     Ok((format, imported))
 }
@@ -222,7 +223,7 @@ fn summary(
         .part
         .as_ref()
         .map_or_else(String::new, |part| format!(", {part}"));
-    vec![format!(
+    let mut notes = vec![format!(
         "imported {} ({}{part}): {} turn(s), {} tool call(s), {} call(s) with billed usage; the log lacks: {}",
         file.display(),
         format.as_str(),
@@ -234,7 +235,17 @@ fn summary(
         } else {
             lacks.join(", ")
         }
-    )]
+    )];
+    // A redacted log's texts are markers of their length, kept as written: prompts made from
+    // them are not the run's.
+    let (markers, chars) = crate::recording::import::redacted(&imported.json);
+    if format == Format::Codex && markers > 0 {
+        notes.push(format!(
+            "note: {markers} text(s) of {} are redaction markers (`[REDACTED_… len=N …]`, standing for {chars} characters in all), kept as written",
+            file.display()
+        ));
+    }
+    notes
 }
 
 /// Refuses an output that would destroy a file: the trace being imported (whatever the path

@@ -4,6 +4,7 @@
 
 mod atif;
 mod claude_code;
+mod codex;
 mod mini_swe_agent;
 mod openhands;
 mod ptc_runner;
@@ -18,6 +19,7 @@ use serde_json::Value as Json;
 pub use atif::atif;
 use atif::ATIF_VERSIONS;
 pub use claude_code::claude_code;
+pub use codex::{codex, redacted};
 pub use mini_swe_agent::mini_swe_agent;
 use mini_swe_agent::TRAJECTORY_FORMATS;
 pub use openhands::openhands;
@@ -97,6 +99,9 @@ pub enum Format {
     /// An OpenHands run: its event trajectory (a JSON list of events) or the lines of an
     /// evaluation's `output.jsonl` (`history`); per response the tokens litellm reported
     Openhands,
+    /// A Codex CLI session (`rollout-*.jsonl`): per call the tokens OpenAI reported, cached
+    /// included
+    Codex,
 }
 
 impl Format {
@@ -116,6 +121,11 @@ impl Format {
         )
         .ok()?;
         file.take(8 << 10).read_to_end(&mut suffix).ok()?;
+        // A rollout's first line opens with its type; it goes first, as its texts (the base
+        // instructions) could mention another format's marks.
+        if codex::detect_prefix(&String::from_utf8_lossy(&prefix)) {
+            return Some(Format::Codex);
+        }
         if atif::detect(&String::from_utf8_lossy(&prefix)) {
             return Some(Format::Atif);
         }
@@ -142,6 +152,8 @@ impl Format {
             Some(Format::PtcRunnerKernel)
         } else if claude_code::detect(&record) {
             Some(Format::ClaudeCode)
+        } else if codex::detect(&record) {
+            Some(Format::Codex)
         } else if record.get("event").is_some() {
             Some(Format::PtcRunner)
         } else {
@@ -157,6 +169,7 @@ impl Format {
             Format::Atif => "atif",
             Format::ClaudeCode => "claude-code",
             Format::Openhands => "openhands",
+            Format::Codex => "codex",
         }
     }
 }
@@ -215,6 +228,12 @@ pub enum ImportError {
     NotARun { found: &'static str },
     #[error("event {index} of the run is {found}, not an event object")]
     NotAnEvent { index: usize, found: &'static str },
+    #[error("not a line of a Codex rollout: its `type` is {found}, not a string")]
+    NotARolloutLine { found: Json },
+    #[error("`{field}` is {found}, not a count of tokens (a whole number from 0)")]
+    TokenCount { field: String, found: Json },
+    #[error("the cached tokens ({cached}, `cached_input_tokens` and `cache_write_input_tokens`) are more than `input_tokens` ({input}), which counts them")]
+    CachedMoreThanInput { cached: u64, input: u64 },
     #[error("`schema_version` {found} differs from the {first} of line {first_line}: one trace has one format")]
     MixedVersions {
         found: Json,
