@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::output::{pretty, write_with};
-use crate::recording::import::{Format, Imported, Supplied};
+use crate::recording::import::{read_log, Format, Imported, Supplied};
 use crate::recording::RecordingDefaults;
 use crate::Error;
 
@@ -94,6 +94,7 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
         mission: run.mission,
         max_turns: run.max_turns,
     };
+    let files = logs_in(&files, format.is_some())?;
     // An output that would destroy a log, or a file, is refused before anything is read.
     if let Some(path) = &run.output {
         for file in &files {
@@ -107,7 +108,7 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
     let mut first: Option<serde_json::Value> = None;
     let mut skipped = 0;
     for file in &files {
-        match import(file, format, &defaults, &supplied) {
+        match read_log(file, format, &defaults, &supplied) {
             Ok((format, imported)) => {
                 for run in imported {
                     let notes = summary(file, format, &run, &defaults);
@@ -119,7 +120,7 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
                 crate::output::warn(format_args!("skipped: {error}"));
                 skipped += 1;
             }
-            Err(error) => return Err(error),
+            Err(error) => return Err(error.into()),
         }
     }
     if skipped > 0 && runs.is_empty() {
@@ -141,45 +142,119 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
             crate::output::note(note);
         }
     }
-    let write = |out: &mut dyn Write| -> std::io::Result<()> {
-        match (runs.len(), &first) {
-            (1, Some(json)) => out.write_all(pretty(json).as_bytes()),
-            _ => runs.iter().try_for_each(|(line, _)| {
-                out.write_all(line.as_bytes())?;
-                out.write_all(b"\n")
-            }),
+    let several = |out: &mut dyn Write| -> std::io::Result<()> {
+        runs.iter().try_for_each(|(line, _)| {
+            out.write_all(line.as_bytes())?;
+            out.write_all(b"\n")
+        })
+    };
+    let one = |out: &mut dyn Write| -> std::io::Result<()> {
+        match &first {
+            Some(json) => out.write_all(pretty(json).as_bytes()),
+            None => Ok(()),
         }
     };
-    match &run.output {
-        Some(path) => write_with(path, write),
-        None => write(out).and_then(|()| out.flush()).map_err(Error::Output),
+    match destination(run.output.as_deref(), runs.len())? {
+        Destination::Stdout if runs.len() == 1 => one(out).and_then(|()| out.flush()).map_err(Error::Output),
+        Destination::Stdout => several(out).and_then(|()| out.flush()).map_err(Error::Output),
+        Destination::Json(path) => write_with(path, one),
+        Destination::Jsonl(path) => write_with(path, several),
+        Destination::Directory(dir) => write_each(dir, &runs, run.force),
     }
 }
 
-/// The runs of one log, in its format (given, or detected from its first record).
-fn import(
-    file: &Path,
-    format: Option<Format>,
-    defaults: &RecordingDefaults,
-    supplied: &Supplied,
-) -> Result<(Format, Vec<Imported>), Error> {
-    let Some(format) = format.or_else(|| Format::detect(file)) else {
-        return Err(Error::Usage(format!(
-            "cannot tell the format of {}: it is none of those ptc imports (ptc-runner-kernel, mini-swe-agent, atif, claude-code, openhands, codex, ptc-runner; --from forces one). Gemini CLI logs convert to ATIF with Harbor's converters",
-            file.display()
-        )));
+/// Where the recordings go: stdout (one run pretty, several a line each), a `.json` file (one
+/// run), a `.jsonl` file (a run a line, however many), or a directory (a file a run).
+enum Destination<'a> {
+    Stdout,
+    Json(&'a Path),
+    Jsonl(&'a Path),
+    Directory(&'a Path),
+}
+
+/// The destination `output` names for `runs` runs; several runs into one `.json` file are
+/// refused with the fix.
+fn destination(output: Option<&Path>, runs: usize) -> Result<Destination<'_>, Error> {
+    let Some(path) = output else {
+        return Ok(Destination::Stdout);
     };
-    use crate::recording::import as from;
-    let imported = match format {
-        Format::PtcRunner => vec![from::ptc_runner(file, defaults, supplied)?],
-        Format::PtcRunnerKernel => vec![from::ptc_runner_kernel(file, defaults, supplied)?],
-        Format::MiniSweAgent => vec![from::mini_swe_agent(file, defaults, supplied)?],
-        Format::Atif => vec![from::atif(file, defaults, supplied)?],
-        Format::ClaudeCode => from::claude_code(file, defaults, supplied)?,
-        Format::Openhands => from::openhands(file, defaults, supplied)?,
-        Format::Codex => vec![from::codex(file, defaults, supplied)?],
-    };
-    Ok((format, imported))
+    let is_dir = path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/');
+    if is_dir {
+        return Ok(Destination::Directory(path));
+    }
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("jsonl") => Ok(Destination::Jsonl(path)),
+        Some("json") if runs > 1 => Err(Error::Usage(format!(
+            "--output {}: the logs hold {runs} runs, and a .json file holds one recording; write them to a .jsonl file (a run a line) or a directory (`-o DIR/`, a file a run)",
+            path.display()
+        ))),
+        Some("json") => Ok(Destination::Json(path)),
+        _ if runs > 1 => Ok(Destination::Jsonl(path)),
+        _ => Ok(Destination::Json(path)),
+    }
+}
+
+/// Writes each run to a file of its own in `dir` (made when missing), named after the run's
+/// name (`NAME.json`, with `-K` when names repeat); an existing file only with `force`.
+fn write_each(dir: &Path, runs: &[(String, Vec<String>)], force: bool) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|source| Error::WriteFile {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let mut used = std::collections::BTreeSet::new();
+    let mut files = Vec::with_capacity(runs.len());
+    for (line, _) in runs {
+        let json: serde_json::Value = serde_json::from_str(line).expect("an imported run is JSON");
+        let name = json["name"].as_str().unwrap_or("run");
+        let stem: String = name
+            .rsplit('/')
+            .next()
+            .unwrap_or(name)
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '-' })
+            .collect();
+        let stem = stem.trim_end_matches(".json").trim_end_matches(".jsonl").to_owned();
+        let mut file = dir.join(format!("{stem}.json"));
+        let mut k = 2;
+        while !used.insert(file.clone()) {
+            file = dir.join(format!("{stem}-{k}.json"));
+            k += 1;
+        }
+        if file.exists() && !force {
+            return Err(Error::Exists { path: file });
+        }
+        files.push((file, json));
+    }
+    for (file, json) in files {
+        write_with(&file, |out: &mut dyn Write| out.write_all(pretty(&json).as_bytes()))?;
+    }
+    Ok(())
+}
+
+/// The logs `paths` name: a file as given, a directory as the `.json` and `.jsonl` files in it
+/// that are logs of a format ptc reads (every one of them when the format is given).
+fn logs_in(paths: &[PathBuf], format_given: bool) -> Result<Vec<PathBuf>, Error> {
+    let mut files = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let found = crate::recording::corpus::files_in(path, &["json", "jsonl"])?;
+        let logs: Vec<PathBuf> = found
+            .into_iter()
+            .filter(|f| format_given || Format::detect(f).is_some())
+            .collect();
+        if logs.is_empty() {
+            return Err(Error::Usage(format!(
+                "{} holds no log of a format ptc imports ({})",
+                path.display(),
+                crate::recording::import::formats()
+            )));
+        }
+        files.extend(logs);
+    }
+    Ok(files)
 }
 
 /// The lines on stderr about one imported run. A ptc_runner trace's says what its lossy

@@ -30,12 +30,9 @@ pub fn read_log(
         });
     }
     let Some(format) = format.or_else(|| Format::detect(file)) else {
-        return Err(ReadError::NotALog {
+        return Err(ReadError::UnknownFormat {
             path: file.to_owned(),
-            why: format!(
-                "is a log of none of the formats ptc reads ({}; --from forces one). Gemini CLI logs convert to ATIF with Harbor's converters",
-                formats()
-            ),
+            formats: formats(),
         });
     };
     let mut imported = match format {
@@ -45,6 +42,7 @@ pub fn read_log(
         Format::Atif => vec![from::atif(file, defaults, supplied)?],
         Format::ClaudeCode => from::claude_code(file, defaults, supplied)?,
         Format::Openhands => from::openhands(file, defaults, supplied)?,
+        Format::Codex => vec![from::codex(file, defaults, supplied)?],
     };
     let several = imported.len() > 1;
     for run in &mut imported {
