@@ -32,8 +32,8 @@ pub use recording::import;
 pub use render::fuzz as __fuzz;
 pub use render::request;
 
-pub use ab::retention::{Facts, Retention, Share};
 pub use ab::bill::{Bill, BillOptions, MissRate};
+pub use ab::retention::{Facts, Retention, Share};
 pub use ab::shard::Shard;
 pub use ab::{
     run_corpus, run_listed, Ab, AbPlan, BadRecording, Clock, PlanOptions, PromptMeasure, Rows,

@@ -56,12 +56,16 @@ fn the_bill_is_read_back_exactly_and_each_run_priced_by_its_provider() {
     let scratch = Scratch::new();
     let runs = imported(&scratch);
     let bill = bill(&scratch, &runs, &[]);
-    let by_name = |name: &str| -> &Json {
+    // Each run is listed by the name its import gave it: the log's.
+    let by_name = |file: &str| -> &Json {
+        let text = std::fs::read_to_string(scratch.path().join(file)).unwrap();
+        let recording: Json = serde_json::from_str(&text).unwrap();
+        let name = recording["name"].as_str().unwrap().to_owned();
         bill["runs"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|r| r["recording"].as_str().unwrap().ends_with(name))
+            .find(|r| r["recording"] == name.as_str())
             .unwrap()
     };
     // Every billed call is compared, with the tokens and cost its recording holds.

@@ -1082,8 +1082,19 @@ fn a_kernel_run_of_schema_7_imports_as_its_schema_2_twin() {
             &kernel("fast-checkout-5xx-10").display().to_string(),
         ])
         .ok();
+    // The same but for their names, each its log's.
+    let (mut seven, mut two): (Json, Json) = (
+        serde_json::from_str(&seven).unwrap(),
+        serde_json::from_str(&two).unwrap(),
+    );
+    assert_eq!(
+        seven["name"],
+        "derived-schema-7-fast-checkout-5xx-10.inspection.jsonl"
+    );
+    seven["name"] = Json::Null;
+    two["name"] = Json::Null;
     assert_eq!(seven, two);
-    let recording: Json = serde_json::from_str(&seven).unwrap();
+    let recording = seven;
     assert_eq!(
         recording["turns"][0]["tool_calls"]
             .as_array()

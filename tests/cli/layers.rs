@@ -62,7 +62,11 @@ fn strip_comments(text: &str) -> String {
             // r"...", r#"..."#: up to the quote followed by as many hashes.
             let close = format!("\"{}", "#".repeat(hashes));
             let body = &rest[hashes + 2..];
-            i += hashes + 2 + body.find(&close).map_or(body.len(), |end| end + close.len());
+            i += hashes
+                + 2
+                + body
+                    .find(&close)
+                    .map_or(body.len(), |end| end + close.len());
             out.push_str("\"\"");
         } else if rest.starts_with('"') {
             let mut j = 1;
@@ -99,7 +103,9 @@ fn char_literal(text: &str) -> Option<usize> {
         return after.find('\'').map(|end| end + 2).filter(|&len| len <= 12);
     }
     let c = after.chars().next()?;
-    after[c.len_utf8()..].starts_with('\'').then_some(c.len_utf8() + 2)
+    after[c.len_utf8()..]
+        .starts_with('\'')
+        .then_some(c.len_utf8() + 2)
 }
 
 /// `code` (from [`strip_comments`]) without the items marked `#[cfg(test)]`: from the
@@ -297,7 +303,10 @@ fn test_items_are_left_out_wherever_they_stand() {
         ["a", "b", "d"].map(String::from).into_iter().collect()
     );
     let code = strip_comments("let url = \"https://x\"; // crate::gone\nuse crate::kept;");
-    assert_eq!(crate_paths(&code), ["kept"].map(String::from).into_iter().collect());
+    assert_eq!(
+        crate_paths(&code),
+        ["kept"].map(String::from).into_iter().collect()
+    );
 }
 
 /// The command modules of `host/src/commands`: each file or folder is one command (its
@@ -332,7 +341,11 @@ fn no_command_imports_another() {
             }
         }
     }
-    assert!(wrong.is_empty(), "what two commands share is an operation (host/src/ops):\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "what two commands share is an operation (host/src/ops):\n{}",
+        wrong.join("\n")
+    );
 }
 
 /// A file's code lines: not blank, not only a comment, outside its test items.

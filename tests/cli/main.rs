@@ -15,6 +15,7 @@ mod import_codex;
 mod install;
 mod layers;
 mod limits;
+mod logs;
 mod new_plugin;
 mod plugins;
 mod pricing;

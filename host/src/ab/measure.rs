@@ -57,7 +57,7 @@ pub(super) fn unusable(
     reason: &str,
 ) -> RunMeasure {
     RunMeasure {
-        recording: recording.path.clone(),
+        recording: recording.label(),
         variant,
         prompts: Vec::new(),
         totals: Summary {
@@ -91,7 +91,7 @@ pub(super) fn measure(
 ) -> RunMeasure {
     let (pricing, primary) = (priced.profiles, priced.primary);
     let mut run = RunMeasure {
-        recording: recording.path.clone(),
+        recording: recording.label(),
         variant,
         prompts: Vec::new(),
         totals: Summary {

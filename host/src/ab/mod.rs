@@ -311,69 +311,67 @@ pub fn run_listed(
     let read = std::sync::atomic::AtomicUsize::new(0);
     let lacking: Vec<std::sync::Mutex<(usize, std::collections::BTreeSet<&'static str>)>> =
         needs.iter().map(|_| Default::default()).collect();
-    let measure_all = |counter: &mut Counter,
-                       index: usize,
-                       source: &Source|
-     -> Result<Vec<RunMeasure>, Error> {
-        let recording = match source.load(&defaults) {
-            Ok(recording) => recording,
-            Err(e) => {
-                progress();
-                return Err(e.into());
-            }
-        };
-        let is_billed = bill::is_billed(&recording);
-        if is_billed {
-            billed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
-        if recording.started_at.iter().any(Option::is_some) {
-            timed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
-        read.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        for (needed, lacking) in needs.iter().zip(&lacking) {
-            let missing: Vec<&'static str> = recording
-                .lacks
-                .iter()
-                .map(|lack| lack.as_str())
-                .filter(|lack| needed.iter().any(|n| n == lack))
-                .collect();
-            if !missing.is_empty() {
-                let mut lacking = lacking.lock().expect("no panic holds it");
-                lacking.0 += 1;
-                lacking.1.extend(missing);
-            }
-        }
-        counter.next_run();
-        let facts = Facts::of(&recording.run, &recording.turns);
-        let pricing = Priced {
-            profiles: &plan.pricing,
-            primary: primary_pricing,
-        };
-        let runs = prompters
-            .iter()
-            .enumerate()
-            .map(|(i, p)| match p {
-                Ok(p) => {
-                    let mut run = measure(p, i, &recording, &facts, &pricing, detail, counter);
-                    clock.measure(&mut run);
-                    run
+    let measure_all =
+        |counter: &mut Counter, index: usize, source: &Source| -> Result<Vec<RunMeasure>, Error> {
+            let recording = match source.load(&defaults) {
+                Ok(recording) => recording,
+                Err(e) => {
+                    progress();
+                    return Err(e.into());
                 }
-                Err(reason) => unusable(i, &recording, plan.pricing.len(), reason),
-            })
-            .collect();
-        if keep_billed {
-            let kept = match is_billed {
-                true => Ok(recording),
-                false => Err(recording.path.clone()),
             };
-            kept_billed
-                .lock()
-                .expect("no panic holds it")
-                .push((index, kept));
-        }
-        progress();
-        Ok(runs)
-    };
+            let is_billed = bill::is_billed(&recording);
+            if is_billed {
+                billed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            if recording.started_at.iter().any(Option::is_some) {
+                timed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            read.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            for (needed, lacking) in needs.iter().zip(&lacking) {
+                let missing: Vec<&'static str> = recording
+                    .lacks
+                    .iter()
+                    .map(|lack| lack.as_str())
+                    .filter(|lack| needed.iter().any(|n| n == lack))
+                    .collect();
+                if !missing.is_empty() {
+                    let mut lacking = lacking.lock().expect("no panic holds it");
+                    lacking.0 += 1;
+                    lacking.1.extend(missing);
+                }
+            }
+            counter.next_run();
+            let facts = Facts::of(&recording.run, &recording.turns);
+            let pricing = Priced {
+                profiles: &plan.pricing,
+                primary: primary_pricing,
+            };
+            let runs = prompters
+                .iter()
+                .enumerate()
+                .map(|(i, p)| match p {
+                    Ok(p) => {
+                        let mut run = measure(p, i, &recording, &facts, &pricing, detail, counter);
+                        clock.measure(&mut run);
+                        run
+                    }
+                    Err(reason) => unusable(i, &recording, plan.pricing.len(), reason),
+                })
+                .collect();
+            if keep_billed {
+                let kept = match is_billed {
+                    true => Ok(recording),
+                    false => Err(recording.label()),
+                };
+                kept_billed
+                    .lock()
+                    .expect("no panic holds it")
+                    .push((index, kept));
+            }
+            progress();
+            Ok(runs)
+        };
     let mut totals = Totals::new(plan.variants.len(), plan.pricing.len());
     let mut runs = Vec::new();
     let mut bad_recordings = BadRecordings::default();
@@ -638,7 +636,8 @@ mod tests {
             .find(|(name, _)| *name == "failure-recovery.json")
             .unwrap();
         let sources = vec![Source::Embedded { name, json }; 3];
-        let plan = || AbPlan::new(&host, &PlanOptions::strategies("full-history,turn-count")).unwrap();
+        let plan =
+            || AbPlan::new(&host, &PlanOptions::strategies("full-history,turn-count")).unwrap();
         let mut kept = run_corpus(&host, plan(), &sources, strict(Rows::Keep)).unwrap();
         kept.clear_timing();
         assert_eq!(kept.runs.len(), 3 * 2);

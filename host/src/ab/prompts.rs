@@ -135,7 +135,7 @@ impl PromptLog {
             let mut interner = Interner::default();
             let mut counter = Counter::new(ab.tokenizer);
             let mut kept = RecordingPrompts {
-                name: recording.path.display().to_string(),
+                name: recording.label().display().to_string(),
                 turns: recording.turns.len(),
                 ..RecordingPrompts::default()
             };

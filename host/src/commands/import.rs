@@ -135,8 +135,9 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
             files.len()
         ));
     }
-    // Nothing is written before every log is read: one run, one recording; several, a JSONL
-    // corpus, a line at a time.
+    // Nothing is written before every log is read, and the output is checked first: one
+    // run, one recording; several, a JSONL corpus, a line at a time.
+    let destination = destination(run.output.as_deref(), runs.len())?;
     for (_, notes) in &runs {
         for note in notes {
             crate::output::note(note);
@@ -154,9 +155,13 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
             None => Ok(()),
         }
     };
-    match destination(run.output.as_deref(), runs.len())? {
-        Destination::Stdout if runs.len() == 1 => one(out).and_then(|()| out.flush()).map_err(Error::Output),
-        Destination::Stdout => several(out).and_then(|()| out.flush()).map_err(Error::Output),
+    match destination {
+        Destination::Stdout if runs.len() == 1 => {
+            one(out).and_then(|()| out.flush()).map_err(Error::Output)
+        }
+        Destination::Stdout => several(out)
+            .and_then(|()| out.flush())
+            .map_err(Error::Output),
         Destination::Json(path) => write_with(path, one),
         Destination::Jsonl(path) => write_with(path, several),
         Destination::Directory(dir) => write_each(dir, &runs, run.force),
@@ -211,9 +216,18 @@ fn write_each(dir: &Path, runs: &[(String, Vec<String>)], force: bool) -> Result
             .next()
             .unwrap_or(name)
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '-' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '-'
+                }
+            })
             .collect();
-        let stem = stem.trim_end_matches(".json").trim_end_matches(".jsonl").to_owned();
+        let stem = stem
+            .trim_end_matches(".json")
+            .trim_end_matches(".jsonl")
+            .to_owned();
         let mut file = dir.join(format!("{stem}.json"));
         let mut k = 2;
         while !used.insert(file.clone()) {
@@ -226,7 +240,9 @@ fn write_each(dir: &Path, runs: &[(String, Vec<String>)], force: bool) -> Result
         files.push((file, json));
     }
     for (file, json) in files {
-        write_with(&file, |out: &mut dyn Write| out.write_all(pretty(&json).as_bytes()))?;
+        write_with(&file, |out: &mut dyn Write| {
+            out.write_all(pretty(&json).as_bytes())
+        })?;
     }
     Ok(())
 }

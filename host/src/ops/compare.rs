@@ -120,14 +120,22 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         }
     }
     if format == Format::Partial {
-        let result = partial::write(host, plan, &mut sources, options.strict, &|| bar.inc(1), out);
+        let result = partial::write(
+            host,
+            plan,
+            &mut sources,
+            options.strict,
+            &|| bar.inc(1),
+            out,
+        );
         bar.finish_and_clear();
         return results::part_written(result?, sources.selected, shard);
     }
     // The per-prompt rows go to a spool as the output will print them.
     let mut rows = Spool::default();
     let (variants, pricing) = (plan.variants.clone(), plan.pricing.clone());
-    let mut each = |_: usize, run: RunDetail| results::spool_row(&mut rows, format, &variants, &pricing, run);
+    let mut each =
+        |_: usize, run: RunDetail| results::spool_row(&mut rows, format, &variants, &pricing, run);
     let whole = shard.count == 1;
     let run = RunOptions {
         rows: match format.lists_rows() {

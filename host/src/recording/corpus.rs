@@ -434,9 +434,16 @@ mod tests {
         assert_eq!(lines.len(), 2);
         assert!(matches!(&lines[1], Source::Line { line: 4, .. }));
         assert_eq!(lines[1].bytes().unwrap(), b"{\"mission\": \"b\"}");
-        let one = single(&PathBuf::from(format!("{}:4", path.display()))).unwrap();
+        let defaults = RecordingDefaults {
+            max_turns: 5,
+            system_prompt: String::new(),
+        };
+        let one = single(&PathBuf::from(format!("{}:4", path.display())), &defaults).unwrap();
         assert_eq!(one, lines[1]);
-        assert!(single(&path).is_err(), "two recordings are not one");
+        assert!(
+            single(&path, &defaults).is_err(),
+            "two recordings are not one"
+        );
         // The last line may lack its newline.
         std::fs::write(&path, " {}\n\n{\"a\": 1}  ").unwrap();
         assert_eq!(

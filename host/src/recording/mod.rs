@@ -43,9 +43,10 @@ pub use rules::{Problem, Severity};
 /// A recorded run, ready to render.
 #[derive(Clone, Debug)]
 pub struct Recording {
-    /// What every output calls the run: its `name` (the log it was imported from, and which
-    /// run of it), else where it is (its file, `file:line` for a JSONL line).
+    /// Where the recording is: its file, `file:line` for a JSONL line (what errors name).
     pub path: PathBuf,
+    /// What the run is called: the log it was imported from, and which run of it.
+    pub name: Option<String>,
     pub run: Run,
     /// The turns, each with its [`Turn::defined`] filled; after changing turns, call
     /// `ptc_strategy_kit::mark_defined` on them again.
@@ -124,6 +125,13 @@ pub enum RecordingError {
 }
 
 impl Recording {
+    /// What every output calls the run: its name, else where it is.
+    pub fn label(&self) -> PathBuf {
+        self.name
+            .as_ref()
+            .map_or_else(|| self.path.clone(), PathBuf::from)
+    }
+
     /// Reads and checks the recording at `path` (see [`max_recording_bytes`]).
     pub fn load(path: &Path, defaults: &RecordingDefaults) -> Result<Recording, RecordingError> {
         let bytes = read_limited(path, max_recording_bytes())?;
@@ -228,7 +236,8 @@ impl Recording {
         lacks.sort_by_key(|l| l.as_str());
         lacks.dedup();
         Ok(Recording {
-            path: json.name.map_or_else(located, PathBuf::from),
+            path: located(),
+            name: json.name,
             run,
             turns,
             started_at,

@@ -197,7 +197,7 @@ impl Bill {
             let recording = recording?;
             let Some((provider, model)) = first_billed(&recording) else {
                 usage_only += usize::from(recording.usage.iter().any(Option::is_some));
-                without_bill.push(recording.path.clone());
+                without_bill.push(recording.label());
                 continue;
             };
             let profile = match forced {
@@ -221,7 +221,7 @@ impl Bill {
                 &mut pending,
             );
             runs.push(RunBill {
-                recording: recording.path.clone(),
+                recording: recording.label(),
                 profile: slot,
                 provider,
                 model,

@@ -26,8 +26,8 @@ pub use openhands::openhands;
 pub use ptc_runner::ptc_runner;
 use ptc_runner::VERSIONS;
 pub use ptc_runner_kernel::ptc_runner_kernel;
-pub use read::{formats, read_log};
 use ptc_runner_kernel::KERNEL_VERSIONS;
+pub use read::{formats, read_log};
 
 use crate::recording::ReadError;
 

@@ -60,10 +60,15 @@ pub fn formats() -> String {
         .join(", ")
 }
 
-/// A run's name: the log as given, and which of its runs it is when it holds several.
+/// A run's name: the log's file name (the same on every machine, short enough for a table),
+/// and which of its runs it is when it holds several.
 fn name(file: &Path, part: Option<&str>) -> String {
+    let log = file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     match part {
-        Some(part) => format!("{} ({part})", file.display()),
-        None => file.display().to_string(),
+        Some(part) => format!("{log} ({part})"),
+        None => log,
     }
 }

@@ -1,0 +1,229 @@
+//! Agents' logs read where users point ptc: `ab`, `bill`, `render` and `import` take the logs
+//! `ptc import` reads, and directories of them, detected file by file; every run carries a
+//! name (its log, and which run of it) that every output uses; `import -o` writes what the
+//! name says.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value as Json;
+
+use crate::support::{all_strategies, repo, Scratch};
+
+fn realrun(path: &str) -> PathBuf {
+    repo().join("tests/fixtures/realruns").join(path)
+}
+
+/// A directory holding one raw log of every format ptc reads, copied as they were published.
+fn logs_of_every_format(scratch: &Scratch) -> PathBuf {
+    let dir = scratch.path().join("logs");
+    std::fs::create_dir_all(&dir).unwrap();
+    for log in [
+        "ptc_runner-kernel/checkout-5xx-9.inspection.jsonl",
+        "mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json",
+        "claude-code/session-5c0375b4.jsonl",
+        "openhands/replay-wrong_initial_state.json",
+        "atif/harbor-golden-openhands-hello-world.json",
+        "codex/rollout-2026-02-23T20-34-25-019c8bfe.jsonl",
+    ] {
+        let from = realrun(log);
+        std::fs::copy(&from, dir.join(from.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+fn text(path: &Path) -> String {
+    path.display().to_string()
+}
+
+#[test]
+fn ab_reads_a_directory_of_raw_logs_of_every_format_and_names_each_run() {
+    let scratch = Scratch::new();
+    let dir = logs_of_every_format(&scratch);
+    let run = all_strategies().ptc([
+        "ab",
+        &text(&dir),
+        "--strategies",
+        "full-history,delta-log",
+        "--format",
+        "csv",
+        "--no-timing",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("unknown field"),
+        "a log is imported, not read as recordings line by line:\n{}",
+        run.stderr
+    );
+    let names: std::collections::BTreeSet<&str> = run
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|row| row.split(',').next())
+        .collect();
+    // One name per run: the Claude Code session holds a thread and two side chains.
+    let expected = [
+        "checkout-5xx-9.inspection.jsonl",
+        "deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json",
+        "session-5c0375b4.jsonl (thread from line 1)",
+        "session-5c0375b4.jsonl (side chain from line 16)",
+        "session-5c0375b4.jsonl (side chain from line 26)",
+        "replay-wrong_initial_state.json",
+        "harbor-golden-openhands-hello-world.json",
+        "rollout-2026-02-23T20-34-25-019c8bfe.jsonl",
+    ];
+    for name in expected {
+        assert!(names.contains(name), "{name} in {names:?}");
+    }
+    assert_eq!(names.len(), expected.len(), "{names:?}");
+}
+
+#[test]
+fn imported_runs_keep_their_names_in_a_corpus() {
+    let scratch = Scratch::new();
+    let corpus = scratch.path().join("runs.jsonl");
+    let kernel = realrun("ptc_runner-kernel/checkout-5xx-9.inspection.jsonl");
+    let mini = realrun("mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json");
+    scratch
+        .ptc(["import", &text(&kernel), &text(&mini), "-o", &text(&corpus)])
+        .ok();
+    let csv = all_strategies()
+        .ptc([
+            "ab",
+            &text(&corpus),
+            "--strategies",
+            "full-history",
+            "--format",
+            "csv",
+            "--no-timing",
+        ])
+        .ok();
+    assert!(!csv.contains("runs.jsonl:"), "{csv}");
+    assert!(csv.contains("\ncheckout-5xx-9.inspection.jsonl,"), "{csv}");
+    assert!(
+        csv.contains("\ndeepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json,"),
+        "{csv}"
+    );
+    // The bill names them so too.
+    let bill = scratch.ptc(["bill", &text(&corpus)]).ok();
+    assert!(bill.contains("checkout-5xx-9.inspection.jsonl"), "{bill}");
+    assert!(!bill.contains("runs.jsonl:"), "{bill}");
+}
+
+#[test]
+fn a_split_run_of_named_recordings_merges_into_what_one_run_gives() {
+    let scratch = Scratch::new();
+    let dir = logs_of_every_format(&scratch);
+    let strategies = "full-history,delta-log";
+    let whole = all_strategies()
+        .ptc([
+            "ab",
+            &text(&dir),
+            "--strategies",
+            strategies,
+            "--no-timing",
+            "--format",
+            "json",
+        ])
+        .ok();
+    let mut parts = Vec::new();
+    for k in 0..3 {
+        let part = all_strategies()
+            .ptc([
+                "ab",
+                &text(&dir),
+                "--strategies",
+                strategies,
+                "--no-timing",
+                "--format",
+                "partial",
+                "--shard",
+                &format!("{k}/3"),
+            ])
+            .ok();
+        parts.push(scratch.write(&format!("part-{k}.json"), part));
+    }
+    let mut args = vec!["ab".to_owned(), "merge".to_owned()];
+    args.extend(parts.iter().map(|p| text(p)));
+    args.extend(["--format", "json"].map(String::from));
+    let merged = all_strategies().ptc(&args).ok();
+    assert_eq!(merged, whole);
+}
+
+#[test]
+fn render_and_bill_read_a_raw_log_directly() {
+    let scratch = Scratch::new();
+    let kernel = realrun("ptc_runner-kernel/checkout-5xx-9.inspection.jsonl");
+    let prompt = all_strategies()
+        .ptc(["render", &text(&kernel), "--turns", "1"])
+        .ok();
+    assert!(!prompt.is_empty());
+    let bill = scratch.ptc(["bill", &text(&kernel)]).ok();
+    assert!(bill.contains("checkout-5xx-9.inspection.jsonl"), "{bill}");
+}
+
+#[test]
+fn a_missing_log_and_a_file_of_no_known_format_say_so() {
+    let scratch = Scratch::new();
+    let err = scratch.ptc(["import", "missing.jsonl"]).bad_input();
+    assert!(err.contains("cannot read missing.jsonl"), "{err}");
+    assert!(err.contains("No such file"), "{err}");
+    let other = scratch.write("notes.json", "{\"hello\": 1}");
+    let err = scratch.ptc(["import", &text(&other)]).bad_input();
+    assert!(err.contains("cannot tell the format of"), "{err}");
+    for format in [
+        "claude-code",
+        "codex",
+        "mini-swe-agent",
+        "ptc-runner-kernel",
+        "atif",
+    ] {
+        assert!(err.contains(format), "the formats are listed: {err}");
+    }
+}
+
+#[test]
+fn import_output_is_what_its_name_says() {
+    let scratch = Scratch::new();
+    let session = realrun("claude-code/session-5c0375b4.jsonl");
+    let kernel = realrun("ptc_runner-kernel/checkout-5xx-9.inspection.jsonl");
+    // Three runs do not fit one .json recording: refused with the fix, nothing written.
+    let json = scratch.path().join("x.json");
+    let err = scratch
+        .ptc(["import", &text(&session), "-o", &text(&json)])
+        .bad_input();
+    assert!(err.contains(".jsonl") && err.contains("directory"), "{err}");
+    assert!(!json.exists());
+    // One run into a .jsonl file is one line.
+    let jsonl = scratch.path().join("one.jsonl");
+    scratch
+        .ptc(["import", &text(&kernel), "-o", &text(&jsonl)])
+        .ok();
+    let written = std::fs::read_to_string(&jsonl).unwrap();
+    assert_eq!(written.lines().count(), 1, "{written}");
+    let _: Json = serde_json::from_str(written.trim()).unwrap();
+    scratch.ptc(["validate", &text(&jsonl)]).ok();
+    // A directory: a file per run, each a recording that validates.
+    let dir = scratch.path().join("runs");
+    scratch
+        .ptc([
+            "import",
+            &text(&session),
+            &text(&kernel),
+            "-o",
+            &format!("{}/", dir.display()),
+        ])
+        .ok();
+    let files = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(files, 4);
+    scratch.ptc(["validate", &text(&dir)]).ok();
+}
+
+#[test]
+fn import_reads_the_logs_of_a_directory() {
+    let scratch = Scratch::new();
+    let out = scratch.path().join("all.jsonl");
+    scratch
+        .ptc(["import", &text(&realrun("codex")), "-o", &text(&out)])
+        .ok();
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 4);
+}
