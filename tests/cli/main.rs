@@ -14,6 +14,7 @@ mod import;
 mod install;
 mod layers;
 mod limits;
+mod memory;
 mod new_plugin;
 mod plugins;
 mod pricing;
