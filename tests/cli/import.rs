@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use serde_json::Value as Json;
 
+#[cfg(target_os = "linux")]
+use crate::support::peak_rss_kib;
 use crate::support::{repo, Scratch};
 
 fn kernel(name: &str) -> PathBuf {
@@ -487,31 +489,6 @@ fn an_atif_trajectory_imports_with_its_tool_calls_and_its_metrics() {
         err.contains("\"ATIF-v1.9\" is not an ATIF version this ptc reads"),
         "{err}"
     );
-}
-
-/// The peak resident memory, in KiB, of `command` run to its end, read from the kernel's
-/// account of that one child (`wait4`), with its exit code.
-#[cfg(target_os = "linux")]
-fn peak_rss_kib(command: &mut std::process::Command) -> (i64, i32) {
-    let child = command
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid, and the child is ours and not waited for yet.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
-    // Reaped by wait4: `child` must not be waited for again.
-    std::mem::forget(child);
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    (usage.ru_maxrss, code)
 }
 
 /// A ptc_runner trace is read one event at a time: a log of 10 MB of nested runs (events the

@@ -16,6 +16,7 @@ mod install;
 mod layers;
 mod limits;
 mod logs;
+mod memory;
 mod new_plugin;
 mod plugins;
 mod pricing;

@@ -378,3 +378,42 @@ fn serve_accepts_the_nesting_files_accept_and_refuses_deeper_without_crashing() 
         assert_eq!(code(answer), "bad_request", "{answer}");
     }
 }
+
+/// A strategy that prints on standard output cannot reach the answer stream: what it prints
+/// goes to stderr, every answer answers its own request, and a printed line that looks like
+/// an answer forges nothing.
+#[test]
+fn what_a_strategy_prints_never_reaches_the_answers() {
+    use std::io::Write;
+    let scratch = crate::support::shared();
+    let forged = r#"{"id": 99, "forged": true}"#;
+    let request = |id: u32, print: &str| {
+        let mut request: Json = serde_json::from_str(&good_request(id)).unwrap();
+        request["strategy"] = "turn-count".into();
+        request["options"] = serde_json::json!({"print": print});
+        format!("{request}\n")
+    };
+    let mut child = crate::support::ptc_command(scratch.path())
+        .args(["serve", "--stdio"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all((request(1, forged) + &request(2, "")).as_bytes())
+        .unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let answers: Vec<Json> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: Vec<&Json> = answers.iter().map(|a| &a["id"]).collect();
+    assert_eq!(ids, [&Json::from(1), &Json::from(2)], "{stdout}");
+    assert!(answers.iter().all(|a| a.get("error").is_none()), "{stdout}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains(forged));
+}

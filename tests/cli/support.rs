@@ -412,3 +412,28 @@ pub fn python_with(dir: &Path, packages: &[&str]) -> Result<Command, String> {
     };
     Ok(python)
 }
+
+/// The peak resident memory, in KiB, of `command` run to its end, read from the kernel's
+/// account of that one child (`wait4`), with its exit code.
+#[cfg(target_os = "linux")]
+pub fn peak_rss_kib(command: &mut std::process::Command) -> (i64, i32) {
+    let child = command
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid, and the child is ours and not waited for yet.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    // Reaped by wait4: `child` must not be waited for again.
+    std::mem::forget(child);
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (usage.ru_maxrss, code)
+}

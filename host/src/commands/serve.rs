@@ -30,6 +30,14 @@ pub struct Args {
 
 /// `ptc serve --stdio`.
 pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Error> {
+    // Before any strategy is loaded: what a strategy prints, even as it loads, goes to stderr.
+    #[cfg(unix)]
+    let mut answers = crate::serve::answer_stream().map_err(Error::Output)?;
+    #[cfg(unix)]
+    let out: &mut dyn Write = {
+        let _ = out;
+        &mut answers
+    };
     let host = context.with_strategies(&args.config, Some(&args.limits))?;
     serve(&host, std::io::stdin().lock(), out, args.max_request_bytes)
 }

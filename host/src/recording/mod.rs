@@ -2,8 +2,9 @@
 //! JSON file, checked, and turned into what strategies render from.
 //!
 //! This module holds the [`Recording`] and its loading; the file format is read in `format`,
-//! its rules are checked in `rules`; `ptc validate` checks the whole shape in `shape`, placed
-//! in the text by `place`. Errors name the file, the line and column, and the JSON
+//! its rules are checked in `rules`, the requests as sent are held in `request` (each sharing
+//! the messages it repeats); `ptc validate` checks the whole shape in `shape`, placed in the
+//! text by `place`. Errors name the file, the line and column, and the JSON
 //! path of the problem.
 
 pub mod corpus;
@@ -14,6 +15,7 @@ pub mod mission;
 pub mod names;
 mod place;
 mod read_error;
+mod request;
 mod rules;
 mod shape;
 pub mod value_json;
@@ -25,15 +27,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ptc_plugin_api::abi_stable::std_types::{ROption, RString, RVec, Tuple2};
 use ptc_plugin_api::{Run, Tool, ToolCall, Turn, TurnError};
 
-pub use crate::recording::format::{
-    Lack, RequestJson as Request, RequestMessageJson as RequestMessage,
-    RequestToolCallJson as RequestToolCall, UsageJson as Usage,
-};
-// The request's parts, for the importers that build one.
 use crate::recording::format::{parse_json, TurnJson};
-#[allow(unused_imports)]
-use crate::recording::format::{RequestMessageJson, RequestToolCallJson};
+pub use crate::recording::format::{
+    Lack, RequestMessageJson as RequestMessage, RequestToolCallJson as RequestToolCall,
+    UsageJson as Usage,
+};
 pub use crate::recording::read_error::ReadError;
+pub use crate::recording::request::Request;
 use crate::recording::rules::problems;
 use crate::recording::value_json::NamedValues;
 
@@ -210,23 +210,10 @@ impl Recording {
         let mut usage = Vec::with_capacity(json.turns.len());
         let mut turns: Vec<Turn> = Vec::with_capacity(json.turns.len());
         for mut t in json.turns {
-            // A request that repeats messages of the previous one holds them all in memory;
-            // the rules checked above that the previous one sent that many.
-            let request = t.request.take().map(|mut request| {
-                if request.repeats > 0 {
-                    let previous: &[RequestMessage] = match requests.last() {
-                        Some(Some(Request { messages, .. })) => messages,
-                        _ => &[],
-                    };
-                    let repeated = &previous[..request.repeats.min(previous.len())];
-                    let mut messages = Vec::with_capacity(repeated.len() + request.messages.len());
-                    messages.extend_from_slice(repeated);
-                    messages.append(&mut request.messages);
-                    request.messages = messages;
-                    request.repeats = 0;
-                }
-                request
-            });
+            // A request that repeats messages of the previous one shares them with it; the
+            // rules checked above that the previous one sent that many.
+            let previous = requests.last().and_then(Option::as_ref);
+            let request = t.request.take().map(|json| Request::new(json, previous));
             requests.push(request);
             usage.push(t.usage.take());
             turns.push(turn(t));
@@ -362,7 +349,7 @@ mod tests {
         // The contents of the messages of turn `i`'s request.
         let contents = |r: &Recording, i: usize| -> Vec<String> {
             let request = r.requests[i].as_ref().unwrap();
-            request.messages.iter().map(|m| m.content.clone()).collect()
+            request.messages().map(|m| m.content.clone()).collect()
         };
         let r = parse(&appended([2, 4], Some(2))).unwrap();
         assert_eq!(contents(&r, 0), ["m0", "m1"]);

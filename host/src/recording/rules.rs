@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use rustc_hash::FxHashSet;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
@@ -171,6 +172,11 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
             ),
         );
     }
+    // Looked up once per tool call: a set, so that checking a recording takes time linear in
+    // its calls and tools, not their product.
+    let declared: FxHashSet<&str> = json.tools.iter().map(|t| t.name.as_str()).collect();
+    // The latest `started_at` of the turns before, kept as the turns are read.
+    let mut latest: Option<f64> = None;
     for (i, turn) in json.turns.iter().enumerate() {
         if turn.number as usize != i + 1 {
             rule(
@@ -184,7 +190,7 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
             );
         }
         if let Some(at) = turn.started_at {
-            let before = json.turns[..i].iter().rev().find_map(|t| t.started_at);
+            let before = latest.replace(at);
             if !at.is_finite() || at < 0.0 {
                 rule(
                     E,
@@ -253,7 +259,7 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
                     format!("turns[{i}].tool_calls[{j}].name"),
                     format!("{:?} is not a valid name", call.name),
                 );
-            } else if !json.tools.iter().any(|t| t.name == call.name) {
+            } else if !declared.contains(call.name.as_str()) {
                 rule(
                     W,
                     format!("turns[{i}].tool_calls[{j}].name"),

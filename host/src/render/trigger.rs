@@ -112,7 +112,7 @@ pub(crate) fn as_sent(recording: &Recording, turns: usize) -> Result<Prompt, Ren
             turn: turns + 1,
         });
     };
-    let mut messages = Vec::with_capacity(request.messages.len() + 1);
+    let mut messages = Vec::with_capacity(request.len() + 1);
     let system_blocks: Vec<&str> = request
         .tools
         .iter()
@@ -123,7 +123,7 @@ pub(crate) fn as_sent(recording: &Recording, turns: usize) -> Result<Prompt, Ren
     if !system_blocks.is_empty() {
         messages.push(of_blocks(Role::System, &system_blocks));
     }
-    for message in &request.messages {
+    for message in request.messages() {
         let role = match message.role.as_str() {
             "system" => Role::System,
             "assistant" => Role::Assistant,

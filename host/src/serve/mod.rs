@@ -77,6 +77,30 @@ pub fn serve(
     }
 }
 
+/// The stream the answers go to, kept apart from the process's standard output: the real
+/// standard output is duplicated for the answers, then standard output is pointed at standard
+/// error. Whatever a strategy prints goes to stderr, so it can neither put a line into the
+/// answers (every later answer would be one behind) nor forge an answer.
+#[cfg(unix)]
+pub fn answer_stream() -> std::io::Result<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    std::io::stdout().flush()?;
+    // SAFETY: dup and dup2 on the standard descriptors, which are open; the descriptor dup
+    // returns is new and owned by the file made from it alone.
+    unsafe {
+        let answers = libc::dup(libc::STDOUT_FILENO);
+        if answers < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) < 0 {
+            let err = std::io::Error::last_os_error();
+            libc::close(answers);
+            return Err(err);
+        }
+        Ok(std::fs::File::from_raw_fd(answers))
+    }
+}
+
 /// What [`read_line`] found.
 enum Line {
     /// A line (without its newline) is in the buffer.

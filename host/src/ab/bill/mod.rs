@@ -190,7 +190,13 @@ impl Bill {
         let mut counter = Counter::new(tokenizer);
         let mut used: Vec<usize> = Vec::new();
         let mut runs = Vec::new();
+        // A call is simulated as soon as it is counted, unless the cache is shared: then the
+        // calls of every run are simulated together, in the order they were sent. Holding no
+        // more than one call at a time keeps a run's requests, which repeat each other, from
+        // taking memory in the square of its turns.
         let mut pending = Vec::new();
+        let mut simulator = Simulator::new(options.shared_cache);
+        let mut time_ordered = true;
         let mut without_bill = Vec::new();
         let mut usage_only = 0;
         for recording in recordings {
@@ -213,22 +219,30 @@ impl Bill {
                 }
             };
             let run = runs.len();
-            let skipped = measure(
-                &recording,
-                run,
-                &pricing[profile],
-                &mut counter,
-                &mut pending,
-            );
             runs.push(RunBill {
                 recording: recording.label(),
                 profile: slot,
                 provider,
                 model,
                 calls: Vec::new(),
-                skipped,
+                skipped: 0,
                 held_out_rate: None,
             });
+            let skipped = measure(
+                &recording,
+                run,
+                &pricing[profile],
+                &mut counter,
+                &mut |call: Pending| {
+                    time_ordered &= call.call.at.is_some();
+                    if options.shared_cache {
+                        pending.push(call);
+                    } else {
+                        simulator.call(call, &mut runs, &used, &pricing, &info);
+                    }
+                },
+            );
+            runs[run].skipped = skipped;
         }
         if runs.is_empty() {
             let why = if usage_only > 0 {
@@ -241,19 +255,16 @@ impl Bill {
             };
             return Err(Error::NothingBilled { why });
         }
-        let time_ordered = pending.iter().all(|p| p.call.at.is_some());
         if options.shared_cache && time_ordered {
             // Stable: calls sent at the same second keep their corpus order.
             pending.sort_by(|a, b| a.call.at.partial_cmp(&b.call.at).expect("times are finite"));
         }
-        simulate(
-            pending,
-            &mut runs,
-            &used,
-            &pricing,
-            &info,
-            options.shared_cache,
-        );
+        for call in pending {
+            simulator.call(call, &mut runs, &used, &pricing, &info);
+        }
+        for run in runs.iter_mut() {
+            run.calls.sort_by_key(|c| c.turn);
+        }
         let profiles = used
             .iter()
             .enumerate()
@@ -359,7 +370,7 @@ fn measure(
     run: usize,
     pricing: &Pricing,
     counter: &mut Counter,
-    pending: &mut Vec<Pending>,
+    pending: &mut dyn FnMut(Pending),
 ) -> usize {
     // The request as the profile's provider counts it.
     let counting = Counting::of(pricing.caching);
@@ -411,7 +422,7 @@ fn measure(
         }
         let call = billed(usage, turns + 1, at, counted);
         let this = (call.counted, call.billed_prompt);
-        pending.push(Pending {
+        pending(Pending {
             run,
             call,
             shared,
@@ -451,31 +462,49 @@ fn billed(usage: &Usage, turn: usize, at: Option<f64>, counted: usize) -> Call {
     }
 }
 
-/// Simulates every pending call, in order, and files it under its run.
-fn simulate(
-    pending: Vec<Pending>,
-    runs: &mut [RunBill],
-    used: &[usize],
-    pricing: &[Pricing],
-    info: &[ProfileInfo],
+/// What the simulated caches hold, as calls are simulated one after another.
+struct Simulator {
     shared_cache: bool,
-) {
-    // What each cache holds: per profile when shared, per run otherwise.
-    // Implicit caching: each prefix held, with when it was last sent; and when each run last
-    // sent a request (a gap longer than the TTL reads nothing).
-    let mut prefixes: FxHashMap<usize, FxHashMap<u64, f64>> = FxHashMap::default();
-    let mut last_sent: FxHashMap<usize, f64> = FxHashMap::default();
-    let mut explicit: FxHashMap<usize, CacheState> = FxHashMap::default();
-    for Pending {
-        run,
-        mut call,
-        shared,
-        previous,
-        response,
-        prefixes: ends,
-        request,
-    } in pending
-    {
+    /// Implicit caching: per cache, each prefix held, with when it was last sent.
+    prefixes: FxHashMap<usize, FxHashMap<u64, f64>>,
+    /// Implicit caching: when each run last sent a request (a gap longer than the TTL reads
+    /// nothing).
+    last_sent: FxHashMap<usize, f64>,
+    explicit: FxHashMap<usize, CacheState>,
+}
+
+impl Simulator {
+    /// Caches per profile when `shared_cache`, per run otherwise.
+    fn new(shared_cache: bool) -> Simulator {
+        Simulator {
+            shared_cache,
+            prefixes: FxHashMap::default(),
+            last_sent: FxHashMap::default(),
+            explicit: FxHashMap::default(),
+        }
+    }
+
+    /// Simulates one call, after those of its cache before it, and files it under its run.
+    fn call(
+        &mut self,
+        pending: Pending,
+        runs: &mut [RunBill],
+        used: &[usize],
+        pricing: &[Pricing],
+        info: &[ProfileInfo],
+    ) {
+        let Pending {
+            run,
+            mut call,
+            shared,
+            previous,
+            response,
+            prefixes: ends,
+            request,
+        } = pending;
+        let shared_cache = self.shared_cache;
+        let (prefixes, last_sent, explicit) =
+            (&mut self.prefixes, &mut self.last_sent, &mut self.explicit);
         let slot = runs[run].profile;
         let (profile, about) = (&pricing[used[slot]], &info[used[slot]]);
         let cache_key = if shared_cache { slot } else { usize::MAX - run };
@@ -575,9 +604,6 @@ fn simulate(
             .cost
             + output;
         runs[run].calls.push(call);
-    }
-    for run in runs.iter_mut() {
-        run.calls.sort_by_key(|c| c.turn);
     }
 }
 

@@ -12,7 +12,7 @@
 
 use std::sync::OnceLock;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value as Json};
 
 mod walk;
@@ -36,6 +36,8 @@ pub(super) struct Shape {
     pub places: FxHashMap<String, usize>,
     /// The recording with its problems taken out, as JSON text.
     pub repaired: String,
+    /// The JSON path of every problem.
+    problem_paths: FxHashSet<String>,
 }
 
 impl Shape {
@@ -55,13 +57,23 @@ impl Shape {
 
     /// Whether `json_path` lies in a part of the recording that has a problem of shape (so a
     /// rule broken there would only repeat it).
+    ///
+    /// The path and each enclosing one are looked up in a set of the problems' paths: a
+    /// recording with many problems of shape and many rules broken is checked in linear time.
     pub fn covers(&self, json_path: &str) -> bool {
-        self.problems.iter().any(|p| {
-            p.json_path == "."
-                || json_path
-                    .strip_prefix(p.json_path.as_str())
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
-        })
+        if self.problem_paths.contains(".") {
+            return true;
+        }
+        let mut path = json_path;
+        loop {
+            if self.problem_paths.contains(path) {
+                return true;
+            }
+            match path.rfind(['.', '[']) {
+                Some(0) | None => return false,
+                Some(i) => path = &path[..i],
+            }
+        }
     }
 }
 
@@ -93,6 +105,7 @@ pub(super) fn check(bytes: &[u8]) -> Shape {
         .unwrap_or_else(|| "{\"mission\": \"\"}".into());
     walk.problems.sort_by_key(|p| p.at);
     Shape {
+        problem_paths: walk.problems.iter().map(|p| p.json_path.clone()).collect(),
         problems: walk.problems,
         places: walk.places,
         repaired,

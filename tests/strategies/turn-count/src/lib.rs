@@ -4,7 +4,8 @@
 //!
 //! Its options also make it misbehave the ways a third-party strategy can: `panic_after`
 //! panics, `template` names the template to use (one it does not have), `read_option` reads
-//! an option by name as a count (a string one, or one it never declared).
+//! an option by name as a count (a string one, or one it never declared), `print` prints a line
+//! on standard output.
 
 use ptc_plugin_api::{
     export_strategy, Message, OptionSpec, OptionValue, Options, Output, RenderError, Role, Run,
@@ -38,6 +39,11 @@ impl Strategy for TurnCount {
                 "the template of its section",
             ),
             OptionSpec::new(
+                "print",
+                OptionValue::String(String::new().into()),
+                "print this line on standard output as it renders (empty: nothing)",
+            ),
+            OptionSpec::new(
                 "read_option",
                 OptionValue::String(String::new().into()),
                 "read this option as a count too (empty: none)",
@@ -56,6 +62,13 @@ impl Strategy for TurnCount {
         let panic_after = options.count("panic_after")?;
         if turns.len() > panic_after {
             panic!("turn-count was told to panic after {panic_after} turn(s)");
+        }
+        if let Some(OptionValue::String(line)) = options.get("print") {
+            if !line.is_empty() {
+                use std::io::Write;
+                println!("{line}");
+                let _ = std::io::stdout().flush();
+            }
         }
         if let Some(OptionValue::String(name)) = options.get("read_option") {
             if !name.is_empty() {
