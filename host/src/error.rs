@@ -107,6 +107,8 @@ pub enum Error {
         "{path}: its usage names no provider, so no profile can be chosen; give one with --pricing"
     )]
     NoBillProvider { path: String },
+    #[error("{}: with the recordings before it, the billed tokens add up to more than 18446744073709551615, which no bill can", .path.display())]
+    BillTooLarge { path: PathBuf },
     #[error("no recording holds both the requests it sent and the usage they were billed{why}")]
     NothingBilled {
         /// What the recordings hold instead, and what to do.

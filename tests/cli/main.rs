@@ -2,6 +2,7 @@
 
 mod ab;
 mod bad_input;
+mod bad_numbers;
 mod bad_plugins;
 mod bill;
 mod config;

@@ -251,12 +251,16 @@ pub fn ptc_command(dir: &Path) -> Command {
 }
 
 /// Gives `command` (`ptc`, or a program that runs it) the home `DIR/home` and the data
-/// directory `DIR/data`, no colour and no log filter.
+/// directory `DIR/data`, no colour, no log filter and no thread setting of the environment
+/// the tests run in (a test that wants one sets it).
 pub fn isolate(command: &mut Command, dir: &Path) {
     command
         .env("HOME", dir.join("home"))
         .env("XDG_DATA_HOME", dir.join("data"))
         .env_remove("RUST_LOG")
+        .env_remove("PTC_THREADS")
+        .env_remove("SLURM_CPUS_PER_TASK")
+        .env_remove("RAYON_NUM_THREADS")
         .env("NO_COLOR", "1");
 }
 

@@ -220,8 +220,12 @@ impl<'de, const MIN: i64, const MAX: i64> Deserialize<'de> for Int<MIN, MAX> {
     }
 }
 
-/// A finite non-negative number, written as an integer or a float (`nan` and `inf` are no
-/// prices).
+/// The highest price per million tokens: a dollar a token, far above any provider's. A
+/// higher one (`1e308`) would make a cost infinite and a verdict compare `NaN`s.
+const MAX_PRICE_PER_MTOK: f64 = 1e6;
+
+/// A number from 0 to [`MAX_PRICE_PER_MTOK`], written as an integer or a float (`nan`, `inf`
+/// and prices that would make a cost infinite are no prices).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Price(pub f64);
 
@@ -231,24 +235,27 @@ impl<'de> Deserialize<'de> for Price {
         impl Visitor<'_> for PriceVisitor {
             type Value = Price;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a non-negative number")
+                write!(f, "a non-negative number up to {MAX_PRICE_PER_MTOK}")
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Price, E> {
-                if v >= 0.0 && v.is_finite() {
+                if (0.0..=MAX_PRICE_PER_MTOK).contains(&v) {
                     Ok(Price(v))
                 } else {
                     Err(E::invalid_value(Unexpected::Float(v), &self))
                 }
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Price, E> {
-                if v >= 0 {
-                    Ok(Price(v as f64))
-                } else {
-                    Err(E::invalid_value(Unexpected::Signed(v), &self))
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Err(E::invalid_value(Unexpected::Signed(v), &self)),
                 }
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Price, E> {
-                Ok(Price(v as f64))
+                if v as f64 <= MAX_PRICE_PER_MTOK {
+                    Ok(Price(v as f64))
+                } else {
+                    Err(E::invalid_value(Unexpected::Unsigned(v), &self))
+                }
             }
         }
         deserializer.deserialize_f64(PriceVisitor)

@@ -126,7 +126,7 @@ fn values_are_checked() {
         ),
         (
             "pricing.none.input_per_mtok = -0.5",
-            "expected a non-negative number, found the float -0.5",
+            "expected a non-negative number up to 1000000, found the float -0.5",
         ),
         ("pricing = 3", "expected a table, found the integer 3"),
         ("strategies.s = 3", "expected a table, found the integer 3"),
@@ -231,7 +231,7 @@ fn a_pricing_profile_may_be_completed_by_later_layers() {
     // A bad value is still refused by its own layer, at its place.
     assert_eq!(
         error("[pricing.new]\ninput_per_mtok = \"free\"\n"),
-        "bad value for `pricing.new.input_per_mtok` in user.toml:2:1: expected a non-negative number, found the string \"free\""
+        "bad value for `pricing.new.input_per_mtok` in user.toml:2:1: expected a non-negative number up to 1000000, found the string \"free\""
     );
     let mut config = Config::defaults();
     let err = config
@@ -240,9 +240,10 @@ fn a_pricing_profile_may_be_completed_by_later_layers() {
         .to_string();
     assert_eq!(
         err,
-        "bad value for `pricing.flags.cache_step_tokens` in --set pricing.flags.cache_step_tokens=-1: expected a non-negative number, found the integer -1"
+        "bad value for `pricing.flags.cache_step_tokens` in --set pricing.flags.cache_step_tokens=-1: expected a non-negative number up to 1000000, found the integer -1"
     );
-    for bad in ["inf", "+inf", "-inf", "nan"] {
+    // A price that would make a cost infinite is no price either.
+    for bad in ["inf", "+inf", "-inf", "nan", "1e308", "1000001"] {
         let mut config = Config::defaults();
         let set = format!("pricing.anthropic.input_per_mtok={bad}");
         let err = config.layer_set(&set).unwrap_err().to_string();

@@ -191,6 +191,11 @@ pub struct RequestToolCallJson {
     pub arguments: String,
 }
 
+/// The most one request can cost, in US dollars: far above any provider's price for the
+/// largest context, and low enough that no sum of costs over a corpus can overflow. A cost
+/// above it is refused as one that cannot be.
+pub const MAX_COST_USD: f64 = 1e6;
+
 /// What the provider reported for one request, in one convention whatever the source's:
 /// every input token is counted once, in exactly one of `input`, `cache_read`,
 /// `cache_write_5m` and `cache_write_1h`.
@@ -217,6 +222,44 @@ pub struct UsageJson {
     pub provider: Option<String>,
     /// The model that answered, as the source names it.
     pub model: Option<String>,
+}
+
+impl UsageJson {
+    /// Every token it counts (input, cache reads and writes, output); none when they add up to
+    /// more than 64 bits hold, which no bill can.
+    pub fn tokens(&self) -> Option<u64> {
+        [
+            self.cache_read,
+            self.cache_write_5m,
+            self.cache_write_1h,
+            self.output,
+        ]
+        .into_iter()
+        .try_fold(self.input, u64::checked_add)
+    }
+
+    /// What makes it a bill that cannot be, each as (field, why): a cost that is negative or
+    /// above [`MAX_COST_USD`] (an integer beyond 64 bits reads as a number above it), counts
+    /// that overflow when added.
+    pub(super) fn problems(&self) -> Vec<(&'static str, String)> {
+        let mut found = Vec::new();
+        if let Some(cost) = self.cost_usd {
+            if !(0.0..=MAX_COST_USD).contains(&cost) {
+                found.push((
+                    "cost_usd",
+                    format!("{cost} is not a cost of one request: it must be from 0 to {MAX_COST_USD:e} dollars"),
+                ));
+            }
+        }
+        if self.tokens().is_none() {
+            found.push((
+                "input",
+                "the counts add up to more than 18446744073709551615 tokens, which no bill can"
+                    .to_owned(),
+            ));
+        }
+        found
+    }
 }
 
 /// Why a turn failed.

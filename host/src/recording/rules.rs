@@ -177,7 +177,23 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
     let declared: FxHashSet<&str> = json.tools.iter().map(|t| t.name.as_str()).collect();
     // The latest `started_at` of the turns before, kept as the turns are read.
     let mut latest: Option<f64> = None;
+    // The run's billed tokens so far: a sum that would wrap is a bill that cannot be.
+    let mut billed = Some(0u64);
     for (i, turn) in json.turns.iter().enumerate() {
+        for (field, why) in turn.usage.iter().flat_map(|u| u.problems()) {
+            rule(E, format!("turns[{i}].usage.{field}"), why);
+        }
+        if let (Some(so_far), Some(tokens)) = (billed, turn.usage.as_ref().and_then(|u| u.tokens()))
+        {
+            billed = so_far.checked_add(tokens);
+            if billed.is_none() {
+                rule(
+                    E,
+                    format!("turns[{i}].usage"),
+                    "with the turns before it, the billed tokens add up to more than 18446744073709551615, which no bill can".into(),
+                );
+            }
+        }
         if turn.number as usize != i + 1 {
             rule(
                 E,

@@ -199,8 +199,18 @@ impl Bill {
         let mut time_ordered = true;
         let mut without_bill = Vec::new();
         let mut usage_only = 0;
+        // Every billed token of the corpus: within 64 bits, no sum of the report can wrap.
+        let mut total: u64 = 0;
         for recording in recordings {
             let recording = recording?;
+            for usage in recording.usage.iter().flatten() {
+                total = usage
+                    .tokens()
+                    .and_then(|tokens| total.checked_add(tokens))
+                    .ok_or_else(|| Error::BillTooLarge {
+                        path: recording.path.clone(),
+                    })?;
+            }
             let Some((provider, model)) = first_billed(&recording) else {
                 usage_only += usize::from(recording.usage.iter().any(Option::is_some));
                 without_bill.push(recording.label());

@@ -27,6 +27,7 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
+use super::counts::{cost, count, less, CountError};
 use super::{
     bad, read_json, seconds, transcript_recording, turn_budget, ImportError, Imported, Supplied,
 };
@@ -111,7 +112,7 @@ pub fn atif(
     let mut lacks = vec![Lack::Requests, Lack::Errors];
     let mut turns = Vec::new();
     let mut previous_metrics: Option<&Json> = None;
-    for step in steps {
+    for (index, step) in steps.iter().enumerate() {
         if step["source"] != "agent" {
             previous_metrics = None;
             continue;
@@ -169,7 +170,12 @@ pub fn atif(
         }
         let metrics = step.get("metrics").filter(|m| m.is_object());
         let repeated = metrics.is_some() && metrics == previous_metrics;
-        match metrics.filter(|_| !repeated).and_then(|m| usage(m, step)) {
+        let counted = match metrics.filter(|_| !repeated) {
+            Some(m) => usage(m, step, &format!("steps[{index}].metrics"))
+                .map_err(|e| bad(path, None, e.into()))?,
+            None => None,
+        };
+        match counted {
             Some(usage) => turn["usage"] = usage,
             None if repeated => {}
             None => {
@@ -199,26 +205,37 @@ pub fn atif(
     )
 }
 
-/// A step's `metrics` in ptc's convention; none without `prompt_tokens`.
-fn usage(metrics: &Json, step: &Json) -> Option<Json> {
-    let prompt = metrics["prompt_tokens"].as_u64()?;
-    let cached = metrics["cached_tokens"].as_u64().unwrap_or(0);
+/// A step's `metrics` (at `at` in the trajectory) in ptc's convention; none without
+/// `prompt_tokens`; an error naming the field when a count or the cost is not one, or the
+/// cached tokens are more than the prompt that includes them.
+fn usage(metrics: &Json, step: &Json, at: &str) -> Result<Option<Json>, CountError> {
+    let field = |name: &str| format!("{at}.{name}");
+    let Some(prompt) = count(&metrics["prompt_tokens"], &field("prompt_tokens"))? else {
+        return Ok(None);
+    };
+    let cached = count(&metrics["cached_tokens"], &field("cached_tokens"))?.unwrap_or(0);
+    let written = count(
+        &metrics["extra"]["cache_creation_input_tokens"],
+        &field("extra.cache_creation_input_tokens"),
+    )?;
+    let output = count(&metrics["completion_tokens"], &field("completion_tokens"))?;
+    let uncached = less(
+        (prompt, &field("prompt_tokens")),
+        &[(cached, &field("cached_tokens"))],
+    )?;
     let mut usage = json!({
-        "input": prompt.checked_sub(cached)?,
+        "input": uncached,
         "cache_read": cached,
-        "cache_write_5m": metrics["extra"]["cache_creation_input_tokens"].as_u64().unwrap_or(0),
-        "output": metrics["completion_tokens"].as_u64().unwrap_or(0),
+        "cache_write_5m": written.unwrap_or(0),
+        "output": output.unwrap_or(0),
     });
-    if let Some(cost) = metrics["cost_usd"]
-        .as_f64()
-        .filter(|c| c.is_finite() && *c >= 0.0)
-    {
+    if let Some(cost) = cost(&metrics["cost_usd"], &field("cost_usd"))? {
         usage["cost_usd"] = json!(cost);
     }
     if let Some(model) = step["model_name"].as_str() {
         usage["model"] = json!(model);
     }
-    Some(usage)
+    Ok(Some(usage))
 }
 
 #[cfg(test)]
@@ -230,7 +247,9 @@ mod tests {
         let u = usage(
             &json!({"prompt_tokens": 1000, "cached_tokens": 800, "completion_tokens": 5, "cost_usd": 0.01, "extra": {"cache_creation_input_tokens": 40}}),
             &json!({}),
+            "m",
         )
+        .unwrap()
         .unwrap();
         assert_eq!(u["input"], 200);
         assert_eq!(u["cache_read"], 800);
@@ -238,9 +257,10 @@ mod tests {
         assert_eq!(u["cost_usd"], 0.01);
         assert!(usage(
             &json!({"prompt_tokens": 10, "cached_tokens": 11}),
-            &json!({})
+            &json!({}),
+            "m"
         )
-        .is_none());
+        .is_err());
     }
 
     #[test]

@@ -39,6 +39,7 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
+use super::counts::count;
 use super::{bad, read_lines, reads_back, seconds, turn_budget, ImportError, Imported, Supplied};
 use crate::recording::format::Lack;
 use crate::recording::{ReadError, RecordingDefaults};
@@ -311,18 +312,32 @@ fn thread_recording(
     }))
 }
 
-/// A response's `usage` in ptc's convention; none without `input_tokens`, an error when its
-/// split of the cache writes by TTL does not add up to them.
+/// A response's `usage` in ptc's convention; none without `input_tokens`, an error when a
+/// count is not one (naming its field) or the split of the cache writes by TTL does not add
+/// up to them.
 fn usage(message: &Json) -> Result<Option<Json>, ImportError> {
     let usage = &message["usage"];
-    let Some(input) = usage["input_tokens"].as_u64() else {
+    let number = |value: &Json, name: &str| count(value, &format!("message.usage.{name}"));
+    let Some(input) = number(&usage["input_tokens"], "input_tokens")? else {
         return Ok(None);
     };
-    let written = usage["cache_creation_input_tokens"].as_u64().unwrap_or(0);
+    let written = number(
+        &usage["cache_creation_input_tokens"],
+        "cache_creation_input_tokens",
+    )?
+    .unwrap_or(0);
+    let read = number(&usage["cache_read_input_tokens"], "cache_read_input_tokens")?;
+    let output = number(&usage["output_tokens"], "output_tokens")?;
     let split = &usage["cache_creation"];
     let (five, hour) = match (
-        split["ephemeral_5m_input_tokens"].as_u64(),
-        split["ephemeral_1h_input_tokens"].as_u64(),
+        number(
+            &split["ephemeral_5m_input_tokens"],
+            "cache_creation.ephemeral_5m_input_tokens",
+        )?,
+        number(
+            &split["ephemeral_1h_input_tokens"],
+            "cache_creation.ephemeral_1h_input_tokens",
+        )?,
     ) {
         (None, None) => (written, 0),
         (five, hour) => (five.unwrap_or(0), hour.unwrap_or(0)),
@@ -335,10 +350,10 @@ fn usage(message: &Json) -> Result<Option<Json>, ImportError> {
     }
     let mut out = json!({
         "input": input,
-        "cache_read": usage["cache_read_input_tokens"].as_u64().unwrap_or(0),
+        "cache_read": read.unwrap_or(0),
         "cache_write_5m": five,
         "cache_write_1h": hour,
-        "output": usage["output_tokens"].as_u64().unwrap_or(0),
+        "output": output.unwrap_or(0),
         "provider": "anthropic",
     });
     if let Some(model) = message["model"].as_str() {

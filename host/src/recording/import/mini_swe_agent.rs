@@ -34,6 +34,7 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
+use super::counts::{count, CountError};
 use super::{
     bad, read_json, reads_back, request_message, turn_budget, ImportError, Imported, Losses,
     Supplied,
@@ -173,11 +174,14 @@ pub fn mini_swe_agent(
         if let Some(at) = message["extra"]["timestamp"].as_f64().filter(|t| *t >= 0.0) {
             turn["started_at"] = json!(at);
         }
-        match usage(
+        let usage = usage(
             &message["extra"]["response"]["usage"],
+            &format!("messages[{at}].extra.response.usage"),
             provider.as_deref(),
             model.as_deref(),
-        ) {
+        )
+        .map_err(|e| bad(path, None, e.into()))?;
+        match usage {
             Some(usage) => turn["usage"] = usage,
             None => {
                 if !lacks.contains(&Lack::Usage) {
@@ -345,21 +349,33 @@ fn request(repeats: usize, added: &[Json], model: Option<String>) -> Json {
     .expect("a request serializes")
 }
 
-/// litellm's usage of one response in ptc's convention; none without token counts.
-fn usage(usage: &Json, provider: Option<&str>, model: Option<&str>) -> Option<Json> {
-    let prompt = usage["prompt_tokens"].as_u64()?;
+/// litellm's usage of one response in ptc's convention (`at`: where the trajectory holds it);
+/// none without token counts; an error naming the field when a count is not one.
+fn usage(
+    usage: &Json,
+    at: &str,
+    provider: Option<&str>,
+    model: Option<&str>,
+) -> Result<Option<Json>, CountError> {
+    let number = |name: &str| count(&usage[name], &format!("{at}.{name}"));
+    let Some(prompt) = number("prompt_tokens")? else {
+        return Ok(None);
+    };
     let mut out = match (
-        usage["prompt_cache_hit_tokens"].as_u64(),
-        usage["prompt_cache_miss_tokens"].as_u64(),
+        number("prompt_cache_hit_tokens")?,
+        number("prompt_cache_miss_tokens")?,
     ) {
         // DeepSeek: hit + miss = prompt.
         (Some(hit), Some(miss)) if hit.checked_add(miss) == Some(prompt) => json!({
             "input": miss,
             "cache_read": hit,
-            "output": usage["completion_tokens"].as_u64().unwrap_or(0),
+            "output": number("completion_tokens")?.unwrap_or(0),
         }),
         // OpenAI's cached tokens, Anthropic's reads and writes.
-        _ => super::litellm_usage(usage)?,
+        _ => match super::litellm_usage(usage, at)? {
+            Some(usage) => usage,
+            None => return Ok(None),
+        },
     };
     if let Some(provider) = provider {
         out["provider"] = json!(provider);
@@ -367,7 +383,7 @@ fn usage(usage: &Json, provider: Option<&str>, model: Option<&str>) -> Option<Js
     if let Some(model) = model {
         out["model"] = json!(model);
     }
-    Some(out)
+    Ok(Some(out))
 }
 
 #[cfg(test)]
@@ -378,9 +394,11 @@ mod tests {
     fn deepseek_hits_are_the_cache_reads_and_no_cost_is_kept() {
         let u = usage(
             &json!({"prompt_tokens": 1995, "completion_tokens": 93, "prompt_cache_hit_tokens": 320, "prompt_cache_miss_tokens": 1675, "prompt_tokens_details": {"cached_tokens": 320}}),
+            "u",
             Some("deepseek"),
             None,
         )
+        .unwrap()
         .unwrap();
         assert_eq!(
             (u["input"].as_u64(), u["cache_read"].as_u64()),
@@ -389,9 +407,11 @@ mod tests {
         assert!(u.get("cost_usd").is_none());
         let other = usage(
             &json!({"prompt_tokens": 100, "prompt_tokens_details": {"cached_tokens": 64}}),
+            "u",
             None,
             None,
         )
+        .unwrap()
         .unwrap();
         assert_eq!(
             (other["input"].as_u64(), other["cache_read"].as_u64()),
@@ -399,17 +419,20 @@ mod tests {
         );
         assert!(usage(
             &json!({"prompt_tokens": 10, "prompt_tokens_details": {"cached_tokens": 11}}),
+            "u",
             None,
             None
         )
-        .is_none());
+        .is_err());
         // Anthropic through litellm: `prompt_tokens` holds the reads and the writes, which
         // are kept apart (a write with no TTL given counts as 5 minutes).
         let claude = usage(
             &json!({"prompt_tokens": 5000, "completion_tokens": 80, "prompt_tokens_details": {"cached_tokens": 3000}, "cache_read_input_tokens": 3000, "cache_creation_input_tokens": 1900}),
+            "u",
             Some("anthropic"),
             Some("claude-sonnet-4-5"),
         )
+        .unwrap()
         .unwrap();
         assert_eq!(
             (
@@ -423,9 +446,11 @@ mod tests {
         // than it, so it holds the uncached input and the reads only.
         let older = usage(
             &json!({"prompt_tokens": 3100, "completion_tokens": 80, "cache_read_input_tokens": 3000, "cache_creation_input_tokens": 1900}),
+            "u",
             Some("anthropic"),
             None,
         )
+        .unwrap()
         .unwrap();
         assert_eq!(
             (

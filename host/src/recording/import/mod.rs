@@ -5,6 +5,7 @@
 mod atif;
 mod claude_code;
 mod codex;
+mod counts;
 mod mini_swe_agent;
 mod openhands;
 mod ptc_runner;
@@ -30,6 +31,8 @@ use ptc_runner_kernel::KERNEL_VERSIONS;
 pub use read::{formats, read_log};
 
 use crate::recording::ReadError;
+pub(super) use counts::litellm_usage;
+pub use counts::CountError;
 
 /// What the import could not bring back as it was.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -234,6 +237,20 @@ pub enum ImportError {
     TokenCount { field: String, found: Json },
     #[error("the cached tokens ({cached}, `cached_input_tokens` and `cache_write_input_tokens`) are more than `input_tokens` ({input}), which counts them")]
     CachedMoreThanInput { cached: u64, input: u64 },
+    #[error(transparent)]
+    Count(#[from] CountError),
+    #[error("`run_id` {found} differs from the {first} of line {first_line}: an artifact holds one run; split the file by `run_id` and import each part")]
+    MixedRuns {
+        found: Json,
+        first: Json,
+        first_line: usize,
+    },
+    #[error("this {kind} has the `capability_id` {id} of line {first_line} too: each call has an id of its own, so neither can be told to which it belongs")]
+    RepeatedId {
+        kind: String,
+        id: String,
+        first_line: usize,
+    },
     #[error("`schema_version` {found} differs from the {first} of line {first_line}: one trace has one format")]
     MixedVersions {
         found: Json,
@@ -422,27 +439,6 @@ pub(super) fn request_message(
             .unwrap_or_default(),
         tool_call_id: message["tool_call_id"].as_str().map(str::to_owned),
     }
-}
-
-/// litellm's usage of one response in ptc's convention (OpenAI's and Anthropic's fields, as
-/// OpenHands and mini-swe-agent save them: `prompt_tokens` holds the cache reads and writes;
-/// litellm before its Anthropic usage counted the writes in, when `prompt_tokens` is smaller
-/// than the reads and writes together, holds the reads only); none without `prompt_tokens`, or
-/// when the reads are more than it.
-pub(super) fn litellm_usage(usage: &Json) -> Option<Json> {
-    let prompt = usage["prompt_tokens"].as_u64()?;
-    let read = usage["cache_read_input_tokens"]
-        .as_u64()
-        .or(usage["prompt_tokens_details"]["cached_tokens"].as_u64())
-        .unwrap_or(0);
-    let written = usage["cache_creation_input_tokens"].as_u64().unwrap_or(0);
-    let uncached = prompt.checked_sub(read)?;
-    Some(serde_json::json!({
-        "input": uncached.checked_sub(written).unwrap_or(uncached),
-        "cache_read": read,
-        "cache_write_5m": written,
-        "output": usage["completion_tokens"].as_u64().unwrap_or(0),
-    }))
 }
 
 /// The run's turn budget: the one given (`--max-turns`, or the log's own), else the number of

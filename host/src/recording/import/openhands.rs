@@ -206,7 +206,7 @@ fn run_recording(
         }
     }
     // The responses, in order, each its actions; and the cumulative metrics before each.
-    let mut responses: Vec<(Vec<&Json>, Option<&Json>)> = Vec::new();
+    let mut responses: Vec<(Vec<&Json>, Option<&Json>, usize)> = Vec::new();
     let mut response_of: HashMap<String, usize> = HashMap::new();
     let mut accumulated: Option<&Json> = None;
     for (i, event) in events.iter().enumerate() {
@@ -219,7 +219,7 @@ fn run_recording(
                 .as_str()
                 .map_or_else(|| format!("event {i}"), str::to_owned);
             let at = *response_of.entry(key).or_insert_with(|| {
-                responses.push((Vec::new(), accumulated));
+                responses.push((Vec::new(), accumulated, i));
                 responses.len() - 1
             });
             responses[at].0.push(event);
@@ -241,7 +241,7 @@ fn run_recording(
     // a nil result are what happened, not something the log lost.
     let mut lacks = vec![Lack::Requests];
     let mut turns = Vec::new();
-    for (actions, before) in &responses {
+    for (actions, before, index) in &responses {
         let first = actions[0];
         let response = &first["tool_call_metadata"]["model_response"];
         let mut turn = response_turn(actions, &caused, &mut tools);
@@ -249,12 +249,15 @@ fn run_recording(
         if let Some(at) = first["timestamp"].as_str().and_then(time) {
             turn["started_at"] = json!(at);
         }
-        let counted = litellm_usage(&response["usage"]).or_else(|| {
-            let after = actions
+        let at = format!("events[{index}].tool_call_metadata.model_response.usage");
+        let counted = match litellm_usage(&response["usage"], &at) {
+            Ok(Some(usage)) => Some(usage),
+            Ok(None) => actions
                 .iter()
-                .find_map(|a| a["llm_metrics"]["accumulated_token_usage"].as_object())?;
-            metrics_usage(&Json::Object(after.clone()), *before)
-        });
+                .find_map(|a| a["llm_metrics"]["accumulated_token_usage"].as_object())
+                .and_then(|after| metrics_usage(&Json::Object(after.clone()), *before)),
+            Err(err) => return Err(bad(path, line, err.into())),
+        };
         match counted {
             Some(mut usage) => {
                 if let Some(provider) = &provider {
@@ -397,9 +400,13 @@ fn time(text: &str) -> Option<f64> {
 /// One response's usage from the cumulative `accumulated_token_usage` after it and the one
 /// before it (none before: all of it); none when a count went down.
 fn metrics_usage(after: &Json, before: Option<&Json>) -> Option<Json> {
+    // Counts that are not whole numbers from 0 leave the difference unknown.
     let field = |name: &str| -> Option<u64> {
-        let now = after[name].as_u64().unwrap_or(0);
-        now.checked_sub(before.map_or(0, |b| b[name].as_u64().unwrap_or(0)))
+        let read = |metrics: &Json| match &metrics[name] {
+            Json::Null => Some(0),
+            other => other.as_u64(),
+        };
+        read(after)?.checked_sub(before.map_or(Some(0), read)?)
     };
     after["prompt_tokens"].as_u64()?;
     let (prompt, read, written) = (
@@ -421,7 +428,7 @@ mod tests {
 
     #[test]
     fn litellm_prompt_tokens_hold_the_cache_reads_and_writes() {
-        let u = litellm_usage(&json!({"prompt_tokens": 4646, "completion_tokens": 177, "prompt_tokens_details": {"cached_tokens": 3482}, "cache_creation_input_tokens": 1158, "cache_read_input_tokens": 3482})).unwrap();
+        let u = litellm_usage(&json!({"prompt_tokens": 4646, "completion_tokens": 177, "prompt_tokens_details": {"cached_tokens": 3482}, "cache_creation_input_tokens": 1158, "cache_read_input_tokens": 3482}), "u").unwrap().unwrap();
         assert_eq!(
             (
                 &u["input"],
@@ -434,14 +441,21 @@ mod tests {
         // OpenAI: the cached tokens are part of the prompt, and nothing is written.
         let u = litellm_usage(
             &json!({"prompt_tokens": 5996, "prompt_tokens_details": {"cached_tokens": 5632}}),
+            "u",
         )
+        .unwrap()
         .unwrap();
         assert_eq!(
             (&u["input"], &u["cache_write_5m"]),
             (&json!(364), &json!(0))
         );
         assert!(
-            litellm_usage(&json!({"prompt_tokens": 10, "cache_read_input_tokens": 11})).is_none()
+            litellm_usage(
+                &json!({"prompt_tokens": 10, "cache_read_input_tokens": 11}),
+                "u"
+            )
+            .is_err(),
+            "reads above the prompt they are part of are refused"
         );
     }
 

@@ -27,6 +27,12 @@
 //!   `total_cost` is the billed cost, kept only when present;
 //! - `started_at` is the request record's timestamp.
 //!
+//! An artifact is the log of one run: a record of another `run_id` (two artifacts put in one
+//! file), or a capability id that two inputs or two outputs share (which would give one call
+//! the result and bill of another), is refused naming its line. A token count that is not a
+//! whole number from 0, a cost that is not one, or cache reads and writes above the input that
+//! includes them, are refused naming the line and the field (see `counts`).
+//!
 //! The artifact keeps no memory values and no program results: the recording says it lacks
 //! them, and its turn budget when the run did not record one (`max_turns` is then the number
 //! of turns taken, unless `--max-turns` gives it).
@@ -37,6 +43,7 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
+use super::counts::{cost, count, less, CountError};
 use super::{
     bad, reads_back, request_message, seconds, turn_budget, ImportError, Imported, Losses, Supplied,
 };
@@ -73,12 +80,29 @@ pub fn ptc_runner_kernel(
     supplied: &Supplied,
 ) -> Result<Imported, ReadError> {
     let (records, version) = read_records(path)?;
-    // Capability id -> the payload of its output record.
-    let outputs: HashMap<&str, &Json> = records
-        .iter()
-        .filter(|r| r.kind == "capability-output")
-        .filter_map(|r| Some((r.correlation["capability_id"].as_str()?, &r.payload)))
-        .collect();
+    // Capability id -> its output record. An id given twice would give one call the other's
+    // result and bill: refused.
+    let mut outputs: HashMap<&str, &Record> = HashMap::new();
+    let mut inputs: HashMap<&str, usize> = HashMap::new();
+    for r in &records {
+        let seen = match r.kind.as_str() {
+            "capability-output" => &mut outputs,
+            "capability-input" => {
+                if let Some(id) = r.correlation["capability_id"].as_str() {
+                    if let Some(first_line) = inputs.insert(id, r.line) {
+                        return Err(repeated(path, r, id, first_line));
+                    }
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        if let Some(id) = r.correlation["capability_id"].as_str() {
+            if let Some(first) = seen.insert(id, r) {
+                return Err(repeated(path, r, id, first.line));
+            }
+        }
+    }
     // Where each call to the model is among the records: the records after one call and
     // before the next are what its response set off.
     let at: Vec<usize> = (0..records.len())
@@ -114,7 +138,8 @@ pub fn ptc_runner_kernel(
     for (i, call) in calls.iter().enumerate() {
         let number = i + 1;
         let id = call.correlation["capability_id"].as_str().unwrap_or("");
-        let output = outputs.get(id).copied().unwrap_or(&Json::Null);
+        let output_record = outputs.get(id).copied();
+        let output = output_record.map_or(&Json::Null, |r| &r.payload);
         let value = &output["result"]["value"];
         let ok = output["result"]["status"] == "ok";
         let content = value["content"].as_str().unwrap_or("").to_owned();
@@ -159,7 +184,7 @@ pub fn ptc_runner_kernel(
                 let result = r.correlation["capability_id"]
                     .as_str()
                     .and_then(|id| outputs.get(id))
-                    .map(|o| o["result"]["value"].clone())
+                    .map(|o| o.payload["result"]["value"].clone())
                     .unwrap_or(Json::Null);
                 json!({"name": name, "args": as_string_map(&r.payload["arguments"]), "result": result})
             })
@@ -217,7 +242,9 @@ pub fn ptc_runner_kernel(
         if let Some(at) = call.timestamp.as_deref().and_then(seconds) {
             turn["started_at"] = json!(at);
         }
-        match usage(&value["tokens"]) {
+        let usage = usage(&value["tokens"])
+            .map_err(|e| bad(path, output_record.map(|r| r.line), e.into()))?;
+        match usage {
             Some(usage) => turn["usage"] = usage,
             None => {
                 if !lacks.contains(&Lack::Usage) {
@@ -265,6 +292,8 @@ fn read_records(path: &Path) -> Result<(Vec<Record>, u64), ReadError> {
     let mut bytes = Vec::new();
     // The schema of the first record, and its line: every record has it.
     let mut first_version: Option<(Json, usize)> = None;
+    // The run of the first record, and its line: an artifact is of one run.
+    let mut first_run: Option<(Json, usize)> = None;
     for line in 1.. {
         bytes.clear();
         let read = (&mut reader)
@@ -306,6 +335,21 @@ fn read_records(path: &Path) -> Result<(Vec<Record>, u64), ReadError> {
                     Some(line),
                     ImportError::MixedVersions {
                         found: version.clone(),
+                        first: first.clone(),
+                        first_line: *first_line,
+                    },
+                ))
+            }
+            Some(_) => {}
+        }
+        match &first_run {
+            None => first_run = Some((record["run_id"].clone(), line)),
+            Some((first, first_line)) if first != &record["run_id"] => {
+                return Err(bad(
+                    path,
+                    Some(line),
+                    ImportError::MixedRuns {
+                        found: record["run_id"].clone(),
                         first: first.clone(),
                         first_line: *first_line,
                     },
@@ -357,22 +401,51 @@ fn request(arguments: &Json) -> Json {
 }
 
 /// `tokens{input, output, cache_read, cache_creation, total_cost}` in ptc's convention; none
-/// when the call has no token counts.
-fn usage(tokens: &Json) -> Option<Json> {
-    let input = tokens["input"].as_u64()?;
-    let read = tokens["cache_read"].as_u64().unwrap_or(0);
-    let written = tokens["cache_creation"].as_u64().unwrap_or(0);
+/// when the call has no input count; an error naming the field when one is not a count (or
+/// the cost not a cost), or the reads and writes are more than the input that includes them.
+fn usage(tokens: &Json) -> Result<Option<Json>, CountError> {
+    const AT: &str = "payload.result.value.tokens";
+    let field = |name: &str| (&tokens[name], format!("{AT}.{name}"));
+    let number = |name: &str| {
+        let (value, name) = field(name);
+        count(value, &name)
+    };
+    let Some(input) = number("input")? else {
+        return Ok(None);
+    };
+    let read = number("cache_read")?.unwrap_or(0);
+    let written = number("cache_creation")?.unwrap_or(0);
+    let output = number("output")?.unwrap_or(0);
+    let (read_field, written_field) = (format!("{AT}.cache_read"), format!("{AT}.cache_creation"));
+    let uncached = less(
+        (input, &format!("{AT}.input")),
+        &[(read, &read_field), (written, &written_field)],
+    )?;
     let mut usage = json!({
-        "input": input.checked_sub(read)?.checked_sub(written)?,
+        "input": uncached,
         "cache_read": read,
         "cache_write_5m": written,
-        "output": tokens["output"].as_u64().unwrap_or(0),
+        "output": output,
         "provider": "openrouter",
     });
-    if let Some(cost) = tokens["total_cost"].as_f64().filter(|c| c.is_finite()) {
+    let (value, name) = field("total_cost");
+    if let Some(cost) = cost(value, &name)? {
         usage["cost_usd"] = json!(cost);
     }
-    Some(usage)
+    Ok(Some(usage))
+}
+
+/// The error of a record whose capability id an earlier record of its kind has.
+fn repeated(path: &Path, record: &Record, id: &str, first_line: usize) -> ReadError {
+    bad(
+        path,
+        Some(record.line),
+        ImportError::RepeatedId {
+            kind: record.kind.clone(),
+            id: id.to_owned(),
+            first_line,
+        },
+    )
 }
 
 /// What a successful program printed, from the agent's feedback: the lines after `println:`
@@ -409,15 +482,16 @@ mod tests {
 
     #[test]
     fn usage_takes_the_cache_out_of_the_input_it_includes() {
-        let billed = usage(&json!({"input": 3095, "cache_read": 1408, "cache_creation": 0, "output": 120, "total_cost": 0.000881})).unwrap();
+        let billed = usage(&json!({"input": 3095, "cache_read": 1408, "cache_creation": 0, "output": 120, "total_cost": 0.000881})).unwrap().unwrap();
         assert_eq!(billed["input"], 1687);
         assert_eq!(billed["cache_read"], 1408);
         assert_eq!(billed["cost_usd"], 0.000881);
         assert!(
-            usage(&json!({"input": 10, "cache_read": 11})).is_none(),
-            "a read above the input is not invented into a negative"
+            usage(&json!({"input": 10, "cache_read": 11})).is_err(),
+            "a read above the input is refused, not invented into a negative"
         );
-        let unpriced = usage(&json!({"input": 10})).unwrap();
+        assert!(usage(&json!({})).unwrap().is_none(), "no counts: unknown");
+        let unpriced = usage(&json!({"input": 10})).unwrap().unwrap();
         assert!(unpriced.get("cost_usd").is_none(), "no cost is computed");
     }
 
