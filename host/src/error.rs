@@ -107,6 +107,14 @@ pub enum Error {
         "{path}: its usage names no provider, so no profile can be chosen; give one with --pricing"
     )]
     NoBillProvider { path: String },
+    #[error(
+        "{path}: its calls are billed under several pricing profiles ({profiles}), and one run is priced by one; split the run, or price every call with one profile (--pricing)"
+    )]
+    MixedBillProfiles {
+        path: String,
+        /// Each profile with the calls it prices: `deepseek (3 calls), openrouter (2 calls)`.
+        profiles: String,
+    },
     #[error("no recording holds both the requests it sent and the usage they were billed{why}")]
     NothingBilled {
         /// What the recordings hold instead, and what to do.

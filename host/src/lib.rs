@@ -16,6 +16,7 @@ mod host;
 mod message;
 mod output;
 mod plugins;
+mod pricing;
 mod recording;
 mod render;
 pub mod serve;
@@ -32,7 +33,6 @@ pub use ab::{
     run as run_ab, run_with as run_ab_with, Ab, AbPlan, BadRecording, PromptMeasure, Rows,
     RunDetail, RunMeasure, Summary, Variant,
 };
-pub use cache::{Pricing, PromptCost};
 #[doc(hidden)]
 pub use commands::ab_merge::{merge as merge_parts, MergeFormat};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
@@ -40,6 +40,7 @@ pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};
 pub use output::escape_controls;
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
+pub use pricing::{Pricing, PromptCost};
 pub use recording::corpus::{single as single_source, sources, Source};
 pub use recording::{
     max_recording_bytes, set_max_recording_bytes, Problem, Recording, RecordingDefaults,

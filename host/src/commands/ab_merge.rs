@@ -8,11 +8,11 @@ use crate::ab::merge::{merge as merge_parts, missing_shards};
 use crate::ab::report::Requirements;
 use crate::ab::spool::Spool;
 use crate::ab::{RunDetail, Variant};
-use crate::cache::Pricing;
 use crate::commands::ab::{results, spool_row, AbFormat};
 use crate::commands::args::ConfigArgs;
 use crate::commands::Context;
 use crate::host::Host;
+use crate::pricing::Pricing;
 use crate::Error;
 
 /// Merge the parts of a split run into the results of one run

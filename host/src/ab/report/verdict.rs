@@ -9,7 +9,23 @@
 use super::requirement::{Measure, Requirement, Requirements};
 use crate::ab::plan::NO_HITS;
 use crate::ab::{Ab, Summary};
-use crate::cache::{Caching, Pricing, Ttl};
+use crate::cache::{Caching, Ttl};
+use crate::pricing::Pricing;
+
+/// The profile a verdict judges `name` under: its name without the keys that make it another
+/// placement or the other end of its range (`anthropic@breakpoints=auto` is `anthropic`'s;
+/// `anthropic@model=claude-haiku-4-5` is a profile of its own, judged on its own).
+pub fn family(name: &str) -> String {
+    let mut parts = name.split('@');
+    let mut family = parts.next().unwrap_or(name).to_owned();
+    for part in parts {
+        if !part.starts_with("breakpoints=") && !part.starts_with("hits=") {
+            family.push('@');
+            family.push_str(part);
+        }
+    }
+    family
+}
 
 /// Whether `profile` is a profile's other end with no cache hit (`gemini@hits=none`).
 pub fn is_no_hits(profile: &Pricing) -> bool {
@@ -19,7 +35,7 @@ pub fn is_no_hits(profile: &Pricing) -> bool {
 /// The cheapest (variant, profile) of one provider.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
-    /// The provider: the profile's name without its variant keys.
+    /// The profile judged: its name without its placement ([`family`]).
     pub provider: String,
     /// Index in [`Ab::variants`].
     pub variant: usize,
@@ -68,13 +84,13 @@ fn cheapest_judged(
     unjudged: &[Option<String>],
 ) -> Vec<Verdict> {
     let judged = |v: usize| unjudged.get(v).is_none_or(Option::is_none);
-    let mut providers: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut providers: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, p) in pricing.iter().enumerate() {
         // The profile with no hits is the other end of a range, not a choice.
         if is_no_hits(p) {
             continue;
         }
-        let provider = p.name.split('@').next().unwrap_or(&p.name);
+        let provider = family(&p.name);
         match providers.iter_mut().find(|(name, _)| *name == provider) {
             Some((_, profiles)) => profiles.push(i),
             None => providers.push((provider, vec![i])),
@@ -101,9 +117,18 @@ fn cheapest_judged(
                 Some(best) => (best, true),
                 None => (candidates(false)?, false),
             };
-            let (variant, profile, cost) = best;
+            let (mut variant, mut profile, cost) = best;
+            let mut meets = meets;
+            // Never the cheapest where it costs more than the baseline under the profile
+            // judged: then the baseline stands.
+            let baseline = summaries.iter().position(|s| std::ptr::eq(s, base));
+            if let Some(b) = baseline.filter(|_| cost > base.costs[own] && base.prompts > 0) {
+                (variant, profile) = (b, own);
+                meets = requirements.met_by(base);
+            }
+            let cost = summaries[variant].costs[profile];
             Some(Verdict {
-                provider: provider.to_owned(),
+                provider: provider.clone(),
                 variant,
                 profile,
                 vs_baseline: (base.costs[own] > 0.0).then(|| cost / base.costs[own]),
