@@ -22,7 +22,7 @@ pub mod report;
 pub mod retention;
 pub mod shard;
 pub mod spool;
-mod summary;
+pub(crate) mod summary;
 
 use std::path::PathBuf;
 
