@@ -12,14 +12,16 @@ use crate::ab::{Ab, Summary};
 use crate::cache::{Caching, Ttl};
 use crate::pricing::Pricing;
 
-/// The profile a verdict judges `name` under: its name without the keys that make it another
-/// placement or the other end of its range (`anthropic@breakpoints=auto` is `anthropic`'s;
-/// `anthropic@model=claude-haiku-4-5` is a profile of its own, judged on its own).
+/// The profile a verdict judges `name` under: its name without the keys that are the client's
+/// choice (placement, TTL) or the other end of its range (`anthropic@breakpoints=auto` and
+/// `anthropic@cache_ttl=1h` are `anthropic`'s; `anthropic@model=claude-haiku-4-5` is a profile
+/// of its own, judged on its own).
 pub fn family(name: &str) -> String {
     let mut parts = name.split('@');
     let mut family = parts.next().unwrap_or(name).to_owned();
     for part in parts {
-        if !part.starts_with("breakpoints=") && !part.starts_with("hits=") {
+        let choice = ["breakpoints=", "cache_ttl=", "hits="];
+        if !choice.iter().any(|key| part.starts_with(key)) {
             family.push('@');
             family.push_str(part);
         }
@@ -440,6 +442,35 @@ mod tests {
             },
             ..Summary::default()
         }
+    }
+
+    #[test]
+    fn a_model_profile_is_judged_on_its_own_and_a_costlier_strategy_is_never_its_verdict() {
+        let pricing = [
+            profile("anthropic"),
+            profile("anthropic@breakpoints=auto"),
+            profile("anthropic@model=claude-haiku-4-5"),
+        ];
+        let summaries = [
+            summary(&[1.0, 1.0, 1.0], 10, 10),   // the baseline
+            summary(&[0.69, 0.8, 1.78], 10, 10), // cheaper under Sonnet, costlier under Haiku
+        ];
+        let v = cheapest(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &Requirements::default(),
+        );
+        let names: Vec<&str> = v.iter().map(|v| v.provider.as_str()).collect();
+        assert_eq!(names, ["anthropic", "anthropic@model=claude-haiku-4-5"]);
+        assert_eq!((v[0].variant, v[0].profile), (1, 0));
+        // Under Haiku the baseline stands, at 1.00x; the strategy at 1.78x is not the verdict.
+        assert_eq!((v[1].variant, v[1].profile), (0, 2));
+        assert_eq!(v[1].vs_baseline, Some(1.0));
+        assert_eq!(
+            family("anthropic@model=m@breakpoints=auto@cache_ttl=1h"),
+            "anthropic@model=m"
+        );
     }
 
     #[test]
