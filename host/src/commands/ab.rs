@@ -62,8 +62,7 @@ pub struct Args {
     /// cost column, each with keys for this run: `NAME@breakpoints=strategy|auto|none`,
     /// `@cache_ttl=5m|30m|1h|24h|unstated`, `@model=M` (a model's prices and minimum),
     /// `@min_cacheable_tokens=N`, `@hits=none|all`; e.g. `anthropic@model=claude-haiku-4-5`
-    /// (judged on its own) [default: the provider and model the recordings' usage names, else
-    /// `[ab] pricing`]
+    /// (judged on its own) [default: `[ab] pricing`]
     #[arg(long, value_name = "LIST")]
     pricing: Option<String>,
     /// What the verdict requires of a strategy before it recommends it: comma-separated
