@@ -1,7 +1,7 @@
-//! The data of prompt caching and pricing, shared by the configuration (which reads the
-//! profiles), the renderer (which places breakpoints on requests) and `ptc ab` (which simulates
-//! what each request costs, in `ab/pricing.rs`): a provider's caching rule, where breakpoints go,
-//! how long entries live, the prices of a profile, and a request as a cache sees it.
+//! The model of prompt caching, shared by the pricing profiles (`pricing`), the renderer (which
+//! places breakpoints on requests) and the token counter (which cuts requests into blocks): a
+//! provider's caching rule, where breakpoints go, how long entries live, a request as a cache
+//! sees it, and what a cache holds for one run. Prices are not here: they are `pricing`'s.
 
 use std::fmt;
 
@@ -226,66 +226,6 @@ deserialize_by_name!(
     "\"5m\", \"30m\", \"1h\", \"24h\" or \"unstated\""
 );
 
-/// A provider's input prices (per million tokens) and caching rules.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Pricing {
-    /// The profile's name, with its placement and TTL when they are not the profile's own
-    /// (`anthropic@breakpoints=auto`).
-    pub name: String,
-    pub input_per_mtok: f64,
-    /// Price of a token read from the cache.
-    pub cache_read_per_mtok: f64,
-    /// Price of a token written to the cache with a 5-minute TTL (explicit caching).
-    pub cache_write_per_mtok: f64,
-    /// Price of a token written to the cache with a 1-hour TTL (explicit caching).
-    pub cache_write_1h_per_mtok: f64,
-    /// A prefix shorter than this is neither read from nor written to the cache; 0 disables
-    /// caching.
-    pub min_cacheable_tokens: usize,
-    /// Cached prefixes count in steps of this many tokens (OpenAI: 128); 1 for any length.
-    /// Implicit caching only.
-    pub cache_step_tokens: usize,
-    pub caching: Caching,
-    pub ttl: Ttl,
-    pub placement: Placement,
-    /// Price of an output token: the responses of the model calls a strategy makes besides
-    /// its prompts (a compaction's summary); 0 when the profile does not say.
-    pub output_per_mtok: f64,
-}
-
-/// What one prompt costs, with the model calls made to build it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct PromptCost {
-    /// Tokens read from the cache.
-    pub read: usize,
-    /// Tokens written to the cache.
-    pub written: usize,
-    /// Tokens paid at the plain input price.
-    pub plain: usize,
-    /// The input tokens of the model calls made to build the prompt (a compaction's
-    /// summarizer), by how the cache billed them: read, written, plain.
-    pub call_read: usize,
-    pub call_written: usize,
-    pub call_plain: usize,
-    /// Their output tokens (the prompt's own response is the recording's, the same for every
-    /// strategy, and not counted).
-    pub output: usize,
-    /// In dollars, the calls' included.
-    pub cost: f64,
-}
-
-impl PromptCost {
-    /// Adds what a model call made to build the prompt cost: its input to the calls' tokens,
-    /// its output, its dollars.
-    pub fn add_call(&mut self, call: PromptCost) {
-        self.call_read += call.read + call.call_read;
-        self.call_written += call.written + call.call_written;
-        self.call_plain += call.plain + call.call_plain;
-        self.output += call.output;
-        self.cost += call.cost;
-    }
-}
-
 /// One content block of a request, as a prompt cache sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CacheBlock {
@@ -323,112 +263,4 @@ pub struct CacheState {
     pub(crate) written: std::collections::VecDeque<u64>,
     /// When the previous request was sent (implicit caching).
     pub(crate) last_at: Option<f64>,
-}
-
-/// What a pricing profile says besides its input prices: whom and what it prices, the output
-/// price, and where its figures come from. Only `ptc bill`, which compares a simulation with
-/// what a provider billed, needs it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ProfileInfo {
-    /// The profile's name.
-    pub name: String,
-    /// Dollars per million output tokens; 0 when the profile does not say.
-    pub output_per_mtok: f64,
-    /// Implicit caching keeps each response with its request: the next request reads up to the
-    /// end of the previous response when it sends that response as it was given (DeepSeek: "a
-    /// cache prefix unit at the end position of the model output").
-    pub cache_includes_output: bool,
-    /// Who bills with it, as recordings name it (`deepseek`, `openrouter`).
-    pub provider: Option<String>,
-    /// The models it prices; empty: every model of the provider.
-    pub models: Vec<String>,
-    /// Where its figures come from.
-    pub source: Option<String>,
-    /// When the source was read.
-    pub as_of: Option<String>,
-    /// The minimum cacheable length of each model the profile lists, by the model's API name
-    /// (`claude-haiku-4-5`), in name order; a model not listed has the profile's.
-    pub min_cacheable_tokens_by_model: Vec<(String, usize)>,
-    /// The provider promises no cache hit (Gemini's implicit caching): the simulated reads
-    /// are the best case, and reading nothing is as possible.
-    pub hits_not_guaranteed: bool,
-}
-
-impl ProfileInfo {
-    /// Whether this profile prices what `provider` billed for `model`.
-    pub fn prices(&self, provider: &str, model: Option<&str>) -> bool {
-        self.provider.as_deref() == Some(provider)
-            && (self.models.is_empty()
-                || model.is_some_and(|model| self.models.iter().any(|m| m == model)))
-    }
-
-    /// The entry of the per-model minimums that names `model`, as usage or a request names it:
-    /// after any gateway prefix (`anthropic/`), with dots read as dashes, equal to the entry's
-    /// name or to it followed by a dated snapshot (`claude-haiku-4-5-20251001`) or `-latest`.
-    /// The longest such name wins; a model no entry names has none.
-    pub fn model_minimum(&self, model: &str) -> Option<(&str, usize)> {
-        let model = model
-            .rsplit('/')
-            .next()
-            .unwrap_or(model)
-            .to_ascii_lowercase();
-        let model = model.replace('.', "-");
-        self.min_cacheable_tokens_by_model
-            .iter()
-            .filter(|(name, _)| {
-                let name = name.to_ascii_lowercase().replace('.', "-");
-                model == name
-                    || model.strip_prefix(name.as_str()).is_some_and(|rest| {
-                        rest.strip_prefix('-').is_some_and(|snapshot| {
-                            snapshot == "latest"
-                                || (snapshot.len() >= 6
-                                    && snapshot.bytes().all(|b| b.is_ascii_digit()))
-                        })
-                    })
-            })
-            .max_by_key(|(name, _)| name.len())
-            .map(|(name, min)| (name.as_str(), *min))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_model_is_found_by_its_name_or_a_snapshot_of_it() {
-        let info = ProfileInfo {
-            min_cacheable_tokens_by_model: vec![
-                ("claude-haiku-4-5".into(), 4096),
-                ("claude-opus-4".into(), 1024),
-                ("claude-opus-4-5".into(), 4096),
-                ("claude-opus-5".into(), 512),
-            ],
-            ..ProfileInfo::default()
-        };
-        let min = |model| info.model_minimum(model).map(|(_, min)| min);
-        assert_eq!(min("claude-haiku-4-5"), Some(4096));
-        assert_eq!(min("claude-haiku-4-5-20251001"), Some(4096));
-        assert_eq!(min("anthropic/claude-haiku-4.5"), Some(4096));
-        assert_eq!(min("claude-opus-4-20250514"), Some(1024));
-        assert_eq!(min("claude-opus-4-5-20251101"), Some(4096));
-        assert_eq!(min("claude-opus-5-latest"), Some(512));
-        // Another model is not taken for the one whose name it starts with.
-        assert_eq!(min("claude-opus-4-9"), None);
-        assert_eq!(min("claude-opus-5-fast"), None);
-        assert_eq!(min("gpt-5"), None);
-        // Names with dots match either spelling.
-        let gemini = ProfileInfo {
-            min_cacheable_tokens_by_model: vec![("gemini-3.5-flash".into(), 4096)],
-            ..ProfileInfo::default()
-        };
-        assert_eq!(
-            gemini.model_minimum("gemini-3.5-flash"),
-            Some(("gemini-3.5-flash", 4096))
-        );
-        assert_eq!(
-            gemini.model_minimum("google/gemini-3-5-flash").map(|m| m.1),
-            Some(4096)
-        );
-    }
 }

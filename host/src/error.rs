@@ -109,6 +109,14 @@ pub enum Error {
     NoBillProvider { path: String },
     #[error("{}: with the recordings before it, the billed tokens add up to more than 18446744073709551615, which no bill can", .path.display())]
     BillTooLarge { path: PathBuf },
+    #[error(
+        "{path}: its calls are billed under several pricing profiles ({profiles}), and one run is priced by one; split the run, or price every call with one profile (--pricing)"
+    )]
+    MixedBillProfiles {
+        path: String,
+        /// Each profile with the calls it prices: `deepseek (3 calls), openrouter (2 calls)`.
+        profiles: String,
+    },
     #[error("no recording holds both the requests it sent and the usage they were billed{why}")]
     NothingBilled {
         /// What the recordings hold instead, and what to do.

@@ -21,6 +21,7 @@ mod message;
 pub mod ops;
 mod output;
 mod plugins;
+mod pricing;
 mod recording;
 mod render;
 pub mod serve;
@@ -39,12 +40,12 @@ pub use ab::{
     run_corpus, run_listed, Ab, AbPlan, BadRecording, Clock, PlanOptions, PromptMeasure, Rows,
     RunDetail, RunMeasure, RunOptions, Summary, Variant,
 };
-pub use cache::{Pricing, PromptCost};
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};
 pub use output::escape_controls;
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
+pub use pricing::{Pricing, PromptCost};
 pub use recording::corpus::{single as single_source, sources, Source};
 pub use recording::{
     max_recording_bytes, set_max_recording_bytes, Problem, Recording, RecordingDefaults,

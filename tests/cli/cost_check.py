@@ -11,8 +11,8 @@ from 1,024 tokens, and Claude Haiku 4.5, from 4,096), it prices each prompt twic
 - cacheeconomics: its replay (`simulate.simulate`, policy "as-shipped", neutral assumptions) of
   the requests `ptc pricing --requests` prints (each block a segment, keyed by the prefix it
   ends, marked where the placement puts a breakpoint, sent one second apart when the recording
-  has no times), priced with its own registry's multipliers (`cost.price`) on the profile's
-  input price (ptc's `@model=` takes a model's minimum, not its price).
+  has no times), priced with its own registry's multipliers (`cost.price`) on the model's
+  input price (ptc's `@model=` takes a model's prices and minimum).
 
 The two models share nothing but the requests and the input price: each has its own cache
 replay, its own minimum per model and its own multipliers. Each body of `ptc render --format anthropic` is checked
@@ -36,11 +36,11 @@ from cacheeconomics.trace import Request, Segment
 TARGET = "anthropic/direct"
 ON_DATE = "2026-11-26"
 LOOKBACK = 20
-# (model, ptc profile, the profile's input price: cacheeconomics prices with it, so that the
-# two differ only by their rules; `@model=` takes a model's minimum, not its prices)
+# (model, ptc profile, the model's input price: cacheeconomics prices with it, so that the
+# two differ only by their rules; `@model=` takes the model's prices and minimum)
 MODELS = [
     ("claude-sonnet-4-5", "anthropic", 3.0),
-    ("claude-haiku-4-5", "anthropic@model=claude-haiku-4-5", 3.0),
+    ("claude-haiku-4-5", "anthropic@model=claude-haiku-4-5", 1.0),
 ]
 PLACEMENTS = ["strategy", "auto"]
 

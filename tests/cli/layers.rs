@@ -17,6 +17,7 @@ use crate::support::repo;
 const LAYERS: &[&[&str]] = &[
     // Shared basics: no import of another module.
     &["cache", "hash", "suggest"],
+    &["pricing"],
     &["message"],
     &["tokens"],
     // Recordings, then what is configured and loaded.

@@ -48,14 +48,17 @@ fn every_built_in_profile_says_its_provider_source_and_date() {
     assert_eq!(anthropic["cache_ttl"], "5m");
     assert_eq!(anthropic["breakpoints"], "strategy");
     assert_eq!(anthropic["cache_step_tokens"], Json::Null);
-    let by_model = &anthropic["min_cacheable_tokens_by_model"];
-    for (model, min) in [
-        ("claude-opus-5", 512),
-        ("claude-sonnet-4-5", 1024),
-        ("claude-opus-4-7", 2048),
-        ("claude-haiku-4-5", 4096),
+    let models = &anthropic["models"];
+    // Each model's own minimum and prices.
+    for (model, min, input, output) in [
+        ("claude-opus-5", 512, 5.0, 25.0),
+        ("claude-sonnet-4-5", 1024, 3.0, 15.0),
+        ("claude-opus-4-7", 2048, 5.0, 25.0),
+        ("claude-haiku-4-5", 4096, 1.0, 5.0),
     ] {
-        assert_eq!(by_model[model], min, "{model}");
+        assert_eq!(models[model]["min_cacheable_tokens"], min, "{model}");
+        assert_eq!(models[model]["input_per_mtok"], input, "{model}");
+        assert_eq!(models[model]["output_per_mtok"], output, "{model}");
     }
     let gemini = &list[2];
     assert_eq!(gemini["caching"], "implicit");
@@ -89,7 +92,7 @@ fn the_text_says_each_rule_and_how_old_it_is() {
         "anthropic [anthropic, every model] (the cost column of `ptc ab`)\n",
         "  rule      explicit: breakpoints (strategy), from 1,024 tokens, TTL 5m, at most 4 breakpoints, 20-block lookback\n",
         "  per Mtok  input $3, cache read $0.3, cache write $3.75 (5m) / $6 (1h), output $15\n",
-        "  from 4,096 claude-haiku-4-5, claude-opus-4-5, claude-opus-4-6\n",
+        "  claude-haiku-4-5                      1      0.1      1.25         2        5  4,096\n",
         "  rule      implicit: the prefix shared with the previous request, from 1,024 tokens, in steps of 128; gone after 5m without a request\n",
         "  rule      implicit: the prefix shared with the previous request, from 64 tokens, in steps of 64; the response is cached after its request; no lifetime stated (not expired)\n",
         "  rule      openai-breakpoints: breakpoints (strategy), none on the assistant's blocks, from 1,024 tokens, TTL 30m from the write, at most 4 written a request, matched against the latest 80 at any block\n",
@@ -275,9 +278,7 @@ fn ab_takes_a_models_minimum_from_the_profiles_table() {
         ])
         .bad_input();
     assert!(
-        error.contains(
-            "model `claude-haiku-4` is not in [pricing.anthropic.min_cacheable_tokens_by_model]"
-        ),
+        error.contains("model `claude-haiku-4` is not in [pricing.anthropic.models]"),
         "{error}"
     );
     assert!(

@@ -16,13 +16,12 @@ pub mod merge;
 pub mod partial;
 mod plan;
 pub use plan::{pricing_variant, requirements, Clock, PlanOptions};
-pub mod pricing;
 mod prompts;
 pub mod report;
 pub mod retention;
 pub mod shard;
 pub mod spool;
-mod summary;
+pub(crate) mod summary;
 
 use std::path::PathBuf;
 
@@ -32,10 +31,10 @@ use crate::ab::measure::{measure, unusable, Priced};
 use crate::ab::retention::Facts;
 use crate::ab::spool::Spool;
 use crate::ab::summary::Totals;
-use crate::cache::Pricing;
 use crate::config::Config;
 use crate::host::Host;
 use crate::host::UNCOMPRESSED_STRATEGY;
+use crate::pricing::Pricing;
 use crate::recording::corpus::Source;
 use crate::recording::Recording;
 use crate::render::trigger::{Prompter, AS_SENT};

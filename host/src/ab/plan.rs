@@ -4,8 +4,9 @@
 
 use crate::ab::report::Requirements;
 use crate::ab::RunDetail;
-use crate::cache::{Placement, Pricing, ProfileInfo, Ttl};
+use crate::cache::{Placement, Ttl};
 use crate::host::Host;
+use crate::pricing::{Pricing, ProfileInfo};
 use crate::tokens::Tokenizer;
 use crate::Error;
 
@@ -182,9 +183,23 @@ impl AbPlan {
                 profiles.push(pricing_variant(&configured, &info, &none)?);
             }
         }
-        let primary = pricing.unwrap_or(config.ab_pricing()).trim().to_owned();
-        if !profiles.iter().any(|p| p.name == primary) {
-            profiles.push(pricing_variant(&configured, &info, &primary)?);
+        // `--pricing` may name several profiles: each is priced (and judged), the first is the
+        // cost column of the table.
+        let asked: Vec<&str> = pricing
+            .unwrap_or(config.ab_pricing())
+            .split(',')
+            .map(str::trim)
+            .filter(|spec| !spec.is_empty())
+            .collect();
+        let primary = asked
+            .first()
+            .copied()
+            .unwrap_or(config.ab_pricing())
+            .to_owned();
+        for spec in asked.iter().copied().chain([primary.as_str()]) {
+            if !profiles.iter().any(|p| p.name == spec) {
+                profiles.push(pricing_variant(&configured, &info, spec)?);
+            }
         }
         Ok(AbPlan {
             variants,
@@ -215,10 +230,10 @@ const VARIANT_KEYS: [&str; 5] = [
 /// A configured pricing profile with keys set for this run: `name@key=value@...`, where a
 /// key is `breakpoints` (`strategy`, `auto`, `none`), `cache_ttl` (`5m`, `30m`, `1h`, `24h`,
 /// `unstated`),
-/// `min_cacheable_tokens`, `model` (a model of the profile's `min_cacheable_tokens_by_model`,
-/// or a dated snapshot of one: its minimum) or `hits` (`all`, the rule as simulated; `none`, nothing read or written: the
+/// `min_cacheable_tokens`, `model` (a model the profile lists in its `models` table, or a
+/// dated snapshot of one: its prices and minimum) or `hits` (`all`, the rule as simulated; `none`, nothing read or written: the
 /// other end of a cache that guarantees nothing). It is named as written. `info` holds the
-/// profiles' per-model minimums, in any order.
+/// profiles' per-model prices, in any order.
 pub fn pricing_variant(
     profiles: &[Pricing],
     info: &[ProfileInfo],
@@ -266,20 +281,20 @@ pub fn pricing_variant(
             }
             "model" => {
                 let about = info.iter().find(|i| i.name == name);
-                let models = about.map_or(&[][..], |i| &i.min_cacheable_tokens_by_model[..]);
-                let Some((_, min)) = about.and_then(|i| i.model_minimum(value)) else {
+                let models = about.map_or(&[][..], |i| &i.models[..]);
+                let Some((_, prices)) = about.and_then(|i| i.model(value)) else {
                     let known: Vec<&str> = models.iter().map(|(m, _)| m.as_str()).collect();
                     return Err(bad(if known.is_empty() {
-                        format!("[pricing.{name}] has no min_cacheable_tokens_by_model")
+                        format!("[pricing.{name}] lists no models")
                     } else {
                         format!(
-                            "model `{value}` is not in [pricing.{name}.min_cacheable_tokens_by_model] (known: {}){}",
+                            "model `{value}` is not in [pricing.{name}.models] (known: {}){}",
                             known.join(", "),
                             crate::suggest::did_you_mean(value, known.iter().copied())
                         )
                     }));
                 };
-                profile.min_cacheable_tokens = min;
+                prices.apply(&mut profile);
             }
             "hits" => match value {
                 "all" => {}
@@ -343,11 +358,15 @@ mod tests {
             output_per_mtok: 15.0,
         };
         let profiles = [base.clone()];
+        let minimum = |min: f64| crate::pricing::ModelPrices {
+            min_cacheable_tokens: Some(crate::pricing::Price(min)),
+            ..Default::default()
+        };
         let info = [ProfileInfo {
             name: "anthropic".into(),
-            min_cacheable_tokens_by_model: vec![
-                ("claude-haiku-4-5".into(), 4096),
-                ("claude-opus-5".into(), 512),
+            models: vec![
+                ("claude-haiku-4-5".into(), minimum(4096.0)),
+                ("claude-opus-5".into(), minimum(512.0)),
             ],
             ..ProfileInfo::default()
         }];
@@ -400,7 +419,7 @@ mod tests {
                 .to_string()
         };
         assert!(error("anthropic@model=claude-haiku-4-6").contains(
-            "model `claude-haiku-4-6` is not in [pricing.anthropic.min_cacheable_tokens_by_model] (known: claude-haiku-4-5, claude-opus-5); did you mean `claude-haiku-4-5`?"
+            "model `claude-haiku-4-6` is not in [pricing.anthropic.models] (known: claude-haiku-4-5, claude-opus-5); did you mean `claude-haiku-4-5`?"
         ));
         assert!(error("anthropic@hits=some").contains("`all` or `none`, not `some`"));
         assert!(

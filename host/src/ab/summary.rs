@@ -7,7 +7,7 @@
 
 use crate::ab::retention::Retention;
 use crate::ab::{Ab, PromptMeasure, RunMeasure};
-use crate::cache::{Pricing, PromptCost};
+use crate::pricing::{Pricing, PromptCost};
 
 /// Input tokens by how a provider's cache billed them, and the output tokens of the model
 /// calls a strategy made besides its prompts.

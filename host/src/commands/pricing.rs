@@ -10,11 +10,12 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::cache::{Caching, Pricing, ProfileInfo, Ttl};
+use crate::cache::{Caching, Ttl};
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
 use crate::output::{pretty, write_out, Format};
+use crate::pricing::{Pricing, ProfileInfo};
 use crate::tokens::{Counter, Counting};
 use crate::Error;
 
@@ -127,11 +128,24 @@ pub fn json(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> serde_
                 "default": p.name == primary,
                 "caching": if p.min_cacheable_tokens == 0 { "none" } else { p.caching.as_str() },
                 "min_cacheable_tokens": p.min_cacheable_tokens,
-                "min_cacheable_tokens_by_model": i
-                    .min_cacheable_tokens_by_model
+                "models": i
+                    .models
                     .iter()
-                    .map(|(model, min)| (model.clone(), json!(min)))
+                    .filter_map(|(model, own)| {
+                        let m = i.for_model(p, model)?;
+                        Some((model.clone(), json!({
+                            "input_per_mtok": m.input_per_mtok,
+                            "cache_read_per_mtok": m.cache_read_per_mtok,
+                            "cache_write_per_mtok": explicit.then_some(m.cache_write_per_mtok),
+                            "cache_write_1h_per_mtok": explicit.then_some(m.cache_write_1h_per_mtok),
+                            "output_per_mtok": m.output_per_mtok,
+                            "min_cacheable_tokens": m.min_cacheable_tokens,
+                            "source": own.source.as_ref().or(i.source.as_ref()),
+                            "as_of": own.as_of.as_ref().or(i.as_of.as_ref()),
+                        })))
+                    })
                     .collect::<serde_json::Map<_, _>>(),
+                "prices_unlisted_models": i.prices_unlisted_models,
                 "cache_step_tokens": (!explicit).then_some(p.cache_step_tokens.max(1)),
                 "cache_ttl": p.ttl.as_str(),
                 "breakpoints": explicit.then_some(p.placement.as_str()),
@@ -142,7 +156,6 @@ pub fn json(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> serde_
                 "cache_write_1h_per_mtok": explicit.then_some(p.cache_write_1h_per_mtok),
                 "output_per_mtok": i.output_per_mtok,
                 "provider": i.provider,
-                "models": i.models,
                 "source": i.source,
                 "as_of": i.as_of,
             })
@@ -156,10 +169,10 @@ pub fn json(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> serde_
 pub fn text(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> String {
     let mut text = String::new();
     for (p, i) in profiles.iter().zip(info) {
-        let who = match (&i.provider, i.models.is_empty()) {
+        let who = match (&i.provider, i.prices_unlisted_models) {
             (None, _) => "no provider".to_owned(),
             (Some(provider), true) => format!("{provider}, every model"),
-            (Some(provider), false) => format!("{provider}: {}", i.models.join(", ")),
+            (Some(provider), false) => format!("{provider}: {}", model_names(i).join(", ")),
         };
         let default = if p.name == primary {
             " (the cost column of `ptc ab`)"
@@ -189,23 +202,7 @@ pub fn text(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> String
             "not set".to_owned()
         };
         let _ = writeln!(text, "  per Mtok  {prices}, output {output}");
-        // The per-model minimums, one line per minimum, smallest first.
-        let mut minimums: Vec<usize> = i
-            .min_cacheable_tokens_by_model
-            .iter()
-            .map(|(_, min)| *min)
-            .collect();
-        minimums.sort_unstable();
-        minimums.dedup();
-        for min in minimums {
-            let models: Vec<&str> = i
-                .min_cacheable_tokens_by_model
-                .iter()
-                .filter(|(_, m)| *m == min)
-                .map(|(model, _)| model.as_str())
-                .collect();
-            let _ = writeln!(text, "  from {:>5} {}", thousands(min), models.join(", "));
-        }
+        models_table(&mut text, p, i);
         let _ = writeln!(
             text,
             "  source    {}",
@@ -218,6 +215,48 @@ pub fn text(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> String
         );
     }
     text
+}
+
+/// The names of the models a profile lists.
+fn model_names(i: &ProfileInfo) -> Vec<&str> {
+    i.models.iter().map(|(m, _)| m.as_str()).collect()
+}
+
+/// The models a profile lists, one to a line with its prices (dollars per million tokens) and
+/// minimum, each the profile's where the model sets none; then where a model's own figures come
+/// from, when not from the profile's source. At most 100 columns for names of up to 30
+/// characters.
+fn models_table(text: &mut String, p: &Pricing, i: &ProfileInfo) {
+    if i.models.is_empty() {
+        return;
+    }
+    let writes = p.caching.has_breakpoints();
+    let _ = writeln!(
+        text,
+        "  {:<30} {:>8} {:>8} {:>9} {:>9} {:>8} {:>6}",
+        "models, $ per Mtok", "input", "read", "write 5m", "write 1h", "output", "from"
+    );
+    let price = |x: f64| format!("{x}");
+    for (model, own) in &i.models {
+        let Some(m) = i.for_model(p, model) else {
+            continue;
+        };
+        let write = |x: f64| if writes { price(x) } else { "-".to_owned() };
+        let _ = writeln!(
+            text,
+            "  {model:<30} {:>8} {:>8} {:>9} {:>9} {:>8} {:>6}",
+            price(m.input_per_mtok),
+            price(m.cache_read_per_mtok),
+            write(m.cache_write_per_mtok),
+            write(m.cache_write_1h_per_mtok),
+            price(m.output_per_mtok),
+            thousands(m.min_cacheable_tokens)
+        );
+        if let Some(source) = &own.source {
+            let as_of = own.as_of.as_deref().unwrap_or("not stated");
+            let _ = writeln!(text, "    {model}: {source} ({as_of})");
+        }
+    }
 }
 
 /// A profile's caching rule in words.

@@ -19,8 +19,8 @@ mod tests;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::cache::{Pricing, ProfileInfo};
 use crate::plugins::directories::{user_directory, DirectoryKind, PluginDirectory};
+use crate::pricing::{Pricing, ProfileInfo};
 use layer::{Layer, Layered};
 use schema::Schema;
 
@@ -380,7 +380,7 @@ impl Config {
             .pricing
             .iter()
             .map(|(name, table)| {
-                let profile = table.complete().map_err(|missing| {
+                table.complete(name).map_err(|missing| {
                     let section = format!("pricing.{name}");
                     ConfigError::BadValue {
                         key: format!("{section}.{missing}"),
@@ -392,45 +392,17 @@ impl Config {
                         expected: format!("a value (every key of [{section}] is required)"),
                         found: "nothing".into(),
                     }
-                })?;
-                Ok(Pricing {
-                    name: name.clone(),
-                    input_per_mtok: profile.input_per_mtok,
-                    cache_read_per_mtok: profile.cache_read_per_mtok,
-                    cache_write_per_mtok: profile.cache_write_per_mtok,
-                    min_cacheable_tokens: profile.min_cacheable_tokens as usize,
-                    cache_step_tokens: profile.cache_step_tokens as usize,
-                    caching: profile.caching,
-                    cache_write_1h_per_mtok: profile.cache_write_1h_per_mtok,
-                    ttl: profile.cache_ttl,
-                    placement: profile.placement,
-                    output_per_mtok: table.output_per_mtok.map_or(0.0, |p| p.0),
                 })
             })
             .collect()
     }
 
-    /// What each `[pricing.<name>]` profile says besides its input prices, in name order.
+    /// What each `[pricing.<name>]` profile says besides its prices, in name order.
     pub fn pricing_info(&self) -> Vec<ProfileInfo> {
         self.typed
             .pricing
             .iter()
-            .map(|(name, table)| ProfileInfo {
-                name: name.clone(),
-                output_per_mtok: table.output_per_mtok.map_or(0.0, |p| p.0),
-                cache_includes_output: table.cache_includes_output.unwrap_or(false),
-                provider: table.provider.clone(),
-                models: table.models.clone().unwrap_or_default(),
-                source: table.source.clone(),
-                as_of: table.as_of.clone(),
-                min_cacheable_tokens_by_model: table
-                    .min_cacheable_tokens_by_model
-                    .iter()
-                    .flatten()
-                    .map(|(model, min)| (model.clone(), min.0 as usize))
-                    .collect(),
-                hits_not_guaranteed: table.cache_hits_guaranteed == Some(false),
-            })
+            .map(|(name, table)| table.info(name))
             .collect()
     }
 

@@ -1,7 +1,7 @@
 //! The typed configuration: one serde struct per fixed section of `ptc.toml` (`[compression]`,
 //! `[plugins]`, `[templates]`, `[ab]`, `[pricing.<name>]`), each refusing unknown keys, and the
-//! types that check values (non-negative integers, `max_turns` of at least 1, non-negative
-//! prices). The structs hold no defaults: the compiled-in `ptc.toml` sets every field, and a
+//! types that check values (non-negative integers, `max_turns` of at least 1); a
+//! `[pricing.<name>]` table is `pricing`'s [`Profile`], which checks its prices. The structs hold no defaults: the compiled-in `ptc.toml` sets every field, and a
 //! test checks that it does. A `[pricing.<name>]` profile may be completed by a later layer, so
 //! its keys are checked to be all set once every layer is applied. `[strategies.<name>]` tables
 //! are only checked to be tables here: their keys are the options a plugin declares, checked
@@ -16,7 +16,7 @@ use serde::de::{self, IgnoredAny, IntoDeserializer, Unexpected, Visitor};
 use serde::Deserialize;
 use serde_path_to_error::Segment;
 
-use crate::cache::{Caching, Placement, Ttl};
+use crate::pricing::Profile;
 
 /// The whole configuration, strategy options aside.
 #[derive(Clone, Debug, Deserialize)]
@@ -26,7 +26,7 @@ pub(super) struct Schema {
     pub plugins: Plugins,
     pub templates: Templates,
     pub ab: Ab,
-    pub pricing: BTreeMap<String, PricingTable>,
+    pub pricing: BTreeMap<String, Profile>,
     /// `[strategies.<name>]`: option name -> any value. No table is an empty map.
     #[serde(default)]
     pub strategies: BTreeMap<String, BTreeMap<String, IgnoredAny>>,
@@ -99,87 +99,6 @@ pub(super) struct Ab {
     pub require: Vec<String>,
 }
 
-/// A `[pricing.<name>]` table. Every key is required, but a later layer may set the keys an
-/// earlier one left out, so a layer is read with the keys it has and the profile is checked to
-/// be complete once every layer is applied ([`PricingTable::complete`]).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [pricing.<name>] table")]
-pub(super) struct PricingTable {
-    pub input_per_mtok: Option<Price>,
-    pub cache_read_per_mtok: Option<Price>,
-    pub cache_write_per_mtok: Option<Price>,
-    pub min_cacheable_tokens: Option<Price>,
-    pub cache_step_tokens: Option<Price>,
-    /// Optional: `implicit` when not set.
-    pub caching: Option<Caching>,
-    /// Optional: twice the input price when not set.
-    pub cache_write_1h_per_mtok: Option<Price>,
-    /// Optional: when not set, `5m` for `explicit` caching, `30m` for `openai-breakpoints`,
-    /// `unstated` (no expiry) for `implicit`.
-    pub cache_ttl: Option<Ttl>,
-    /// Optional: `strategy` when not set.
-    #[serde(rename = "breakpoints")]
-    pub placement: Option<Placement>,
-    /// Optional: the output price, which only `ptc bill` uses (0 when not set).
-    pub output_per_mtok: Option<Price>,
-    /// Optional: implicit caching also caches each response after its request (false when
-    /// not set); only `ptc bill` uses it.
-    pub cache_includes_output: Option<bool>,
-    /// Optional: who bills with this profile, as recordings name it (`deepseek`).
-    pub provider: Option<String>,
-    /// Optional: the models it prices, as recordings name them; empty: every model of the
-    /// provider.
-    pub models: Option<Vec<String>>,
-    /// Optional: where the figures come from.
-    pub source: Option<String>,
-    /// Optional: the date the source was read (`2026-11-26`).
-    pub as_of: Option<String>,
-    /// Optional: the minimum cacheable length of each model listed, by API model name (a
-    /// model not listed has `min_cacheable_tokens`).
-    pub min_cacheable_tokens_by_model: Option<BTreeMap<String, Price>>,
-    /// Optional: false when the provider promises no cache hit (true when not set).
-    pub cache_hits_guaranteed: Option<bool>,
-}
-
-/// A `[pricing.<name>]` table with every key set.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Profile {
-    pub input_per_mtok: f64,
-    pub cache_read_per_mtok: f64,
-    pub cache_write_per_mtok: f64,
-    pub min_cacheable_tokens: f64,
-    pub cache_step_tokens: f64,
-    pub caching: Caching,
-    pub cache_write_1h_per_mtok: f64,
-    pub cache_ttl: Ttl,
-    pub placement: Placement,
-}
-
-impl PricingTable {
-    /// Every key's value, or the first key (in the order of the file) that is not set.
-    pub fn complete(&self) -> Result<Profile, &'static str> {
-        let price = |price: Option<Price>, key| price.map(|p| p.0).ok_or(key);
-        let input = price(self.input_per_mtok, "input_per_mtok")?;
-        let caching = self.caching.unwrap_or(Caching::Implicit);
-        Ok(Profile {
-            input_per_mtok: price(self.input_per_mtok, "input_per_mtok")?,
-            cache_read_per_mtok: price(self.cache_read_per_mtok, "cache_read_per_mtok")?,
-            cache_write_per_mtok: price(self.cache_write_per_mtok, "cache_write_per_mtok")?,
-            min_cacheable_tokens: price(self.min_cacheable_tokens, "min_cacheable_tokens")?,
-            cache_step_tokens: price(self.cache_step_tokens, "cache_step_tokens")?,
-            caching,
-            cache_write_1h_per_mtok: self.cache_write_1h_per_mtok.map_or(2.0 * input, |p| p.0),
-            cache_ttl: self.cache_ttl.unwrap_or(match caching {
-                Caching::Explicit => Ttl::FiveMinutes,
-                Caching::OpenAiBreakpoints => Ttl::ThirtyMinutes,
-                Caching::GeminiExplicit => Ttl::OneHour,
-                Caching::Implicit => Ttl::Unstated,
-            }),
-            placement: self.placement.unwrap_or(Placement::Strategy),
-        })
-    }
-}
-
 /// An integer from `MIN` to `MAX`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Int<const MIN: i64, const MAX: i64>(pub i64);
@@ -217,48 +136,6 @@ impl<'de, const MIN: i64, const MAX: i64> Deserialize<'de> for Int<MIN, MAX> {
             }
         }
         deserializer.deserialize_i64(IntVisitor)
-    }
-}
-
-/// The highest price per million tokens: a dollar a token, far above any provider's. A
-/// higher one (`1e308`) would make a cost infinite and a verdict compare `NaN`s.
-const MAX_PRICE_PER_MTOK: f64 = 1e6;
-
-/// A number from 0 to [`MAX_PRICE_PER_MTOK`], written as an integer or a float (`nan`, `inf`
-/// and prices that would make a cost infinite are no prices).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Price(pub f64);
-
-impl<'de> Deserialize<'de> for Price {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PriceVisitor;
-        impl Visitor<'_> for PriceVisitor {
-            type Value = Price;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "a non-negative number up to {MAX_PRICE_PER_MTOK}")
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Price, E> {
-                if (0.0..=MAX_PRICE_PER_MTOK).contains(&v) {
-                    Ok(Price(v))
-                } else {
-                    Err(E::invalid_value(Unexpected::Float(v), &self))
-                }
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Price, E> {
-                match u64::try_from(v) {
-                    Ok(v) => self.visit_u64(v),
-                    Err(_) => Err(E::invalid_value(Unexpected::Signed(v), &self)),
-                }
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Price, E> {
-                if v as f64 <= MAX_PRICE_PER_MTOK {
-                    Ok(Price(v as f64))
-                } else {
-                    Err(E::invalid_value(Unexpected::Unsigned(v), &self))
-                }
-            }
-        }
-        deserializer.deserialize_f64(PriceVisitor)
     }
 }
 

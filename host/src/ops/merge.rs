@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use crate::ab::merge::{merge as merge_parts, missing_shards};
 use crate::ab::spool::Spool;
 use crate::ab::{Clock, RunDetail, Variant};
-use crate::cache::Pricing;
 use crate::host::Host;
 use crate::ops::results::{self, Finish};
 use crate::ops::Format;
+use crate::pricing::Pricing;
 use crate::Error;
 
 /// A merge: which parts, and what is written.

@@ -9,10 +9,10 @@ use crate::ab::bill::{BillOptions, MissRate};
 use crate::ab::shard::Shard;
 use crate::ab::spool::Spool;
 use crate::ab::{report, Ab, PromptLog, RunDetail, Variant};
-use crate::cache::Pricing;
 use crate::host::Host;
 use crate::ops::{Corpus, Format};
 use crate::output::{write_atomically, write_out};
+use crate::pricing::Pricing;
 use crate::recording::ReadError;
 use crate::Error;
 

@@ -21,7 +21,8 @@ use std::path::PathBuf;
 
 use rustc_hash::FxHashMap;
 
-use crate::cache::{CacheState, Caching, Placement, Pricing, ProfileInfo, Request};
+use crate::cache::{CacheState, Caching, Placement, Request};
+use crate::pricing::{Pricing, ProfileInfo};
 use crate::recording::{Recording, Usage};
 use crate::render::trigger::as_sent;
 use crate::tokens::{Counter, Counting, Tokenizer};
@@ -217,10 +218,9 @@ impl Bill {
                 continue;
             };
             let profile = match forced {
-                Some(profile) => profile,
-                None => choose(&recording, provider.as_deref(), model.as_deref(), &info)?,
+                Some(profile) => for_model(&mut pricing, &mut info, profile, model.as_deref()),
+                None => one_profile(&recording, &mut pricing, &mut info)?,
             };
-            let profile = for_model(&mut pricing, &mut info, profile, model.as_deref());
             let slot = match used.iter().position(|&u| u == profile) {
                 Some(slot) => slot,
                 None => {
@@ -300,8 +300,45 @@ impl Bill {
     }
 }
 
-/// The profile that prices `model` with `profile`: `profile` itself, or, when the profile's
-/// per-model minimums give the model another minimum, the profile with that minimum
+/// The one profile that prices every billed call of `recording`, each by the provider and model
+/// its usage names; a run whose calls are billed under several profiles (a gateway that routed
+/// them to several providers) is refused rather than priced as its first call.
+fn one_profile(
+    recording: &Recording,
+    pricing: &mut Vec<Pricing>,
+    info: &mut Vec<ProfileInfo>,
+) -> Result<usize, Error> {
+    let mut profiles: Vec<(usize, usize)> = Vec::new();
+    for (usage, request) in recording.usage.iter().zip(&recording.requests) {
+        let (Some(usage), Some(request)) = (usage, request) else {
+            continue;
+        };
+        let model = usage.model.as_deref().or(request.model.as_deref());
+        let profile = choose(recording, usage.provider.as_deref(), model, info)?;
+        let profile = for_model(pricing, info, profile, model);
+        match profiles.iter_mut().find(|(p, _)| *p == profile) {
+            Some((_, calls)) => *calls += 1,
+            None => profiles.push((profile, 1)),
+        }
+    }
+    match profiles[..] {
+        [] => Err(Error::NoBillProvider {
+            path: recording.path.display().to_string(),
+        }),
+        [(profile, _)] => Ok(profile),
+        _ => Err(Error::MixedBillProfiles {
+            path: recording.path.display().to_string(),
+            profiles: profiles
+                .iter()
+                .map(|&(p, calls)| format!("{} ({calls} call(s))", pricing[p].name))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+    }
+}
+
+/// The profile that prices `model` with `profile`: `profile` itself, or, when the profile lists
+/// the model with prices or a minimum of its own, the profile with them
 /// (`anthropic@model=claude-haiku-4-5`), added to `pricing` and `info` the first time.
 fn for_model(
     pricing: &mut Vec<Pricing>,
@@ -309,21 +346,22 @@ fn for_model(
     profile: usize,
     model: Option<&str>,
 ) -> usize {
-    let Some((entry, min)) = model.and_then(|m| info[profile].model_minimum(m)) else {
+    let Some(variant) = model.and_then(|m| info[profile].for_model(&pricing[profile], m)) else {
         return profile;
     };
-    if min == pricing[profile].min_cacheable_tokens {
+    let differs = Pricing {
+        name: pricing[profile].name.clone(),
+        ..variant.clone()
+    } != pricing[profile];
+    if !differs {
         return profile;
     }
-    let name = format!("{}@model={entry}", pricing[profile].name);
-    if let Some(found) = pricing.iter().position(|p| p.name == name) {
+    if let Some(found) = pricing.iter().position(|p| p.name == variant.name) {
         return found;
     }
-    let mut variant = pricing[profile].clone();
-    variant.name = name.clone();
-    variant.min_cacheable_tokens = min;
     let mut variant_info = info[profile].clone();
-    variant_info.name = name;
+    variant_info.name = variant.name.clone();
+    variant_info.output_per_mtok = variant.output_per_mtok;
     pricing.push(variant);
     info.push(variant_info);
     pricing.len() - 1
@@ -349,8 +387,8 @@ fn first_billed(recording: &Recording) -> Option<(Option<String>, Option<String>
         })
 }
 
-/// The profile of the provider and model a recording's usage names: one naming the model
-/// first, then one for every model of the provider.
+/// The profile of the provider and model a call's usage names: one listing the model first,
+/// then one for every model of the provider.
 fn choose(
     recording: &Recording,
     provider: Option<&str>,
@@ -359,12 +397,12 @@ fn choose(
 ) -> Result<usize, Error> {
     let path = recording.path.display().to_string();
     let provider = provider.ok_or_else(|| Error::NoBillProvider { path: path.clone() })?;
-    let named = info
-        .iter()
-        .position(|i| !i.models.is_empty() && i.prices(provider, model));
+    let named = info.iter().position(|i| {
+        i.provider.as_deref() == Some(provider) && model.is_some_and(|m| i.model(m).is_some())
+    });
     let any = || {
         info.iter()
-            .position(|i| i.models.is_empty() && i.prices(provider, model))
+            .position(|i| i.prices_unlisted_models && i.prices(provider, model))
     };
     named.or_else(any).ok_or_else(|| Error::NoBillProfile {
         path,

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use serde_json::{json, Value as Json};
 
 use crate::ab::bill::{Bill, Call, MissFit, RunBill, READ_TOLERANCE};
-use crate::cache::{Caching, Pricing, ProfileInfo};
+use crate::cache::Caching;
+use crate::pricing::{Pricing, ProfileInfo};
 
 /// Sums of some runs' calls.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -389,7 +390,7 @@ pub fn json(bill: &Bill) -> Json {
                 "name": pricing.name,
                 "rule": rule(pricing, info),
                 "provider": info.provider,
-                "models": info.models,
+                "models": info.models.iter().map(|(m, _)| m).collect::<Vec<_>>(),
                 "source": info.source,
                 "as_of": info.as_of,
                 "miss_rate": {

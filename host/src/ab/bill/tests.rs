@@ -73,7 +73,15 @@ fn info(name: &str, provider: &str, output: f64, includes_output: bool) -> Profi
         output_per_mtok: output,
         cache_includes_output: includes_output,
         provider: Some(provider.into()),
+        prices_unlisted_models: true,
         ..ProfileInfo::default()
+    }
+}
+
+fn minimum(min: usize) -> crate::pricing::ModelPrices {
+    crate::pricing::ModelPrices {
+        min_cacheable_tokens: Some(crate::pricing::Price(min as f64)),
+        ..Default::default()
     }
 }
 
@@ -278,7 +286,8 @@ fn each_run_is_priced_by_the_profile_of_its_provider_and_model() {
         implicit("other", 64, 64),
     ];
     let mut named = info("named", "router", 0.4, false);
-    named.models = vec!["m-1".into()];
+    named.models = vec![("m-1".into(), minimum(64))];
+    named.prices_unlisted_models = false;
     let infos = [
         info("any", "router", 0.4, false),
         named,
@@ -392,7 +401,10 @@ fn a_model_the_profile_lists_is_priced_with_its_own_minimum() {
     let usage = [(900, 0, 50, None), (300, 800, 60, None)];
     let priced = |models: Vec<(String, usize)>| {
         let mut about = info("p", "router", 0.40, false);
-        about.min_cacheable_tokens_by_model = models;
+        about.models = models
+            .into_iter()
+            .map(|(name, min)| (name, minimum(min)))
+            .collect();
         Bill::new(
             [run("a", "router", &usage)],
             &[implicit("p", 64, 64)],
@@ -455,4 +467,29 @@ fn reads_the_bill_does_not_match_are_told_apart() {
         table.contains("1 of the 3 read calls read less than it by more than 128 tokens (an older, shorter prefix: a partial miss) and 1 more (a prefix no earlier request of the run sent: another run's, see --shared-cache); 1 call(s) read nothing where it reads"),
         "{table}"
     );
+}
+
+#[test]
+fn a_run_whose_calls_name_several_providers_is_refused_naming_them() {
+    let mut mixed = run("a", "deepseek", &[(900, 0, 10, None), (900, 0, 10, None)]);
+    if let Some(Some(usage)) = mixed.usage.get_mut(1) {
+        usage.provider = Some("openrouter".into());
+    }
+    let error = Bill::new(
+        [mixed],
+        &[implicit("deepseek", 64, 64), implicit("openrouter", 64, 64)],
+        &[
+            info("deepseek", "deepseek", 0.4, false),
+            info("openrouter", "openrouter", 0.4, false),
+        ],
+        Tokenizer::O200kBase,
+        &options(MissRate::Fit),
+    )
+    .unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.contains("several pricing profiles (deepseek (1 call(s)), openrouter (1 call(s)))"),
+        "{text}"
+    );
+    assert_eq!(error.exit_code(), 2);
 }

@@ -15,7 +15,7 @@ use crate::ab::partial::{self, CheckedRows, Fingerprint, Part, RowReader};
 use crate::ab::shard::Shard;
 use crate::ab::summary::Totals;
 use crate::ab::{Ab, BadRecording, BadRecordings, RunDetail, Variant};
-use crate::cache::Pricing;
+use crate::pricing::Pricing;
 use crate::Error;
 
 mod check;
@@ -148,7 +148,7 @@ pub fn merge(
     }
     let print = first.fingerprint.clone();
     let corpus = first.corpus.recordings;
-    let pricing: Vec<Pricing> = print.pricing.iter().map(Pricing::from).collect();
+    let pricing: Vec<Pricing> = print.pricing.clone();
     let variants: Vec<Variant> = print
         .variants
         .iter()

@@ -2,13 +2,13 @@
 //! renders, the tokenizer, the pricing profiles with every price exact, and what recordings
 //! are given by default.
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::ab::{prompter_for, AbPlan};
-use crate::cache::{Caching, Placement, Pricing, Ttl};
 use crate::hash::fnv1a64;
 use crate::host::Host;
+use crate::pricing::Pricing;
 use crate::Error;
 
 /// What must be equal for two parts to be merged.
@@ -22,7 +22,8 @@ pub struct Fingerprint {
     pub baseline: usize,
     pub baseline_added: bool,
     pub tokenizer: String,
-    pub pricing: Vec<PricingPrint>,
+    /// The pricing profiles, every price exact.
+    pub pricing: Vec<Pricing>,
     /// Index of the primary profile in `pricing`.
     pub primary_pricing: usize,
     /// Hash of `max_turns` and the system prompt recordings without one get.
@@ -48,83 +49,6 @@ pub struct VariantPrint {
     pub templates: Option<String>,
     /// Why the variant cannot render at all, when it cannot.
     pub unusable: Option<String>,
-}
-
-/// A pricing profile, every price exact.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PricingPrint {
-    pub name: String,
-    #[serde(deserialize_with = "exact_f64")]
-    pub input_per_mtok: f64,
-    #[serde(deserialize_with = "exact_f64")]
-    pub cache_read_per_mtok: f64,
-    #[serde(deserialize_with = "exact_f64")]
-    pub cache_write_per_mtok: f64,
-    #[serde(deserialize_with = "exact_f64")]
-    pub cache_write_1h_per_mtok: f64,
-    pub min_cacheable_tokens: usize,
-    pub cache_step_tokens: usize,
-    pub caching: Caching,
-    pub cache_ttl: Ttl,
-    pub breakpoints: Placement,
-    /// 0 in a part written before model calls were priced.
-    #[serde(default, deserialize_with = "exact_f64")]
-    pub output_per_mtok: f64,
-}
-
-/// A price read from its text by Rust's correctly rounded parser, so that a price written
-/// (shortest round-trip form) reads back to the same bits; one that is not finite (a number
-/// too large for an `f64`) or is negative is refused.
-fn exact_f64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
-    let raw = Box::<serde_json::value::RawValue>::deserialize(deserializer)?;
-    let price: f64 = raw
-        .get()
-        .parse()
-        .map_err(|_| serde::de::Error::custom(format!("expected a number, found {}", raw.get())))?;
-    if !price.is_finite() || price < 0.0 {
-        return Err(serde::de::Error::custom(format!(
-            "expected a finite price of 0 or more, found {}",
-            raw.get()
-        )));
-    }
-    Ok(price)
-}
-
-impl From<&Pricing> for PricingPrint {
-    fn from(p: &Pricing) -> PricingPrint {
-        PricingPrint {
-            name: p.name.clone(),
-            input_per_mtok: p.input_per_mtok,
-            cache_read_per_mtok: p.cache_read_per_mtok,
-            cache_write_per_mtok: p.cache_write_per_mtok,
-            cache_write_1h_per_mtok: p.cache_write_1h_per_mtok,
-            min_cacheable_tokens: p.min_cacheable_tokens,
-            cache_step_tokens: p.cache_step_tokens,
-            caching: p.caching,
-            cache_ttl: p.ttl,
-            breakpoints: p.placement,
-            output_per_mtok: p.output_per_mtok,
-        }
-    }
-}
-
-impl From<&PricingPrint> for Pricing {
-    fn from(p: &PricingPrint) -> Pricing {
-        Pricing {
-            name: p.name.clone(),
-            input_per_mtok: p.input_per_mtok,
-            cache_read_per_mtok: p.cache_read_per_mtok,
-            cache_write_per_mtok: p.cache_write_per_mtok,
-            cache_write_1h_per_mtok: p.cache_write_1h_per_mtok,
-            min_cacheable_tokens: p.min_cacheable_tokens,
-            cache_step_tokens: p.cache_step_tokens,
-            caching: p.caching,
-            ttl: p.cache_ttl,
-            placement: p.breakpoints,
-            output_per_mtok: p.output_per_mtok,
-        }
-    }
 }
 
 impl Fingerprint {
@@ -186,7 +110,7 @@ impl Fingerprint {
             variants,
             baseline_added: plan.baseline_added,
             tokenizer: plan.tokenizer.name().to_owned(),
-            pricing: plan.pricing.iter().map(PricingPrint::from).collect(),
+            pricing: plan.pricing.clone(),
             primary_pricing: position(&plan.primary_pricing).unwrap_or(0),
             recording_defaults: hex(fnv1a64(&text)),
             max_recording_bytes: crate::recording::max_recording_bytes(),
@@ -201,55 +125,5 @@ fn option_json(value: &ptc_plugin_api::OptionValue) -> Json {
         OptionValue::Integer(i) => Json::from(*i),
         OptionValue::Float(x) => Json::from(*x),
         OptionValue::String(s) => Json::from(s.as_str()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prices_read_back_to_the_same_bits() {
-        let awkward = [
-            0.1 + 0.2,
-            1e-7 / 3.0,
-            123_456.789_012_345_67,
-            2.2250738585072014e-308,
-            9_007_199_254_740_993.0,
-            0.3,
-        ];
-        for price in awkward {
-            let print = PricingPrint {
-                name: "p".into(),
-                input_per_mtok: price,
-                cache_read_per_mtok: price / 7.0,
-                cache_write_per_mtok: price * 1.25,
-                cache_write_1h_per_mtok: price * 2.0,
-                min_cacheable_tokens: 1024,
-                cache_step_tokens: 1,
-                caching: Caching::Explicit,
-                cache_ttl: Ttl::OneHour,
-                breakpoints: Placement::Auto,
-                output_per_mtok: 15.0,
-            };
-            let text = serde_json::to_string(&print).unwrap();
-            let back: PricingPrint = serde_json::from_reader(text.as_bytes()).unwrap();
-            assert_eq!(back, print, "{text}");
-            assert_eq!(Pricing::from(&back), Pricing::from(&print));
-        }
-        let err =
-            serde_json::from_str::<PricingPrint>("{\"name\": \"p\", \"input_per_mtok\": \"3\"}")
-                .unwrap_err();
-        assert!(err.to_string().contains("expected a number"), "{err}");
-        for bad in ["1e999", "-1e999", "-1", "-0.5"] {
-            let err = serde_json::from_str::<PricingPrint>(&format!(
-                "{{\"name\": \"p\", \"input_per_mtok\": {bad}}}"
-            ))
-            .unwrap_err();
-            assert!(
-                err.to_string().contains("a finite price of 0 or more"),
-                "{bad}: {err}"
-            );
-        }
     }
 }

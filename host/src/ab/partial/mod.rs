@@ -37,7 +37,7 @@ use crate::ab::retention::Retention;
 use crate::ab::shard::{CorpusIdentity, Shard};
 use crate::ab::summary::{CacheTokens, TurnSum};
 use crate::ab::{PromptMeasure, RunDetail};
-use crate::cache::{Pricing, PromptCost};
+use crate::pricing::{Pricing, PromptCost};
 
 /// The value of `format`: the layout's name and version.
 pub const FORMAT: &str = "ptc-ab-partial/1";

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use crate::ab::spool::Spool;
 use crate::ab::{Ab, RunDetail, Variant};
-use crate::cache::Pricing;
+use crate::pricing::Pricing;
 use crate::Error;
 
 fn csv_field(text: &str) -> String {

@@ -9,7 +9,7 @@ use super::{verdict, vs_base};
 use crate::ab::retention::{Retention, Share};
 use crate::ab::spool::Spool;
 use crate::ab::{Ab, RunDetail, Variant};
-use crate::cache::Pricing;
+use crate::pricing::Pricing;
 use crate::tokens::Counting;
 use crate::Error;
 

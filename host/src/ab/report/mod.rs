@@ -93,10 +93,9 @@ fn mark(baseline: bool, verdict: bool) -> String {
     mark
 }
 
-/// The verdict of the table's pricing profile: the provider of the primary profile.
+/// The verdict of the table's pricing profile: the primary profile's, placements aside.
 fn primary_verdict(ab: &Ab, verdicts: &[verdict::Verdict]) -> Option<usize> {
-    let name = &ab.pricing[ab.primary_pricing].name;
-    let provider = name.split('@').next().unwrap_or(name);
+    let provider = verdict::family(&ab.pricing[ab.primary_pricing].name);
     verdicts
         .iter()
         .find(|v| v.provider == provider)

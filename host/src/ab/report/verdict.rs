@@ -9,7 +9,25 @@
 use super::requirement::{Measure, Requirement, Requirements};
 use crate::ab::plan::NO_HITS;
 use crate::ab::{Ab, Summary};
-use crate::cache::{Caching, Pricing, Ttl};
+use crate::cache::{Caching, Ttl};
+use crate::pricing::Pricing;
+
+/// The profile a verdict judges `name` under: its name without the keys that are the client's
+/// choice (placement, TTL) or the other end of its range (`anthropic@breakpoints=auto` and
+/// `anthropic@cache_ttl=1h` are `anthropic`'s; `anthropic@model=claude-haiku-4-5` is a profile
+/// of its own, judged on its own).
+pub fn family(name: &str) -> String {
+    let mut parts = name.split('@');
+    let mut family = parts.next().unwrap_or(name).to_owned();
+    for part in parts {
+        let choice = ["breakpoints=", "cache_ttl=", "hits="];
+        if !choice.iter().any(|key| part.starts_with(key)) {
+            family.push('@');
+            family.push_str(part);
+        }
+    }
+    family
+}
 
 /// Whether `profile` is a profile's other end with no cache hit (`gemini@hits=none`).
 pub fn is_no_hits(profile: &Pricing) -> bool {
@@ -19,7 +37,7 @@ pub fn is_no_hits(profile: &Pricing) -> bool {
 /// The cheapest (variant, profile) of one provider.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
-    /// The provider: the profile's name without its variant keys.
+    /// The profile judged: its name without its placement ([`family`]).
     pub provider: String,
     /// Index in [`Ab::variants`].
     pub variant: usize,
@@ -68,13 +86,13 @@ fn cheapest_judged(
     unjudged: &[Option<String>],
 ) -> Vec<Verdict> {
     let judged = |v: usize| unjudged.get(v).is_none_or(Option::is_none);
-    let mut providers: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut providers: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, p) in pricing.iter().enumerate() {
         // The profile with no hits is the other end of a range, not a choice.
         if is_no_hits(p) {
             continue;
         }
-        let provider = p.name.split('@').next().unwrap_or(&p.name);
+        let provider = family(&p.name);
         match providers.iter_mut().find(|(name, _)| *name == provider) {
             Some((_, profiles)) => profiles.push(i),
             None => providers.push((provider, vec![i])),
@@ -101,9 +119,18 @@ fn cheapest_judged(
                 Some(best) => (best, true),
                 None => (candidates(false)?, false),
             };
-            let (variant, profile, cost) = best;
+            let (mut variant, mut profile, cost) = best;
+            let mut meets = meets;
+            // Never the cheapest where it costs more than the baseline under the profile
+            // judged: then the baseline stands.
+            let baseline = summaries.iter().position(|s| std::ptr::eq(s, base));
+            if let Some(b) = baseline.filter(|_| cost > base.costs[own] && base.prompts > 0) {
+                (variant, profile) = (b, own);
+                meets = requirements.met_by(base);
+            }
+            let cost = summaries[variant].costs[profile];
             Some(Verdict {
-                provider: provider.to_owned(),
+                provider: provider.clone(),
                 variant,
                 profile,
                 vs_baseline: (base.costs[own] > 0.0).then(|| cost / base.costs[own]),
@@ -415,6 +442,35 @@ mod tests {
             },
             ..Summary::default()
         }
+    }
+
+    #[test]
+    fn a_model_profile_is_judged_on_its_own_and_a_costlier_strategy_is_never_its_verdict() {
+        let pricing = [
+            profile("anthropic"),
+            profile("anthropic@breakpoints=auto"),
+            profile("anthropic@model=claude-haiku-4-5"),
+        ];
+        let summaries = [
+            summary(&[1.0, 1.0, 1.0], 10, 10),   // the baseline
+            summary(&[0.69, 0.8, 1.78], 10, 10), // cheaper under Sonnet, costlier under Haiku
+        ];
+        let v = cheapest(
+            &pricing,
+            &summaries[0],
+            &summaries,
+            &Requirements::default(),
+        );
+        let names: Vec<&str> = v.iter().map(|v| v.provider.as_str()).collect();
+        assert_eq!(names, ["anthropic", "anthropic@model=claude-haiku-4-5"]);
+        assert_eq!((v[0].variant, v[0].profile), (1, 0));
+        // Under Haiku the baseline stands, at 1.00x; the strategy at 1.78x is not the verdict.
+        assert_eq!((v[1].variant, v[1].profile), (0, 2));
+        assert_eq!(v[1].vs_baseline, Some(1.0));
+        assert_eq!(
+            family("anthropic@model=m@breakpoints=auto@cache_ttl=1h"),
+            "anthropic@model=m"
+        );
     }
 
     #[test]

@@ -49,12 +49,12 @@ pub struct Args {
     /// BPE encoding: o200k_base or cl100k_base [default: `[ab] tokenizer`]
     #[arg(long, value_name = "NAME")]
     tokenizer: Option<String>,
-    /// Pricing profile of the cost column (`ptc pricing` lists them), with keys for this run:
-    /// `NAME@breakpoints=strategy|auto|none`, `@cache_ttl=5m|30m|1h|24h|unstated`,
-    /// `@model=M` (a model's minimum), `@min_cacheable_tokens=N`, `@hits=none|all`; e.g.
-    /// `anthropic@cache_ttl=1h` (the verdict then chooses between it and `anthropic`)
-    /// [default: `[ab] pricing`]
-    #[arg(long, value_name = "NAME")]
+    /// Pricing profiles to judge, comma-separated (`ptc pricing` lists them), the first the
+    /// cost column, each with keys for this run: `NAME@breakpoints=strategy|auto|none`,
+    /// `@cache_ttl=5m|30m|1h|24h|unstated`, `@model=M` (a model's prices and minimum),
+    /// `@min_cacheable_tokens=N`, `@hits=none|all`; e.g. `anthropic@model=claude-haiku-4-5`
+    /// (judged on its own) [default: `[ab] pricing`]
+    #[arg(long, value_name = "LIST")]
     pricing: Option<String>,
     /// What the verdict requires of a strategy before it recommends it: comma-separated
     /// measures (symbols, calls, prints, error, used-next, evidence), each kept in full or to

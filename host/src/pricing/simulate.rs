@@ -1,5 +1,5 @@
-//! What each prompt of a run costs under its provider's caching rule (the types, from
-//! `[pricing.<name>]` in the configuration, are in `cache`).
+//! What each prompt of a run costs under its provider's caching rule (the prices are a
+//! [`Pricing`], the cache's data `cache`'s).
 //!
 //! Three rules are simulated, each as its provider publishes it:
 //!
@@ -37,11 +37,12 @@
 //! (for the implicit rule: nothing is read after a gap longer than the TTL). A profile whose
 //! provider states no lifetime (`unstated`) expires nothing.
 
+use super::{Pricing, PromptCost};
 #[cfg(test)]
 use crate::cache::CacheBlock;
 use crate::cache::{
-    CacheState, Caching, Placement, Pricing, PromptCost, Request, Ttl, LOOKBACK_BLOCKS,
-    MAX_BREAKPOINTS, OPENAI_MATCHED_BREAKPOINTS,
+    CacheState, Caching, Placement, Request, Ttl, LOOKBACK_BLOCKS, MAX_BREAKPOINTS,
+    OPENAI_MATCHED_BREAKPOINTS,
 };
 
 impl Pricing {

@@ -683,14 +683,15 @@ fn openai_breakpoints_live_thirty_minutes_from_the_write() {
 /// (a breakpoint), then a history to 1,500, 2,500 or 4,500 tokens (a breakpoint), then 10
 /// plain tokens; the second request sends the same blocks and 300 more tokens (a breakpoint).
 /// Under a model's minimum a breakpoint caches nothing; at or past it, its prefix is written
-/// once and read by the second request. Prices are Sonnet's: `@model=` sets the minimum only.
+/// once and read by the second request. Each model at its own prices (`@model=` sets them with
+/// the minimum): (input, 5-minute write, read) below.
 #[test]
 fn each_model_caches_from_its_own_minimum() {
     let config = crate::config::Config::defaults();
     let profiles = config.pricing_profiles().unwrap();
     let info = config.pricing_info();
     let model = |m: &str| {
-        crate::ab::plan::pricing_variant(&profiles, &info, &format!("anthropic@model={m}")).unwrap()
+        crate::ab::pricing_variant(&profiles, &info, &format!("anthropic@model={m}")).unwrap()
     };
     let two = |history: usize| {
         let first = request(&[(600, 1, true), (history, 2, true)], history + 10);
@@ -704,16 +705,16 @@ fn each_model_caches_from_its_own_minimum() {
         );
         (first, second)
     };
-    // (model, its minimum)
-    for (name, min) in [
-        ("claude-opus-5", 512),
-        ("claude-sonnet-4-5", 1024),
-        ("claude-opus-4-7", 2048),
-        ("claude-haiku-4-5", 4096),
+    // (model, its minimum, its input, write and read prices)
+    for (name, min, (input, write, hit)) in [
+        ("claude-opus-5", 512, (5.0, 6.25, 0.5)),
+        ("claude-sonnet-4-5", 1024, (3.0, 3.75, 0.3)),
+        ("claude-opus-4-7", 2048, (5.0, 6.25, 0.5)),
+        ("claude-haiku-4-5", 4096, (1.0, 1.25, 0.1)),
     ] {
         let p = model(name);
         assert_eq!(p.min_cacheable_tokens, min, "{name}");
-        assert_eq!(p.input_per_mtok, 3.0, "{name}");
+        assert_eq!(p.input_per_mtok, input, "{name}");
         for history in [1500, 2500, 4500] {
             let (first, second) = two(history);
             let mut cache = CacheState::default();
@@ -736,7 +737,7 @@ fn each_model_caches_from_its_own_minimum() {
                 0,
                 written_first,
                 history + 10 - written_first,
-                dollars(written_first, 3.75) + dollars(history + 10 - written_first, 3.0),
+                dollars(written_first, write) + dollars(history + 10 - written_first, input),
             );
             // The second request reads what the first wrote (the history's block is within
             // the lookback of its last breakpoint) and writes up to its own last breakpoint.
@@ -749,18 +750,19 @@ fn each_model_caches_from_its_own_minimum() {
                 read,
                 written,
                 plain,
-                dollars(read, 0.3) + dollars(written, 3.75) + dollars(plain, 3.0),
+                dollars(read, hit) + dollars(written, write) + dollars(plain, input),
             );
         }
     }
     // Hand-computed for Haiku 4.5 (4,096) at a history of 2,500: nothing is cached, every
-    // token at $3: 2,510 then 2,810 plain.
+    // token at its $1: 2,510 then 2,810 plain.
     let (first, second) = two(2500);
     let mut cache = CacheState::default();
     let haiku = model("claude-haiku-4-5");
-    assert_cost(haiku.cost(&first, &mut cache), 0, 0, 2510, 0.00753);
-    assert_cost(haiku.cost(&second, &mut cache), 0, 0, 2810, 0.00843);
-    // For Claude Opus 5 (512) at the same history: 2,500 written then read, 300 written.
+    assert_cost(haiku.cost(&first, &mut cache), 0, 0, 2510, 0.00251);
+    assert_cost(haiku.cost(&second, &mut cache), 0, 0, 2810, 0.00281);
+    // For Claude Opus 5 (512, $5 input, $6.25 write, $0.50 read) at the same history: 2,500
+    // written then read, 300 written.
     let mut cache = CacheState::default();
     let opus = model("claude-opus-5");
     assert_cost(
@@ -768,14 +770,14 @@ fn each_model_caches_from_its_own_minimum() {
         0,
         2500,
         10,
-        0.009375 + 0.00003,
+        0.015625 + 0.00005,
     );
     assert_cost(
         opus.cost(&second, &mut cache),
         2500,
         300,
         10,
-        0.00075 + 0.001125 + 0.00003,
+        0.00125 + 0.001875 + 0.00005,
     );
 }
 

@@ -1,0 +1,154 @@
+//! Pricing: what a provider charges for a model's tokens, and what a request costs under its
+//! caching rule. One home for a pricing profile: `ptc.toml`'s `[pricing.<name>]` tables
+//! deserialize into [`Profile`] (with its per-model prices, [`ModelPrices`]), which resolves
+//! into the [`Pricing`] the simulation prices with (`simulate`) and that parts of `ptc ab`
+//! serialize in their fingerprint, and into the [`ProfileInfo`] that says whom and which models
+//! a profile prices. A field of a profile is added here, and nowhere else.
+
+mod profile;
+mod simulate;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::cache::{Caching, Placement, Ttl};
+
+#[cfg(test)]
+pub use profile::{ModelPrices, Price};
+pub use profile::{Profile, ProfileInfo};
+
+/// A provider's prices (per million tokens) and caching rule, for one model or for every model
+/// of a profile: what the simulation prices with. Serialized as parts of `ptc ab` carry it,
+/// every price exact.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pricing {
+    /// The profile's name, with its keys for one run when it has some
+    /// (`anthropic@breakpoints=auto`, `anthropic@model=claude-haiku-4-5`).
+    pub name: String,
+    #[serde(deserialize_with = "exact_f64")]
+    pub input_per_mtok: f64,
+    /// Price of a token read from the cache.
+    #[serde(deserialize_with = "exact_f64")]
+    pub cache_read_per_mtok: f64,
+    /// Price of a token written to the cache with a 5-minute TTL (explicit caching).
+    #[serde(deserialize_with = "exact_f64")]
+    pub cache_write_per_mtok: f64,
+    /// Price of a token written to the cache with a 1-hour TTL (explicit caching).
+    #[serde(deserialize_with = "exact_f64")]
+    pub cache_write_1h_per_mtok: f64,
+    /// A prefix shorter than this is neither read from nor written to the cache; 0 disables
+    /// caching.
+    pub min_cacheable_tokens: usize,
+    /// Cached prefixes count in steps of this many tokens (OpenAI: 128); 1 for any length.
+    /// Implicit caching only.
+    pub cache_step_tokens: usize,
+    pub caching: Caching,
+    #[serde(rename = "cache_ttl")]
+    pub ttl: Ttl,
+    #[serde(rename = "breakpoints")]
+    pub placement: Placement,
+    /// Price of an output token: the responses of the model calls a strategy makes besides
+    /// its prompts (a compaction's summary); 0 when the profile does not say (and in a part
+    /// written before model calls were priced).
+    #[serde(default, deserialize_with = "exact_f64")]
+    pub output_per_mtok: f64,
+}
+
+/// A price read from its text by Rust's correctly rounded parser, so that a price written
+/// (shortest round-trip form) reads back to the same bits; one that is not finite (a number
+/// too large for an `f64`) or is negative is refused.
+fn exact_f64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    let raw = Box::<serde_json::value::RawValue>::deserialize(deserializer)?;
+    let price: f64 = raw
+        .get()
+        .parse()
+        .map_err(|_| serde::de::Error::custom(format!("expected a number, found {}", raw.get())))?;
+    if !price.is_finite() || price < 0.0 {
+        return Err(serde::de::Error::custom(format!(
+            "expected a finite price of 0 or more, found {}",
+            raw.get()
+        )));
+    }
+    Ok(price)
+}
+
+/// What one prompt costs, with the model calls made to build it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PromptCost {
+    /// Tokens read from the cache.
+    pub read: usize,
+    /// Tokens written to the cache.
+    pub written: usize,
+    /// Tokens paid at the plain input price.
+    pub plain: usize,
+    /// The input tokens of the model calls made to build the prompt (a compaction's
+    /// summarizer), by how the cache billed them: read, written, plain.
+    pub call_read: usize,
+    pub call_written: usize,
+    pub call_plain: usize,
+    /// Their output tokens (the prompt's own response is the recording's, the same for every
+    /// strategy, and not counted).
+    pub output: usize,
+    /// In dollars, the calls' included.
+    pub cost: f64,
+}
+
+impl PromptCost {
+    /// Adds what a model call made to build the prompt cost: its input to the calls' tokens,
+    /// its output, its dollars.
+    pub fn add_call(&mut self, call: PromptCost) {
+        self.call_read += call.read + call.call_read;
+        self.call_written += call.written + call.call_written;
+        self.call_plain += call.plain + call.call_plain;
+        self.output += call.output;
+        self.cost += call.cost;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prices_read_back_to_the_same_bits() {
+        let awkward = [
+            0.1 + 0.2,
+            1e-7 / 3.0,
+            123_456.789_012_345_67,
+            2.2250738585072014e-308,
+            9_007_199_254_740_993.0,
+            0.3,
+        ];
+        for price in awkward {
+            let pricing = Pricing {
+                name: "p".into(),
+                input_per_mtok: price,
+                cache_read_per_mtok: price / 7.0,
+                cache_write_per_mtok: price * 1.25,
+                cache_write_1h_per_mtok: price * 2.0,
+                min_cacheable_tokens: 1024,
+                cache_step_tokens: 1,
+                caching: Caching::Explicit,
+                ttl: Ttl::OneHour,
+                placement: Placement::Auto,
+                output_per_mtok: 15.0,
+            };
+            let text = serde_json::to_string(&pricing).unwrap();
+            let back: Pricing = serde_json::from_reader(text.as_bytes()).unwrap();
+            assert_eq!(back, pricing, "{text}");
+        }
+        let err = serde_json::from_str::<Pricing>("{\"name\": \"p\", \"input_per_mtok\": \"3\"}")
+            .unwrap_err();
+        assert!(err.to_string().contains("expected a number"), "{err}");
+        for bad in ["1e999", "-1e999", "-1", "-0.5"] {
+            let err = serde_json::from_str::<Pricing>(&format!(
+                "{{\"name\": \"p\", \"input_per_mtok\": {bad}}}"
+            ))
+            .unwrap_err();
+            assert!(
+                err.to_string().contains("a finite price of 0 or more"),
+                "{bad}: {err}"
+            );
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! A `[pricing.<name>]` table as `ptc.toml` writes it ([`Profile`]), with the prices of each
+//! model it lists (`[pricing.<name>.models."<model>"]`, [`ModelPrices`]), and what it resolves
+//! into: the [`Pricing`] of the profile or of one of its models, and the [`ProfileInfo`] that
+//! says whom it prices. A model's field that is not set is the profile's.
+//!
+//! A model is found by the name usage or `@model=` gives: after any gateway prefix
+//! (`anthropic/`), with dots read as dashes, the listed name equal to it, or the longest listed
+//! name it starts with followed by a dated snapshot (`-20250514`, `-2025-08-07`) or `-latest`; another model
+//! that merely starts with a listed name (`claude-opus-4-9` for `claude-opus-4`) is not it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{self, Unexpected, Visitor};
+use serde::Deserialize;
+
+use super::Pricing;
+use crate::cache::{Caching, Placement, Ttl};
+
+/// A `[pricing.<name>]` table. Its required keys may be set over several layers of the
+/// configuration, so a layer is read with the keys it has and the profile is checked to be
+/// complete once every layer is applied ([`Profile::complete`]).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [pricing.<name>] table")]
+pub struct Profile {
+    pub input_per_mtok: Option<Price>,
+    pub cache_read_per_mtok: Option<Price>,
+    pub cache_write_per_mtok: Option<Price>,
+    pub min_cacheable_tokens: Option<Price>,
+    pub cache_step_tokens: Option<Price>,
+    /// Optional: `implicit` when not set.
+    pub caching: Option<Caching>,
+    /// Optional: twice the input price when not set.
+    pub cache_write_1h_per_mtok: Option<Price>,
+    /// Optional: when not set, `5m` for `explicit` caching, `30m` for `openai-breakpoints`,
+    /// `1h` for `gemini-explicit`, `unstated` (no expiry) for `implicit`.
+    pub cache_ttl: Option<Ttl>,
+    /// Optional: `strategy` when not set.
+    #[serde(rename = "breakpoints")]
+    pub placement: Option<Placement>,
+    /// Optional: the output price (0 when not set).
+    pub output_per_mtok: Option<Price>,
+    /// Optional: implicit caching also caches each response after its request (false when
+    /// not set); only `ptc bill` uses it.
+    pub cache_includes_output: Option<bool>,
+    /// Optional: who bills with this profile, as recordings name it (`deepseek`).
+    pub provider: Option<String>,
+    /// Optional: the models it lists, each with its own prices and minimum.
+    pub models: Option<BTreeMap<String, ModelPrices>>,
+    /// Optional: false when the profile prices only the models it lists (true when not set).
+    pub prices_unlisted_models: Option<bool>,
+    /// Optional: where the figures come from.
+    pub source: Option<String>,
+    /// Optional: the date the source was read (`2026-11-26`).
+    pub as_of: Option<String>,
+    /// Optional: false when the provider promises no cache hit (true when not set).
+    pub cache_hits_guaranteed: Option<bool>,
+}
+
+/// A `[pricing.<name>.models."<model>"]` table: what the model is charged where it differs
+/// from the profile, and where those figures come from.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a [pricing.<name>.models.\"<model>\"] table"
+)]
+pub struct ModelPrices {
+    pub input_per_mtok: Option<Price>,
+    pub output_per_mtok: Option<Price>,
+    pub cache_read_per_mtok: Option<Price>,
+    pub cache_write_per_mtok: Option<Price>,
+    pub cache_write_1h_per_mtok: Option<Price>,
+    pub min_cacheable_tokens: Option<Price>,
+    pub source: Option<String>,
+    pub as_of: Option<String>,
+}
+
+impl ModelPrices {
+    /// `profile` with this model's prices and minimum where it sets them.
+    pub fn apply(&self, profile: &mut Pricing) {
+        let set = |price: Option<Price>, field: &mut f64| {
+            if let Some(Price(price)) = price {
+                *field = price;
+            }
+        };
+        set(self.input_per_mtok, &mut profile.input_per_mtok);
+        set(self.output_per_mtok, &mut profile.output_per_mtok);
+        set(self.cache_read_per_mtok, &mut profile.cache_read_per_mtok);
+        set(self.cache_write_per_mtok, &mut profile.cache_write_per_mtok);
+        set(
+            self.cache_write_1h_per_mtok,
+            &mut profile.cache_write_1h_per_mtok,
+        );
+        if let Some(Price(min)) = self.min_cacheable_tokens {
+            profile.min_cacheable_tokens = min as usize;
+        }
+    }
+}
+
+impl Profile {
+    /// The profile called `name` with every key set, or the first required key (in the order
+    /// of the file) that is not.
+    pub fn complete(&self, name: &str) -> Result<Pricing, &'static str> {
+        let price = |price: Option<Price>, key| price.map(|p| p.0).ok_or(key);
+        let input = price(self.input_per_mtok, "input_per_mtok")?;
+        let caching = self.caching.unwrap_or(Caching::Implicit);
+        Ok(Pricing {
+            name: name.to_owned(),
+            input_per_mtok: input,
+            cache_read_per_mtok: price(self.cache_read_per_mtok, "cache_read_per_mtok")?,
+            cache_write_per_mtok: price(self.cache_write_per_mtok, "cache_write_per_mtok")?,
+            cache_write_1h_per_mtok: self.cache_write_1h_per_mtok.map_or(2.0 * input, |p| p.0),
+            min_cacheable_tokens: price(self.min_cacheable_tokens, "min_cacheable_tokens")?
+                as usize,
+            cache_step_tokens: price(self.cache_step_tokens, "cache_step_tokens")? as usize,
+            caching,
+            ttl: self.cache_ttl.unwrap_or(match caching {
+                Caching::Explicit => Ttl::FiveMinutes,
+                Caching::OpenAiBreakpoints => Ttl::ThirtyMinutes,
+                Caching::GeminiExplicit => Ttl::OneHour,
+                Caching::Implicit => Ttl::Unstated,
+            }),
+            placement: self.placement.unwrap_or(Placement::Strategy),
+            output_per_mtok: self.output_per_mtok.map_or(0.0, |p| p.0),
+        })
+    }
+
+    /// What the profile called `name` says besides its prices.
+    pub fn info(&self, name: &str) -> ProfileInfo {
+        ProfileInfo {
+            name: name.to_owned(),
+            output_per_mtok: self.output_per_mtok.map_or(0.0, |p| p.0),
+            cache_includes_output: self.cache_includes_output.unwrap_or(false),
+            provider: self.provider.clone(),
+            models: self
+                .models
+                .iter()
+                .flatten()
+                .map(|(model, prices)| (model.clone(), prices.clone()))
+                .collect(),
+            prices_unlisted_models: self.prices_unlisted_models.unwrap_or(true),
+            source: self.source.clone(),
+            as_of: self.as_of.clone(),
+            hits_not_guaranteed: self.cache_hits_guaranteed == Some(false),
+        }
+    }
+}
+
+/// What a pricing profile says besides its prices: whom and which models it prices, each
+/// listed model's own prices, and where its figures come from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProfileInfo {
+    /// The profile's name.
+    pub name: String,
+    /// Dollars per million output tokens; 0 when the profile does not say.
+    pub output_per_mtok: f64,
+    /// Implicit caching keeps each response with its request: the next request reads up to the
+    /// end of the previous response when it sends that response as it was given (DeepSeek: "a
+    /// cache prefix unit at the end position of the model output").
+    pub cache_includes_output: bool,
+    /// Who bills with it, as recordings name it (`deepseek`, `openrouter`).
+    pub provider: Option<String>,
+    /// The models it lists, by API name (`claude-haiku-4-5`), in name order, each with its
+    /// own prices.
+    pub models: Vec<(String, ModelPrices)>,
+    /// Whether it prices the models of its provider it does not list (at its own prices).
+    pub prices_unlisted_models: bool,
+    /// Where its figures come from.
+    pub source: Option<String>,
+    /// When the source was read.
+    pub as_of: Option<String>,
+    /// The provider promises no cache hit (Gemini's implicit caching): the simulated reads
+    /// are the best case, and reading nothing is as possible.
+    pub hits_not_guaranteed: bool,
+}
+
+impl ProfileInfo {
+    /// Whether this profile prices what `provider` billed for `model`.
+    pub fn prices(&self, provider: &str, model: Option<&str>) -> bool {
+        self.provider.as_deref() == Some(provider)
+            && (self.prices_unlisted_models || model.is_some_and(|m| self.model(m).is_some()))
+    }
+
+    /// The listed model that `model` names (as usage or a request names it), as the module
+    /// documentation says; a model no entry names has none.
+    pub fn model(&self, model: &str) -> Option<(&str, &ModelPrices)> {
+        let model = model
+            .rsplit('/')
+            .next()
+            .unwrap_or(model)
+            .to_ascii_lowercase()
+            .replace('.', "-");
+        self.models
+            .iter()
+            .filter(|(name, _)| {
+                let name = name.to_ascii_lowercase().replace('.', "-");
+                model == name
+                    || model.strip_prefix(name.as_str()).is_some_and(|rest| {
+                        rest.strip_prefix('-').is_some_and(|snapshot| {
+                            let digits = snapshot.bytes().filter(u8::is_ascii_digit).count();
+                            // `-20250514`, or OpenAI's `-2025-08-07`.
+                            snapshot == "latest"
+                                || (digits >= 6
+                                    && snapshot.bytes().all(|b| b.is_ascii_digit() || b == b'-'))
+                        })
+                    })
+            })
+            .max_by_key(|(name, _)| name.len())
+            .map(|(name, prices)| (name.as_str(), prices))
+    }
+
+    /// `profile` (this profile, perhaps with keys for one run) priced for `model`: named
+    /// `<profile>@model=<listed name>`, with the model's prices and minimum; `None` when the
+    /// profile does not list the model.
+    pub fn for_model(&self, profile: &Pricing, model: &str) -> Option<Pricing> {
+        let (name, prices) = self.model(model)?;
+        let mut priced = profile.clone();
+        priced.name = format!("{}@model={name}", profile.name);
+        prices.apply(&mut priced);
+        Some(priced)
+    }
+}
+
+/// The highest price per million tokens: a dollar a token, far above any provider's. A
+/// higher one (`1e308`) would make a cost infinite and a verdict compare `NaN`s.
+const MAX_PRICE_PER_MTOK: f64 = 1e6;
+
+/// A number from 0 to [`MAX_PRICE_PER_MTOK`], written as an integer or a float (`nan`, `inf`
+/// and prices that would make a cost infinite are no prices).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Price(pub f64);
+
+impl<'de> Deserialize<'de> for Price {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PriceVisitor;
+        impl Visitor<'_> for PriceVisitor {
+            type Value = Price;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a non-negative number up to {MAX_PRICE_PER_MTOK}")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Price, E> {
+                if (0.0..=MAX_PRICE_PER_MTOK).contains(&v) {
+                    Ok(Price(v))
+                } else {
+                    Err(E::invalid_value(Unexpected::Float(v), &self))
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Price, E> {
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Err(E::invalid_value(Unexpected::Signed(v), &self)),
+                }
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Price, E> {
+                if v as f64 <= MAX_PRICE_PER_MTOK {
+                    Ok(Price(v as f64))
+                } else {
+                    Err(E::invalid_value(Unexpected::Unsigned(v), &self))
+                }
+            }
+        }
+        deserializer.deserialize_f64(PriceVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests;
