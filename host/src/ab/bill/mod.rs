@@ -378,7 +378,10 @@ fn measure(
             }
         };
         let at = recording.started_at.get(turns).copied().flatten();
-        let mut request = counter.request_as(counting, &previous, &prompt.messages, at);
+        // A rebuilt request's inferred prefix leads it, as it led every request of the run.
+        let mut request = counter
+            .request_as(counting, &previous, &prompt.messages, at)
+            .after_prefix(prompt.prefix_tokens, !previous.is_empty());
         let (counted, shared) = (request.tokens, request.shared);
         let response = match prompt.messages.get(previous.len()) {
             Some(next)

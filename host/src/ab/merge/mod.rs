@@ -261,6 +261,8 @@ pub fn merge(
             unjudged: lacking.iter().map(|l| l.reason(recordings)).collect(),
             lacking,
             requirements: crate::ab::report::Requirements::default(),
+            // Parts do not say: `ptc bill` on the corpus names the rebuilt runs.
+            rebuilt: Vec::new(),
         },
         sources: held,
         corpus,

@@ -30,17 +30,19 @@
 //!
 //! A line whose model is `<synthetic>` is written by Claude Code itself (an API error, an
 //! interruption), not by the model: it is no turn. The log keeps neither the system prompt,
-//! nor the tool definitions, nor the requests as sent (Claude Code adds context the log does
-//! not show), nor PTC-Lisp memory and values, nor the turn budget: the recording says it lacks
-//! them.
+//! nor the tool definitions, nor the requests as sent, nor PTC-Lisp memory and values, nor the
+//! turn budget. Each turn's request is rebuilt from the thread's messages (`rebuild`), the
+//! system prompt and tool definitions a prefix of inferred size; when that size cannot be
+//! inferred, and for the rest, the recording says it lacks them.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
+use super::rebuild::rebuild_requests;
 use super::{bad, read_lines, reads_back, seconds, turn_budget, ImportError, Imported, Supplied};
-use crate::recording::format::Lack;
+use crate::recording::format::{Lack, RequestMessageJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
 
 /// The line types of a session log.
@@ -154,10 +156,7 @@ fn thread_recording(
     for entry in thread {
         let (line, record) = entry;
         if is_response(record) {
-            let key = record["requestId"]
-                .as_str()
-                .or(record["message"]["id"].as_str())
-                .map_or_else(|| format!("line {line}"), str::to_owned);
+            let key = response_key(*line, record);
             let at = *response_of.entry(key).or_insert_with(|| {
                 responses.push(Vec::new());
                 responses.len() - 1
@@ -283,6 +282,9 @@ fn thread_recording(
         }
         turns.push(turn);
     }
+    let (messages, sent_before) = conversation(thread);
+    let model = responses[0][0].1["message"]["model"].as_str();
+    rebuild_requests(&mut turns, &messages, &sent_before, model, &mut lacks);
     let count = turns.len();
     let max_turns = turn_budget(supplied.max_turns, count, &mut lacks);
     if !turns.iter().any(|t| t.get("started_at").is_some()) {
@@ -309,6 +311,77 @@ fn thread_recording(
             if side_chain { "side chain" } else { "thread" }
         )),
     }))
+}
+
+/// The response a line belongs to: its `requestId`, else its message's `id`, else the line.
+fn response_key(line: usize, record: &Json) -> String {
+    record["requestId"]
+        .as_str()
+        .or(record["message"]["id"].as_str())
+        .map_or_else(|| format!("line {line}"), str::to_owned)
+}
+
+/// The conversation a thread holds, as Claude Code sends it to the Messages API: each user
+/// message (a tool result as a `tool` message answering its call), each response as one
+/// assistant message (its text blocks, then its tool calls); and per response, in order, how
+/// many of those messages were sent before it. A `thinking` block is left out: the API drops
+/// the thinking of earlier turns from what the model reads.
+fn conversation(thread: &[Line]) -> (Vec<RequestMessageJson>, Vec<usize>) {
+    let mut messages: Vec<RequestMessageJson> = Vec::new();
+    let mut sent_before = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    let plain = |role: &str, content: String| RequestMessageJson {
+        role: role.to_owned(),
+        content,
+        tool_calls: Vec::new(),
+        tool_call_id: None,
+    };
+    for (line, record) in thread {
+        let content = &record["message"]["content"];
+        if is_response(record) {
+            let key = response_key(*line, record);
+            let index = *at.entry(key).or_insert_with(|| {
+                sent_before.push(messages.len());
+                messages.push(plain("assistant", String::new()));
+                messages.len() - 1
+            });
+            let message = &mut messages[index];
+            for block in content.as_array().into_iter().flatten() {
+                match block["type"].as_str() {
+                    Some("text") => {
+                        if !message.content.is_empty() {
+                            message.content.push('\n');
+                        }
+                        message
+                            .content
+                            .push_str(block["text"].as_str().unwrap_or(""));
+                    }
+                    Some("tool_use") => message.tool_calls.push(RequestToolCallJson {
+                        id: block["id"].as_str().map(str::to_owned),
+                        name: block["name"].as_str().unwrap_or("").to_owned(),
+                        arguments: block["input"].to_string(),
+                    }),
+                    _ => {}
+                }
+            }
+        } else if record["type"] == "user" && !content.is_null() {
+            let blocks = content.as_array().map(Vec::as_slice).unwrap_or_default();
+            let results: Vec<&Json> = blocks
+                .iter()
+                .filter(|b| b["type"] == "tool_result")
+                .collect();
+            for result in &results {
+                messages.push(RequestMessageJson {
+                    tool_call_id: result["tool_use_id"].as_str().map(str::to_owned),
+                    ..plain("tool", text(&result["content"]))
+                });
+            }
+            if results.is_empty() {
+                messages.push(plain("user", text(content)));
+            }
+        }
+    }
+    (messages, sent_before)
 }
 
 /// A response's `usage` in ptc's convention; none without `input_tokens`, an error when its

@@ -8,6 +8,7 @@ mod mini_swe_agent;
 mod openhands;
 mod ptc_runner;
 mod ptc_runner_kernel;
+mod rebuild;
 
 use std::fmt;
 use std::path::Path;
@@ -256,7 +257,12 @@ pub(super) fn transcript_recording(
     if !turns.iter().any(|t| t.get("started_at").is_some()) {
         lacks.push(crate::recording::format::Lack::Timestamps);
     }
-    if system.is_none() {
+    // A run whose requests are rebuilt with an inferred prefix knows its system prompt's size,
+    // which is all a measurement takes (`rebuild`); one without still lacks it.
+    let inferred = turns
+        .iter()
+        .any(|t| t["request"].get("inferred_prefix_tokens").is_some());
+    if system.is_none() && !inferred {
         lacks.push(crate::recording::format::Lack::SystemPrompt);
     }
     let count = turns.len();
