@@ -19,6 +19,7 @@ mod plugins;
 mod pricing;
 mod privacy;
 mod properties;
+mod rebuilt;
 mod recordings;
 mod report;
 mod requests;

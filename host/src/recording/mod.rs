@@ -258,6 +258,16 @@ impl Recording {
     }
 }
 
+impl Recording {
+    /// Whether the run is another agent's, whose log kept no system prompt: it lacks one, or
+    /// its requests are rebuilt from the conversation. ptc's PTC-Lisp system prompt never
+    /// stands in for its own.
+    pub fn is_another_agents(&self) -> bool {
+        self.lacks.contains(&Lack::SystemPrompt)
+            || self.requests.iter().flatten().any(|r| r.rebuilt)
+    }
+}
+
 /// The bytes of the file at `path`, when there are no more than `limit`: a larger file is
 /// refused from its size, a stream (a pipe, a device) once it has given more than `limit`.
 pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, RecordingError> {

@@ -153,7 +153,7 @@ fn timed(
 /// unknown is rendered without one, and `ptc ab` does not judge strategies on it (it lacks
 /// `system_prompt`).
 pub(crate) fn in_place_of_system_prompt(prompt: &mut Prompt, recording: &Recording) {
-    if !recording.run.system_prompt.is_empty() {
+    if !recording.run.system_prompt.is_empty() || !recording.is_another_agents() {
         return;
     }
     prompt

@@ -96,6 +96,10 @@ pub struct RunBill {
     /// The miss rate fitted on the other runs of its profile (a check of the fitted rate on a
     /// run it was not fitted on); `None` when the rate is given, or no other run has reads.
     pub held_out_rate: Option<f64>,
+    /// Its requests are rebuilt from its log (none was recorded as sent), with this prefix
+    /// inferred from the bill; `Some(None)` when it could not be inferred (then no call is
+    /// compared); `None` for recorded requests.
+    pub rebuilt: Option<Option<u64>>,
 }
 
 /// A profile's miss rate and how it was found.
@@ -228,6 +232,12 @@ impl Bill {
                 calls: Vec::new(),
                 skipped,
                 held_out_rate: None,
+                rebuilt: recording
+                    .requests
+                    .iter()
+                    .flatten()
+                    .any(|r| r.rebuilt)
+                    .then_some(recording.inferred_prefix),
             });
         }
         if runs.is_empty() {

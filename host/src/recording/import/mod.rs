@@ -262,7 +262,8 @@ pub(super) fn transcript_recording(
     let inferred = turns
         .iter()
         .any(|t| t["request"].get("inferred_prefix_tokens").is_some());
-    if system.is_none() && !inferred {
+    let lacks_it = lacks.contains(&crate::recording::format::Lack::SystemPrompt);
+    if system.is_none() && !inferred && !lacks_it {
         lacks.push(crate::recording::format::Lack::SystemPrompt);
     }
     let count = turns.len();
