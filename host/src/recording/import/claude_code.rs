@@ -40,9 +40,9 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
-use super::rebuild::rebuild_requests;
+use super::rebuild::{claude_code::conversation, rebuild_requests};
 use super::{bad, read_lines, reads_back, seconds, turn_budget, ImportError, Imported, Supplied};
-use crate::recording::format::{Lack, RequestMessageJson, RequestToolCallJson};
+use crate::recording::format::Lack;
 use crate::recording::{ReadError, RecordingDefaults};
 
 /// The line types of a session log.
@@ -63,7 +63,7 @@ pub(super) fn detect(first: &Json) -> bool {
 }
 
 /// One line of a thread: its number in the file and its JSON.
-type Line = (usize, Json);
+pub(super) type Line = (usize, Json);
 
 /// Reads the session log at `path` and builds one recording per thread that has a response.
 pub fn claude_code(
@@ -117,7 +117,7 @@ pub fn claude_code(
 }
 
 /// Whether a line is a response of the model.
-fn is_response(record: &Json) -> bool {
+pub(super) fn is_response(record: &Json) -> bool {
     record["type"] == "assistant"
         && record["message"].is_object()
         && record["message"]["model"] != "<synthetic>"
@@ -125,7 +125,7 @@ fn is_response(record: &Json) -> bool {
 
 /// The text of a `tool_result`'s content, or of a user message's: a string as it is, the text
 /// of its text blocks, and any other block as its JSON.
-fn text(content: &Json) -> String {
+pub(super) fn text(content: &Json) -> String {
     match content {
         Json::String(text) => text.clone(),
         Json::Array(blocks) => blocks
@@ -314,74 +314,11 @@ fn thread_recording(
 }
 
 /// The response a line belongs to: its `requestId`, else its message's `id`, else the line.
-fn response_key(line: usize, record: &Json) -> String {
+pub(super) fn response_key(line: usize, record: &Json) -> String {
     record["requestId"]
         .as_str()
         .or(record["message"]["id"].as_str())
         .map_or_else(|| format!("line {line}"), str::to_owned)
-}
-
-/// The conversation a thread holds, as Claude Code sends it to the Messages API: each user
-/// message (a tool result as a `tool` message answering its call), each response as one
-/// assistant message (its text blocks, then its tool calls); and per response, in order, how
-/// many of those messages were sent before it. A `thinking` block is left out: the API drops
-/// the thinking of earlier turns from what the model reads.
-fn conversation(thread: &[Line]) -> (Vec<RequestMessageJson>, Vec<usize>) {
-    let mut messages: Vec<RequestMessageJson> = Vec::new();
-    let mut sent_before = Vec::new();
-    let mut at: HashMap<String, usize> = HashMap::new();
-    let plain = |role: &str, content: String| RequestMessageJson {
-        role: role.to_owned(),
-        content,
-        tool_calls: Vec::new(),
-        tool_call_id: None,
-    };
-    for (line, record) in thread {
-        let content = &record["message"]["content"];
-        if is_response(record) {
-            let key = response_key(*line, record);
-            let index = *at.entry(key).or_insert_with(|| {
-                sent_before.push(messages.len());
-                messages.push(plain("assistant", String::new()));
-                messages.len() - 1
-            });
-            let message = &mut messages[index];
-            for block in content.as_array().into_iter().flatten() {
-                match block["type"].as_str() {
-                    Some("text") => {
-                        if !message.content.is_empty() {
-                            message.content.push('\n');
-                        }
-                        message
-                            .content
-                            .push_str(block["text"].as_str().unwrap_or(""));
-                    }
-                    Some("tool_use") => message.tool_calls.push(RequestToolCallJson {
-                        id: block["id"].as_str().map(str::to_owned),
-                        name: block["name"].as_str().unwrap_or("").to_owned(),
-                        arguments: block["input"].to_string(),
-                    }),
-                    _ => {}
-                }
-            }
-        } else if record["type"] == "user" && !content.is_null() {
-            let blocks = content.as_array().map(Vec::as_slice).unwrap_or_default();
-            let results: Vec<&Json> = blocks
-                .iter()
-                .filter(|b| b["type"] == "tool_result")
-                .collect();
-            for result in &results {
-                messages.push(RequestMessageJson {
-                    tool_call_id: result["tool_use_id"].as_str().map(str::to_owned),
-                    ..plain("tool", text(&result["content"]))
-                });
-            }
-            if results.is_empty() {
-                messages.push(plain("user", text(content)));
-            }
-        }
-    }
-    (messages, sent_before)
 }
 
 /// A response's `usage` in ptc's convention; none without `input_tokens`, an error when its

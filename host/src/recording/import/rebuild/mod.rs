@@ -12,6 +12,9 @@
 //! or a bill smaller than the conversation, the prefix is unknown: the requests are kept, and
 //! the recording still lacks `requests` and `system_prompt`.
 
+pub(super) mod claude_code;
+pub(super) mod openhands;
+
 use serde_json::Value as Json;
 
 use crate::recording::format::{Lack, RequestJson, RequestMessageJson};
