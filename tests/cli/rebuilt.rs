@@ -140,6 +140,22 @@ fn ptc_ab_says_which_baselines_are_rebuilt_and_the_prefix_inferred() {
             .unwrap()
             > 1_000
     );
+    let report = scratch.path().join("report.html");
+    scratch
+        .ptc([
+            "ab",
+            &path,
+            "--strategies",
+            "as-sent,rolling-window",
+            "--report",
+            &report.display().to_string(),
+        ])
+        .ok();
+    let page = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        page.contains("<ul class=\"rebuilt\">") && page.contains("oh.json: inferred prefix of "),
+        "the report names the rebuilt run"
+    );
 }
 
 /// No strategy renders a Claude Code, OpenHands or ATIF run with ptc's PTC-Lisp system
