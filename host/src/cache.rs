@@ -253,6 +253,47 @@ pub struct Request {
     pub at: Option<f64>,
 }
 
+impl Request {
+    /// The request with `tokens` more sent before its messages, known by size only (a rebuilt
+    /// request's inferred prefix: the system prompt and tool schemas a log does not hold). The
+    /// prefix is one leading system block with a breakpoint, cached as a client caches its
+    /// system prompt; it is the same in every request of a run, so it is shared with the
+    /// previous request whenever there is one (`follows`). Every key is made the prefix's own,
+    /// so that requests after different prefixes never share a cache entry.
+    pub fn after_prefix(mut self, tokens: usize, follows: bool) -> Request {
+        if tokens == 0 {
+            return self;
+        }
+        let keyed = |key: u64| {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = rustc_hash::FxHasher::default();
+            (key, tokens, "inferred prefix").hash(&mut hasher);
+            hasher.finish()
+        };
+        for block in &mut self.blocks {
+            block.end = block.end.saturating_add(tokens);
+            block.prefix = keyed(block.prefix);
+        }
+        if !self.blocks.is_empty() {
+            self.blocks.insert(
+                0,
+                CacheBlock {
+                    end: tokens,
+                    prefix: keyed(0),
+                    strategy_breakpoint: true,
+                    system: true,
+                    assistant: false,
+                },
+            );
+        }
+        self.tokens = self.tokens.saturating_add(tokens);
+        if follows {
+            self.shared = self.shared.saturating_add(tokens);
+        }
+        self
+    }
+}
+
 /// What a provider holds in its cache for one run: prefix key → when it was last written or
 /// read (seconds; 0 when the recording has no times).
 #[derive(Clone, Debug, Default)]

@@ -451,7 +451,7 @@ fn an_atif_trajectory_imports_with_its_tool_calls_and_its_metrics() {
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.contains("(atif): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage; the log lacks: requests, errors, max_turns, timestamps"),
+        run.stderr.contains("(atif): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage; requests rebuilt from the conversation, with an inferred prefix of 77 tokens (system prompt and tool schemas); the log lacks: errors, max_turns, timestamps"),
         "{}",
         run.stderr
     );
@@ -474,7 +474,8 @@ fn an_atif_trajectory_imports_with_its_tool_calls_and_its_metrics() {
     assert_eq!(turns[0]["usage"]["input"], 100);
     assert_eq!(turns[0]["usage"]["cost_usd"], 0.00075);
     assert_eq!(turns[1]["tool_calls"][0]["name"], "finish");
-    assert!(turns.iter().all(|t| t.get("request").is_none()));
+    // ATIF keeps no requests: each is rebuilt from the steps before it.
+    assert!(turns.iter().all(|t| t["request"]["rebuilt"] == true));
     let file = scratch.write("atif.json", &run.stdout);
     scratch.ptc(["validate", &file.display().to_string()]).ok();
     // A version ptc does not read is refused, naming those it reads.
@@ -582,11 +583,12 @@ fn a_claude_code_session_imports_a_run_per_thread() {
     let path = realrun("claude-code/session-5c0375b4.jsonl");
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let lacks = "the log lacks: requests, system_prompt, max_turns";
+    // The requests are rebuilt, each thread's prefix inferred from its first call's bill.
+    let lacks = " tokens (system prompt and tool schemas); the log lacks: max_turns";
     for line in [
-        "(claude-code, thread from line 1): 10 turn(s), 13 tool call(s), 10 call(s) with billed usage; ",
-        "(claude-code, side chain from line 16): 3 turn(s), 2 tool call(s), 3 call(s) with billed usage; ",
-        "(claude-code, side chain from line 26): 7 turn(s), 6 tool call(s), 7 call(s) with billed usage; ",
+        "(claude-code, thread from line 1): 10 turn(s), 13 tool call(s), 10 call(s) with billed usage; requests rebuilt from the conversation, with an inferred prefix of 17799",
+        "(claude-code, side chain from line 16): 3 turn(s), 2 tool call(s), 3 call(s) with billed usage; requests rebuilt from the conversation, with an inferred prefix of 12698",
+        "(claude-code, side chain from line 26): 7 turn(s), 6 tool call(s), 7 call(s) with billed usage; requests rebuilt from the conversation, with an inferred prefix of 12691",
     ] {
         assert!(
             run.stderr.contains(&format!("{line}{lacks}")),
@@ -620,7 +622,10 @@ fn a_claude_code_session_imports_a_run_per_thread() {
         first["usage"].get("cost_usd").is_none(),
         "the log states no cost"
     );
-    assert!(first["request"].is_null(), "the requests are not logged");
+    // The requests are not logged: the first is rebuilt from the thread's two user messages.
+    assert_eq!(first["request"]["rebuilt"], true);
+    assert_eq!(first["request"]["messages"].as_array().unwrap().len(), 2);
+    assert_eq!(first["request"]["inferred_prefix_tokens"], 17_799);
     assert!(main.get("system_prompt").is_none());
     // The response's text blocks are its raw response, its tool_use blocks its tool calls,
     // answered by the tool_result lines after it.
@@ -745,7 +750,7 @@ fn an_openhands_trajectory_imports_with_its_observations_and_its_usage() {
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.contains("(openhands): 4 turn(s), 4 tool call(s), 4 call(s) with billed usage; the log lacks: requests, max_turns, system_prompt"),
+        run.stderr.contains("(openhands): 4 turn(s), 4 tool call(s), 4 call(s) with billed usage; requests rebuilt from the conversation, with an inferred prefix of 3463 tokens (system prompt and tool schemas); the log lacks: max_turns"),
         "{}",
         run.stderr
     );
@@ -800,7 +805,7 @@ fn an_openhands_trajectory_imports_with_its_observations_and_its_usage() {
     let path = realrun("openhands/atif-rfc-example-openhands_trajectory.json");
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert!(
-        run.stderr.contains("(openhands): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage; the log lacks: requests, max_turns"),
+        run.stderr.contains("(openhands): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage; requests rebuilt from the conversation, with an inferred prefix of 5840 tokens (system prompt and tool schemas); the log lacks: max_turns"),
         "{}",
         run.stderr
     );
@@ -846,7 +851,7 @@ fn an_openhands_output_jsonl_gives_a_run_per_line() {
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.contains("(openhands, derived__rename-1, line 1): 4 turn(s), 4 tool call(s), 4 call(s) with billed usage; the log lacks: requests, system_prompt")
+        run.stderr.contains("(openhands, derived__rename-1, line 1): 4 turn(s), 4 tool call(s), 4 call(s) with billed usage; requests rebuilt from the conversation, with an inferred prefix of 3463 tokens (system prompt and tool schemas); the log lacks: nothing")
             && run.stderr.contains("(openhands, derived__2048-1, line 2): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage;"),
         "{}",
         run.stderr

@@ -23,6 +23,7 @@ mod plugins;
 mod pricing;
 mod privacy;
 mod properties;
+mod rebuilt;
 mod recordings;
 mod report;
 mod requests;

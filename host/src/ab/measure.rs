@@ -181,12 +181,15 @@ pub(super) fn measure(
                 }
             }
         }
+        // A rebuilt run's inferred prefix leads every request, the first included.
+        let prefix = prompt.prefix_tokens;
+        let follows = turns > 0;
         let chat_request = if chat || chat_blocks {
             let (tokens, shared) = counter.measure(&previous, &prompt.messages);
             // Blocks for the rules that place breakpoints in the chat format, unless the
             // request is under every such rule's minimum: no prefix of it is then read or
             // written, whatever its blocks.
-            if chat_blocks && tokens >= blocks_from {
+            if chat_blocks && tokens.saturating_add(prefix) >= blocks_from {
                 counter.request(&prompt.messages, tokens, shared, at)
             } else {
                 Request {
@@ -198,9 +201,12 @@ pub(super) fn measure(
             }
         } else {
             Request::default()
-        };
+        }
+        .after_prefix(prefix, follows);
         let blocks_request = if blocks {
-            counter.request_as(Counting::AnthropicBlocks, &previous, &prompt.messages, at)
+            counter
+                .request_as(Counting::AnthropicBlocks, &previous, &prompt.messages, at)
+                .after_prefix(prefix, follows)
         } else {
             Request::default()
         };

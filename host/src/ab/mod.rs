@@ -36,6 +36,7 @@ use crate::host::Host;
 use crate::host::UNCOMPRESSED_STRATEGY;
 use crate::pricing::Pricing;
 use crate::recording::corpus::Source;
+use crate::recording::Lack;
 use crate::recording::Recording;
 use crate::render::trigger::{Prompter, AS_SENT};
 use crate::tokens::{Counter, Tokenizer};
@@ -85,6 +86,8 @@ pub struct Ab {
     /// The recordings that carry their bill, when the run was asked to keep them
     /// ([`RunOptions::keep_billed`]); else empty.
     pub billed: Billed,
+    /// The recordings whose as-sent baseline is rebuilt from their log, in path order.
+    pub rebuilt: Vec<RebuiltRun>,
 }
 
 /// The recordings of a run read for the comparison with their bill, in corpus order.
@@ -110,6 +113,19 @@ impl Billed {
         }
         billed
     }
+}
+
+/// A recording whose requests were not recorded but rebuilt from the conversation its log
+/// holds: its as-sent baseline and every strategy's prompt lead with a prefix inferred from
+/// the bill in place of the system prompt and tool schemas the log does not hold.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RebuiltRun {
+    /// What it is called (its name, else where it is).
+    pub recording: String,
+    /// The inferred prefix in tokens; `None` when it could not be inferred (no usage on the
+    /// first call, or a bill smaller than the conversation): then no prompt of the run has
+    /// its real size, and nothing is judged on it.
+    pub inferred_prefix_tokens: Option<u64>,
 }
 
 /// The recordings of a corpus that lack data a variant's prompts are made from.
@@ -310,6 +326,7 @@ pub fn run_listed(
     let read = std::sync::atomic::AtomicUsize::new(0);
     let lacking: Vec<std::sync::Mutex<(usize, std::collections::BTreeSet<&'static str>)>> =
         needs.iter().map(|_| Default::default()).collect();
+    let rebuilt: std::sync::Mutex<Vec<(PathBuf, RebuiltRun)>> = Default::default();
     let measure_all =
         |counter: &mut Counter, index: usize, source: &Source| -> Result<Vec<RunMeasure>, Error> {
             let recording = match source.load(&defaults) {
@@ -327,6 +344,14 @@ pub fn run_listed(
                 timed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             read.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if recording.requests.iter().flatten().any(|r| r.rebuilt) {
+                let run = RebuiltRun {
+                    recording: recording.label().display().to_string(),
+                    inferred_prefix_tokens: recording.inferred_prefix,
+                };
+                let mut rebuilt = rebuilt.lock().expect("no panic holds it");
+                rebuilt.push((recording.label(), run));
+            }
             for (needed, lacking) in needs.iter().zip(&lacking) {
                 let missing: Vec<&'static str> = recording
                     .lacks
@@ -460,6 +485,11 @@ pub fn run_listed(
         lacking,
         requirements: plan.requirements,
         billed: Billed::of(kept_billed.into_inner().expect("no panic holds it")),
+        rebuilt: {
+            let mut rebuilt = rebuilt.into_inner().expect("no panic holds it");
+            rebuilt.sort_by(|a, b| a.0.cmp(&b.0));
+            rebuilt.into_iter().map(|(_, run)| run).collect()
+        },
     })
 }
 
@@ -469,10 +499,13 @@ fn renders_from(host: &Host, variant: &Variant) -> Vec<String> {
     if variant.strategy == AS_SENT {
         return Vec::new();
     }
+    // Every strategy's prompt opens with the run's system prompt, or for another agent's run
+    // with the prefix inferred in its place: a run that has neither is not judged.
     let mut needs: Vec<String> = host
         .strategy(Some(&variant.strategy))
         .map(|s| s.renders_from.clone())
         .unwrap_or_default();
+    needs.push(Lack::SystemPrompt.as_str().to_owned());
     if variant
         .options
         .iter()

@@ -245,6 +245,7 @@ mod tests {
             turns: 0,
             messages: contents.iter().map(|c| message(c)).collect(),
             stats: Default::default(),
+            prefix_tokens: 0,
         };
         assert_eq!(interner.prompt(&prompt(&["a\nb"])), [0, 1, 2]);
         assert_eq!(

@@ -314,8 +314,16 @@ fn summary(
         .part
         .as_ref()
         .map_or_else(String::new, |part| format!(", {part}"));
+    // Requests rebuilt from the conversation, with the prefix inferred from the bill.
+    let rebuilt = match turns.first().map(|t| &t["request"]) {
+        Some(request) if request["rebuilt"] == true => match request["inferred_prefix_tokens"].as_u64() {
+            Some(n) => format!("; requests rebuilt from the conversation, with an inferred prefix of {n} tokens (system prompt and tool schemas)"),
+            None => "; requests rebuilt from the conversation, their prefix unknown (the first call's bill is missing or smaller than the conversation)".to_owned(),
+        },
+        _ => String::new(),
+    };
     let mut notes = vec![format!(
-        "imported {} ({}{part}): {} turn(s), {} tool call(s), {} call(s) with billed usage; the log lacks: {}",
+        "imported {} ({}{part}): {} turn(s), {} tool call(s), {} call(s) with billed usage{rebuilt}; the log lacks: {}",
         file.display(),
         format.as_str(),
         turns.len(),

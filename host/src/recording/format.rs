@@ -160,6 +160,13 @@ pub struct RequestJson {
     pub messages: Vec<RequestMessageJson>,
     /// The tool definitions, as the JSON text sent.
     pub tools: Option<String>,
+    /// Rebuilt from the conversation the log holds, not recorded as sent.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rebuilt: bool,
+    /// The size, in tokens, of what the agent sent before the messages and the log does not
+    /// hold — its system prompt and tool schemas — inferred from the bill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inferred_prefix_tokens: Option<u64>,
 }
 
 /// One message of a request.
@@ -333,4 +340,8 @@ pub(super) fn parse_json(
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }

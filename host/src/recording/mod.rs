@@ -16,6 +16,7 @@ pub mod names;
 mod place;
 mod read_error;
 mod request;
+mod request_messages;
 mod rules;
 mod shape;
 pub mod value_json;
@@ -59,6 +60,11 @@ pub struct Recording {
     pub usage: Vec<Option<Usage>>,
     /// What the recording's source did not record.
     pub lacks: Vec<Lack>,
+    /// The size, in tokens, of what the agent sent before the messages of its requests and
+    /// its log does not hold (its system prompt and tool schemas), inferred from the bill:
+    /// the `inferred_prefix_tokens` of its rebuilt requests. A strategy renders the run with
+    /// it in place of a system prompt.
+    pub inferred_prefix: Option<u64>,
 }
 
 /// What a recording takes from configuration when it does not say.
@@ -186,11 +192,26 @@ impl Recording {
                 }
             })?
         };
+        // A run whose log kept no system prompt (it lacks one, or its requests are rebuilt) is
+        // another agent's: ptc's PTC-Lisp system prompt never stands in for its own.
+        let rebuilt = json
+            .turns
+            .iter()
+            .filter_map(|t| t.request.as_ref())
+            .find(|r| r.rebuilt);
+        let inferred_prefix = rebuilt.and_then(|r| r.inferred_prefix_tokens);
+        let foreign = rebuilt.is_some() || json.lacks.contains(&Lack::SystemPrompt);
         let run = Run {
             mission: mission.into(),
             system_prompt: json
                 .system_prompt
-                .unwrap_or_else(|| defaults.system_prompt.clone())
+                .unwrap_or_else(|| {
+                    if foreign {
+                        String::new()
+                    } else {
+                        defaults.system_prompt.clone()
+                    }
+                })
                 .into(),
             tools: json
                 .tools
@@ -231,7 +252,18 @@ impl Recording {
             requests,
             usage,
             lacks,
+            inferred_prefix,
         })
+    }
+}
+
+impl Recording {
+    /// Whether the run is another agent's, whose log kept no system prompt: it lacks one, or
+    /// its requests are rebuilt from the conversation. ptc's PTC-Lisp system prompt never
+    /// stands in for its own.
+    pub fn is_another_agents(&self) -> bool {
+        self.lacks.contains(&Lack::SystemPrompt)
+            || self.requests.iter().flatten().any(|r| r.rebuilt)
     }
 }
 

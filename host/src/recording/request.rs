@@ -20,6 +20,11 @@ pub struct Request {
     pub system: Option<String>,
     /// The tool definitions, as the JSON text sent.
     pub tools: Option<String>,
+    /// Rebuilt from the conversation the log holds, not recorded as sent.
+    pub rebuilt: bool,
+    /// The size, in tokens, of what the agent sent before the messages and the log does not
+    /// hold (its system prompt and tool schemas), inferred from the bill.
+    pub inferred_prefix_tokens: Option<u64>,
     messages: Messages,
 }
 
@@ -61,6 +66,8 @@ impl Request {
             model: json.model,
             system: json.system,
             tools: json.tools,
+            rebuilt: json.rebuilt,
+            inferred_prefix_tokens: json.inferred_prefix_tokens,
             messages,
         }
     }

@@ -36,6 +36,12 @@ pub enum RenderError {
         path: PathBuf,
         turn: usize,
     },
+    #[error("the request of turn {turn} is rebuilt from the log, which holds neither the system prompt nor the tool schemas the agent sent, and their size could not be inferred from the bill (no usage, or usage smaller than the conversation): its as-sent size is unknown")]
+    UnknownPrefix {
+        /// The recording, which the caller names.
+        path: PathBuf,
+        turn: usize,
+    },
     #[error("the prompt of strategy `{strategy}` has no user or assistant message: a Messages API request needs one")]
     NoConversation { strategy: String },
 }

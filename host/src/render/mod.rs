@@ -33,6 +33,10 @@ pub struct Prompt {
     pub turns: usize,
     pub messages: Vec<RenderedMessage>,
     pub stats: Stats,
+    /// Tokens sent before the messages that the recording does not hold: the inferred prefix
+    /// of a run whose requests are rebuilt from its log (its system prompt and tool schemas,
+    /// known by size only). Counted and cached as one leading system block; 0 for none.
+    pub prefix_tokens: usize,
 }
 
 /// A model call a strategy makes besides its prompt (a compaction's summarizer), rendered: its
@@ -190,12 +194,15 @@ impl<'a> Renderer<'a> {
     /// The prompt sent before turn `turns + 1` of `recording`.
     pub fn render(&self, recording: &Recording, turns: usize) -> Result<Prompt, RenderError> {
         let output = self.output(recording, turns)?;
-        Ok(Prompt {
+        let mut prompt = Prompt {
             strategy: self.strategy.name.clone(),
             turns,
             messages: self.messages(&output)?,
             stats: output.stats,
-        })
+            prefix_tokens: 0,
+        };
+        trigger::in_place_of_system_prompt(&mut prompt, recording);
+        Ok(prompt)
     }
 
     /// The messages of `output`: each one's sections rendered, the empty ones left out, the

@@ -440,6 +440,7 @@ mod tests {
             turns: 1,
             messages,
             stats: Stats::default(),
+            prefix_tokens: 0,
         }
     }
 

@@ -53,7 +53,7 @@ impl<'a> Prompter<'a> {
         }
         if let Some((full, limit)) = &self.threshold {
             let (prompt, nanos) = timed(full, recording, turns, &mut cache.full_history)?;
-            if counter.prompt(&prompt.messages) <= *limit {
+            if counter.prompt(&prompt.messages) + prompt.prefix_tokens <= *limit {
                 return Ok((prompt, nanos));
             }
         }
@@ -96,86 +96,33 @@ impl<'a> Prompter<'a> {
 }
 
 /// The request the agent sent after the first `turns` turns (the one for turn `turns + 1`),
-/// as a prompt: the tool definitions and the system prompt as the system message's blocks,
-/// then each message as sent, a tool call as its name and arguments after the text. A `tool`
-/// message is sent as the user's. A recording does not say where the agent asked for caching,
-/// so the breakpoints are where a client that caches the conversation puts them: on the last
-/// block of the system prompt and on the last block of the request.
+/// as a prompt ([`crate::recording::Request::prompt_messages`]). A request rebuilt from a log
+/// that did not record it is sent with its inferred prefix; one whose prefix could not be
+/// inferred is refused: its as-sent size is not known.
 pub(crate) fn as_sent(recording: &Recording, turns: usize) -> Result<Prompt, RenderError> {
-    use ptc_plugin_api::{Role, Stats};
-
-    use crate::render::{BlockSpan, RenderedMessage};
-
     let Some(Some(request)) = recording.requests.get(turns) else {
         return Err(RenderError::NoRequest {
             path: recording.path.clone(),
             turn: turns + 1,
         });
     };
-    let mut messages = Vec::with_capacity(request.len() + 1);
-    let system_blocks: Vec<&str> = request
-        .tools
-        .iter()
-        .chain(&request.system)
-        .map(String::as_str)
-        .filter(|b| !b.is_empty())
-        .collect();
-    if !system_blocks.is_empty() {
-        messages.push(of_blocks(Role::System, &system_blocks));
-    }
-    for message in request.messages() {
-        let role = match message.role.as_str() {
-            "system" => Role::System,
-            "assistant" => Role::Assistant,
-            _ => Role::User,
-        };
-        let mut content = message.content.clone();
-        for call in &message.tool_calls {
-            if !content.is_empty() {
-                content.push('\n');
-            }
-            content.push_str(&call.name);
-            content.push(' ');
-            content.push_str(&call.arguments);
+    let prefix_tokens = match (request.rebuilt, request.inferred_prefix_tokens) {
+        (false, _) => 0,
+        (true, Some(n)) => usize::try_from(n).unwrap_or(usize::MAX),
+        (true, None) => {
+            return Err(RenderError::UnknownPrefix {
+                path: recording.path.clone(),
+                turn: turns + 1,
+            })
         }
-        messages.push(RenderedMessage::plain(role, content));
-    }
-    let system = messages.iter().rposition(|m| m.role == Role::System);
-    let last = messages.iter().rposition(|m| !m.blocks.is_empty());
-    for i in system.into_iter().chain(last) {
-        if let Some(block) = messages[i].blocks.last_mut() {
-            block.cache_breakpoint = true;
-        }
-    }
-    return Ok(Prompt {
+    };
+    Ok(Prompt {
         strategy: AS_SENT.to_owned(),
         turns,
-        messages,
-        stats: Stats::default(),
-    });
-
-    /// A message of `blocks`, one blank line between two.
-    fn of_blocks(role: Role, blocks: &[&str]) -> RenderedMessage {
-        let mut content = String::new();
-        let mut spans = Vec::with_capacity(blocks.len());
-        for block in blocks {
-            if !content.is_empty() {
-                content.push_str("\n\n");
-            }
-            let start = content.len();
-            content.push_str(block);
-            spans.push(BlockSpan {
-                start,
-                end: content.len(),
-                cache_breakpoint: false,
-            });
-        }
-        RenderedMessage {
-            role,
-            content,
-            blocks: spans,
-        }
-    }
+        messages: request.prompt_messages(),
+        stats: ptc_plugin_api::Stats::default(),
+        prefix_tokens,
+    })
 }
 
 fn timed(
@@ -188,15 +135,33 @@ fn timed(
     let output = renderer.output(recording, turns)?;
     let nanos = start.elapsed().as_nanos() as u64;
     let messages = renderer.messages_cached(&output, Some(cache))?;
-    Ok((
-        Prompt {
-            strategy: renderer.strategy().name.clone(),
-            turns,
-            messages,
-            stats: output.stats,
-        },
-        nanos,
-    ))
+    let mut prompt = Prompt {
+        strategy: renderer.strategy().name.clone(),
+        turns,
+        messages,
+        stats: output.stats,
+        prefix_tokens: 0,
+    };
+    in_place_of_system_prompt(&mut prompt, recording);
+    Ok((prompt, nanos))
+}
+
+/// A strategy's prompt for another agent's run, whose log kept no system prompt: the system
+/// messages left empty (the run has no system prompt text to show, and ptc's own never stands
+/// in for it) are left out, and the run's inferred prefix takes their place, so that the
+/// strategy is compared with the as-sent baseline on the same prefix. A run whose prefix is
+/// unknown is rendered without one, and `ptc ab` does not judge strategies on it (it lacks
+/// `system_prompt`).
+pub(crate) fn in_place_of_system_prompt(prompt: &mut Prompt, recording: &Recording) {
+    if !recording.run.system_prompt.is_empty() || !recording.is_another_agents() {
+        return;
+    }
+    prompt
+        .messages
+        .retain(|m| m.role != ptc_plugin_api::Role::System || !m.content.trim().is_empty());
+    if let Some(n) = recording.inferred_prefix {
+        prompt.prefix_tokens = usize::try_from(n).unwrap_or(usize::MAX);
+    }
 }
 
 #[cfg(test)]

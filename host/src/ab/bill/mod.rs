@@ -97,6 +97,10 @@ pub struct RunBill {
     /// The miss rate fitted on the other runs of its profile (a check of the fitted rate on a
     /// run it was not fitted on); `None` when the rate is given, or no other run has reads.
     pub held_out_rate: Option<f64>,
+    /// Its requests are rebuilt from its log (none was recorded as sent), with this prefix
+    /// inferred from the bill; `Some(None)` when it could not be inferred (then no call is
+    /// compared); `None` for recorded requests.
+    pub rebuilt: Option<Option<u64>>,
 }
 
 /// A profile's miss rate and how it was found.
@@ -237,6 +241,12 @@ impl Bill {
                 calls: Vec::new(),
                 skipped: 0,
                 held_out_rate: None,
+                rebuilt: recording
+                    .requests
+                    .iter()
+                    .flatten()
+                    .any(|r| r.rebuilt)
+                    .then_some(recording.inferred_prefix),
             });
             let skipped = measure(
                 &recording,
@@ -437,7 +447,10 @@ fn measure(
             }
         };
         let at = recording.started_at.get(turns).copied().flatten();
-        let mut request = counter.request_as(counting, &previous, &prompt.messages, at);
+        // A rebuilt request's inferred prefix leads it, as it led every request of the run.
+        let mut request = counter
+            .request_as(counting, &previous, &prompt.messages, at)
+            .after_prefix(prompt.prefix_tokens, !previous.is_empty());
         let (counted, shared) = (request.tokens, request.shared);
         let response = match prompt.messages.get(previous.len()) {
             Some(next)

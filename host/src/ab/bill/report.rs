@@ -313,6 +313,20 @@ pub fn table(bill: &Bill) -> String {
             bill.without_bill.len()
         );
     }
+    let rebuilt: Vec<crate::ab::RebuiltRun> = bill
+        .runs
+        .iter()
+        .filter_map(|run| {
+            Some(crate::ab::RebuiltRun {
+                recording: run.recording.display().to_string(),
+                inferred_prefix_tokens: run.rebuilt?,
+            })
+        })
+        .collect();
+    out.push_str(&crate::ab::report::verdict::rebuilt_note(
+        &rebuilt,
+        "its as-sent size is unknown, no call of it is compared",
+    ));
     out
 }
 
@@ -452,6 +466,10 @@ pub fn json(bill: &Bill) -> Json {
             object.insert("model".into(), json!(run.model));
             object.insert("any_read".into(), json!(run.any_read()));
             object.insert("skipped_turns".into(), json!(run.skipped));
+            if let Some(prefix) = run.rebuilt {
+                object.insert("rebuilt".into(), json!(true));
+                object.insert("inferred_prefix_tokens".into(), json!(prefix));
+            }
             object.insert(
                 "rate_of_others".into(),
                 json!(run.held_out_rate.map(|r| round(r, 6))),

@@ -262,6 +262,8 @@ pub fn merge(
             lacking,
             requirements: crate::ab::report::Requirements::default(),
             billed: Default::default(),
+            // Parts do not say: `ptc bill` on the corpus names the rebuilt runs.
+            rebuilt: Vec::new(),
         },
         sources: held,
         corpus,

@@ -77,7 +77,9 @@ fn html_table(table: &Table) -> String {
 /// laid out by the host template `report.html`. Its context: `intro`, `requirements` (what the
 /// verdict requires, in words), `verdicts` (one line per provider: the cheapest strategy that
 /// meets the requirements, with its figures), `not_recommended` (one line per strategy that
-/// does not meet them, and why), `baseline` (label), `summary_table` and
+/// does not meet them, and why), `rebuilt` (the note on the runs whose as-sent baseline is
+/// rebuilt from their log, a line each, with the prefix inferred; empty when none is),
+/// `baseline` (label), `summary_table` and
 /// `baseline_table` (HTML tables, their marks explained under them), `failures` (one line per
 /// strategy that failed, with its first error), `strategies` (`label`, `colour`, `rendered`:
 /// whether it rendered any prompt), `tokens_chart` and `cost_chart` (SVG figures),
@@ -172,6 +174,10 @@ pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<Strin
                 ab.requirements.written()
             )
         }),
+        "rebuilt": super::verdict::rebuilt_note(&ab.rebuilt, "nothing is judged on it")
+            .lines()
+            .map(|line| escape(line.trim()))
+            .collect::<Vec<_>>(),
         "not_recommended": ab
             .variants
             .iter()

@@ -181,7 +181,7 @@ pub fn json(ab: &Ab) -> Json {
         .iter()
         .map(|run| run_json(&ab.variants, &ab.pricing, run))
         .collect();
-    json!({
+    let mut out = json!({
         "tokenizer": ab.tokenizer.name(),
         "counting": Counting::of(ab.pricing[ab.primary_pricing].caching).as_str(),
         "baseline": ab.variants[ab.baseline].label,
@@ -217,5 +217,10 @@ pub fn json(ab: &Ab) -> Json {
         })).collect::<Vec<_>>(),
         "strategies": strategies,
         "runs": runs,
-    })
+    });
+    // Only a corpus with rebuilt runs says so: the runs, each with its inferred prefix.
+    if !ab.rebuilt.is_empty() {
+        out["rebuilt"] = json!(ab.rebuilt);
+    }
+    out
 }

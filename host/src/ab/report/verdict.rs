@@ -399,6 +399,29 @@ pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
         );
         out.extend(unjudged);
     }
+    out.push_str(&rebuilt_note(&ab.rebuilt, "nothing is judged on it"));
+    out
+}
+
+/// The note naming the runs whose as-sent baseline is rebuilt from their log, with the prefix
+/// inferred for each (`unknown`: what follows for a run whose prefix is unknown); empty when
+/// there are none.
+pub fn rebuilt_note(rebuilt: &[crate::ab::RebuiltRun], unknown: &str) -> String {
+    if rebuilt.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "note: the as-sent baseline is rebuilt from the conversation each log holds (its requests were not recorded); the system prompt and tool schemas it does not hold are a prefix inferred from the first call's bill, in every prompt of the run in place of a system prompt:\n",
+    );
+    for run in rebuilt {
+        match run.inferred_prefix_tokens {
+            Some(n) => out.push_str(&format!("  {}: inferred prefix of {n} tokens\n", run.recording)),
+            None => out.push_str(&format!(
+                "  {}: prefix unknown (no usage on the first call, or a bill smaller than the conversation): {unknown}\n",
+                run.recording
+            )),
+        }
+    }
     out
 }
 

@@ -877,3 +877,42 @@ fn gemini_explicit_creates_one_object_and_reads_it_until_its_ttl() {
     let c = auto.cost(&head, &mut CacheState::default());
     assert_eq!((c.read, c.written, c.plain), (0, 2100, 500));
 }
+
+/// A rebuilt request's inferred prefix leads it as one system block with a breakpoint: every
+/// block ends that much later, the first request writes the prefix, and the next one (which
+/// shares it) reads it, as a client caching its system prompt does.
+#[test]
+fn an_inferred_prefix_is_a_leading_cached_block_of_its_size() {
+    let mut cache = CacheState::default();
+    // The conversation alone: 500 tokens, its last block marked.
+    let first = request(&[(200, 1, false), (500, 2, true)], 500).after_prefix(10_000, false);
+    assert_eq!(first.tokens, 10_500);
+    assert_eq!(first.shared, 0);
+    assert_eq!(first.blocks.len(), 3);
+    assert!(first.blocks[0].system && first.blocks[0].strategy_breakpoint);
+    assert_eq!(
+        first.blocks.iter().map(|b| b.end).collect::<Vec<_>>(),
+        [10_000, 10_200, 10_500]
+    );
+    assert_cost(
+        anthropic().cost(&first, &mut cache),
+        0,
+        10_500,
+        0,
+        dollars(10_500, 3.75),
+    );
+    // The next request adds a block: the prefix and the conversation before are read.
+    let second = request(&[(200, 1, false), (500, 2, false), (800, 3, true)], 800)
+        .after_prefix(10_000, true);
+    assert_eq!(second.shared, 10_000);
+    assert_cost(
+        anthropic().cost(&second, &mut cache),
+        10_500,
+        300,
+        0,
+        dollars(10_500, 0.3) + dollars(300, 3.75),
+    );
+    // No prefix changes nothing.
+    let plain = request(&[(200, 1, true)], 210);
+    assert_eq!(plain.clone().after_prefix(0, true), plain);
+}

@@ -19,6 +19,10 @@
 //!   into several steps) gets none, so that a call is counted once;
 //! - `started_at` is the step's `timestamp`.
 //!
+//! Each turn's request is rebuilt from the steps before it (`rebuild`): the user steps, the
+//! agent steps with their tool calls, and their results as `tool` messages; the system step
+//! and the tool definitions are part of the prefix inferred from the first step's bill.
+//!
 //! ATIF keeps neither the requests sent, nor PTC-Lisp memory and values, nor whether a tool call
 //! failed (errors are text in the results), nor the turn budget: the recording says it lacks
 //! them, and every turn is recorded as not failed.
@@ -28,10 +32,11 @@ use std::path::Path;
 use serde_json::{json, Value as Json};
 
 use super::counts::{cost, count, less, CountError};
+use super::rebuild::rebuild_requests;
 use super::{
     bad, read_json, seconds, transcript_recording, turn_budget, ImportError, Imported, Supplied,
 };
-use crate::recording::format::Lack;
+use crate::recording::format::{Lack, RequestMessageJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
 
 /// The versions read: `ATIF-v1.0` .. `ATIF-v1.7`.
@@ -112,11 +117,20 @@ pub fn atif(
     let mut lacks = vec![Lack::Requests, Lack::Errors];
     let mut turns = Vec::new();
     let mut previous_metrics: Option<&Json> = None;
+    // The conversation the steps hold (the system step is what the inferred prefix stands
+    // for), and per agent step how many of its messages were sent before it.
+    let mut messages: Vec<RequestMessageJson> = Vec::new();
+    let mut sent_before = Vec::new();
     for (index, step) in steps.iter().enumerate() {
+        if step["source"] == "user" {
+            messages.push(message("user", text(&step["message"]), None));
+        }
         if step["source"] != "agent" {
             previous_metrics = None;
             continue;
         }
+        sent_before.push(messages.len());
+        let mut sent = message("assistant", text(&step["message"]), None);
         let results = step["observation"]["results"]
             .as_array()
             .cloned()
@@ -140,6 +154,11 @@ pub fn atif(
                 other => json!({ "value": other }),
             };
             program.push(format!("{name} {arguments}"));
+            sent.tool_calls.push(RequestToolCallJson {
+                id: call["tool_call_id"].as_str().map(str::to_owned),
+                name: name.clone(),
+                arguments: arguments.to_string(),
+            });
             let id = call["tool_call_id"].as_str();
             let result = results
                 .iter()
@@ -150,6 +169,11 @@ pub fn atif(
                 prints.push(content.clone());
             }
             tool_calls.push(json!({"name": name, "args": arguments, "result": content}));
+        }
+        messages.push(sent);
+        for result in &results {
+            let answers = result["source_call_id"].as_str().map(str::to_owned);
+            messages.push(message("tool", text(&result["content"]), answers));
         }
         let mut raw = String::new();
         if let Some(reasoning) = step["reasoning_content"].as_str() {
@@ -190,6 +214,8 @@ pub fn atif(
     if turns.is_empty() {
         return Err(bad(path, None, ImportError::NoAgentStep));
     }
+    let model = trajectory["agent"]["model_name"].as_str();
+    rebuild_requests(&mut turns, &messages, &sent_before, model, &mut lacks);
     let count = turns.len();
     let max_turns = turn_budget(supplied.max_turns, count, &mut lacks);
     transcript_recording(
@@ -203,6 +229,16 @@ pub fn atif(
         system.as_deref(),
         u64::from(minor.unwrap_or(0)),
     )
+}
+
+/// A message of the rebuilt conversation.
+fn message(role: &str, content: String, tool_call_id: Option<String>) -> RequestMessageJson {
+    RequestMessageJson {
+        role: role.to_owned(),
+        content,
+        tool_calls: Vec::new(),
+        tool_call_id,
+    }
 }
 
 /// A step's `metrics` (at `at` in the trajectory) in ptc's convention; none without

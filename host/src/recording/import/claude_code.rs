@@ -30,9 +30,10 @@
 //!
 //! A line whose model is `<synthetic>` is written by Claude Code itself (an API error, an
 //! interruption), not by the model: it is no turn. The log keeps neither the system prompt,
-//! nor the tool definitions, nor the requests as sent (Claude Code adds context the log does
-//! not show), nor PTC-Lisp memory and values, nor the turn budget: the recording says it lacks
-//! them.
+//! nor the tool definitions, nor the requests as sent, nor PTC-Lisp memory and values, nor the
+//! turn budget. Each turn's request is rebuilt from the thread's messages (`rebuild`), the
+//! system prompt and tool definitions a prefix of inferred size; when that size cannot be
+//! inferred, and for the rest, the recording says it lacks them.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -40,6 +41,7 @@ use std::path::Path;
 use serde_json::{json, Value as Json};
 
 use super::counts::count;
+use super::rebuild::{claude_code::conversation, rebuild_requests};
 use super::{bad, read_lines, reads_back, seconds, turn_budget, ImportError, Imported, Supplied};
 use crate::recording::format::Lack;
 use crate::recording::{ReadError, RecordingDefaults};
@@ -62,7 +64,7 @@ pub(super) fn detect(first: &Json) -> bool {
 }
 
 /// One line of a thread: its number in the file and its JSON.
-type Line = (usize, Json);
+pub(super) type Line = (usize, Json);
 
 /// Reads the session log at `path` and builds one recording per thread that has a response.
 pub fn claude_code(
@@ -116,7 +118,7 @@ pub fn claude_code(
 }
 
 /// Whether a line is a response of the model.
-fn is_response(record: &Json) -> bool {
+pub(super) fn is_response(record: &Json) -> bool {
     record["type"] == "assistant"
         && record["message"].is_object()
         && record["message"]["model"] != "<synthetic>"
@@ -124,7 +126,7 @@ fn is_response(record: &Json) -> bool {
 
 /// The text of a `tool_result`'s content, or of a user message's: a string as it is, the text
 /// of its text blocks, and any other block as its JSON.
-fn text(content: &Json) -> String {
+pub(super) fn text(content: &Json) -> String {
     match content {
         Json::String(text) => text.clone(),
         Json::Array(blocks) => blocks
@@ -155,10 +157,7 @@ fn thread_recording(
     for entry in thread {
         let (line, record) = entry;
         if is_response(record) {
-            let key = record["requestId"]
-                .as_str()
-                .or(record["message"]["id"].as_str())
-                .map_or_else(|| format!("line {line}"), str::to_owned);
+            let key = response_key(*line, record);
             let at = *response_of.entry(key).or_insert_with(|| {
                 responses.push(Vec::new());
                 responses.len() - 1
@@ -284,6 +283,9 @@ fn thread_recording(
         }
         turns.push(turn);
     }
+    let (messages, sent_before) = conversation(thread);
+    let model = responses[0][0].1["message"]["model"].as_str();
+    rebuild_requests(&mut turns, &messages, &sent_before, model, &mut lacks);
     let count = turns.len();
     let max_turns = turn_budget(supplied.max_turns, count, &mut lacks);
     if !turns.iter().any(|t| t.get("started_at").is_some()) {
@@ -310,6 +312,14 @@ fn thread_recording(
             if side_chain { "side chain" } else { "thread" }
         )),
     }))
+}
+
+/// The response a line belongs to: its `requestId`, else its message's `id`, else the line.
+pub(super) fn response_key(line: usize, record: &Json) -> String {
+    record["requestId"]
+        .as_str()
+        .or(record["message"]["id"].as_str())
+        .map_or_else(|| format!("line {line}"), str::to_owned)
 }
 
 /// A response's `usage` in ptc's convention; none without `input_tokens`, an error when a

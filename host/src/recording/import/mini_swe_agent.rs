@@ -345,6 +345,8 @@ fn request(repeats: usize, added: &[Json], model: Option<String>) -> Json {
         system: None,
         messages,
         tools: None,
+        rebuilt: false,
+        inferred_prefix_tokens: None,
     })
     .expect("a request serializes")
 }

@@ -11,6 +11,7 @@ mod openhands;
 mod ptc_runner;
 mod ptc_runner_kernel;
 mod read;
+mod rebuild;
 
 use std::fmt;
 use std::path::Path;
@@ -294,7 +295,13 @@ pub(super) fn transcript_recording(
     if !turns.iter().any(|t| t.get("started_at").is_some()) {
         lacks.push(crate::recording::format::Lack::Timestamps);
     }
-    if system.is_none() {
+    // A run whose requests are rebuilt with an inferred prefix knows its system prompt's size,
+    // which is all a measurement takes (`rebuild`); one without still lacks it.
+    let inferred = turns
+        .iter()
+        .any(|t| t["request"].get("inferred_prefix_tokens").is_some());
+    let lacks_it = lacks.contains(&crate::recording::format::Lack::SystemPrompt);
+    if system.is_none() && !inferred && !lacks_it {
         lacks.push(crate::recording::format::Lack::SystemPrompt);
     }
     let count = turns.len();

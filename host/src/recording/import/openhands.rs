@@ -42,6 +42,7 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
+use super::rebuild::{openhands::conversation, rebuild_requests};
 use super::{
     bad, first_line_is_json, kind, litellm_usage, read_json, read_lines, seconds,
     transcript_recording, turn_budget, ImportError, Imported, Supplied,
@@ -276,6 +277,9 @@ fn run_recording(
         }
         turns.push(turn);
     }
+    let (messages, sent_before) = conversation(events, &response_of);
+    let model = metadata["llm_config"]["model"].as_str();
+    rebuild_requests(&mut turns, &messages, &sent_before, model, &mut lacks);
     let count = turns.len();
     let budget = metadata["max_iterations"]
         .as_u64()

@@ -396,6 +396,8 @@ fn request(arguments: &Json) -> Json {
         system: arguments["system"].as_str().map(str::to_owned),
         messages,
         tools: arguments.get("tools").map(Json::to_string),
+        rebuilt: false,
+        inferred_prefix_tokens: None,
     })
     .expect("a request serializes")
 }
