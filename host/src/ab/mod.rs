@@ -11,6 +11,7 @@
 //! after the run and only for a report, in `prompts`.
 
 pub mod bill;
+mod corpus_facts;
 mod measure;
 pub mod merge;
 pub mod partial;
@@ -29,7 +30,6 @@ use rayon::prelude::*;
 
 use crate::ab::measure::{measure, unusable, Priced};
 use crate::ab::retention::Facts;
-use crate::ab::spool::Spool;
 use crate::ab::summary::Totals;
 use crate::config::Config;
 use crate::host::Host;
@@ -42,6 +42,7 @@ use crate::render::trigger::{Prompter, AS_SENT};
 use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
 
+pub use corpus_facts::{BadRecording, BadRecordings, Lacking, RebuiltRun};
 pub use measure::{PromptMeasure, RunMeasure};
 pub use plan::{AbPlan, Variant};
 pub use prompts::{script_json, PromptLog, PROMPT_BYTES, PROMPT_RECORDINGS};
@@ -115,105 +116,7 @@ impl Billed {
     }
 }
 
-/// A recording whose requests were not recorded but rebuilt from the conversation its log
-/// holds: its as-sent baseline and every strategy's prompt lead with a prefix inferred from
-/// the bill in place of the system prompt and tool schemas the log does not hold.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct RebuiltRun {
-    /// What it is called (its name, else where it is).
-    pub recording: String,
-    /// The inferred prefix in tokens; `None` when it could not be inferred (no usage on the
-    /// first call, or a bill smaller than the conversation): then no prompt of the run has
-    /// its real size, and nothing is judged on it.
-    pub inferred_prefix_tokens: Option<u64>,
-}
-
-/// The recordings of a corpus that lack data a variant's prompts are made from.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Lacking {
-    /// How many.
-    pub recordings: usize,
-    /// What they lack, as a recording's `lacks` names it, in name order.
-    pub kinds: Vec<String>,
-}
-
-impl Lacking {
-    /// Why a variant is not judged on a corpus of `read` recordings, or `None` when none of
-    /// them lacks anything it needs.
-    pub fn reason(&self, read: usize) -> Option<String> {
-        (self.recordings > 0).then(|| {
-            format!(
-                "{} of {read} recording(s) lack {}, which its prompts are made from",
-                self.recordings,
-                self.kinds.join(", ")
-            )
-        })
-    }
-
-    /// `self` and `more`, the recordings of two parts of a corpus.
-    pub fn merged(&self, more: &Lacking) -> Lacking {
-        let mut kinds: Vec<String> = self.kinds.iter().chain(&more.kinds).cloned().collect();
-        kinds.sort();
-        kinds.dedup();
-        Lacking {
-            recordings: self.recordings.saturating_add(more.recordings),
-            kinds,
-        }
-    }
-}
-
-/// A recording that could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct BadRecording {
-    /// Its position in the corpus.
-    pub index: usize,
-    /// Where it is: the file, `file:line` for a JSONL line.
-    pub label: String,
-    /// Why it could not be read.
-    pub error: String,
-}
-
-/// The recordings that could not be read, in corpus order: the first one held, every one
-/// spooled (a corpus may be unreadable as a whole, a million times over).
-#[derive(Default)]
-pub struct BadRecordings {
-    first: Option<BadRecording>,
-    spool: Spool,
-}
-
-impl BadRecordings {
-    /// Adds the next one, in corpus order.
-    pub fn push(&mut self, bad: BadRecording) -> Result<(), Error> {
-        let mut line = serde_json::to_string(&bad).expect("a bad recording serializes");
-        line.push('\n');
-        self.spool.push(&line)?;
-        self.first.get_or_insert(bad);
-        Ok(())
-    }
-
-    pub fn len(&self) -> usize {
-        self.spool.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.spool.is_empty()
-    }
-
-    pub fn first(&self) -> Option<&BadRecording> {
-        self.first.as_ref()
-    }
-
-    /// Every one, in corpus order.
-    pub fn iter(&mut self) -> Result<impl Iterator<Item = Result<BadRecording, Error>>, Error> {
-        Ok(self.spool.lines()?.map(|line| {
-            let line = line?;
-            Ok(serde_json::from_str(&line).expect("a bad recording spooled reads back"))
-        }))
-    }
-}
-
-/// What [`run_with`] does with every prompt's measures besides adding them up.
+/// What [`run_listed`] does with every prompt's measures besides adding them up.
 pub enum Rows<'a> {
     /// Nothing: only the sums are kept.
     Sums,
@@ -591,6 +494,7 @@ pub fn prompter_for<'h>(host: &'h Host, variant: &Variant) -> Result<Prompter<'h
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ab::spool::Spool;
     use crate::plugins::LoadedStrategy;
 
     /// A host with two of the strategies `cargo test` built next to this test binary.

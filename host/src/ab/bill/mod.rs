@@ -15,7 +15,10 @@
 //! so that the cache's steps and minimum apply in the provider's tokens. The scale factors are
 //! reported (how far ptc's count is from the bill).
 
+mod profile;
 mod report;
+mod simulate;
+mod to_json;
 
 use std::path::PathBuf;
 
@@ -28,7 +31,11 @@ use crate::render::trigger::as_sent;
 use crate::tokens::{Counter, Counting, Tokenizer};
 use crate::Error;
 
-pub use report::{json, table};
+pub use profile::is_billed;
+use profile::{first_billed, for_model, one_profile};
+pub use report::table;
+use simulate::{miss_fit, Simulator};
+pub use to_json::json;
 
 /// How close a simulated read must come to the billed one to count as right, in tokens.
 pub const READ_TOLERANCE: u64 = 128;
@@ -310,117 +317,6 @@ impl Bill {
     }
 }
 
-/// The one profile that prices every billed call of `recording`, each by the provider and model
-/// its usage names; a run whose calls are billed under several profiles (a gateway that routed
-/// them to several providers) is refused rather than priced as its first call.
-fn one_profile(
-    recording: &Recording,
-    pricing: &mut Vec<Pricing>,
-    info: &mut Vec<ProfileInfo>,
-) -> Result<usize, Error> {
-    let mut profiles: Vec<(usize, usize)> = Vec::new();
-    for (usage, request) in recording.usage.iter().zip(&recording.requests) {
-        let (Some(usage), Some(request)) = (usage, request) else {
-            continue;
-        };
-        let model = usage.model.as_deref().or(request.model.as_deref());
-        let profile = choose(recording, usage.provider.as_deref(), model, info)?;
-        let profile = for_model(pricing, info, profile, model);
-        match profiles.iter_mut().find(|(p, _)| *p == profile) {
-            Some((_, calls)) => *calls += 1,
-            None => profiles.push((profile, 1)),
-        }
-    }
-    match profiles[..] {
-        [] => Err(Error::NoBillProvider {
-            path: recording.path.display().to_string(),
-        }),
-        [(profile, _)] => Ok(profile),
-        _ => Err(Error::MixedBillProfiles {
-            path: recording.path.display().to_string(),
-            profiles: profiles
-                .iter()
-                .map(|&(p, calls)| format!("{} ({calls} call(s))", pricing[p].name))
-                .collect::<Vec<_>>()
-                .join(", "),
-        }),
-    }
-}
-
-/// The profile that prices `model` with `profile`: `profile` itself, or, when the profile lists
-/// the model with prices or a minimum of its own, the profile with them
-/// (`anthropic@model=claude-haiku-4-5`), added to `pricing` and `info` the first time.
-fn for_model(
-    pricing: &mut Vec<Pricing>,
-    info: &mut Vec<ProfileInfo>,
-    profile: usize,
-    model: Option<&str>,
-) -> usize {
-    let Some(variant) = model.and_then(|m| info[profile].for_model(&pricing[profile], m)) else {
-        return profile;
-    };
-    let differs = Pricing {
-        name: pricing[profile].name.clone(),
-        ..variant.clone()
-    } != pricing[profile];
-    if !differs {
-        return profile;
-    }
-    if let Some(found) = pricing.iter().position(|p| p.name == variant.name) {
-        return found;
-    }
-    let mut variant_info = info[profile].clone();
-    variant_info.name = variant.name.clone();
-    variant_info.output_per_mtok = variant.output_per_mtok;
-    pricing.push(variant);
-    info.push(variant_info);
-    pricing.len() - 1
-}
-
-/// Whether `recording` holds a request as sent with the usage billed for it.
-pub fn is_billed(recording: &Recording) -> bool {
-    first_billed(recording).is_some()
-}
-
-/// The provider and model of a recording's first billed call with a request, if it has one.
-fn first_billed(recording: &Recording) -> Option<(Option<String>, Option<String>)> {
-    recording
-        .usage
-        .iter()
-        .zip(&recording.requests)
-        .find_map(|(usage, request)| match (usage, request) {
-            (Some(usage), Some(request)) => Some((
-                usage.provider.clone(),
-                usage.model.clone().or_else(|| request.model.clone()),
-            )),
-            _ => None,
-        })
-}
-
-/// The profile of the provider and model a call's usage names: one listing the model first,
-/// then one for every model of the provider.
-fn choose(
-    recording: &Recording,
-    provider: Option<&str>,
-    model: Option<&str>,
-    info: &[ProfileInfo],
-) -> Result<usize, Error> {
-    let path = recording.path.display().to_string();
-    let provider = provider.ok_or_else(|| Error::NoBillProvider { path: path.clone() })?;
-    let named = info.iter().position(|i| {
-        i.provider.as_deref() == Some(provider) && model.is_some_and(|m| i.model(m).is_some())
-    });
-    let any = || {
-        info.iter()
-            .position(|i| i.prices_unlisted_models && i.prices(provider, model))
-    };
-    named.or_else(any).ok_or_else(|| Error::NoBillProfile {
-        path,
-        provider: provider.to_owned(),
-        model: model.map_or("a model it does not name".into(), |m| format!("`{m}`")),
-    })
-}
-
 /// Counts every billed call of `recording` (the `run`-th) and adds it to `pending`; returns the
 /// turns not compared.
 fn measure(
@@ -521,183 +417,6 @@ fn billed(usage: &Usage, turn: usize, at: Option<f64>, counted: usize) -> Call {
         best_cost: 0.0,
         miss_cost: 0.0,
     }
-}
-
-/// What the simulated caches hold, as calls are simulated one after another.
-struct Simulator {
-    shared_cache: bool,
-    /// Implicit caching: per cache, each prefix held, with when it was last sent.
-    prefixes: FxHashMap<usize, FxHashMap<u64, f64>>,
-    /// Implicit caching: when each run last sent a request (a gap longer than the TTL reads
-    /// nothing).
-    last_sent: FxHashMap<usize, f64>,
-    explicit: FxHashMap<usize, CacheState>,
-}
-
-impl Simulator {
-    /// Caches per profile when `shared_cache`, per run otherwise.
-    fn new(shared_cache: bool) -> Simulator {
-        Simulator {
-            shared_cache,
-            prefixes: FxHashMap::default(),
-            last_sent: FxHashMap::default(),
-            explicit: FxHashMap::default(),
-        }
-    }
-
-    /// Simulates one call, after those of its cache before it, and files it under its run.
-    fn call(
-        &mut self,
-        pending: Pending,
-        runs: &mut [RunBill],
-        used: &[usize],
-        pricing: &[Pricing],
-        info: &[ProfileInfo],
-    ) {
-        let Pending {
-            run,
-            mut call,
-            shared,
-            previous,
-            response,
-            prefixes: ends,
-            request,
-        } = pending;
-        let shared_cache = self.shared_cache;
-        let (prefixes, last_sent, explicit) =
-            (&mut self.prefixes, &mut self.last_sent, &mut self.explicit);
-        let slot = runs[run].profile;
-        let (profile, about) = (&pricing[used[slot]], &info[used[slot]]);
-        let cache_key = if shared_cache { slot } else { usize::MAX - run };
-        let scale = if call.counted == 0 {
-            1.0
-        } else {
-            call.billed_prompt as f64 / call.counted as f64
-        };
-        let (read, written) = match profile.caching {
-            _ if profile.min_cacheable_tokens == 0 => (0, 0),
-            Caching::Implicit => {
-                let held = prefixes.entry(cache_key).or_default();
-                let (now, ttl) = (call.at.unwrap_or(0.0), profile.ttl.seconds());
-                let gap = call
-                    .at
-                    .and_then(|now| last_sent.insert(run, now).map(|then| now - then));
-                let expired = gap.is_some_and(|gap| gap > ttl);
-                // The previous request of the same run is held whole (it may share the start
-                // of a message); every earlier one (of this run, or of any run when the cache
-                // is shared) at its message boundaries, while it is within the TTL.
-                let stored = ends
-                    .iter()
-                    .filter(|(key, _)| held.get(key).is_some_and(|&at| now - at <= ttl))
-                    .map(|&(_, end)| end)
-                    .max()
-                    .unwrap_or(0);
-                held.extend(ends.iter().map(|&(key, _)| (key, now)));
-                // The prefix shared with the previous request is measured back from that
-                // request's billed size (exact) by ptc's count of what differs, scaled; other
-                // prefixes by this call's scale.
-                let from_previous = match previous {
-                    _ if expired => 0.0,
-                    Some((counted, billed)) if about.cache_includes_output && counted > 0 => {
-                        match response {
-                            Some(response) => {
-                                billed as f64 + response as f64 * billed as f64 / counted as f64
-                            }
-                            None => shared as f64 * scale,
-                        }
-                    }
-                    Some((counted, billed)) if shared > 0 && counted > 0 => {
-                        let unshared = counted.saturating_sub(shared as u64) as f64;
-                        (billed as f64 - unshared * billed as f64 / counted as f64).max(0.0)
-                    }
-                    _ => shared as f64 * scale,
-                };
-                let prefix = from_previous.max(stored as f64 * scale) as u64;
-                let (min, step) = (
-                    profile.min_cacheable_tokens as u64,
-                    profile.cache_step_tokens.max(1) as u64,
-                );
-                let read = if call.billed_prompt >= min && prefix >= min {
-                    (prefix / step * step).min(call.billed_prompt)
-                } else {
-                    0
-                };
-                (read, 0)
-            }
-            Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
-                // Nothing recorded where the agent asked for caching: the breakpoints go where
-                // automatic caching puts them, unless the profile says otherwise.
-                let mut auto = profile.clone();
-                if auto.placement == Placement::Strategy {
-                    auto.placement = Placement::Auto;
-                }
-                let cache = explicit.entry(cache_key).or_default();
-                let cost = auto.cost(&request, cache);
-                let read = (cost.read as f64 * scale) as u64;
-                let written = ((cost.written as f64 * scale) as u64)
-                    .min(call.billed_prompt.saturating_sub(read));
-                (read.min(call.billed_prompt), written)
-            }
-        };
-        let output = call.output as f64 * about.output_per_mtok / 1_000_000.0;
-        let plain = call.billed_prompt - read - written;
-        call.simulated_read = read;
-        call.simulated_written = written;
-        call.best_cost = profile
-            .priced(read as usize, written as usize, plain as usize)
-            .cost
-            + output;
-        call.miss_cost = match profile.caching {
-            Caching::Implicit => profile.priced(0, 0, call.billed_prompt as usize).cost,
-            Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
-                profile
-                    .priced(0, (read + written) as usize, plain as usize)
-                    .cost
-            }
-        } + output;
-        let billed_plain = call.billed_prompt - call.billed_read - call.billed_written;
-        call.priced_bill = profile
-            .priced(
-                call.billed_read as usize,
-                call.billed_written as usize,
-                billed_plain as usize,
-            )
-            .cost
-            + output;
-        runs[run].calls.push(call);
-    }
-}
-
-/// The miss rate of the profile in `slot`, on its runs but `except`.
-fn miss_fit(runs: &[RunBill], slot: usize, except: Option<usize>, rate: MissRate) -> MissFit {
-    let mut fit = MissFit {
-        rate: 0.0,
-        fitted: rate == MissRate::Fit,
-        predicted: 0,
-        missed: 0,
-        predicted_tokens: 0,
-        read_tokens: 0,
-    };
-    let counted = runs
-        .iter()
-        .enumerate()
-        .filter(|&(i, r)| r.profile == slot && r.any_read() && Some(i) != except);
-    for (_, run) in counted {
-        for call in run.calls.iter().filter(|c| c.simulated_read > 0) {
-            fit.predicted += 1;
-            fit.missed += usize::from(call.billed_read == 0);
-            fit.predicted_tokens += call.simulated_read;
-            // Reads a little over the best case (the provider's units fall either side of
-            // ptc's scaled count) offset those a little under.
-            fit.read_tokens += call.billed_read;
-        }
-    }
-    fit.rate = match rate {
-        MissRate::Fixed(rate) => rate,
-        MissRate::Fit if fit.predicted_tokens == 0 => 0.0,
-        MissRate::Fit => (1.0 - fit.read_tokens as f64 / fit.predicted_tokens as f64).max(0.0),
-    };
-    fit
 }
 
 impl Call {

@@ -1,4 +1,5 @@
-//! The comparison with the bill as a table for people and as JSON for programs.
+//! The comparison with the bill as a table for people, and the sums both it and the JSON
+//! (`to_json`) give.
 
 use std::fmt::Write as _;
 
@@ -10,35 +11,35 @@ use crate::pricing::{Pricing, ProfileInfo};
 
 /// Sums of some runs' calls.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Sums {
-    runs: usize,
-    calls: usize,
+pub(super) struct Sums {
+    pub(super) runs: usize,
+    pub(super) calls: usize,
     /// Calls that read from the cache, as billed.
-    hits: usize,
+    pub(super) hits: usize,
     /// Of those, the calls whose simulated read is within the tolerance.
-    close: usize,
+    pub(super) close: usize,
     /// Of the others, those that read less than the simulation (a shorter, older prefix:
     /// a partial miss) and those that read more (a prefix no earlier request of the run sent).
-    shorter: usize,
-    longer: usize,
+    pub(super) shorter: usize,
+    pub(super) longer: usize,
     /// Calls that read nothing where the simulation reads (the misses of the miss rate).
-    missed: usize,
-    counted: u64,
-    billed_prompt: u64,
-    billed_read: u64,
-    simulated_read: u64,
+    pub(super) missed: usize,
+    pub(super) counted: u64,
+    pub(super) billed_prompt: u64,
+    pub(super) billed_read: u64,
+    pub(super) simulated_read: u64,
     /// The stated cost, or the billed tokens priced by the profile where a call states none.
-    billed: f64,
+    pub(super) billed: f64,
     /// Whether some call stated no cost (its billed tokens are priced instead).
-    unstated: bool,
-    best: f64,
-    expected: f64,
+    pub(super) unstated: bool,
+    pub(super) best: f64,
+    pub(super) expected: f64,
     /// With the rate fitted on the other runs (the expected cost where there is none).
-    held_out: f64,
+    pub(super) held_out: f64,
 }
 
 impl Sums {
-    fn add(&mut self, run: &RunBill, miss_rate: f64) {
+    pub(super) fn add(&mut self, run: &RunBill, miss_rate: f64) {
         self.runs += 1;
         for call in &run.calls {
             self.add_call(call, miss_rate);
@@ -77,14 +78,14 @@ impl Sums {
     }
 }
 
-fn of_run(run: &RunBill, miss_rate: f64) -> Sums {
+pub(super) fn of_run(run: &RunBill, miss_rate: f64) -> Sums {
     let mut sums = Sums::default();
     sums.add(run, miss_rate);
     sums
 }
 
 /// `(a - b) / b` as a signed percentage, or `-` when `b` is 0.
-fn error(simulated: f64, billed: f64) -> String {
+pub(super) fn error(simulated: f64, billed: f64) -> String {
     if billed == 0.0 {
         "-".into()
     } else {
@@ -92,7 +93,7 @@ fn error(simulated: f64, billed: f64) -> String {
     }
 }
 
-fn error_json(simulated: f64, billed: f64) -> Json {
+pub(super) fn error_json(simulated: f64, billed: f64) -> Json {
     if billed == 0.0 {
         Json::Null
     } else {
@@ -100,13 +101,13 @@ fn error_json(simulated: f64, billed: f64) -> Json {
     }
 }
 
-fn round(x: f64, places: i32) -> f64 {
+pub(super) fn round(x: f64, places: i32) -> f64 {
     let p = 10f64.powi(places);
     (x * p).round() / p
 }
 
 /// `12,345`.
-fn thousands(n: u64) -> String {
+pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -119,7 +120,7 @@ fn thousands(n: u64) -> String {
 }
 
 /// One line on a profile's rule and prices.
-fn rule(pricing: &Pricing, info: &ProfileInfo) -> String {
+pub(super) fn rule(pricing: &Pricing, info: &ProfileInfo) -> String {
     let caching = match pricing.caching {
         _ if pricing.min_cacheable_tokens == 0 => "no caching".to_owned(),
         Caching::Implicit => format!(
@@ -151,7 +152,7 @@ fn rule(pricing: &Pricing, info: &ProfileInfo) -> String {
     line
 }
 
-fn miss_line(fit: &MissFit) -> String {
+pub(super) fn miss_line(fit: &MissFit) -> String {
     let read = if fit.predicted_tokens == 0 {
         "no call the best case has reading".to_owned()
     } else {
@@ -173,7 +174,7 @@ fn miss_line(fit: &MissFit) -> String {
     }
 }
 
-fn name(run: &RunBill) -> String {
+pub(super) fn name(run: &RunBill) -> String {
     let path = run.recording.display().to_string();
     crate::output::escape_controls(&path).into_owned()
 }
@@ -331,7 +332,7 @@ pub fn table(bill: &Bill) -> String {
 }
 
 /// Per provider and model: ptc's count of the requests over the billed prompt tokens.
-fn by_model(bill: &Bill) -> Vec<(String, u64, u64, usize)> {
+pub(super) fn by_model(bill: &Bill) -> Vec<(String, u64, u64, usize)> {
     let mut groups: Vec<(String, u64, u64, usize)> = Vec::new();
     for run in &bill.runs {
         let key = format!(
@@ -355,7 +356,7 @@ fn by_model(bill: &Bill) -> Vec<(String, u64, u64, usize)> {
     groups
 }
 
-fn token_lines(bill: &Bill) -> Vec<String> {
+pub(super) fn token_lines(bill: &Bill) -> Vec<String> {
     by_model(bill)
         .into_iter()
         .map(|(model, counted, billed, calls)| {
@@ -368,141 +369,4 @@ fn token_lines(bill: &Bill) -> Vec<String> {
             )
         })
         .collect()
-}
-
-fn sums_json(sums: &Sums) -> Json {
-    json!({
-        "runs": sums.runs,
-        "calls": sums.calls,
-        "read_calls": sums.hits,
-        "read_calls_within_tolerance": sums.close,
-        "read_calls_shorter": sums.shorter,
-        "read_calls_longer": sums.longer,
-        "missed_calls": sums.missed,
-        "counted_prompt_tokens": sums.counted,
-        "billed_prompt_tokens": sums.billed_prompt,
-        "billed_read": sums.billed_read,
-        "simulated_read": sums.simulated_read,
-        "billed_usd": round(sums.billed, 8),
-        "billed_usd_stated": !sums.unstated,
-        "best_case_usd": round(sums.best, 8),
-        "best_case_error": error_json(sums.best, sums.billed),
-        "with_misses_usd": round(sums.expected, 8),
-        "with_misses_error": error_json(sums.expected, sums.billed),
-        "rate_of_others_usd": round(sums.held_out, 8),
-        "rate_of_others_error": error_json(sums.held_out, sums.billed),
-    })
-}
-
-/// The comparison for programs: every call, each run's sums and the totals.
-pub fn json(bill: &Bill) -> Json {
-    let profiles: Vec<Json> = bill
-        .profiles
-        .iter()
-        .map(|(pricing, info, fit)| {
-            json!({
-                "name": pricing.name,
-                "rule": rule(pricing, info),
-                "provider": info.provider,
-                "models": info.models.iter().map(|(m, _)| m).collect::<Vec<_>>(),
-                "source": info.source,
-                "as_of": info.as_of,
-                "miss_rate": {
-                    "rate": round(fit.rate, 6),
-                    "fitted": fit.fitted,
-                    "predicted_reads": fit.predicted,
-                    "missed": fit.missed,
-                    "predicted_read_tokens": fit.predicted_tokens,
-                    "billed_read_tokens": fit.read_tokens,
-                },
-            })
-        })
-        .collect();
-    let (mut with_reads, mut without, mut all) =
-        (Sums::default(), Sums::default(), Sums::default());
-    let runs: Vec<Json> = bill
-        .runs
-        .iter()
-        .map(|run| {
-            let rate = bill.profiles[run.profile].2.rate;
-            all.add(run, rate);
-            if run.any_read() {
-                with_reads.add(run, rate);
-            } else {
-                without.add(run, rate);
-            }
-            let calls: Vec<Json> = run
-                .calls
-                .iter()
-                .map(|c| {
-                    json!({
-                        "turn": c.turn,
-                        "at": c.at,
-                        "counted_prompt_tokens": c.counted,
-                        "billed_prompt_tokens": c.billed_prompt,
-                        "billed_read": c.billed_read,
-                        "billed_written": c.billed_written,
-                        "output": c.output,
-                        "billed_usd": c.billed_cost,
-                        "priced_bill_usd": round(c.priced_bill, 10),
-                        "simulated_read": c.simulated_read,
-                        "simulated_written": c.simulated_written,
-                        "read_within_tolerance": c.read_close(),
-                        "best_case_usd": round(c.best_cost, 10),
-                        "miss_usd": round(c.miss_cost, 10),
-                        "with_misses_usd": round(c.expected_cost(rate), 10),
-                    })
-                })
-                .collect();
-            let mut run_json = sums_json(&of_run(run, rate));
-            let object = run_json.as_object_mut().expect("an object");
-            object.remove("runs");
-            object.insert(
-                "recording".into(),
-                json!(run.recording.display().to_string()),
-            );
-            object.insert("profile".into(), json!(bill.profiles[run.profile].0.name));
-            object.insert("provider".into(), json!(run.provider));
-            object.insert("model".into(), json!(run.model));
-            object.insert("any_read".into(), json!(run.any_read()));
-            object.insert("skipped_turns".into(), json!(run.skipped));
-            if let Some(prefix) = run.rebuilt {
-                object.insert("rebuilt".into(), json!(true));
-                object.insert("inferred_prefix_tokens".into(), json!(prefix));
-            }
-            object.insert(
-                "rate_of_others".into(),
-                json!(run.held_out_rate.map(|r| round(r, 6))),
-            );
-            object.insert("per_call".into(), json!(calls));
-            run_json
-        })
-        .collect();
-    let tokens: Vec<Json> = by_model(bill)
-        .into_iter()
-        .map(|(model, counted, billed, calls)| {
-            json!({
-                "model": model,
-                "calls": calls,
-                "counted": counted,
-                "billed": billed,
-                "ratio": if billed == 0 { Json::Null } else { json!(round(counted as f64 / billed as f64, 4)) },
-            })
-        })
-        .collect();
-    json!({
-        "tokenizer": bill.tokenizer.name(),
-        "read_tolerance": READ_TOLERANCE,
-        "shared_cache": bill.shared_cache,
-        "time_ordered": bill.time_ordered,
-        "profiles": profiles,
-        "runs": runs,
-        "totals": {
-            "runs_with_a_read": sums_json(&with_reads),
-            "runs_without_a_read": sums_json(&without),
-            "every_run": sums_json(&all),
-        },
-        "tokens": tokens,
-        "not_compared": bill.without_bill.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-    })
 }

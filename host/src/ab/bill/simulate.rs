@@ -1,0 +1,187 @@
+//! The simulated caches the billed calls are priced through, one after another (one cache per
+//! run, or one per profile shared by its runs), and the miss rate fitted on what they read
+//! against what the bill read.
+
+use super::*;
+
+/// What the simulated caches hold, as calls are simulated one after another.
+pub(super) struct Simulator {
+    shared_cache: bool,
+    /// Implicit caching: per cache, each prefix held, with when it was last sent.
+    prefixes: FxHashMap<usize, FxHashMap<u64, f64>>,
+    /// Implicit caching: when each run last sent a request (a gap longer than the TTL reads
+    /// nothing).
+    last_sent: FxHashMap<usize, f64>,
+    explicit: FxHashMap<usize, CacheState>,
+}
+
+impl Simulator {
+    /// Caches per profile when `shared_cache`, per run otherwise.
+    pub(super) fn new(shared_cache: bool) -> Simulator {
+        Simulator {
+            shared_cache,
+            prefixes: FxHashMap::default(),
+            last_sent: FxHashMap::default(),
+            explicit: FxHashMap::default(),
+        }
+    }
+
+    /// Simulates one call, after those of its cache before it, and files it under its run.
+    pub(super) fn call(
+        &mut self,
+        pending: Pending,
+        runs: &mut [RunBill],
+        used: &[usize],
+        pricing: &[Pricing],
+        info: &[ProfileInfo],
+    ) {
+        let Pending {
+            run,
+            mut call,
+            shared,
+            previous,
+            response,
+            prefixes: ends,
+            request,
+        } = pending;
+        let shared_cache = self.shared_cache;
+        let (prefixes, last_sent, explicit) =
+            (&mut self.prefixes, &mut self.last_sent, &mut self.explicit);
+        let slot = runs[run].profile;
+        let (profile, about) = (&pricing[used[slot]], &info[used[slot]]);
+        let cache_key = if shared_cache { slot } else { usize::MAX - run };
+        let scale = if call.counted == 0 {
+            1.0
+        } else {
+            call.billed_prompt as f64 / call.counted as f64
+        };
+        let (read, written) = match profile.caching {
+            _ if profile.min_cacheable_tokens == 0 => (0, 0),
+            Caching::Implicit => {
+                let held = prefixes.entry(cache_key).or_default();
+                let (now, ttl) = (call.at.unwrap_or(0.0), profile.ttl.seconds());
+                let gap = call
+                    .at
+                    .and_then(|now| last_sent.insert(run, now).map(|then| now - then));
+                let expired = gap.is_some_and(|gap| gap > ttl);
+                // The previous request of the same run is held whole (it may share the start
+                // of a message); every earlier one (of this run, or of any run when the cache
+                // is shared) at its message boundaries, while it is within the TTL.
+                let stored = ends
+                    .iter()
+                    .filter(|(key, _)| held.get(key).is_some_and(|&at| now - at <= ttl))
+                    .map(|&(_, end)| end)
+                    .max()
+                    .unwrap_or(0);
+                held.extend(ends.iter().map(|&(key, _)| (key, now)));
+                // The prefix shared with the previous request is measured back from that
+                // request's billed size (exact) by ptc's count of what differs, scaled; other
+                // prefixes by this call's scale.
+                let from_previous = match previous {
+                    _ if expired => 0.0,
+                    Some((counted, billed)) if about.cache_includes_output && counted > 0 => {
+                        match response {
+                            Some(response) => {
+                                billed as f64 + response as f64 * billed as f64 / counted as f64
+                            }
+                            None => shared as f64 * scale,
+                        }
+                    }
+                    Some((counted, billed)) if shared > 0 && counted > 0 => {
+                        let unshared = counted.saturating_sub(shared as u64) as f64;
+                        (billed as f64 - unshared * billed as f64 / counted as f64).max(0.0)
+                    }
+                    _ => shared as f64 * scale,
+                };
+                let prefix = from_previous.max(stored as f64 * scale) as u64;
+                let (min, step) = (
+                    profile.min_cacheable_tokens as u64,
+                    profile.cache_step_tokens.max(1) as u64,
+                );
+                let read = if call.billed_prompt >= min && prefix >= min {
+                    (prefix / step * step).min(call.billed_prompt)
+                } else {
+                    0
+                };
+                (read, 0)
+            }
+            Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
+                // Nothing recorded where the agent asked for caching: the breakpoints go where
+                // automatic caching puts them, unless the profile says otherwise.
+                let mut auto = profile.clone();
+                if auto.placement == Placement::Strategy {
+                    auto.placement = Placement::Auto;
+                }
+                let cache = explicit.entry(cache_key).or_default();
+                let cost = auto.cost(&request, cache);
+                let read = (cost.read as f64 * scale) as u64;
+                let written = ((cost.written as f64 * scale) as u64)
+                    .min(call.billed_prompt.saturating_sub(read));
+                (read.min(call.billed_prompt), written)
+            }
+        };
+        let output = call.output as f64 * about.output_per_mtok / 1_000_000.0;
+        let plain = call.billed_prompt - read - written;
+        call.simulated_read = read;
+        call.simulated_written = written;
+        call.best_cost = profile
+            .priced(read as usize, written as usize, plain as usize)
+            .cost
+            + output;
+        call.miss_cost = match profile.caching {
+            Caching::Implicit => profile.priced(0, 0, call.billed_prompt as usize).cost,
+            Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
+                profile
+                    .priced(0, (read + written) as usize, plain as usize)
+                    .cost
+            }
+        } + output;
+        let billed_plain = call.billed_prompt - call.billed_read - call.billed_written;
+        call.priced_bill = profile
+            .priced(
+                call.billed_read as usize,
+                call.billed_written as usize,
+                billed_plain as usize,
+            )
+            .cost
+            + output;
+        runs[run].calls.push(call);
+    }
+}
+
+/// The miss rate of the profile in `slot`, on its runs but `except`.
+pub(super) fn miss_fit(
+    runs: &[RunBill],
+    slot: usize,
+    except: Option<usize>,
+    rate: MissRate,
+) -> MissFit {
+    let mut fit = MissFit {
+        rate: 0.0,
+        fitted: rate == MissRate::Fit,
+        predicted: 0,
+        missed: 0,
+        predicted_tokens: 0,
+        read_tokens: 0,
+    };
+    let counted = runs
+        .iter()
+        .enumerate()
+        .filter(|&(i, r)| r.profile == slot && r.any_read() && Some(i) != except);
+    for (_, run) in counted {
+        for call in run.calls.iter().filter(|c| c.simulated_read > 0) {
+            fit.predicted += 1;
+            fit.missed += usize::from(call.billed_read == 0);
+            fit.predicted_tokens += call.simulated_read;
+            // Reads a little over the best case (the provider's units fall either side of
+            // ptc's scaled count) offset those a little under.
+            fit.read_tokens += call.billed_read;
+        }
+    }
+    fit.rate = match rate {
+        MissRate::Fixed(rate) => rate,
+        MissRate::Fit if fit.predicted_tokens == 0 => 0.0,
+        MissRate::Fit => (1.0 - fit.read_tokens as f64 / fit.predicted_tokens as f64).max(0.0),
+    };
+    fit
+}
