@@ -5,7 +5,7 @@
 //! identical whatever the thread count, and what is held does not grow with the corpus unless
 //! the output lists every prompt.
 //!
-//! This module holds the run itself, [`run`] and its result [`Ab`]; what it compares is resolved
+//! This module holds the run itself, [`run_corpus`] and its result [`Ab`]; what it compares is resolved
 //! in `plan`, one recording through one variant is measured in `measure`, and the measures are
 //! added up in `summary`. The prompts the HTML report shows side by side are rendered again,
 //! after the run and only for a report, in `prompts`.

@@ -154,6 +154,8 @@ mod tests {
         RequestJson {
             model: None,
             system: None,
+            rebuilt: false,
+            inferred_prefix_tokens: None,
             repeats,
             messages: contents
                 .iter()
