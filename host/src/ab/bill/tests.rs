@@ -455,7 +455,7 @@ fn reads_the_bill_does_not_match_are_told_apart() {
         calls[2]
     );
     assert!(calls[3].simulated_read > 0, "{:?}", calls[3]);
-    let json = report::json(&bill);
+    let json = to_json::json(&bill);
     let run = &json["runs"][0];
     assert_eq!(run["read_calls"], 3);
     assert_eq!(run["read_calls_within_tolerance"], 1);
