@@ -227,3 +227,35 @@ fn import_reads_the_logs_of_a_directory() {
         .ok();
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 4);
 }
+
+#[test]
+fn ab_prices_runs_by_the_provider_their_usage_names_unless_asked() {
+    let mini = realrun("mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json");
+    let run = all_strategies().ptc([
+        "ab",
+        &text(&mini),
+        "--strategies",
+        "as-sent,full-history",
+        "--no-timing",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("cost: deepseek pricing"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("priced by deepseek"), "{}", run.stderr);
+    // Asked for, another profile prices them.
+    let asked = all_strategies()
+        .ptc([
+            "ab",
+            &text(&mini),
+            "--strategies",
+            "as-sent,full-history",
+            "--no-timing",
+            "--pricing",
+            "anthropic",
+        ])
+        .ok();
+    assert!(asked.contains("cost: anthropic pricing"), "{asked}");
+}

@@ -84,7 +84,12 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     if let Some(file) = &options.report {
         crate::output::check_not_input("--report", file, paths, &["json", "jsonl"])?;
     }
-    let plan = AbPlan::new(host, &options.plan)?;
+    let defaults = host.recording_defaults()?;
+    let mut asked = options.plan.clone();
+    if asked.pricing.is_none() && options.corpus != Corpus::Paths(Vec::new()) {
+        asked.pricing = priced_as_billed(host, &options.corpus, &defaults)?;
+    }
+    let plan = AbPlan::new(host, &asked)?;
     let (format, shard) = (options.format, options.shard);
     if format == Format::Partial && options.report.is_some() {
         return Err(Error::Usage(
@@ -96,7 +101,6 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         // one recording that cannot be read and succeed; the merge would fail much later.
         crate::recording::corpus::check_given(paths)?;
     }
-    let defaults = host.recording_defaults()?;
     let listed = || ShardSources::new(options.corpus.listing(&defaults), shard);
     let bar = match options.progress {
         true => progress::for_corpus(|| listed().take_while(Result::is_ok).count()),
@@ -184,4 +188,50 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         )?;
     }
     Ok(())
+}
+
+/// How many recordings of a corpus are read ahead, at most, to find the profile its runs were
+/// billed by.
+const BILLED_AHEAD: usize = 16;
+
+/// The profile the corpus's runs were billed by, when no profile is asked for: that of the
+/// provider and model the usage of its first billed runs names (of the first
+/// [`BILLED_AHEAD`] recordings, read ahead once more), when they name one; `None` (the
+/// configuration's `[ab] pricing`) when no run carries a bill, or they name several, which a
+/// note on stderr then lists with the `--pricing` that judges each.
+fn priced_as_billed(
+    host: &Host,
+    corpus: &Corpus,
+    defaults: &crate::recording::RecordingDefaults,
+) -> Result<Option<String>, Error> {
+    let config = host.config();
+    let (pricing, info) = (config.pricing_profiles()?, config.pricing_info());
+    let mut named: Vec<String> = Vec::new();
+    for source in corpus.listing(defaults).take(BILLED_AHEAD).flatten() {
+        let Ok(recording) = source.load(defaults) else {
+            continue;
+        };
+        if let Some(name) = crate::ab::bill::billed_profile(&recording, &pricing, &info) {
+            if !named.contains(&name) {
+                named.push(name);
+            }
+        }
+    }
+    match &named[..] {
+        [] => Ok(None),
+        [one] => {
+            crate::output::note(format_args!(
+                "note: priced by {one}, the profile of the provider and model the runs' usage names (--pricing chooses others)"
+            ));
+            Ok(Some(one.clone()))
+        }
+        several => {
+            crate::output::note(format_args!(
+                "note: the runs were billed under several profiles ({}); priced by [ab] pricing. `--pricing {}` judges each",
+                several.join(", "),
+                several.join(",")
+            ));
+            Ok(None)
+        }
+    }
 }

@@ -31,7 +31,7 @@ use crate::render::trigger::as_sent;
 use crate::tokens::{Counter, Counting, Tokenizer};
 use crate::Error;
 
-pub use profile::is_billed;
+pub use profile::{billed_profile, is_billed};
 use profile::{first_billed, for_model, one_profile};
 pub use report::table;
 use simulate::{miss_fit, Simulator};

@@ -114,3 +114,17 @@ pub(super) fn choose(
         model: model.map_or("a model it does not name".into(), |m| format!("`{m}`")),
     })
 }
+
+/// The name of the profile that prices `recording` as billed (`deepseek`, or a model's own
+/// prices: `anthropic@model=claude-sonnet-4`), when it holds billed calls that one profile
+/// prices.
+pub fn billed_profile(
+    recording: &Recording,
+    pricing: &[Pricing],
+    info: &[ProfileInfo],
+) -> Option<String> {
+    first_billed(recording)?;
+    let (mut pricing, mut info) = (pricing.to_vec(), info.to_vec());
+    let profile = one_profile(recording, &mut pricing, &mut info).ok()?;
+    Some(pricing[profile].name.clone())
+}
