@@ -19,6 +19,7 @@ mod limits;
 mod logs;
 mod memory;
 mod new_plugin;
+mod outputs;
 mod plugins;
 mod pricing;
 mod privacy;
