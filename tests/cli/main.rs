@@ -17,7 +17,6 @@ mod install;
 mod layers;
 mod limits;
 mod logs;
-mod memory;
 mod new_plugin;
 mod outputs;
 mod plugins;

@@ -105,7 +105,7 @@ fn every_call_of_a_claude_code_session_is_rebuilt_and_priced_within_ten_percent_
     let table = scratch.ptc(["bill", &corpus.display().to_string()]).ok();
     assert!(
         table.contains("note: the as-sent baseline is rebuilt")
-            && table.contains("cc.jsonl:1: inferred prefix of "),
+            && table.contains("session-5c0375b4.jsonl (thread from line 1): inferred prefix of "),
         "{table}"
     );
 }
@@ -121,7 +121,7 @@ fn ptc_ab_says_which_baselines_are_rebuilt_and_the_prefix_inferred() {
         .ok();
     assert!(
         table.contains("note: the as-sent baseline is rebuilt")
-            && table.contains("oh.json: inferred prefix of "),
+            && table.contains("replay-wrong_initial_state.json: inferred prefix of "),
         "{table}"
     );
     let json = scratch
@@ -153,7 +153,8 @@ fn ptc_ab_says_which_baselines_are_rebuilt_and_the_prefix_inferred() {
         .ok();
     let page = std::fs::read_to_string(&report).unwrap();
     assert!(
-        page.contains("<ul class=\"rebuilt\">") && page.contains("oh.json: inferred prefix of "),
+        page.contains("<ul class=\"rebuilt\">")
+            && page.contains("replay-wrong_initial_state.json: inferred prefix of "),
         "the report names the rebuilt run"
     );
 }
@@ -228,14 +229,15 @@ fn a_bill_smaller_than_the_conversation_leaves_the_prefix_unknown_and_says_so() 
     let path = recording.display().to_string();
     let bill = scratch.ptc(["bill", &path]).ok();
     assert!(
-        bill.contains("hostile.json: prefix unknown") && bill.contains("no call of it is compared"),
+        bill.contains("hostile.jsonl: prefix unknown")
+            && bill.contains("no call of it is compared"),
         "{bill}"
     );
     let ab = scratch
         .ptc(["ab", &path, "--strategies", "full-history,rolling-window"])
         .ok();
     assert!(
-        ab.contains("hostile.json: prefix unknown") && ab.contains("lack system_prompt"),
+        ab.contains("hostile.jsonl: prefix unknown") && ab.contains("lack system_prompt"),
         "{ab}"
     );
 }

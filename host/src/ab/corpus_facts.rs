@@ -8,7 +8,8 @@ use crate::Error;
 /// A recording whose requests were not recorded but rebuilt from the conversation its log
 /// holds: its as-sent baseline and every strategy's prompt lead with a prefix inferred from
 /// the bill in place of the system prompt and tool schemas the log does not hold.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RebuiltRun {
     /// What it is called (its name, else where it is).
     pub recording: String,

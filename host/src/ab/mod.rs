@@ -390,7 +390,7 @@ pub fn run_listed(
         billed: Billed::of(kept_billed.into_inner().expect("no panic holds it")),
         rebuilt: {
             let mut rebuilt = rebuilt.into_inner().expect("no panic holds it");
-            rebuilt.sort_by(|a, b| a.0.cmp(&b.0));
+            rebuilt.sort_by(|a, b| a.1.recording.cmp(&b.1.recording));
             rebuilt.into_iter().map(|(_, run)| run).collect()
         },
     })

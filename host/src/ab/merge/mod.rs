@@ -166,6 +166,7 @@ pub fn merge(
     let mut bad = Vec::new();
     let mut timed = 0;
     let mut lacking = vec![crate::ab::Lacking::default(); print.variants.len()];
+    let mut rebuilt: Vec<crate::ab::RebuiltRun> = Vec::new();
     for (file, part) in parts {
         // What its recordings lack: one entry per variant at most, each about no more
         // recordings than the part holds, with what they lack named when there are some.
@@ -196,6 +197,7 @@ pub fn merge(
         for (sum, more) in lacking.iter_mut().zip(&part.lacking) {
             *sum = sum.merged(more);
         }
+        rebuilt.extend(part.rebuilt.iter().cloned());
         totals
             .merge(&Totals {
                 recordings: part.recordings,
@@ -262,8 +264,11 @@ pub fn merge(
             lacking,
             requirements: crate::ab::report::Requirements::default(),
             billed: Default::default(),
-            // Parts do not say: `ptc bill` on the corpus names the rebuilt runs.
-            rebuilt: Vec::new(),
+            // In the order one run lists them.
+            rebuilt: {
+                rebuilt.sort_by(|a, b| a.recording.cmp(&b.recording));
+                rebuilt
+            },
         },
         sources: held,
         corpus,

@@ -11,7 +11,8 @@
 //!   templates, the baseline, the tokenizer, every pricing profile, the primary profile, a hash
 //!   of what recordings without a system prompt get, and the recording size limit;
 //! - `recordings`, `timed_recordings` (those whose calls carry times), `lacking` (per variant,
-//!   the recordings that lack data its prompts are made from), and per variant `summaries` (sums, the maximum, failures with the first
+//!   the recordings that lack data its prompts are made from), `rebuilt` (the recordings whose
+//!   as-sent baseline is rebuilt from their log), and per variant `summaries` (sums, the maximum, failures with the first
 //!   error and the corpus position of the recording it came from) and `turns` (per turn index:
 //!   summed tokens, how the primary profile's cache billed them, and the recordings reaching
 //!   it);
@@ -114,6 +115,10 @@ pub struct Part<R> {
     /// written before it was kept).
     #[serde(default)]
     pub lacking: Vec<crate::ab::Lacking>,
+    /// The shard's recordings whose as-sent baseline is rebuilt from their log, with the
+    /// prefix inferred for each (none written when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rebuilt: Vec<crate::ab::RebuiltRun>,
     pub summaries: Vec<SummaryPart>,
     pub turns: Vec<Vec<TurnSum>>,
     /// When writing, they follow the rest and are not part of this value.

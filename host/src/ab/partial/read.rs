@@ -87,6 +87,7 @@ pub fn read(path: &Path, rows: bool) -> Result<Part<CheckedRows>, Error> {
             recordings: part.recordings,
             timed_recordings: part.timed_recordings,
             lacking: part.lacking,
+            rebuilt: part.rebuilt,
             summaries: part.summaries,
             turns: part.turns,
             bad_recordings: part.bad_recordings,

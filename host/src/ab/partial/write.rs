@@ -46,6 +46,7 @@ pub fn write(
         recordings: ab.recordings(),
         timed_recordings: ab.timed_recordings.unwrap_or(0),
         lacking: ab.lacking.clone(),
+        rebuilt: ab.rebuilt.clone(),
         summaries: ab
             .summaries()
             .iter()
