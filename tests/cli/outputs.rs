@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{all_strategies, Scratch};
+use crate::support::{all_strategies, generator, Scratch};
 
 const STRATEGIES: &str = "full-history,delta-log,observation-masking";
 
@@ -16,17 +16,6 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
         (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
-}
-
-/// The corpus generator built by `cargo test`.
-fn generator() -> PathBuf {
-    std::env::current_exe()
-        .unwrap()
-        .parent()
-        .and_then(|deps| deps.parent())
-        .unwrap()
-        .join("examples")
-        .join(format!("generate_corpus{}", std::env::consts::EXE_SUFFIX))
 }
 
 /// `ptc ab` on `corpus` (none: the bundled runs) with `extra`, its stdout.

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{all_strategies, repo, Run, Scratch, TURN_COUNT};
+use crate::support::{all_strategies, generator, repo, Run, Scratch, TURN_COUNT};
 
 const FULL_HISTORY: &str = "ptc-strategy-full-history";
 
@@ -193,17 +193,6 @@ fn the_merge_of_any_split_of_the_bundled_corpus_is_one_run_byte_for_byte() {
         one.len() > merged.len() + 10_000,
         "the one run's page has its prompts"
     );
-}
-
-/// The corpus generator built by `cargo test`.
-fn generator() -> PathBuf {
-    std::env::current_exe()
-        .unwrap()
-        .parent()
-        .and_then(|deps| deps.parent())
-        .unwrap()
-        .join("examples")
-        .join(format!("generate_corpus{}", std::env::consts::EXE_SUFFIX))
 }
 
 fn generate(count: usize, turns: usize, seed: u64, out: &Path) {

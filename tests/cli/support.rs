@@ -441,3 +441,14 @@ pub fn peak_rss_kib(command: &mut std::process::Command) -> (i64, i32) {
     };
     (usage.ru_maxrss, code)
 }
+
+/// The corpus generator built by `cargo test` (the `generate_corpus` example).
+pub fn generator() -> PathBuf {
+    std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(|deps| deps.parent())
+        .unwrap()
+        .join("examples")
+        .join(format!("generate_corpus{}", std::env::consts::EXE_SUFFIX))
+}

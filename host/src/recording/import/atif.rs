@@ -34,7 +34,8 @@ use serde_json::{json, Value as Json};
 use super::counts::{cost, count, less, CountError};
 use super::rebuild::rebuild_requests;
 use super::{
-    bad, read_json, seconds, transcript_recording, turn_budget, ImportError, Imported, Supplied,
+    bad, content_text, read_json, seconds, transcript_recording, turn_budget, ImportError,
+    Imported, Supplied,
 };
 use crate::recording::format::{Lack, RequestMessageJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
@@ -45,19 +46,6 @@ pub(super) const ATIF_VERSIONS: &str = "ATIF-v1.0 to ATIF-v1.7";
 /// Whether the first few KiB of a file (`prefix`) are an ATIF trajectory's.
 pub(super) fn detect(prefix: &str) -> bool {
     prefix.trim_start().starts_with('{') && prefix.contains("\"ATIF-v1.")
-}
-
-/// The text of a message: a string, or the `text` of its parts.
-fn text(message: &Json) -> String {
-    match message {
-        Json::String(text) => text.clone(),
-        Json::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
 }
 
 /// Reads the trajectory at `path` and builds the recording of its run.
@@ -87,7 +75,7 @@ pub fn atif(
     let first_user = steps.iter().position(|s| s["source"] == "user");
     let mission = match (&supplied.mission, first_user) {
         (Some(mission), _) => mission.clone(),
-        (None, Some(i)) => text(&steps[i]["message"]),
+        (None, Some(i)) => content_text(&steps[i]["message"]),
         (None, None) => {
             return Err(bad(
                 path,
@@ -102,7 +90,7 @@ pub fn atif(
         .iter()
         .take(first_user.unwrap_or(0))
         .find(|s| s["source"] == "system")
-        .map(|s| text(&s["message"]));
+        .map(|s| content_text(&s["message"]));
     let mut tools: Vec<String> = trajectory["agent"]["tool_definitions"]
         .as_array()
         .map(|defs| {
@@ -123,14 +111,14 @@ pub fn atif(
     let mut sent_before = Vec::new();
     for (index, step) in steps.iter().enumerate() {
         if step["source"] == "user" {
-            messages.push(message("user", text(&step["message"]), None));
+            messages.push(message("user", content_text(&step["message"]), None));
         }
         if step["source"] != "agent" {
             previous_metrics = None;
             continue;
         }
         sent_before.push(messages.len());
-        let mut sent = message("assistant", text(&step["message"]), None);
+        let mut sent = message("assistant", content_text(&step["message"]), None);
         let results = step["observation"]["results"]
             .as_array()
             .cloned()
@@ -164,7 +152,9 @@ pub fn atif(
                 .iter()
                 .find(|r| id.is_some() && r["source_call_id"].as_str() == id)
                 .or_else(|| results.get(i).filter(|r| r["source_call_id"].is_null()));
-            let content = result.map(|r| text(&r["content"])).unwrap_or_default();
+            let content = result
+                .map(|r| content_text(&r["content"]))
+                .unwrap_or_default();
             if result.is_some() {
                 prints.push(content.clone());
             }
@@ -173,14 +163,14 @@ pub fn atif(
         messages.push(sent);
         for result in &results {
             let answers = result["source_call_id"].as_str().map(str::to_owned);
-            messages.push(message("tool", text(&result["content"]), answers));
+            messages.push(message("tool", content_text(&result["content"]), answers));
         }
         let mut raw = String::new();
         if let Some(reasoning) = step["reasoning_content"].as_str() {
             raw.push_str(reasoning);
             raw.push_str("\n\n");
         }
-        raw.push_str(&text(&step["message"]));
+        raw.push_str(&content_text(&step["message"]));
         let mut turn = json!({
             "number": turns.len() + 1,
             "raw_response": raw,
@@ -302,11 +292,11 @@ mod tests {
     #[test]
     fn a_message_of_parts_reads_as_its_text() {
         assert_eq!(
-            text(
+            content_text(
                 &json!([{"type": "text", "text": "a"}, {"type": "image"}, {"type": "text", "text": "b"}])
             ),
             "a\nb"
         );
-        assert_eq!(text(&json!("s")), "s");
+        assert_eq!(content_text(&json!("s")), "s");
     }
 }

@@ -58,7 +58,10 @@ use std::path::Path;
 use serde_json::{json, Value as Json};
 
 use super::Supplied;
-use super::{bad, read_lines, seconds, transcript_recording, turn_budget, ImportError, Imported};
+use super::{
+    bad, content_text, read_lines, seconds, transcript_recording, turn_budget, ImportError,
+    Imported,
+};
 use crate::recording::format::Lack;
 use crate::recording::{ReadError, RecordingDefaults};
 
@@ -118,19 +121,6 @@ pub fn redacted(recording: &Json) -> (usize, u64) {
     let mut found = (0, 0);
     walk(recording, &mut found);
     found
-}
-
-/// The text of a message's content: a string as it is, its parts' `text`, one after the other.
-fn content_text(content: &Json) -> String {
-    match content {
-        Json::String(text) => text.clone(),
-        Json::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
 }
 
 /// An output's text: a string as it is, content items' texts, anything else its JSON.

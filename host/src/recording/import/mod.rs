@@ -413,6 +413,20 @@ pub(super) fn seconds(text: &str) -> Option<f64> {
     Some((days * 86_400 + h * 3_600 + min * 60) as f64 + s)
 }
 
+/// The text of a message's content: a string as it is, its parts' `text`, one after the other
+/// (a line between two).
+pub(super) fn content_text(content: &Json) -> String {
+    match content {
+        Json::String(text) => text.clone(),
+        Json::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
 /// The log at `path`, one JSON object (within the recording size limit; a UTF-8 byte order mark
 /// skipped); a syntax error names its line.
 pub(super) fn read_json(path: &Path) -> Result<Json, ReadError> {
