@@ -57,6 +57,7 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
+use super::rebuild::{codex::Conversation, rebuild_ranges};
 use super::Supplied;
 use super::{bad, read_lines, seconds, transcript_recording, turn_budget, ImportError, Imported};
 use crate::recording::format::Lack;
@@ -121,7 +122,7 @@ pub fn redacted(recording: &Json) -> (usize, u64) {
 }
 
 /// The text of a message's content: a string as it is, its parts' `text`, one after the other.
-fn content_text(content: &Json) -> String {
+pub(in crate::recording::import) fn content_text(content: &Json) -> String {
     match content {
         Json::String(text) => text.clone(),
         Json::Array(parts) => parts
@@ -134,7 +135,7 @@ fn content_text(content: &Json) -> String {
 }
 
 /// An output's text: a string as it is, content items' texts, anything else its JSON.
-fn output_text(output: &Json) -> String {
+pub(in crate::recording::import) fn output_text(output: &Json) -> String {
     match output {
         Json::String(text) => text.clone(),
         Json::Array(_) => content_text(output),
@@ -309,6 +310,9 @@ pub fn codex(
     let mut outputs: HashMap<String, Json> = HashMap::new();
     let mut last_total: Option<Json> = None;
     let mut last_context_at: Option<f64> = None;
+    let mut conversation = Conversation::default();
+    // Per call, the messages of `conversation` its request sent.
+    let mut sent = Vec::new();
     for (line, record) in read_lines(path)? {
         let Some(kind) = record["type"].as_str() else {
             return Err(bad(
@@ -341,6 +345,7 @@ pub fn codex(
                 last_context_at = at;
             }
             "response_item" => {
+                conversation.item(payload);
                 let item_kind = payload["type"].as_str().unwrap_or("");
                 if item_kind.ends_with("_call_output") {
                     if let Some(id) = payload["call_id"].as_str() {
@@ -376,14 +381,17 @@ pub fn codex(
                     pending.started_at = last_context_at.take();
                 }
                 turns.push((std::mem::take(&mut pending), Some(usage)));
+                sent.push(conversation.call());
                 last_context_at = None;
             }
+            "compacted" => conversation.compacted(payload),
             _ => {}
         }
     }
     if !pending.is_empty() {
         lacks.push(Lack::Usage);
         turns.push((pending, None));
+        sent.push(conversation.call());
     }
     if turns.is_empty() {
         return Err(bad(
@@ -462,6 +470,15 @@ pub fn codex(
     if outputs_seen > 0 && !stated {
         lacks.push(Lack::Errors);
     }
+    let model = records[0]["usage"]["model"].as_str().map(str::to_owned);
+    let model = model.or(session.model);
+    rebuild_ranges(
+        &mut records,
+        &conversation.messages,
+        &sent,
+        model.as_deref(),
+        &mut lacks,
+    );
     let system = session.system.filter(|text| marker(text).is_none());
     let max_turns = turn_budget(supplied.max_turns, records.len(), &mut lacks);
     transcript_recording(
