@@ -43,9 +43,11 @@
 //! short) are a turn without usage.
 //!
 //! The log keeps the conversation but not the requests as sent (the tool definitions are not
-//! logged, and a `compacted` record replaces the history the next requests start from), nor
-//! PTC-Lisp memory and values, nor the turn budget: the recording lacks `requests` and
-//! `max_turns`. Some logs are published redacted: each text replaced by a marker of its
+//! logged), nor PTC-Lisp memory and values, nor the turn budget: each call's request is
+//! rebuilt from the response items before it (`rebuild::codex`; a `compacted` record replaces
+//! the history the next requests start from), after a prefix inferred from the first call's
+//! billed `input_tokens` (which include the cached ones); the recording lacks `max_turns`, and
+//! `requests` only when that prefix cannot be inferred. Some logs are published redacted: each text replaced by a marker of its
 //! length, `[REDACTED_TEXT len=N sha=…]` (a text of N characters). A marker is kept as written,
 //! never filled in (a redacted tool name, which must be a name, loses its brackets and spaces:
 //! `REDACTED_NAME_len=N_sha=…`): redacted base instructions are no system prompt (`system_prompt` is

@@ -165,6 +165,21 @@ mod tests {
     }
 
     #[test]
+    fn a_request_after_a_compaction_repeats_nothing_of_the_one_before() {
+        let messages = [user("a"), user("b"), user("summary"), user("c")];
+        let mut turns = vec![json!({}), json!({}), json!({}), json!({})];
+        let sent = [0..1, 0..2, 2..3, 2..4];
+        rebuild_ranges(&mut turns, &messages, &sent, None, &mut Vec::new());
+        let repeats: Vec<u64> = turns
+            .iter()
+            .map(|t| t["request"]["repeats"].as_u64().unwrap_or(0))
+            .collect();
+        assert_eq!(repeats, [0, 1, 0, 1]);
+        assert_eq!(turns[2]["request"]["messages"][0]["content"], "summary");
+        assert_eq!(turns[3]["request"]["messages"][0]["content"], "c");
+    }
+
+    #[test]
     fn a_bill_smaller_than_the_conversation_leaves_the_prefix_unknown() {
         let messages = [user(&"many words ".repeat(200))];
         let mut turns = vec![json!({"usage": {"input": 5, "provider": "anthropic"}})];
