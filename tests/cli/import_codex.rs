@@ -1,7 +1,7 @@
 //! `ptc import` of Codex CLI rollouts: each session detected and imported as one run, a turn
 //! per call to the model with the tokens OpenAI reported (repeated counts not counted twice),
-//! redacted texts kept as their markers, and hostile rollouts refused with the file, the line
-//! and the field.
+//! redacted texts kept as their markers, each call's request rebuilt from the conversation
+//! (across a compaction), and hostile rollouts refused with the file, the line and the field.
 
 use std::path::PathBuf;
 
@@ -68,7 +68,7 @@ fn a_codex_session_imports_a_turn_per_call_with_its_billed_tokens() {
         assert_eq!(run.code, 0, "{}", run.stderr);
         assert!(
             run.stderr.contains(&format!(
-                "(codex): {calls} turn(s), {tool_calls} tool call(s), {calls} call(s) with billed usage; the log lacks: requests, "
+                "(codex): {calls} turn(s), {tool_calls} tool call(s), {calls} call(s) with billed usage; requests rebuilt from the conversation, with an inferred prefix of "
             )),
             "{name}: {}",
             run.stderr
@@ -90,14 +90,20 @@ fn a_codex_session_imports_a_turn_per_call_with_its_billed_tokens() {
             first["usage"].get("cost_usd").is_none(),
             "no cost is stated"
         );
-        assert!(first.get("request").is_none(), "no request is logged");
+        // No request is logged: each is rebuilt, after the same inferred prefix.
+        let prefix = first["request"]["inferred_prefix_tokens"].as_u64().unwrap();
+        for turn in recording["turns"].as_array().unwrap() {
+            assert_eq!(turn["request"]["rebuilt"], true, "{name}");
+            assert_eq!(turn["request"]["inferred_prefix_tokens"], prefix, "{name}");
+        }
         assert!(first["started_at"].as_f64().is_some(), "{name}");
     }
 }
 
 /// The texts of the published rollouts are redaction markers: kept as written, never filled
 /// in; redacted instructions are no system prompt and redacted outputs no results, and the
-/// recording says so.
+/// recording says so. The rebuilt requests hold the markers as written; the prefix inferred
+/// from the bill stands for the instructions and tool schemas, so neither is lacked.
 #[test]
 fn redacted_texts_stay_markers_and_the_recording_lacks_what_they_hid() {
     let scratch = Scratch::new();
@@ -111,14 +117,10 @@ fn redacted_texts_stay_markers_and_the_recording_lacks_what_they_hid() {
         .iter()
         .map(|l| l.as_str().unwrap())
         .collect();
-    for lack in [
-        "requests",
-        "system_prompt",
-        "tool_results",
-        "prints",
-        "errors",
-        "max_turns",
-    ] {
+    for lack in ["requests", "system_prompt"] {
+        assert!(!lacks.contains(&lack), "{lack}: {lacks:?}");
+    }
+    for lack in ["tool_results", "prints", "errors", "max_turns"] {
         assert!(lacks.contains(&lack), "{lack}: {lacks:?}");
     }
     assert!(recording.get("system_prompt").is_none());
@@ -138,6 +140,14 @@ fn redacted_texts_stay_markers_and_the_recording_lacks_what_they_hid() {
         "[REDACTED_ARGUMENTS len=46 sha=4cb9a2fc]"
     );
     assert_eq!(call["result"], "[REDACTED_OUTPUT len=4215 sha=9a9d94de]");
+    let second = &recording["turns"][1]["request"];
+    let output = &second["messages"][1];
+    assert_eq!(output["role"], "tool");
+    assert_eq!(output["content"], "[REDACTED_OUTPUT len=4215 sha=9a9d94de]");
+    assert_eq!(
+        second["messages"][0]["tool_calls"][0]["arguments"],
+        "[REDACTED_ARGUMENTS len=46 sha=4cb9a2fc]"
+    );
     // The request of the first call was sent at its `turn_context`, before the response.
     assert_eq!(first["started_at"].as_f64().unwrap(), 1_771_875_273.389);
     assert!(
@@ -184,13 +194,22 @@ fn a_compacted_session_counts_each_call_once_across_the_compaction() {
         .all(|t| t["usage"]["input"].as_u64().unwrap()
             + t["usage"]["cache_read"].as_u64().unwrap()
             > 0));
+    // The first request after it repeats nothing: it sends the replacement history.
+    let request = &after["request"];
+    assert!(request.get("repeats").is_none(), "{request}");
+    let messages = request["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["role"], "user");
+    assert_eq!(
+        messages[0]["content"],
+        "[REDACTED_TEXT len=32 sha=821fd802]"
+    );
+    assert!(whole["turns"][185]["request"]["repeats"].as_u64().unwrap() >= messages.len() as u64);
 }
 
-/// A rollout imports to a recording that `validate` accepts. `bill` compares the billed
-/// usage with a simulation of the requests, which the rollout does not record: it says so
-/// (exit 2) rather than simulate requests it does not have.
+/// A rollout imports to a recording that `validate` accepts, and `bill` compares each call's
+/// billed usage with the simulation of its rebuilt request, saying it is rebuilt.
 #[test]
-fn an_imported_rollout_validates_and_bill_says_its_requests_are_not_recorded() {
+fn an_imported_rollout_validates_and_bill_compares_its_rebuilt_requests() {
     let scratch = Scratch::new();
     let out = scratch.path().join("codex.json");
     scratch
@@ -202,12 +221,11 @@ fn an_imported_rollout_validates_and_bill_says_its_requests_are_not_recorded() {
         ])
         .ok();
     scratch.ptc(["validate", &out.display().to_string()]).ok();
-    let err = scratch
-        .ptc(["bill", &out.display().to_string()])
-        .bad_input();
+    let bill = scratch.ptc(["bill", &out.display().to_string()]).ok();
     assert!(
-        err.contains("1 of 1 carry billed usage, but their logs do not record the requests sent"),
-        "{err}"
+        bill.contains("note: the as-sent baseline is rebuilt")
+            && bill.contains("rollout-2026-02-23T20-34-25-019c8bfe.jsonl: inferred prefix of "),
+        "{bill}"
     );
 }
 
@@ -345,7 +363,12 @@ fn an_unredacted_rollout_keeps_its_instructions_and_reads_exit_codes() {
     let run = scratch.ptc(["import", &file.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.contains("(codex): 3 turn(s), 2 tool call(s), 2 call(s) with billed usage; the log lacks: requests, usage, max_turns\n"),
+        run.stderr.contains("(codex): 3 turn(s), 2 tool call(s), 2 call(s) with billed usage; requests rebuilt from the conversation, with an inferred prefix of "),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("the log lacks: usage, max_turns\n"),
         "{}",
         run.stderr
     );
@@ -379,4 +402,26 @@ fn an_unredacted_rollout_keeps_its_instructions_and_reads_exit_codes() {
     // Cut short: the model's last message has no count.
     assert_eq!(turns[2]["raw_response"], "The Makefile has");
     assert!(turns[2].get("usage").is_none());
+    // Each request is the conversation before its response, in OpenAI's chat messages: the
+    // reasoning is left out, a call is the assistant's, its output a `tool` message.
+    let first = &turns[0]["request"];
+    assert_eq!(first["messages"].as_array().unwrap().len(), 1);
+    assert_eq!(first["messages"][0]["role"], "user");
+    let prefix = first["inferred_prefix_tokens"].as_u64().unwrap();
+    assert!(prefix > 980 && prefix < 1000, "{prefix}");
+    let second = &turns[1]["request"];
+    assert_eq!(second["repeats"], 1);
+    assert_eq!(second["messages"][0]["role"], "assistant");
+    let call = &second["messages"][0]["tool_calls"][0];
+    assert_eq!(
+        (&call["name"], &call["arguments"], &call["id"]),
+        (
+            &Json::from("exec_command"),
+            &Json::from(r#"{"cmd":"make"}"#),
+            &Json::from("c1")
+        )
+    );
+    assert_eq!(second["messages"][1]["tool_call_id"], "c1");
+    assert_eq!(turns[2]["request"]["repeats"], 3);
+    assert_eq!(turns[2]["request"]["messages"][1]["role"], "tool");
 }

@@ -1,4 +1,4 @@
-//! Logs that keep no requests (Claude Code, OpenHands, ATIF): each call's request is rebuilt
+//! Logs that keep no requests (Claude Code, OpenHands, ATIF, Codex CLI): each call's request is rebuilt
 //! from the conversation, with a prefix inferred from the bill in place of the system prompt
 //! and tool schemas the log does not hold; `as-sent`, `ptc bill` and `ptc ab` use it, and no
 //! strategy renders such a run with ptc's own PTC-Lisp system prompt.
@@ -159,7 +159,66 @@ fn ptc_ab_says_which_baselines_are_rebuilt_and_the_prefix_inferred() {
     );
 }
 
-/// No strategy renders a Claude Code, OpenHands or ATIF run with ptc's PTC-Lisp system
+/// The four published Codex sessions (redacted: each text a marker of its length): every call
+/// rebuilt after one inferred prefix, `ptc bill` compares every call, and `ptc ab` judges
+/// strategies against the rebuilt baseline. A marker counts far fewer tokens than the text it
+/// stands for, so ptc's count of a request is a fraction of its bill; the medians measured
+/// here are those the manual gives (redacted logs).
+#[test]
+fn every_call_of_a_codex_session_is_rebuilt_billed_and_judged_against_the_rebuilt_baseline() {
+    let scratch = every_strategy();
+    // (rollout, calls, ptc's median count over the bill: at least, at most)
+    let sessions = [
+        ("12-40-23-019c8a4c", 81, 0.20, 0.23),
+        ("12-54-34-019c8a59", 286, 0.19, 0.22),
+        ("13-19-38-019c8a70", 1, 1.0, 1.0),
+        ("20-34-25-019c8bfe", 6, 0.86, 0.89),
+    ];
+    for (name, calls, least, most) in sessions {
+        let log = realrun(&format!("codex/rollout-2026-02-23T{name}.jsonl"));
+        let (recording, stderr) = import(&scratch, &log, &format!("{name}.json"));
+        assert!(
+            stderr.contains("requests rebuilt from the conversation, with an inferred prefix of "),
+            "{stderr}"
+        );
+        let json: Json = serde_json::from_slice(&std::fs::read(&recording).unwrap()).unwrap();
+        for turn in json["turns"].as_array().unwrap() {
+            assert_eq!(turn["request"]["rebuilt"], true, "{name}");
+            assert!(
+                turn["request"]["inferred_prefix_tokens"].as_u64().unwrap() > 10_000,
+                "{name}"
+            );
+        }
+        let path = recording.display().to_string();
+        let bill = scratch.ptc(["bill", &path, "--format", "json"]).json();
+        assert_eq!(
+            bill["runs"][0]["calls"], calls,
+            "{name}: every call is compared"
+        );
+        let median = median_ratios(&bill)[0];
+        assert!(
+            (least..=most).contains(&median),
+            "{name}: ptc's count is {median} of the bill"
+        );
+        let ab = scratch.ptc([
+            "ab",
+            &path,
+            "--strategies",
+            "as-sent,full-history",
+            "--set",
+            "ab.baseline=as-sent",
+            "--no-timing",
+        ]);
+        assert_eq!(ab.code, 0, "{name}: {}", ab.stderr);
+        assert!(
+            ab.stdout.contains("note: the as-sent baseline is rebuilt"),
+            "{name}: {}",
+            ab.stdout
+        );
+    }
+}
+
+/// No strategy renders a Claude Code, OpenHands, ATIF or Codex run with ptc's PTC-Lisp system
 /// prompt, at any turn: the log kept none, and ptc's is not the agent's.
 #[test]
 fn no_strategy_prompt_of_another_agents_run_holds_the_ptc_lisp_system_prompt() {
@@ -172,6 +231,10 @@ fn no_strategy_prompt_of_another_agents_run_holds_the_ptc_lisp_system_prompt() {
         ("claude-code/session-5c0375b4.jsonl", "cc.jsonl"),
         ("openhands/replay-wrong_initial_state.json", "oh.json"),
         ("atif/harbor-golden-openhands-hello-world.json", "atif.json"),
+        (
+            "codex/rollout-2026-02-23T20-34-25-019c8bfe.jsonl",
+            "codex.json",
+        ),
     ] {
         let (recording, _) = import(&scratch, &realrun(log), name);
         // The first run of a JSONL corpus: the Claude Code session's main thread.

@@ -43,9 +43,11 @@
 //! short) are a turn without usage.
 //!
 //! The log keeps the conversation but not the requests as sent (the tool definitions are not
-//! logged, and a `compacted` record replaces the history the next requests start from), nor
-//! PTC-Lisp memory and values, nor the turn budget: the recording lacks `requests` and
-//! `max_turns`. Some logs are published redacted: each text replaced by a marker of its
+//! logged), nor PTC-Lisp memory and values, nor the turn budget: each call's request is
+//! rebuilt from the response items before it (`rebuild::codex`; a `compacted` record replaces
+//! the history the next requests start from), after a prefix inferred from the first call's
+//! billed `input_tokens` (which include the cached ones); the recording lacks `max_turns`, and
+//! `requests` only when that prefix cannot be inferred. Some logs are published redacted: each text replaced by a marker of its
 //! length, `[REDACTED_TEXT len=N sha=…]` (a text of N characters). A marker is kept as written,
 //! never filled in (a redacted tool name, which must be a name, loses its brackets and spaces:
 //! `REDACTED_NAME_len=N_sha=…`): redacted base instructions are no system prompt (`system_prompt` is
@@ -57,6 +59,7 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
+use super::rebuild::{codex::Conversation, rebuild_ranges};
 use super::Supplied;
 use super::{
     bad, content_text, read_lines, seconds, transcript_recording, turn_budget, ImportError,
@@ -124,7 +127,7 @@ pub fn redacted(recording: &Json) -> (usize, u64) {
 }
 
 /// An output's text: a string as it is, content items' texts, anything else its JSON.
-fn output_text(output: &Json) -> String {
+pub(in crate::recording::import) fn output_text(output: &Json) -> String {
     match output {
         Json::String(text) => text.clone(),
         Json::Array(_) => content_text(output),
@@ -299,6 +302,9 @@ pub fn codex(
     let mut outputs: HashMap<String, Json> = HashMap::new();
     let mut last_total: Option<Json> = None;
     let mut last_context_at: Option<f64> = None;
+    let mut conversation = Conversation::default();
+    // Per call, the messages of `conversation` its request sent.
+    let mut sent = Vec::new();
     for (line, record) in read_lines(path)? {
         let Some(kind) = record["type"].as_str() else {
             return Err(bad(
@@ -331,6 +337,7 @@ pub fn codex(
                 last_context_at = at;
             }
             "response_item" => {
+                conversation.item(payload);
                 let item_kind = payload["type"].as_str().unwrap_or("");
                 if item_kind.ends_with("_call_output") {
                     if let Some(id) = payload["call_id"].as_str() {
@@ -366,14 +373,17 @@ pub fn codex(
                     pending.started_at = last_context_at.take();
                 }
                 turns.push((std::mem::take(&mut pending), Some(usage)));
+                sent.push(conversation.call());
                 last_context_at = None;
             }
+            "compacted" => conversation.compacted(payload),
             _ => {}
         }
     }
     if !pending.is_empty() {
         lacks.push(Lack::Usage);
         turns.push((pending, None));
+        sent.push(conversation.call());
     }
     if turns.is_empty() {
         return Err(bad(
@@ -452,6 +462,15 @@ pub fn codex(
     if outputs_seen > 0 && !stated {
         lacks.push(Lack::Errors);
     }
+    let model = records[0]["usage"]["model"].as_str().map(str::to_owned);
+    let model = model.or(session.model);
+    rebuild_ranges(
+        &mut records,
+        &conversation.messages,
+        &sent,
+        model.as_deref(),
+        &mut lacks,
+    );
     let system = session.system.filter(|text| marker(text).is_none());
     let max_turns = turn_budget(supplied.max_turns, records.len(), &mut lacks);
     transcript_recording(

@@ -1,5 +1,5 @@
 //! The requests of a log that did not record them, rebuilt from the conversation it holds
-//! (Claude Code's messages, OpenHands' events, ATIF's steps): each call's request is the
+//! (Claude Code's messages, OpenHands' events, ATIF's steps, Codex's response items): each call's request is the
 //! messages sent before its response, marked `rebuilt`, written with `repeats` so that a run's
 //! requests take the size of its conversation.
 //!
@@ -13,7 +13,10 @@
 //! the recording still lacks `requests` and `system_prompt`.
 
 pub(super) mod claude_code;
+pub(super) mod codex;
 pub(super) mod openhands;
+
+use std::ops::Range;
 
 use serde_json::Value as Json;
 
@@ -30,28 +33,57 @@ pub(super) fn rebuild_requests(
     model: Option<&str>,
     lacks: &mut Vec<Lack>,
 ) {
-    let Some(&first) = sent_before.first() else {
+    // A conversation only grows: a count smaller than the one before repeats them all.
+    let mut before = 0;
+    let sent: Vec<Range<usize>> = sent_before
+        .iter()
+        .map(|&sent| {
+            before = sent.clamp(before, messages.len());
+            0..before
+        })
+        .collect();
+    rebuild_ranges(turns, messages, &sent, model, lacks);
+}
+
+/// Sets the `request` of each of `turns`: turn `i` sent `messages[sent[i]]`. A request that
+/// begins where the previous one began and sends at least as much repeats it; one that begins
+/// elsewhere (a history compacted into a summary) repeats nothing. Infers the prefix from the
+/// first turn's usage and takes `requests` and `system_prompt` out of `lacks` when it is known.
+pub(super) fn rebuild_ranges(
+    turns: &mut [Json],
+    messages: &[RequestMessageJson],
+    sent: &[Range<usize>],
+    model: Option<&str>,
+    lacks: &mut Vec<Lack>,
+) {
+    let clamp = |range: &Range<usize>| {
+        let end = range.end.min(messages.len());
+        range.start.min(end)..end
+    };
+    let Some(first) = sent.first().map(clamp) else {
         return;
     };
-    let first = first.min(messages.len());
     let prefix = turns
         .first()
-        .and_then(|turn| inferred_prefix(&turn["usage"], &messages[..first]));
-    let mut before = 0;
-    for (turn, &sent) in turns.iter_mut().zip(sent_before) {
-        // A conversation only grows: a count smaller than the one before repeats them all.
-        let sent = sent.clamp(before, messages.len());
+        .and_then(|turn| inferred_prefix(&turn["usage"], &messages[first]));
+    let mut previous: Option<Range<usize>> = None;
+    for (turn, range) in turns.iter_mut().zip(sent) {
+        let range = clamp(range);
+        let repeats = match &previous {
+            Some(p) if p.start == range.start && p.end <= range.end => p.len(),
+            _ => 0,
+        };
         let request = RequestJson {
             model: model.map(str::to_owned),
             system: None,
-            repeats: before,
-            messages: messages[before..sent].to_vec(),
+            repeats,
+            messages: messages[range.start + repeats..range.end].to_vec(),
             tools: None,
             rebuilt: true,
             inferred_prefix_tokens: prefix,
         };
         turn["request"] = serde_json::to_value(request).expect("a request serializes");
-        before = sent;
+        previous = Some(range);
     }
     if prefix.is_some() {
         lacks.retain(|l| !matches!(l, Lack::Requests | Lack::SystemPrompt));
@@ -130,6 +162,21 @@ mod tests {
         assert_eq!(turns[1]["request"]["repeats"], 1);
         assert_eq!(turns[0]["request"]["rebuilt"], true);
         assert_eq!(lacks, [Lack::MaxTurns]);
+    }
+
+    #[test]
+    fn a_request_after_a_compaction_repeats_nothing_of_the_one_before() {
+        let messages = [user("a"), user("b"), user("summary"), user("c")];
+        let mut turns = vec![json!({}), json!({}), json!({}), json!({})];
+        let sent = [0..1, 0..2, 2..3, 2..4];
+        rebuild_ranges(&mut turns, &messages, &sent, None, &mut Vec::new());
+        let repeats: Vec<u64> = turns
+            .iter()
+            .map(|t| t["request"]["repeats"].as_u64().unwrap_or(0))
+            .collect();
+        assert_eq!(repeats, [0, 1, 0, 1]);
+        assert_eq!(turns[2]["request"]["messages"][0]["content"], "summary");
+        assert_eq!(turns[3]["request"]["messages"][0]["content"], "c");
     }
 
     #[test]
