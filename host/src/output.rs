@@ -179,7 +179,40 @@ pub fn check_not_input(
             return Err(refuse(input));
         }
     }
+    // `--report *.json` makes the first file of a glob the report and the rest its inputs:
+    // an existing .json or .jsonl file that holds JSON (a recording, a corpus, a log, a part)
+    // is an input whatever else is read, and an HTML report never belongs in it.
+    if holds_json(output) {
+        return Err(Error::Usage(format!(
+            "{flag} {} is an existing JSON file (a recording, a corpus, a log or a part: an input, as when a glob lists it first); name a new .html file",
+            output.display()
+        )));
+    }
     Ok(())
+}
+
+/// Whether `path` is an existing regular file named `.json` or `.jsonl` whose first
+/// character (after a byte-order mark and blanks) opens a JSON object or array.
+pub fn holds_json(path: &Path) -> bool {
+    use std::io::Read;
+    let named = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json") || e.eq_ignore_ascii_case("jsonl"));
+    if !named || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut head = Vec::new();
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if file.take(4096).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&head);
+    matches!(
+        head.iter().find(|b| !b.is_ascii_whitespace()),
+        Some(b'{' | b'[')
+    )
 }
 
 /// Whether `a` and `b` name the same existing file (through links, `..` or another hard link).
