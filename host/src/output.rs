@@ -88,22 +88,33 @@ pub fn terminal() -> bool {
 
 /// `text` with every control character but newline and tab written `\xNN`, so that recorded
 /// text shown on a terminal cannot move the cursor, change colours, retitle the window, write
-/// the clipboard or overwrite a line. Every diagnostic (`error:`, `warning:`, `validate`'s
-/// problems) goes through it, and prompt text shown on a terminal.
+/// the clipboard or overwrite a line; bidirectional and format characters ([`reorders`]) are
+/// written `\u{XXXX}`, so that they cannot reorder or hide it. Every diagnostic (`error:`,
+/// `warning:`, `validate`'s problems) goes through it, and prompt text shown on a terminal.
 pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
     let control = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.contains(control) {
+    if !text.contains(|c| control(c) || reorders(c)) {
         return text.into();
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         if control(c) {
             out.push_str(&format!("\\x{:02x}", c as u32));
+        } else if reorders(c) {
+            out.push_str(&format!("\\u{{{:X}}}", c as u32));
         } else {
             out.push(c);
         }
     }
     out.into()
+}
+
+/// Whether `c` is a bidirectional or invisible format character (U+202A..U+202E embeddings and
+/// overrides, U+2066..U+2069 isolates, U+200B..U+200F zero-width characters and marks, U+061C,
+/// U+FEFF): printed raw, it reorders or hides the text around it (a file named
+/// `run\u{202E}nosj.exe` shows as `runexe.json`).
+pub fn reorders(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}' | '\u{61c}' | '\u{feff}')
 }
 
 /// `value` as indented JSON, ending with a newline.
@@ -337,6 +348,16 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    #[test]
+    fn bidi_and_format_characters_are_escaped_so_they_cannot_reorder_a_diagnostic() {
+        assert_eq!(
+            escape_controls(
+                "run\u{202e}nosj.exe \u{2066}a\u{2069} \u{200b}\u{200f}\u{61c}\u{feff}"
+            ),
+            "run\\u{202E}nosj.exe \\u{2066}a\\u{2069} \\u{200B}\\u{200F}\\u{61C}\\u{FEFF}"
+        );
     }
 
     #[test]
