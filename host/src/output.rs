@@ -88,22 +88,33 @@ pub fn terminal() -> bool {
 
 /// `text` with every control character but newline and tab written `\xNN`, so that recorded
 /// text shown on a terminal cannot move the cursor, change colours, retitle the window, write
-/// the clipboard or overwrite a line. Every diagnostic (`error:`, `warning:`, `validate`'s
-/// problems) goes through it, and prompt text shown on a terminal.
+/// the clipboard or overwrite a line; bidirectional and format characters ([`reorders`]) are
+/// written `\u{XXXX}`, so that they cannot reorder or hide it. Every diagnostic (`error:`,
+/// `warning:`, `validate`'s problems) goes through it, and prompt text shown on a terminal.
 pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
     let control = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.contains(control) {
+    if !text.contains(|c| control(c) || reorders(c)) {
         return text.into();
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         if control(c) {
             out.push_str(&format!("\\x{:02x}", c as u32));
+        } else if reorders(c) {
+            out.push_str(&format!("\\u{{{:X}}}", c as u32));
         } else {
             out.push(c);
         }
     }
     out.into()
+}
+
+/// Whether `c` is a bidirectional or invisible format character (U+202A..U+202E embeddings and
+/// overrides, U+2066..U+2069 isolates, U+200B..U+200F zero-width characters and marks, U+061C,
+/// U+FEFF): printed raw, it reorders or hides the text around it (a file named
+/// `run\u{202E}nosj.exe` shows as `runexe.json`).
+pub fn reorders(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}' | '\u{61c}' | '\u{feff}')
 }
 
 /// `value` as indented JSON, ending with a newline.
@@ -179,7 +190,40 @@ pub fn check_not_input(
             return Err(refuse(input));
         }
     }
+    // `--report *.json` makes the first file of a glob the report and the rest its inputs:
+    // an existing .json or .jsonl file that holds JSON (a recording, a corpus, a log, a part)
+    // is an input whatever else is read, and an HTML report never belongs in it.
+    if holds_json(output) {
+        return Err(Error::Usage(format!(
+            "{flag} {} is an existing JSON file (a recording, a corpus, a log or a part: an input, as when a glob lists it first); name a new .html file",
+            output.display()
+        )));
+    }
     Ok(())
+}
+
+/// Whether `path` is an existing regular file named `.json` or `.jsonl` whose first
+/// character (after a byte-order mark and blanks) opens a JSON object or array.
+pub fn holds_json(path: &Path) -> bool {
+    use std::io::Read;
+    let named = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json") || e.eq_ignore_ascii_case("jsonl"));
+    if !named || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut head = Vec::new();
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if file.take(4096).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&head);
+    matches!(
+        head.iter().find(|b| !b.is_ascii_whitespace()),
+        Some(b'{' | b'[')
+    )
 }
 
 /// Whether `a` and `b` name the same existing file (through links, `..` or another hard link).
@@ -304,6 +348,16 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    #[test]
+    fn bidi_and_format_characters_are_escaped_so_they_cannot_reorder_a_diagnostic() {
+        assert_eq!(
+            escape_controls(
+                "run\u{202e}nosj.exe \u{2066}a\u{2069} \u{200b}\u{200f}\u{61c}\u{feff}"
+            ),
+            "run\\u{202E}nosj.exe \\u{2066}a\\u{2069} \\u{200B}\\u{200F}\\u{61C}\\u{FEFF}"
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod bill;
 mod config;
 mod conventions;
 mod deploy;
+mod detection;
 mod determinism;
 mod docs;
 mod examples;

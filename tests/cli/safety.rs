@@ -526,3 +526,89 @@ fn an_output_file_is_never_one_of_the_inputs() {
         .unwrap()
         .starts_with("<!DOCTYPE html>"));
 }
+
+#[test]
+fn a_report_named_by_a_glob_that_lists_inputs_is_refused_leaving_them_intact() {
+    let scratch = Scratch::new();
+    let recording = std::fs::read(example("tool-actions.json")).unwrap();
+    let names = ["a.json", "b.json", "c.json"];
+    let runs: Vec<_> = names
+        .iter()
+        .map(|n| scratch.write(&format!("runs/{n}"), &recording))
+        .collect();
+    let s = |p: &Path| p.display().to_string();
+    // `ptc ab --report runs/*.json`: the shell makes the first file the report.
+    let mut args = vec![
+        "ab",
+        "--strategies",
+        "single-user-coalesced",
+        "--no-timing",
+        "--report",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>();
+    args.extend(runs.iter().map(|p| s(p)));
+    let err = scratch.ptc(&args).bad_input();
+    assert!(err.contains(&s(&runs[0])), "{err}");
+    assert!(err.contains("name a new .html file"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(std::fs::read(&runs[0]).unwrap(), recording);
+
+    // `ptc ab merge --allow-missing --report parts/*.json`.
+    let part = |shard: &str| {
+        scratch
+            .ptc([
+                "ab",
+                &s(&runs[1]),
+                &s(&runs[2]),
+                "--shard",
+                shard,
+                "--format",
+                "partial",
+                "--strategies",
+                "turn-count",
+                "--set",
+                "ab.baseline=turn-count",
+            ])
+            .ok()
+    };
+    let first = part("0/3");
+    let parts = [
+        scratch.write("parts/part-0.json", &first),
+        scratch.write("parts/part-1.json", part("1/3")),
+    ];
+    let err = scratch
+        .ptc([
+            "ab",
+            "merge",
+            "--allow-missing",
+            "--report",
+            &s(&parts[0]),
+            &s(&parts[1]),
+        ])
+        .bad_input();
+    assert!(err.contains(&s(&parts[0])), "{err}");
+    assert!(err.contains("name a new .html file"), "{err}");
+    assert_eq!(std::fs::read_to_string(&parts[0]).unwrap(), first);
+}
+
+#[test]
+fn an_import_output_that_is_a_log_ptc_imports_is_refused_even_with_force() {
+    let scratch = Scratch::new();
+    let session =
+        std::fs::read(repo().join("tests/fixtures/realruns/claude-code/session-5c0375b4.jsonl"))
+            .unwrap();
+    let logs = [
+        scratch.write("logs/a.jsonl", &session),
+        scratch.write("logs/b.jsonl", &session),
+    ];
+    let s = |p: &Path| p.display().to_string();
+    // `ptc import --force -o logs/*.jsonl`: the first log becomes the output.
+    let err = scratch
+        .ptc(["import", "--force", "-o", &s(&logs[0]), &s(&logs[1])])
+        .bad_input();
+    assert!(err.contains(&s(&logs[0])), "{err}");
+    assert!(err.contains("claude-code"), "{err}");
+    assert_eq!(std::fs::read(&logs[0]).unwrap(), session);
+}

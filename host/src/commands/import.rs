@@ -348,7 +348,7 @@ fn summary(
 }
 
 /// Refuses an output that would destroy a file: the trace being imported (whatever the path
-/// that names it), or an existing file unless `force`. A pipe or a device is written as given.
+/// that names it), a log ptc imports, or an existing file unless `force`. A pipe or a device is written as given.
 fn check_output(trace: &Path, output: &Path, force: bool) -> Result<(), Error> {
     let Ok(existing) = std::fs::metadata(output) else {
         return Ok(());
@@ -357,6 +357,15 @@ fn check_output(trace: &Path, output: &Path, force: bool) -> Result<(), Error> {
         return Err(Error::Usage(format!(
             "--output {} is the trace being imported; write the recording to another file",
             output.display()
+        )));
+    }
+    // `ptc import --force -o logs/*.jsonl` makes the first log the output: a log ptc imports
+    // is never replaced by a recording, --force or not.
+    if let Some(format) = existing.is_file().then(|| Format::detect(output)).flatten() {
+        return Err(Error::Usage(format!(
+            "--output {} is a {} log ptc imports (an input, as when a glob lists it first); name a new .json or .jsonl file",
+            output.display(),
+            format.as_str()
         )));
     }
     if existing.is_file() && !force {

@@ -8,8 +8,10 @@ use crate::ab::{Ab, RunDetail, Variant};
 use crate::pricing::Pricing;
 use crate::Error;
 
+/// `text` as a CSV field, quoted (RFC 4180) when it holds a separator, a quote or a line break
+/// (a CR alone breaks a row too).
 fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
+    if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
         text.to_owned()
@@ -87,4 +89,16 @@ pub fn rows(variants: &[Variant], run: &RunDetail) -> String {
         out.push_str(&format!(",{:.3}\n", p.render_ns as f64 / 1000.0));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_field;
+
+    #[test]
+    fn a_field_with_a_carriage_return_or_a_line_feed_is_quoted() {
+        assert_eq!(csv_field("runs/a\rb.json"), "\"runs/a\rb.json\"");
+        assert_eq!(csv_field("runs/a\nb.json"), "\"runs/a\nb.json\"");
+        assert_eq!(csv_field("plain.json"), "plain.json");
+    }
 }

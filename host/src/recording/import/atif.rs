@@ -43,9 +43,67 @@ use crate::recording::{ReadError, RecordingDefaults};
 /// The versions read: `ATIF-v1.0` .. `ATIF-v1.7`.
 pub(super) const ATIF_VERSIONS: &str = "ATIF-v1.0 to ATIF-v1.7";
 
-/// Whether the first few KiB of a file (`prefix`) are an ATIF trajectory's.
+/// Whether the first few KiB of a file (`prefix`) are an ATIF trajectory's: one JSON object
+/// with a top-level `schema_version` naming an ATIF version. The version string anywhere else
+/// (a Claude Code session whose messages talk about ATIF) is not enough.
 pub(super) fn detect(prefix: &str) -> bool {
-    prefix.trim_start().starts_with('{') && prefix.contains("\"ATIF-v1.")
+    prefix.trim_start().starts_with('{')
+        && top_level_string(prefix, "schema_version").is_some_and(|v| v.starts_with("ATIF-v1."))
+}
+
+/// The string value of `key` among the top-level keys of the JSON object `prefix` opens,
+/// scanning only as far as the prefix goes (the object may go on past it); none when the key
+/// is not there, or its value is not a string.
+fn top_level_string(prefix: &str, key: &str) -> Option<String> {
+    let mut chars = prefix.trim_start().chars().peekable();
+    let (mut depth, mut expect_key, mut wanted) = (0usize, false, false);
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                // A string: read it whole, escapes kept as written (keys compared are plain).
+                let mut text = String::new();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            text.push(c);
+                            text.push(chars.next()?);
+                        }
+                        '"' => break,
+                        _ => text.push(c),
+                    }
+                }
+                if depth == 1 && wanted {
+                    return Some(text);
+                }
+                if depth == 1 && expect_key {
+                    expect_key = false;
+                    wanted = text == key;
+                }
+            }
+            '{' | '[' => {
+                depth += 1;
+                expect_key = c == '{' && depth == 1;
+                if depth > 1 && wanted {
+                    return None;
+                }
+            }
+            '}' | ']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return None;
+                }
+            }
+            ',' if depth == 1 => {
+                expect_key = true;
+                if wanted {
+                    return None;
+                }
+            }
+            c if depth == 1 && wanted && !c.is_whitespace() && c != ':' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Reads the trajectory at `path` and builds the recording of its run.

@@ -154,10 +154,11 @@ fn thread_recording(
     let mut response_of: HashMap<String, usize> = HashMap::new();
     // tool_use_id -> (text, is_error) of the result that answers it.
     let mut results: HashMap<&str, (String, bool)> = HashMap::new();
+    let keys = response_keys(thread);
     for entry in thread {
         let (line, record) = entry;
         if is_response(record) {
-            let key = response_key(*line, record);
+            let key = keys[line].clone();
             let at = *response_of.entry(key).or_insert_with(|| {
                 responses.push(Vec::new());
                 responses.len() - 1
@@ -314,12 +315,47 @@ fn thread_recording(
     }))
 }
 
-/// The response a line belongs to: its `requestId`, else its message's `id`, else the line.
-pub(super) fn response_key(line: usize, record: &Json) -> String {
-    record["requestId"]
-        .as_str()
-        .or(record["message"]["id"].as_str())
-        .map_or_else(|| format!("line {line}"), str::to_owned)
+/// The response each response line of `thread` belongs to, by line number: its `requestId`,
+/// else its message's `id`. A line with neither belongs to the response of the assistant line
+/// before it when it repeats that line's prompt usage (every count but `output_tokens`, which
+/// grows as the response streams) with no other line between but assistant ones: Claude Code
+/// writes a response's content blocks as lines that each carry the response's usage, and
+/// counting each as its own response would bill its prompt once per block. Else it is a
+/// response of its own.
+pub(super) fn response_keys(thread: &[Line]) -> HashMap<usize, String> {
+    let prompt_usage = |usage: &Json| {
+        let mut usage = usage.clone();
+        if let Some(map) = usage.as_object_mut() {
+            map.remove("output_tokens");
+        }
+        usage
+    };
+    let mut keys = HashMap::new();
+    // The key and prompt usage of the assistant line just before, while no other line came
+    // between.
+    let mut previous: Option<(String, Json)> = None;
+    for (line, record) in thread {
+        if !is_response(record) {
+            if record["type"] != "assistant" {
+                previous = None;
+            }
+            continue;
+        }
+        let usage = prompt_usage(&record["message"]["usage"]);
+        let key = match record["requestId"]
+            .as_str()
+            .or(record["message"]["id"].as_str())
+        {
+            Some(id) => id.to_owned(),
+            None => match &previous {
+                Some((key, before)) if usage.is_object() && *before == usage => key.clone(),
+                _ => format!("line {line}"),
+            },
+        };
+        previous = Some((key.clone(), usage));
+        keys.insert(*line, key);
+    }
+    keys
 }
 
 /// A response's `usage` in ptc's convention; none without `input_tokens`, an error when a

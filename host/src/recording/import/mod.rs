@@ -112,45 +112,42 @@ impl Format {
     /// The format of the log at `path`, from its first record; none when it is not one ptc
     /// reads.
     pub fn detect(path: &Path) -> Option<Format> {
-        use std::io::{BufRead, Read};
-        // A trajectory is one JSON object whose `trajectory_format` is written first or last.
+        use std::io::{Read, Seek};
+        // The file is opened once and its first bytes read once: the prefix the single-JSON
+        // formats are told by, and the first line of a JSONL log (up to 1 MiB: a rollout's
+        // first line holds the base instructions).
         let mut file = std::fs::File::open(path).ok()?;
-        let mut prefix = Vec::new();
-        (&mut file).take(8 << 10).read_to_end(&mut prefix).ok()?;
+        let mut head = Vec::new();
+        (&mut file).take(1 << 20).read_to_end(&mut head).ok()?;
+        // A leading byte-order mark (as some editors save JSON) hides the opening brace.
+        let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&head);
+        let prefix = String::from_utf8_lossy(&head[..head.len().min(8 << 10)]);
+        // A trajectory is one JSON object whose `trajectory_format` is written first or last.
         let len = file.metadata().ok()?.len();
         let mut suffix = Vec::new();
-        std::io::Seek::seek(
-            &mut file,
-            std::io::SeekFrom::Start(len.saturating_sub(8 << 10)),
-        )
-        .ok()?;
-        file.take(8 << 10).read_to_end(&mut suffix).ok()?;
+        if file.metadata().ok()?.is_file() && len > head.len() as u64 {
+            file.seek(std::io::SeekFrom::Start(len.saturating_sub(8 << 10)))
+                .ok()?;
+            file.take(8 << 10).read_to_end(&mut suffix).ok()?;
+        } else {
+            suffix.extend_from_slice(&head[head.len().saturating_sub(8 << 10)..]);
+        }
         // A rollout's first line opens with its type; it goes first, as its texts (the base
         // instructions) could mention another format's marks.
-        if codex::detect_prefix(&String::from_utf8_lossy(&prefix)) {
+        if codex::detect_prefix(&prefix) {
             return Some(Format::Codex);
         }
-        if atif::detect(&String::from_utf8_lossy(&prefix)) {
+        if atif::detect(&prefix) {
             return Some(Format::Atif);
         }
-        if mini_swe_agent::detect(
-            &String::from_utf8_lossy(&prefix),
-            &String::from_utf8_lossy(&suffix),
-        ) {
+        if mini_swe_agent::detect(&prefix, &String::from_utf8_lossy(&suffix)) {
             return Some(Format::MiniSweAgent);
         }
-        if openhands::detect(&String::from_utf8_lossy(&prefix)) {
+        if openhands::detect(&prefix) {
             return Some(Format::Openhands);
         }
-        let file = std::fs::File::open(path).ok()?;
-        let mut first = String::new();
-        let mut reader = std::io::BufReader::new(file).take(1 << 20);
-        while first.trim().is_empty() {
-            first.clear();
-            if reader.read_line(&mut first).ok()? == 0 {
-                return None;
-            }
-        }
+        let text = String::from_utf8_lossy(head);
+        let first = text.lines().find(|l| !l.trim().is_empty())?;
         let record: Json = serde_json::from_str(first.trim_start_matches('\u{feff}')).ok()?;
         if ptc_runner_kernel::detect(&record) {
             Some(Format::PtcRunnerKernel)

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value as Json;
 
 use crate::recording::format::{RequestMessageJson, RequestToolCallJson};
-use crate::recording::import::claude_code::{is_response, response_key, text, Line};
+use crate::recording::import::claude_code::{is_response, response_keys, text, Line};
 
 /// The conversation a thread holds, as Claude Code sends it to the Messages API: each user
 /// message (a tool result as a `tool` message answering its call), each response as one
@@ -25,10 +25,11 @@ pub(in crate::recording::import) fn conversation(
         tool_calls: Vec::new(),
         tool_call_id: None,
     };
+    let keys = response_keys(thread);
     for (line, record) in thread {
         let content = &record["message"]["content"];
         if is_response(record) {
-            let key = response_key(*line, record);
+            let key = keys[line].clone();
             let index = *at.entry(key).or_insert_with(|| {
                 sent_before.push(messages.len());
                 messages.push(plain("assistant", String::new()));
