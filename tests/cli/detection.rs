@@ -111,3 +111,27 @@ fn claude_code_lines_without_ids_that_repeat_a_usage_count_as_one_response() {
     assert!(expected.1 > 0, "the session holds billed responses");
     assert_eq!(got, expected, "(tokens, responses) without ids and with");
 }
+
+#[test]
+fn a_log_piped_without_its_format_is_refused_not_imported_in_part() {
+    let scratch = Scratch::new();
+    let log = std::fs::read(fixture("claude-code/session-5c0375b4.jsonl")).unwrap();
+    let mut child = crate::support::ptc_command(scratch.path())
+        .args(["import", "/dev/stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(&log);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(output.stdout.is_empty(), "nothing imported");
+    assert!(stderr.contains("--from"), "{stderr}");
+}

@@ -612,3 +612,35 @@ fn an_import_output_that_is_a_log_ptc_imports_is_refused_even_with_force() {
     assert!(err.contains("claude-code"), "{err}");
     assert_eq!(std::fs::read(&logs[0]).unwrap(), session);
 }
+
+#[test]
+fn a_bidi_character_in_a_recording_name_cannot_reorder_the_report() {
+    let scratch = Scratch::new();
+    let recording = std::fs::read(example("tool-actions.json")).unwrap();
+    let run = scratch.write("runs/evil\u{202e}nosj.json", recording);
+    let report = scratch.path().join("report.html");
+    scratch
+        .ptc([
+            "ab",
+            "--strategies",
+            "turn-count",
+            "--set",
+            "ab.baseline=turn-count",
+            "--no-timing",
+            "--report",
+            &report.display().to_string(),
+            &run.display().to_string(),
+        ])
+        .ok();
+    let html = std::fs::read_to_string(&report).unwrap();
+    // The prompts' JSON keeps the name as it is (a script reads it); the picker escapes it.
+    let (before, rest) = html.split_once("id=\"prompt-data\"").unwrap();
+    let after = rest.split_once("</script>").unwrap().1;
+    for shown in [before, after] {
+        assert!(!shown.contains('\u{202e}'), "a raw U+202E is shown");
+    }
+    assert!(
+        html.contains("\\u202A-\\u202E"),
+        "the picker escapes its options"
+    );
+}

@@ -17,7 +17,10 @@ const COLORS: [&str; 8] = [
 ];
 
 pub(super) fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
+    // A bidirectional or format character in a recording's name (U+202E...) would reorder the
+    // cell it is in: it is shown as `\u{202E}`, as on a terminal.
+    crate::output::escape_controls(text)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
@@ -246,4 +249,15 @@ fn prompt_note(ab: &Ab, prompts: &PromptLog) -> String {
     }
     note.push('.');
     note
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn html_text_shows_a_bidi_character_escaped_so_it_cannot_reorder_a_cell() {
+        assert_eq!(
+            super::escape("a\u{202e}<b>\u{2066}"),
+            "a\\u{202E}&lt;b&gt;\\u{2066}"
+        );
+    }
 }

@@ -117,6 +117,12 @@ impl Format {
         // formats are told by, and the first line of a JSONL log (up to 1 MiB: a rollout's
         // first line holds the base instructions).
         let mut file = std::fs::File::open(path).ok()?;
+        // A pipe gives its bytes once: what detection read, the import would not see again
+        // (and would import the rest as if it were the whole log). Its format is given with
+        // --from.
+        if !file.metadata().ok()?.is_file() {
+            return None;
+        }
         let mut head = Vec::new();
         (&mut file).take(1 << 20).read_to_end(&mut head).ok()?;
         // A leading byte-order mark (as some editors save JSON) hides the opening brace.
@@ -125,7 +131,7 @@ impl Format {
         // A trajectory is one JSON object whose `trajectory_format` is written first or last.
         let len = file.metadata().ok()?.len();
         let mut suffix = Vec::new();
-        if file.metadata().ok()?.is_file() && len > head.len() as u64 {
+        if len > head.len() as u64 {
             file.seek(std::io::SeekFrom::Start(len.saturating_sub(8 << 10)))
                 .ok()?;
             file.take(8 << 10).read_to_end(&mut suffix).ok()?;
