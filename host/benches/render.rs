@@ -1,4 +1,5 @@
-//! Rendering benchmarks: workloads W1 (one agent run, every prefix, through the loaded dylib) and W2 (the dylib against the strategy linked in).
+//! Rendering benchmarks: workloads W1 (one agent run, every prefix, through the loaded dylib)
+//! and W2 (the dylib against the strategy linked in).
 //!
 //! Run them with `cargo bench -p ptc-host` (add e.g. `-- --warm-up-time 1 --measurement-time 3`
 //! for a quick pass, or a filter such as `-- w1_sweep`).
