@@ -9,10 +9,18 @@
 use ptc::ops::{self, CompareOptions, Corpus};
 use ptc::{AbPlan, Clock, Config, Host, PlanOptions, RunOptions};
 
-fn main() -> Result<(), ptc::Error> {
-    // The configuration ptc uses by default (the compiled-in ptc.toml, then ./ptc.toml); the
-    // strategies load from the plugin directories it names, next to `ptc` among them.
-    let host = Host::new(Config::load(None, &[])?);
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // The configuration ptc uses by default (the compiled-in ptc.toml, then ./ptc.toml), with
+    // the target directory (one level above this example, where the strategy dylibs are built)
+    // among the plugin directories.
+    let mut config = Config::load(None, &[])?;
+    if let Some(target) = std::env::current_exe()?.parent().and_then(|d| d.parent()) {
+        config.layer_set(&format!(
+            "plugins.directories=[{:?}]",
+            target.display().to_string()
+        ))?;
+    }
+    let host = Host::new(config);
     let plan = PlanOptions {
         strategies: Some("full-history,delta-log".into()),
         clock: Clock::Zero,
@@ -33,5 +41,6 @@ fn main() -> Result<(), ptc::Error> {
     }
     // The same comparison, written as a table with its verdict.
     let options = CompareOptions::new(Corpus::Paths(Vec::new()), plan);
-    ops::compare(&host, &options, &mut std::io::stdout())
+    ops::compare(&host, &options, &mut std::io::stdout())?;
+    Ok(())
 }
