@@ -86,7 +86,9 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     }
     let defaults = host.recording_defaults()?;
     let mut asked = options.plan.clone();
-    if asked.pricing.is_none() && options.corpus != Corpus::Paths(Vec::new()) {
+    // The bundled runs keep the configured profile: their output is the reference one.
+    let given = matches!(&options.corpus, Corpus::Paths(paths) if !paths.is_empty());
+    if asked.pricing.is_none() && given {
         asked.pricing = priced_as_billed(host, &options.corpus, &defaults)?;
     }
     let plan = AbPlan::new(host, &asked)?;
