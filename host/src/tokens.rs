@@ -4,14 +4,13 @@
 //!
 //! - **OpenAI's chat format** ([`Counting::OpenAiChat`]), for the profiles with implicit caching
 //!   (OpenAI, Gemini, DeepSeek, none): one string per message, its blocks joined by a blank
-//!   line. After OpenAI's published accounting for chat models, every message costs
+//!   line, a blank message left out ([`wire::openai_messages`]). After OpenAI's published accounting for chat models, every message costs
 //!   [`MESSAGE_OVERHEAD`] tokens (its `<|start|>`, separator and `<|end|>`) plus its role and
 //!   its content; every request costs [`REPLY_PRIMING`] more for the assistant's reply header.
 //! - **Anthropic's content blocks** ([`Counting::AnthropicBlocks`]), for the profiles with
-//!   explicit caching: each block's text as the Messages API body sends it, one text block each
-//!   (the system prompt's in its `system` array) with nothing between two; the blank blocks,
-//!   a message left with no block and the trailing whitespace of a final assistant message are
-//!   left out, as the body leaves them out. Anthropic publishes no per-message or per-request
+//!   explicit caching: each block's text as the Messages API body sends it
+//!   ([`wire::anthropic_blocks`]: blank blocks, a message left with no block and a prefill's
+//!   trailing whitespace left out), one text block each with nothing between two. Anthropic publishes no per-message or per-request
 //!   overhead, so none is added. The ends of the blocks, which a prompt cache reads and writes
 //!   up to, are counted the same way: the last one ends where the request ends.
 //!
@@ -24,9 +23,12 @@ use std::hash::{Hash, Hasher};
 use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::cache::{CacheBlock, Caching, Request};
-use crate::message::RenderedMessage;
+use crate::message::{wire, RenderedMessage};
 
 mod anthropic;
+mod tokenizer;
+
+pub use tokenizer::Tokenizer;
 
 /// How a provider's request is counted: what it sends for a prompt's messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,43 +74,6 @@ impl Counting {
 pub const MESSAGE_OVERHEAD: usize = 3;
 /// Tokens every request costs for the reply header, in OpenAI's chat format.
 pub const REPLY_PRIMING: usize = 3;
-
-/// A BPE encoding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tokenizer {
-    O200kBase,
-    Cl100kBase,
-}
-
-impl Tokenizer {
-    /// `o200k_base` or `cl100k_base`.
-    pub fn from_name(name: &str) -> Option<Tokenizer> {
-        match name {
-            "o200k_base" => Some(Tokenizer::O200kBase),
-            "cl100k_base" => Some(Tokenizer::Cl100kBase),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Tokenizer::O200kBase => "o200k_base",
-            Tokenizer::Cl100kBase => "cl100k_base",
-        }
-    }
-
-    fn bpe(self) -> &'static bpe_openai::Tokenizer {
-        match self {
-            Tokenizer::O200kBase => bpe_openai::o200k_base(),
-            Tokenizer::Cl100kBase => bpe_openai::cl100k_base(),
-        }
-    }
-
-    /// Tokens of `text`.
-    pub fn count(self, text: &str) -> usize {
-        self.bpe().count(text)
-    }
-}
 
 /// Counts messages, each distinct text once.
 ///
@@ -292,7 +257,10 @@ impl Counter {
 
     /// Tokens a request made of `messages` is billed in OpenAI's chat format.
     pub fn prompt(&mut self, messages: &[RenderedMessage]) -> usize {
-        REPLY_PRIMING + messages.iter().map(|m| self.message(m)).sum::<usize>()
+        REPLY_PRIMING
+            + wire::openai_messages(messages)
+                .map(|m| self.message(m))
+                .sum::<usize>()
     }
 
     /// Tokens of the longest prefix `messages` shares with `previous`, as a provider's prompt
@@ -313,16 +281,17 @@ impl Counter {
         previous: &[RenderedMessage],
         messages: &[RenderedMessage],
     ) -> (usize, usize) {
+        let previous: Vec<&RenderedMessage> = wire::openai_messages(previous).collect();
         let mut total = REPLY_PRIMING;
         let mut shared = 0;
         let mut sharing = !previous.is_empty();
-        for (i, message) in messages.iter().enumerate() {
+        for (i, message) in wire::openai_messages(messages).enumerate() {
             let tokens = self.message(message);
             total += tokens;
             if !sharing {
                 continue;
             }
-            match previous.get(i) {
+            match previous.get(i).copied() {
                 Some(before)
                     if before.role == message.role && before.content == message.content =>
                 {
@@ -352,7 +321,7 @@ impl Counter {
         let mut blocks = Vec::new();
         let mut before = 0;
         let mut key = FxHasher::default();
-        for (i, message) in messages.iter().enumerate() {
+        for (i, message) in wire::openai_messages(messages).enumerate() {
             let head = MESSAGE_OVERHEAD + self.text(message.role.as_str());
             i.hash(&mut key);
             message.role.as_str().hash(&mut key);

@@ -7,14 +7,11 @@
 //! `prompt_cache_breakpoint`, and `prompt_cache_options` asks for `explicit` mode so that only
 //! those are written; the parts put together are the message's text).
 //!
-//! What the bodies leave out and change, because the APIs require it:
-//! - a block whose text is empty or only whitespace (Anthropic rejects such text blocks; its
-//!   breakpoint moves to the block before it, which ends the same prefix), and a message left
-//!   with no block (both formats);
-//! - Anthropic has no `system` role among its messages: every system message's blocks go to
-//!   the top-level `system` array, in order (as Anthropic's own OpenAI compatibility layer does);
-//! - the trailing whitespace of a final assistant message, which Anthropic rejects (a final
-//!   assistant message is a prefill the reply continues).
+//! What the bodies leave out and change because the APIs require it (blank blocks and
+//! messages, a prefill's trailing whitespace) is defined once, in [`wire`], where the token
+//! counts read it too. Anthropic has no `system` role among its messages: every system
+//! message's blocks go to the top-level `system` array, in order (as Anthropic's own OpenAI
+//! compatibility layer does).
 //!
 //! Consecutive messages of one role are kept as they are: both APIs accept them (Anthropic
 //! merges them into one turn), and keeping them keeps the blocks the strategy laid out.
@@ -27,7 +24,7 @@ use ptc_plugin_api::Role;
 use serde::Serialize;
 
 pub use crate::cache::{Placement, Ttl};
-use crate::message::RenderedMessage;
+use crate::message::{wire, RenderedMessage};
 use crate::render::Prompt;
 use crate::render::RenderError;
 
@@ -237,37 +234,27 @@ pub struct CacheMode {
 
 const EXPLICIT: CacheMode = CacheMode { mode: "explicit" };
 
-/// A message as a request sends it: its role and its non-blank blocks, each with whether it
-/// carries a breakpoint.
+/// A message as a request sends it: its role and the blocks [`wire::anthropic_blocks`] sends,
+/// each with whether it carries a breakpoint.
 struct Sent<'a> {
     role: Role,
     blocks: Vec<(&'a str, bool)>,
 }
 
-/// The messages of `prompt` with their blank blocks left out (a breakpoint of one moves to the
-/// block before it) and the messages left without a block too.
+/// The messages of `prompt` as an Anthropic body sends them ([`wire::anthropic_blocks`]).
 fn sent(prompt: &Prompt) -> Vec<Sent<'_>> {
     let mut sent: Vec<Sent<'_>> = Vec::with_capacity(prompt.messages.len());
-    for message in &prompt.messages {
-        let mut blocks: Vec<(&str, bool)> = Vec::with_capacity(message.blocks.len());
-        for (text, breakpoint) in message.block_texts() {
-            if !text.trim().is_empty() {
-                blocks.push((text, breakpoint));
-            } else if breakpoint {
-                let before = blocks
-                    .last_mut()
-                    .or_else(|| sent.iter_mut().rev().find_map(|m| m.blocks.last_mut()));
-                if let Some(before) = before {
-                    before.1 = true;
-                }
-            }
-        }
-        if !blocks.is_empty() {
+    for block in wire::anthropic_blocks(&prompt.messages) {
+        if block.first {
             sent.push(Sent {
-                role: message.role,
-                blocks,
+                role: block.role,
+                blocks: Vec::new(),
             });
         }
+        let message = sent
+            .last_mut()
+            .expect("a message is opened by its first block");
+        message.blocks.push((block.text, block.breakpoint));
     }
     sent
 }
@@ -299,15 +286,10 @@ pub fn anthropic<'a>(
             }),
         }
     }
-    let Some(last) = messages.last_mut() else {
+    if messages.is_empty() {
         return Err(RenderError::NoConversation {
             strategy: prompt.strategy.clone(),
         });
-    };
-    if last.role == "assistant" {
-        if let Some(block) = last.content.last_mut() {
-            block.text = block.text.trim_end();
-        }
     }
     match options.placement {
         Placement::Strategy => {}
@@ -337,11 +319,7 @@ pub fn anthropic<'a>(
 /// blank messages left out; with the `strategy` placement, the strategy's breakpoints on the
 /// messages that are not the assistant's (the latest four: the most a request writes).
 pub fn openai<'a>(prompt: &'a Prompt, options: &RequestOptions) -> OpenAiRequest<'a> {
-    let sent: Vec<&RenderedMessage> = prompt
-        .messages
-        .iter()
-        .filter(|m| !m.content.trim().is_empty())
-        .collect();
+    let sent: Vec<&RenderedMessage> = wire::openai_messages(&prompt.messages).collect();
     // (message, block) of each breakpoint written.
     let mut marks: Vec<(usize, usize)> = Vec::new();
     if options.placement == Placement::Strategy {

@@ -1,9 +1,7 @@
 //! Counting a prompt as Anthropic's Messages API body sends it ([`Counting::AnthropicBlocks`]):
-//! every block of a message is a text block of its own, so a request's tokens are the tokens
-//! of its blocks' texts, with no blank line between two blocks and no per-message overhead.
-//! The body leaves out a block that is empty or only whitespace (its breakpoint moves to the
-//! block before it, which ends the same prefix), a message left with no block, and the
-//! trailing whitespace of a final assistant message; so does the count.
+//! the blocks [`wire::anthropic_blocks`] sends, each a text block of its own, so a request's
+//! tokens are the tokens of those blocks' texts, with nothing between two blocks and no
+//! per-message overhead.
 //!
 //! [`Counting::AnthropicBlocks`]: super::Counting::AnthropicBlocks
 
@@ -14,30 +12,17 @@ use rustc_hash::FxHasher;
 
 use super::{common_prefix, Counter};
 use crate::cache::{CacheBlock, Request};
+use crate::message::wire::{self, blank, SentBlock};
 use crate::message::RenderedMessage;
 
 /// The blocks of one message text as the body sends them, counted once per run.
 pub(super) struct SentBlocks {
     /// The blocks, as byte ranges of the text.
     spans: Vec<(usize, usize)>,
-    /// Per block: its tokens, 0 for a blank one.
+    /// Per block: its tokens, 0 for a blank one (the body leaves it out).
     tokens: Vec<usize>,
-    /// Per block: whether it is blank (left out of the body).
-    blank: Vec<bool>,
     /// Per block: a hash of its text.
     hashes: Vec<u64>,
-    /// The tokens of every block.
-    total: usize,
-}
-
-/// Whether the body leaves out a block of this text.
-fn blank(text: &str) -> bool {
-    text.trim().is_empty()
-}
-
-/// Whether the body sends `message`: it has a block that is not blank.
-fn sent(message: &RenderedMessage) -> bool {
-    message.block_texts().any(|(text, _)| !blank(text))
 }
 
 impl Counter {
@@ -69,48 +54,18 @@ impl Counter {
         let mut blocks = SentBlocks {
             spans: Vec::with_capacity(n),
             tokens: Vec::with_capacity(n),
-            blank: Vec::with_capacity(n),
             hashes: Vec::with_capacity(n),
-            total: 0,
         };
         for span in &message.blocks {
             let text = &message.content[span.start..span.end];
-            let is_blank = blank(text);
-            let tokens = if is_blank { 0 } else { self.count(text) };
+            let tokens = if blank(text) { 0 } else { self.count(text) };
             let mut hash = FxHasher::default();
             text.hash(&mut hash);
             blocks.spans.push((span.start, span.end));
             blocks.tokens.push(tokens);
-            blocks.blank.push(is_blank);
             blocks.hashes.push(hash.finish());
-            blocks.total += tokens;
         }
         blocks
-    }
-
-    /// The final assistant message of `messages`, if the body ends with one (a prefill whose
-    /// trailing whitespace the body trims): its index and the tokens the trim takes off.
-    fn prefill_cut(&mut self, messages: &[RenderedMessage]) -> Option<(usize, usize)> {
-        let (i, message) = messages
-            .iter()
-            .enumerate()
-            .rev()
-            .filter(|(_, m)| m.role != Role::System)
-            .find(|(_, m)| sent(m))?;
-        if message.role != Role::Assistant {
-            return None;
-        }
-        let text = message
-            .block_texts()
-            .map(|(text, _)| text)
-            .filter(|text| !blank(text))
-            .last()?;
-        let trimmed = text.trim_end();
-        if trimmed.len() == text.len() {
-            return None;
-        }
-        let cut = self.count(text).saturating_sub(self.count(trimmed));
-        Some((i, cut))
     }
 
     /// The request `messages` make after `previous`, as a prompt cache sees the body: its
@@ -123,12 +78,12 @@ impl Counter {
         messages: &[RenderedMessage],
         at: Option<f64>,
     ) -> Request {
-        let (blocks, firsts) = self.blocks_sent(messages);
+        let (blocks, sent) = self.blocks_sent(messages);
         let tokens = blocks.last().map_or(0, |b| b.end);
         let shared = if previous.is_empty() {
             0
         } else {
-            self.shared_sent(previous, messages, &blocks, &firsts)
+            self.shared_sent(previous, &sent, &blocks)
         };
         Request {
             blocks,
@@ -138,100 +93,74 @@ impl Counter {
         }
     }
 
-    /// Tokens of the longest prefix the body of `messages` (whose `blocks` are
-    /// [`Counter::blocks_sent`]'s, the first of message `i` at `firsts[i]`) shares with the
-    /// body of `previous`, message by message.
+    /// Tokens of the longest prefix the body of the blocks `sent` (counted as `blocks`) shares
+    /// with the body of `previous`: the blocks equal in both, in messages of the same roles
+    /// cut at the same blocks, then the equal start of the first block that differs.
     fn shared_sent(
         &mut self,
         previous: &[RenderedMessage],
-        messages: &[RenderedMessage],
+        sent: &[SentBlock<'_>],
         blocks: &[CacheBlock],
-        firsts: &[usize],
     ) -> usize {
-        // The blocks equal in both, then the tokens of the equal start of the next one.
-        let mut equal = 0;
+        let mut equal = 0usize;
         let mut partial = 0;
-        let mut before = previous.iter().filter(|m| sent(m));
-        'messages: for (i, message) in messages.iter().enumerate().filter(|(_, m)| sent(m)) {
-            let Some(old) = before.next() else {
-                break;
-            };
-            if old.role != message.role {
+        for (old, new) in wire::anthropic_blocks(previous).zip(sent) {
+            if old.first != new.first || old.role != new.role {
                 break;
             }
-            if old.content == message.content && old.blocks == message.blocks {
-                equal = firsts[i + 1];
-                continue;
-            }
-            let mut old_texts = old.block_texts().map(|(t, _)| t).filter(|t| !blank(t));
-            let mut new_texts = message.block_texts().map(|(t, _)| t).filter(|t| !blank(t));
-            loop {
-                match (old_texts.next(), new_texts.next()) {
-                    (Some(a), Some(b)) if a == b => equal += 1,
-                    (Some(a), Some(b)) => {
-                        let common = common_prefix(a, b).len();
-                        if common > 0 {
-                            partial = self.count_before(b, common);
-                        }
-                        break 'messages;
-                    }
-                    (None, None) => continue 'messages,
-                    _ => break 'messages,
+            if old.text != new.text {
+                let common = common_prefix(old.text, new.text).len();
+                if common > 0 {
+                    partial = self.count_before(new.text, common);
                 }
+                break;
             }
+            equal += 1;
         }
         equal.checked_sub(1).map_or(0, |last| blocks[last].end) + partial
     }
 
     /// The blocks of `messages` as a prompt cache sees the body: the blocks it sends, each with
     /// the tokens of the body's blocks up to its end and a key of the prefix it ends (its own
-    /// and every earlier block's text, role and message); a blank block's breakpoint is on the
-    /// block before it. With them, per message the index of its first block, and their count
-    /// last.
-    pub(super) fn blocks_sent(
+    /// and every earlier block's text, role and message; a breakpoint of a block left out is on
+    /// the block before it). With them, the blocks as [`wire::anthropic_blocks`] sends them.
+    pub(super) fn blocks_sent<'m>(
         &mut self,
-        messages: &[RenderedMessage],
-    ) -> (Vec<CacheBlock>, Vec<usize>) {
-        let prefill = self.prefill_cut(messages);
-        let mut blocks: Vec<CacheBlock> = Vec::new();
-        let mut firsts = Vec::with_capacity(messages.len() + 1);
+        messages: &'m [RenderedMessage],
+    ) -> (Vec<CacheBlock>, Vec<SentBlock<'m>>) {
+        let sent: Vec<SentBlock<'m>> = wire::anthropic_blocks(messages).collect();
+        let mut blocks: Vec<CacheBlock> = Vec::with_capacity(sent.len());
         let mut before = 0;
         let mut key = FxHasher::default();
         let mut sent_messages = 0usize;
-        for (i, message) in messages.iter().enumerate() {
-            firsts.push(blocks.len());
-            let sent = self.sent_blocks(message);
-            let last = sent.blank.iter().rposition(|b| !b);
-            if last.is_some() {
+        for block in &sent {
+            let message = &messages[block.message];
+            if block.first {
                 sent_messages.hash(&mut key);
                 sent_messages += 1;
                 message.role.as_str().hash(&mut key);
             }
-            for (b, span) in message.blocks.iter().enumerate() {
-                if sent.blank[b] {
-                    if let (true, Some(earlier)) = (span.cache_breakpoint, blocks.last_mut()) {
-                        earlier.strategy_breakpoint = true;
-                    }
-                    continue;
-                }
-                key.write_u64(sent.hashes[b]);
-                before += sent.tokens[b];
-                if let Some((at, cut)) = prefill {
-                    if at == i && Some(b) == last {
-                        before -= cut;
-                    }
-                }
-                blocks.push(CacheBlock {
-                    end: before,
-                    prefix: key.finish(),
-                    strategy_breakpoint: span.cache_breakpoint,
-                    system: message.role == Role::System,
-                    assistant: message.role == Role::Assistant,
-                });
+            let span = message.blocks[block.block];
+            if block.text.len() == span.end - span.start {
+                let counted = self.sent_blocks(message);
+                key.write_u64(counted.hashes[block.block]);
+                before += counted.tokens[block.block];
+            } else {
+                // A prefill, trimmed: its text is not the block's.
+                let mut hash = FxHasher::default();
+                block.text.hash(&mut hash);
+                key.write_u64(hash.finish());
+                before += self.count(block.text);
             }
+            blocks.push(CacheBlock {
+                end: before,
+                prefix: key.finish(),
+                strategy_breakpoint: block.breakpoint,
+                system: block.role == Role::System,
+                assistant: block.role == Role::Assistant,
+            });
         }
-        firsts.push(blocks.len());
-        (blocks, firsts)
+        (blocks, sent)
     }
 }
 

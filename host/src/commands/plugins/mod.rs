@@ -1,6 +1,7 @@
 //! `ptc plugins`: the plugin directories and what they hold (`list`), and the user plugin
 //! directory that `install` copies checked plugins into and `remove` deletes them from.
 
+mod build;
 mod install;
 mod list;
 mod remove;

@@ -4,6 +4,8 @@
 
 use ptc_plugin_api::Role;
 
+pub mod wire;
+
 /// A chat message with its text and its content blocks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RenderedMessage {
