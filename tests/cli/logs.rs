@@ -162,6 +162,33 @@ fn render_and_bill_read_a_raw_log_directly() {
 }
 
 #[test]
+fn a_file_of_no_known_format_in_a_corpus_is_one_unreadable_file_not_a_warning_a_line() {
+    let scratch = Scratch::new();
+    let dir = scratch.path().join("logs");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::copy(
+        realrun("ptc_runner-kernel/checkout-5xx-9.inspection.jsonl"),
+        dir.join("checkout-5xx-9.inspection.jsonl"),
+    )
+    .unwrap();
+    let lines = "{\"level\": \"info\", \"msg\": \"listening\"}\n".repeat(40);
+    std::fs::write(dir.join("events.jsonl"), lines).unwrap();
+    let run = all_strategies().ptc(["ab", &text(&dir), "--strategies", "full-history"]);
+    let about: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:") && l.contains("events.jsonl"))
+        .collect();
+    assert_eq!(about.len(), 1, "{}", run.stderr);
+    assert!(
+        about[0].contains("cannot tell the format") && about[0].contains("mini-swe-agent"),
+        "{}",
+        about[0]
+    );
+    assert!(run.stdout.contains("1 recording(s)"), "{}", run.stdout);
+}
+
+#[test]
 fn a_missing_log_and_a_file_of_no_known_format_say_so() {
     let scratch = Scratch::new();
     let err = scratch.ptc(["import", "missing.jsonl"]).bad_input();

@@ -30,8 +30,9 @@ pub struct Lacking {
 }
 
 impl Lacking {
-    /// Why a variant is not judged on a corpus of `read` recordings, or `None` when none of
-    /// them lacks anything it needs.
+    /// What the recordings lack, of the `read` of a corpus, or `None` when none of them lacks
+    /// anything a variant needs: `3 of 8 recording(s) lack requests, which its prompts are made
+    /// from`.
     pub fn reason(&self, read: usize) -> Option<String> {
         (self.recordings > 0).then(|| {
             format!(
@@ -40,6 +41,17 @@ impl Lacking {
                 self.kinds.join(", ")
             )
         })
+    }
+
+    /// Why a variant is not judged at all on a corpus of `read` recordings, when it is judged
+    /// (with the baseline) on none: a variant judged on some is judged on those alone.
+    pub fn unjudged(&self, judged: usize, read: usize) -> Option<String> {
+        if read == 0 || judged > 0 {
+            return None;
+        }
+        Some(self.reason(read).unwrap_or_else(|| {
+            "the baseline is not judged on the recordings it is judged on".to_owned()
+        }))
     }
 
     /// `self` and `more`, the recordings of two parts of a corpus.

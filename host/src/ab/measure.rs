@@ -48,6 +48,9 @@ pub struct RunMeasure {
     pub by_turn: Vec<(usize, CacheTokens)>,
     /// Why the variant could not render this recording.
     pub error: Option<String>,
+    /// Whether the variant is judged on this recording: it holds what the variant's prompts
+    /// are made from.
+    pub judged: bool,
 }
 
 /// The measure of a variant that cannot render at all: failed, with the reason.
@@ -60,6 +63,7 @@ pub(super) fn unusable(
     RunMeasure {
         recording: recording.label(),
         variant,
+        judged: true,
         prompts: Vec::new(),
         totals: Summary {
             costs: vec![0.0; profiles],
@@ -92,6 +96,7 @@ pub(super) fn measure(
 ) -> RunMeasure {
     let (pricing, primary) = (priced.profiles, priced.primary);
     let mut run = RunMeasure {
+        judged: true,
         recording: recording.label(),
         variant,
         prompts: Vec::new(),

@@ -46,7 +46,7 @@ pub use plan::{AbPlan, Variant};
 pub use prompters::prompter_for;
 use prompters::renders_from;
 pub use prompts::{script_json, PromptLog, PROMPT_BYTES, PROMPT_RECORDINGS};
-pub use summary::Summary;
+pub use summary::{Judged, Summary};
 
 /// Recordings measured in parallel before their results are added up: enough to keep every
 /// core busy, few enough that their measures take little memory.
@@ -255,6 +255,7 @@ pub fn run_listed(
                 let mut rebuilt = rebuilt.lock().expect("no panic holds it");
                 rebuilt.push((recording.label(), run));
             }
+            let mut judged = Vec::with_capacity(needs.len());
             for (needed, lacking) in needs.iter().zip(&lacking) {
                 let missing: Vec<&'static str> = recording
                     .lacks
@@ -262,6 +263,7 @@ pub fn run_listed(
                     .map(|lack| lack.as_str())
                     .filter(|lack| needed.iter().any(|n| n == lack))
                     .collect();
+                judged.push(missing.is_empty());
                 if !missing.is_empty() {
                     let mut lacking = lacking.lock().expect("no panic holds it");
                     lacking.0 += 1;
@@ -277,13 +279,18 @@ pub fn run_listed(
             let runs = prompters
                 .iter()
                 .enumerate()
-                .map(|(i, p)| match p {
-                    Ok(p) => {
-                        let mut run = measure(p, i, &recording, &facts, &pricing, detail, counter);
-                        clock.measure(&mut run);
-                        run
-                    }
-                    Err(reason) => unusable(i, &recording, plan.pricing.len(), reason),
+                .map(|(i, p)| {
+                    let mut run = match p {
+                        Ok(p) => {
+                            let mut run =
+                                measure(p, i, &recording, &facts, &pricing, detail, counter);
+                            clock.measure(&mut run);
+                            run
+                        }
+                        Err(reason) => unusable(i, &recording, plan.pricing.len(), reason),
+                    };
+                    run.judged = judged[i];
+                    run
                 })
                 .collect();
             if keep_billed {
@@ -299,7 +306,12 @@ pub fn run_listed(
             progress();
             Ok(runs)
         };
-    let mut totals = Totals::new(plan.variants.len(), plan.pricing.len());
+    let baseline = plan
+        .variants
+        .iter()
+        .position(|v| v.label == plan.baseline)
+        .unwrap_or(0);
+    let mut totals = Totals::new(plan.variants.len(), plan.pricing.len(), baseline);
     let mut runs = Vec::new();
     let mut bad_recordings = BadRecordings::default();
     let mut chunk: Vec<(usize, Source)> = Vec::with_capacity(CHUNK);
@@ -356,11 +368,6 @@ pub fn run_listed(
         }
     }
     totals.price(&plan.pricing);
-    let baseline = plan
-        .variants
-        .iter()
-        .position(|v| v.label == plan.baseline)
-        .unwrap_or(0);
     let read = read.into_inner();
     let lacking: Vec<Lacking> = lacking
         .into_iter()
@@ -371,6 +378,11 @@ pub fn run_listed(
                 kinds: kinds.into_iter().map(str::to_owned).collect(),
             }
         })
+        .collect();
+    let unjudged = lacking
+        .iter()
+        .zip(&totals.judged)
+        .map(|(l, judged)| l.unjudged(judged.recordings, read))
         .collect();
     Ok(Ab {
         variants: plan.variants,
@@ -384,7 +396,7 @@ pub fn run_listed(
         bad_recordings,
         billed_recordings: billed.into_inner(),
         timed_recordings: Some(timed.into_inner()),
-        unjudged: lacking.iter().map(|l| l.reason(read)).collect(),
+        unjudged,
         lacking,
         requirements: plan.requirements,
         billed: Billed::of(kept_billed.into_inner().expect("no panic holds it")),

@@ -247,6 +247,12 @@ impl Ab {
         &self.totals.summaries
     }
 
+    /// Per variant, in variant order: its figures and the baseline's on the recordings it is
+    /// judged on, which its ratios to the baseline and the verdict compare.
+    pub fn judged(&self) -> &[Judged] {
+        &self.totals.judged
+    }
+
     /// Per turn index k (the prompt before turn k + 1): (mean tokens, summed cost under the
     /// primary profile) over the recordings that reach it, per variant.
     pub fn by_turn(&self) -> Vec<Vec<(f64, f64)>> {
@@ -288,6 +294,10 @@ impl Ab {
         for summary in &mut self.totals.summaries {
             summary.render_ns = 0;
         }
+        for judged in &mut self.totals.judged {
+            judged.summary.render_ns = 0;
+            judged.baseline.render_ns = 0;
+        }
         for run in &mut self.runs {
             for p in &mut run.prompts {
                 p.render_ns = 0;
@@ -306,6 +316,54 @@ pub struct TurnSum {
     pub recordings: usize,
 }
 
+/// A variant's figures over the recordings it is judged on where the baseline is judged too,
+/// and the baseline's over the same recordings: what its ratios to the baseline and the
+/// verdict compare, so that both sides of a ratio sum the same runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judged {
+    /// The recordings both are judged on.
+    pub recordings: usize,
+    /// The variant's figures over them.
+    pub summary: Summary,
+    /// The baseline's figures over them.
+    pub baseline: Summary,
+}
+
+impl Judged {
+    fn new(profiles: usize) -> Judged {
+        let empty = Summary {
+            costs: vec![0.0; profiles],
+            ..Summary::default()
+        };
+        Judged {
+            recordings: 0,
+            summary: empty.clone(),
+            baseline: empty,
+        }
+    }
+
+    /// Adds `other`'s sums (see [`Summary::merge`]).
+    fn merge(&mut self, other: &Judged) -> Result<(), String> {
+        let recordings = self
+            .recordings
+            .checked_add(other.recordings)
+            .ok_or("recordings")?;
+        let (mut summary, mut baseline) = (self.summary.clone(), self.baseline.clone());
+        summary
+            .merge(&other.summary)
+            .map_err(|field| format!("summary.{field}"))?;
+        baseline
+            .merge(&other.baseline)
+            .map_err(|field| format!("baseline.{field}"))?;
+        *self = Judged {
+            recordings,
+            summary,
+            baseline,
+        };
+        Ok(())
+    }
+}
+
 /// Every run added up per variant: its [`Summary`] and its per-turn sums. Its size depends on
 /// the variants and the longest recording, never on the number of recordings.
 #[derive(Clone, Debug, PartialEq)]
@@ -319,11 +377,17 @@ pub(super) struct Totals {
     /// Per variant, the index (as given to [`Totals::add`]) of the recording its
     /// `first_error` comes from.
     pub first_failure: Vec<Option<usize>>,
+    /// The baseline's index among the variants.
+    pub baseline: usize,
+    /// Per variant: its figures and the baseline's on the recordings it is judged on.
+    pub judged: Vec<Judged>,
 }
 
 impl Totals {
-    pub(super) fn new(variants: usize, profiles: usize) -> Totals {
+    pub(super) fn new(variants: usize, profiles: usize, baseline: usize) -> Totals {
         Totals {
+            baseline,
+            judged: vec![Judged::new(profiles); variants],
             recordings: 0,
             summaries: vec![
                 Summary {
@@ -340,7 +404,20 @@ impl Totals {
     /// Adds the runs of recording `index`, one per variant. Called in recording order.
     pub(super) fn add(&mut self, index: usize, runs: &[RunMeasure]) {
         self.recordings += 1;
+        let baseline = runs.iter().find(|r| r.variant == self.baseline);
         for run in runs {
+            if let Some(base) = baseline.filter(|b| b.judged && run.judged) {
+                let judged = &mut self.judged[run.variant];
+                judged.recordings += 1;
+                judged
+                    .summary
+                    .merge(&run.totals)
+                    .expect("the sums of measured prompts fit");
+                judged
+                    .baseline
+                    .merge(&base.totals)
+                    .expect("the sums of measured prompts fit");
+            }
             if run.totals.first_error.is_some() && self.first_failure[run.variant].is_none() {
                 self.first_failure[run.variant] = Some(index);
             }
@@ -381,6 +458,11 @@ impl Totals {
                 self.first_failure[v] = theirs;
             }
         }
+        for (v, (judged, more)) in self.judged.iter_mut().zip(&other.judged).enumerate() {
+            judged
+                .merge(more)
+                .map_err(|field| format!("judged[{v}].{field}"))?;
+        }
         for (v, (series, more)) in self.turns.iter_mut().zip(&other.turns).enumerate() {
             if series.len() < more.len() {
                 series.resize(more.len(), TurnSum::default());
@@ -408,6 +490,10 @@ impl Totals {
     pub(super) fn price(&mut self, pricing: &[Pricing]) {
         for summary in &mut self.summaries {
             summary.price(pricing);
+        }
+        for judged in &mut self.judged {
+            judged.summary.price(pricing);
+            judged.baseline.price(pricing);
         }
     }
 }

@@ -11,13 +11,27 @@ use crate::recording::corpus::Source;
 use crate::recording::import::{read_log, Format, Supplied};
 use crate::recording::RecordingDefaults;
 
-/// The runs of the log at `path`, or `None` when `path` is not a log ptc reads (a recording,
-/// a corpus of them, or a file of no known format, which is then read as a recording).
+/// The runs of the log at `path`, or `None` when `path` is a recording or a corpus of them.
+/// A file that is neither a log of a known format nor mentions a recording's keys is one run
+/// that cannot be read, saying which formats there are (not a warning per line of it).
 pub(crate) fn runs(path: &Path, defaults: &RecordingDefaults) -> Option<Vec<Source>> {
-    if looks_like_a_recording(path) {
+    let start = start_of(path)?;
+    if has_key(&start, "mission") && (has_key(&start, "turns") || start.len() >= START) {
         return None;
     }
-    let format = Format::detect(path)?;
+    let Some(format) = Format::detect(path) else {
+        if has_key(&start, "mission") || has_key(&start, "turns") {
+            return None;
+        }
+        let error = match read_log(path, None, defaults, &Supplied::default()) {
+            Err(error) => error.to_string(),
+            Ok(_) => return None,
+        };
+        return Some(vec![Source::Log {
+            name: Arc::from(path.display().to_string()),
+            run: Err(Arc::from(error)),
+        }]);
+    };
     let runs = match read_log(path, Some(format), defaults, &Supplied::default()) {
         Ok((_, imported)) => imported
             .into_iter()
@@ -34,16 +48,17 @@ pub(crate) fn runs(path: &Path, defaults: &RecordingDefaults) -> Option<Vec<Sour
     Some(runs)
 }
 
-/// Whether the file's first 8 KiB hold the keys every recording has (`mission` and `turns`,
-/// as keys: not inside a string, where their quotes would be escaped).
-fn looks_like_a_recording(path: &Path) -> bool {
+/// How much of a file is looked at for a recording's keys.
+const START: usize = 8 << 10;
+
+/// The file's first 8 KiB as text (a recording holds `mission` and `turns` as keys there), or
+/// `None` when it cannot be read: then it is read as a recording, which says why it cannot.
+fn start_of(path: &Path) -> Option<String> {
     let mut prefix = Vec::new();
-    let read = std::fs::File::open(path).and_then(|f| f.take(8 << 10).read_to_end(&mut prefix));
-    if read.is_err() {
-        return false;
-    }
-    let text = String::from_utf8_lossy(&prefix);
-    has_key(&text, "mission") && (has_key(&text, "turns") || prefix.len() == 8 << 10)
+    std::fs::File::open(path)
+        .and_then(|f| f.take(START as u64).read_to_end(&mut prefix))
+        .ok()?;
+    Some(String::from_utf8_lossy(&prefix).into_owned())
 }
 
 /// Whether `text` holds `"key"` followed by a colon, its first quote not escaped.

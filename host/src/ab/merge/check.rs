@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::ab::partial::{CheckedRows, Fingerprint, Part, RowPart, RowReader};
+use crate::ab::partial::{CheckedRows, Fingerprint, Part, RowPart, RowReader, SummaryPart};
 use crate::ab::retention::Retention;
 use crate::ab::shard::{identity_of_label, Shard};
 use crate::ab::summary::CacheTokens;
@@ -324,6 +324,28 @@ pub(super) fn check(path: &Path, part: &Part<CheckedRows>) -> Result<(), Error> 
         if s.cache.len() > profiles || s.first_error_position.is_some_and(|p| p >= corpus) {
             return bad(format!(
                 "summaries[{v}] does not fit the fingerprint and corpus"
+            ));
+        }
+    }
+    if !part.judged.is_empty() && part.judged.len() != variants {
+        return bad(format!(
+            "{} judged sums for {variants} strategies",
+            part.judged.len()
+        ));
+    }
+    for (v, j) in part.judged.iter().enumerate() {
+        // Sums over some of the part's recordings: never more than the sums over all of them.
+        let within = |judged: &SummaryPart, all: &SummaryPart| {
+            judged.prompts <= all.prompts
+                && judged.tokens <= all.tokens
+                && judged.cache.len() <= profiles
+        };
+        if j.recordings > part.recordings
+            || !within(&j.summary, &part.summaries[v])
+            || !within(&j.baseline, &part.summaries[print.baseline])
+        {
+            return bad(format!(
+                "judged[{v}] is not a sum over some of the part's recordings"
             ));
         }
     }

@@ -13,8 +13,8 @@ use serde_json::Value as Json;
 
 use crate::ab::partial::{self, CheckedRows, Fingerprint, Part, RowReader};
 use crate::ab::shard::Shard;
-use crate::ab::summary::Totals;
-use crate::ab::{Ab, BadRecording, BadRecordings, RunDetail, Variant};
+use crate::ab::summary::{Judged, Totals};
+use crate::ab::{Ab, BadRecording, BadRecordings, RunDetail, Summary, Variant};
 use crate::pricing::Pricing;
 use crate::Error;
 
@@ -162,7 +162,7 @@ pub fn merge(
         let mut each = |run: RunDetail| each(run, &variants, &pricing);
         merge_rows(&parts, &print, corpus, &pricing, &mut each)?;
     }
-    let mut totals = Totals::new(print.variants.len(), pricing.len());
+    let mut totals = Totals::new(print.variants.len(), pricing.len(), print.baseline);
     let mut bad = Vec::new();
     let mut timed = 0;
     let mut lacking = vec![crate::ab::Lacking::default(); print.variants.len()];
@@ -198,10 +198,33 @@ pub fn merge(
             *sum = sum.merged(more);
         }
         rebuilt.extend(part.rebuilt.iter().cloned());
+        let summaries: Vec<Summary> = part.summaries.iter().map(|s| s.summary()).collect();
+        // Not written: every variant is judged on every recording of the part.
+        let judged = match part.judged.is_empty() {
+            true => summaries
+                .iter()
+                .map(|s| Judged {
+                    recordings: part.recordings,
+                    summary: s.clone(),
+                    baseline: summaries[print.baseline].clone(),
+                })
+                .collect(),
+            false => part
+                .judged
+                .iter()
+                .map(|j| Judged {
+                    recordings: j.recordings,
+                    summary: j.summary.summary(),
+                    baseline: j.baseline.summary(),
+                })
+                .collect(),
+        };
         totals
             .merge(&Totals {
                 recordings: part.recordings,
-                summaries: part.summaries.iter().map(|s| s.summary()).collect(),
+                baseline: print.baseline,
+                judged,
+                summaries,
                 turns: part.turns,
                 first_failure: part
                     .summaries
@@ -246,6 +269,11 @@ pub fn merge(
     }
     let tokenizer = crate::host::tokenizer_named(&print.tokenizer)?;
     let recordings = totals.recordings;
+    let unjudged = lacking
+        .iter()
+        .zip(&totals.judged)
+        .map(|(l, judged)| l.unjudged(judged.recordings, recordings))
+        .collect();
     Ok(Merged {
         ab: Ab {
             variants,
@@ -260,7 +288,7 @@ pub fn merge(
             // Parts do not say: `ptc bill` compares the corpus with its bill.
             billed_recordings: 0,
             timed_recordings: Some(timed),
-            unjudged: lacking.iter().map(|l| l.reason(recordings)).collect(),
+            unjudged,
             lacking,
             requirements: crate::ab::report::Requirements::default(),
             billed: Default::default(),
@@ -414,14 +442,16 @@ mod tests {
             ],
             turns: vec![Vec::new(), Vec::new()],
             first_failure: vec![None, None],
+            baseline: 0,
+            judged: Vec::new(),
         };
-        let mut totals = Totals::new(2, 1);
+        let mut totals = Totals::new(2, 1, 0);
         totals.merge(&part(usize::MAX - 10, 1)).unwrap();
         assert_eq!(
             totals.merge(&part(11, 1)),
             Err("summaries[1].tokens".to_owned())
         );
-        let mut totals = Totals::new(2, 1);
+        let mut totals = Totals::new(2, 1, 0);
         totals.merge(&part(1, usize::MAX)).unwrap();
         assert_eq!(totals.merge(&part(1, 1)), Err("recordings".to_owned()));
     }

@@ -12,10 +12,11 @@
 //!   of what recordings without a system prompt get, and the recording size limit;
 //! - `recordings`, `timed_recordings` (those whose calls carry times), `lacking` (per variant,
 //!   the recordings that lack data its prompts are made from), `rebuilt` (the recordings whose
-//!   as-sent baseline is rebuilt from their log), and per variant `summaries` (sums, the maximum, failures with the first
-//!   error and the corpus position of the recording it came from) and `turns` (per turn index:
-//!   summed tokens, how the primary profile's cache billed them, and the recordings reaching
-//!   it);
+//!   as-sent baseline is rebuilt from their log), and per variant `summaries` (sums, the
+//!   maximum, failures with the first error and the corpus position of the recording it came
+//!   from), `judged` (its sums and the baseline's over the recordings it is judged on, written
+//!   only when some variant is not judged on all) and `turns` (per turn index: summed tokens,
+//!   how the primary profile's cache billed them, and the recordings reaching it);
 //! - `bad_recordings`: the recordings that could not be read, with their corpus position;
 //! - `runs`, last: every prompt's measures, one line per recording and variant, with the
 //!   recording's corpus position. They (and the recordings that could not be read) are written
@@ -59,6 +60,15 @@ pub struct SummaryPart {
     pub first_error: Option<String>,
     /// The corpus position of the recording `first_error` is about.
     pub first_error_position: Option<usize>,
+}
+
+/// A variant's sums and the baseline's over the recordings of a part the variant is judged on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgedPart {
+    pub recordings: usize,
+    pub summary: SummaryPart,
+    pub baseline: SummaryPart,
 }
 
 /// A recording that could not be read.
@@ -120,6 +130,10 @@ pub struct Part<R> {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rebuilt: Vec<crate::ab::RebuiltRun>,
     pub summaries: Vec<SummaryPart>,
+    /// Per variant, its sums and the baseline's over the recordings it is judged on; written
+    /// only when some variant is not judged on every recording (else they are `summaries`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judged: Vec<JudgedPart>,
     pub turns: Vec<Vec<TurnSum>>,
     /// When writing, they follow the rest and are not part of this value.
     #[serde(skip_serializing)]

@@ -89,6 +89,7 @@ pub fn read(path: &Path, rows: bool) -> Result<Part<CheckedRows>, Error> {
             lacking: part.lacking,
             rebuilt: part.rebuilt,
             summaries: part.summaries,
+            judged: part.judged,
             turns: part.turns,
             bad_recordings: part.bad_recordings,
             runs: CheckedRows::default(),

@@ -3,7 +3,7 @@
 
 use std::io::{BufWriter, Write};
 
-use crate::ab::partial::{BadPart, Fingerprint, Part, RowPart, SummaryPart, FORMAT};
+use crate::ab::partial::{BadPart, Fingerprint, JudgedPart, Part, RowPart, SummaryPart, FORMAT};
 use crate::ab::shard::ShardSources;
 use crate::ab::spool::Spool;
 use crate::ab::{run_listed, Ab, AbPlan, Rows, RunDetail, RunOptions, Summary};
@@ -53,6 +53,18 @@ pub fn write(
             .zip(&ab.totals.first_failure)
             .map(|(s, first)| summary_part(s, *first))
             .collect(),
+        judged: if ab.judged().iter().all(|j| j.recordings == ab.recordings()) {
+            Vec::new()
+        } else {
+            ab.judged()
+                .iter()
+                .map(|j| JudgedPart {
+                    recordings: j.recordings,
+                    summary: summary_part(&j.summary, None),
+                    baseline: summary_part(&j.baseline, None),
+                })
+                .collect()
+        },
         turns: ab.totals.turns.clone(),
         bad_recordings: Vec::new(),
         runs: (),

@@ -157,7 +157,7 @@ pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<Strin
             )))
         })
         .collect();
-    let verdicts = super::verdict::verdicts(ab, summaries);
+    let verdicts = super::verdict::verdicts(ab);
     let mut data = prompts.to_json(ab);
     // The pair shown first: the baseline and the verdict under the table's pricing.
     let second = super::primary_verdict(ab, &verdicts)
@@ -192,11 +192,11 @@ pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<Strin
             .collect::<Vec<_>>(),
         "verdicts": verdicts
             .iter()
-            .map(|v| escape(&super::verdict::line(ab, summaries, v)))
+            .map(|v| escape(&super::verdict::line(ab, v)))
             .collect::<Vec<_>>(),
         "baseline": escape(&ab.variants[ab.baseline].label),
         "summary_table": html_table(&summary_table(ab, summaries)),
-        "baseline_table": html_table(&pricing_table(ab, summaries)),
+        "baseline_table": html_table(&pricing_table(ab)),
         "failures": failures,
         "strategies": strategies,
         "tokens_chart": LineChart {

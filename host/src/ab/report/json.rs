@@ -113,13 +113,16 @@ pub fn write_json(ab: &Ab, rows: &mut Spool, out: &mut dyn Write) -> Result<(), 
 /// Everything: settings, summaries and the per-turn series.
 pub fn json(ab: &Ab) -> Json {
     let summaries = ab.summaries();
-    let base = &summaries[ab.baseline];
     let strategies: Vec<Json> = ab
         .variants
         .iter()
         .zip(summaries)
         .enumerate()
         .map(|(index, (v, s))| {
+            // Its ratios and requirements: on the recordings it is judged on, against the
+            // baseline on the same ones.
+            let judged = &ab.judged()[index];
+            let (j, on) = (&judged.summary, &judged.baseline);
             let cost: serde_json::Map<String, Json> = ab
                 .pricing
                 .iter()
@@ -149,7 +152,7 @@ pub fn json(ab: &Ab) -> Json {
                 .pricing
                 .iter()
                 .enumerate()
-                .map(|(i, p)| (p.name.clone(), json!(vs_base(s, s.costs[i], base.costs[i]))))
+                .map(|(i, p)| (p.name.clone(), json!(vs_base(j, j.costs[i], on.costs[i]))))
                 .collect();
             json!({
                 "label": v.label,
@@ -158,7 +161,7 @@ pub fn json(ab: &Ab) -> Json {
                 "tokens": s.tokens,
                 "mean_tokens": s.mean_tokens(),
                 "max_tokens": s.max_tokens,
-                "tokens_vs_baseline": vs_base(s, s.tokens as f64, base.tokens as f64),
+                "tokens_vs_baseline": vs_base(j, j.tokens as f64, on.tokens as f64),
                 "cached_share": s.cached_share(),
                 "cost": cost,
                 "cache": cache,
@@ -168,7 +171,8 @@ pub fn json(ab: &Ab) -> Json {
                 "failed": s.failed,
                 "first_error": s.first_error,
                 "not_judged": ab.unjudged.get(index).cloned().flatten(),
-                "unmet_requirements": verdict::dropped(s, &ab.requirements).iter().map(|d| json!({
+                "judged_recordings": judged.recordings,
+                "unmet_requirements": verdict::dropped(j, &ab.requirements).iter().map(|d| json!({
                     "measure": d.category,
                     "at_least": d.required,
                     "kept": d.kept,
@@ -202,7 +206,7 @@ pub fn json(ab: &Ab) -> Json {
             "measure": r.measure.key(),
             "at_least": r.percent / 100.0,
         })).collect::<Vec<_>>(),
-        "verdict": verdict::verdicts(ab, summaries).iter().map(|v| json!({
+        "verdict": verdict::verdicts(ab).iter().map(|v| json!({
             "provider": v.provider,
             "strategy": ab.variants[v.variant].label,
             "pricing": ab.pricing[v.profile].name,
@@ -213,7 +217,7 @@ pub fn json(ab: &Ab) -> Json {
             "meets_requirements": v.meets,
             "drops": verdict::dropped(&summaries[v.variant], &ab.requirements).iter().map(|d| d.category).collect::<Vec<_>>(),
             "retention": retention_ratios(&summaries[v.variant].retention),
-            "text": verdict::line(ab, summaries, v),
+            "text": verdict::line(ab, v),
         })).collect::<Vec<_>>(),
         "strategies": strategies,
         "runs": runs,

@@ -112,9 +112,9 @@ fn summary_table(ab: &Ab, summaries: &[Summary]) -> Table {
     let group = header.len()..header.len() + RETENTION_COLUMNS.len();
     header.extend(RETENTION_COLUMNS.map(str::to_owned));
     header.push("render µs".to_owned());
-    let base = &summaries[ab.baseline];
+    let judged = ab.judged();
     let p = ab.primary_pricing;
-    let verdicts = verdict::verdicts(ab, summaries);
+    let verdicts = verdict::verdicts(ab);
     let chosen = primary_verdict(ab, &verdicts);
     let rows = ab
         .variants
@@ -139,7 +139,11 @@ fn summary_table(ab: &Ab, summaries: &[Summary]) -> Table {
                     s.max_tokens.to_string(),
                     format!("{:.0}%", s.cached_share() * 100.0),
                     format!("{:.4}", s.costs[p]),
-                    times(vs_base(s, s.costs[p], base.costs[p])),
+                    times(vs_base(
+                        &judged[i].summary,
+                        judged[i].summary.costs[p],
+                        judged[i].baseline.costs[p],
+                    )),
                     percent(s.retention.symbols),
                     percent(s.retention.tool_calls),
                     percent(s.retention.printed_lines),
@@ -168,6 +172,7 @@ fn summary_table(ab: &Ab, summaries: &[Summary]) -> Table {
     let legend = [
         format!("{BASELINE_MARK} the baseline"),
         verdict,
+        partly_judged_legend(ab),
         format!(
             "{RETAINED}: the share of the history's facts the prompts show (symbols, tool calls, printed lines, the latest error, the names the next program uses, the literals it takes from tool results)"
         ),
@@ -183,19 +188,34 @@ fn summary_table(ab: &Ab, summaries: &[Summary]) -> Table {
     }
 }
 
+/// The legend of the ratios to the baseline when some strategy is judged on some recordings
+/// only: they compare it with the baseline on those; empty when every one is judged on all.
+fn partly_judged_legend(ab: &Ab) -> String {
+    let all = ab.recordings();
+    let partly = ab
+        .judged()
+        .iter()
+        .any(|j| j.recordings > 0 && j.recordings < all);
+    match partly {
+        true => "ratios to the baseline: each strategy's on the recordings it is judged on, against the baseline on the same ones (some strategies are judged on some recordings only: see below)".to_owned(),
+        false => String::new(),
+    }
+}
+
 /// Cost vs baseline under every pricing profile, and tokens vs baseline; the verdict of each
 /// provider marked in the column of the placement it names.
-fn pricing_table(ab: &Ab, summaries: &[Summary]) -> Table {
+fn pricing_table(ab: &Ab) -> Table {
     let mut header = vec!["strategy".to_string(), "tokens".to_string()];
     header.extend(ab.pricing.iter().map(|p| p.name.clone()));
-    let base = &summaries[ab.baseline];
-    let verdicts = verdict::verdicts(ab, summaries);
+    let verdicts = verdict::verdicts(ab);
     let rows =
         ab.variants
             .iter()
-            .zip(summaries)
+            .zip(ab.judged())
             .enumerate()
-            .map(|(i, (v, s))| {
+            .map(|(i, (v, judged))| {
+                // On the recordings it is judged on, against the baseline on the same ones.
+                let (s, base) = (&judged.summary, &judged.baseline);
                 let mut cells = vec![
                     v.label.clone(),
                     times(vs_base(s, s.tokens as f64, base.tokens as f64)),
@@ -225,10 +245,14 @@ fn pricing_table(ab: &Ab, summaries: &[Summary]) -> Table {
         header,
         group: None,
         rows,
-        legend: vec![
+        legend: [
             format!("{BASELINE_MARK} the baseline"),
             format!("{VERDICT_MARK} a provider's verdict, in the column of its cache placement"),
-        ],
+            partly_judged_legend(ab),
+        ]
+        .into_iter()
+        .filter(|part| !part.is_empty())
+        .collect(),
     }
 }
 

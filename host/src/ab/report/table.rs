@@ -99,9 +99,9 @@ pub fn table(ab: &Ab) -> String {
     let mut out = intro(ab, summaries) + "\n\n";
     out.push_str(&aligned(&summary_table(ab, summaries)));
     out.push_str("\nvs baseline: tokens, and cost under each pricing profile\n");
-    out.push_str(&aligned(&pricing_table(ab, summaries)));
+    out.push_str(&aligned(&pricing_table(ab)));
     out.push_str(&time_note(ab));
-    out.push_str(&super::verdict::section(ab, summaries));
+    out.push_str(&super::verdict::section(ab));
     out.push_str(&failures(ab, summaries));
     out
 }
@@ -124,9 +124,9 @@ pub fn markdown_tables(ab: &Ab) -> String {
     let mut out = format!("{}\n\n", intro(ab, summaries));
     out.push_str(&markdown(&summary_table(ab, summaries)));
     out.push_str("\nvs baseline: tokens, and cost under each pricing profile\n\n");
-    out.push_str(&markdown(&pricing_table(ab, summaries)));
+    out.push_str(&markdown(&pricing_table(ab)));
     out.push_str(&time_note(ab));
-    out.push_str(&super::verdict::section(ab, summaries));
+    out.push_str(&super::verdict::section(ab));
     out.push_str(&failures(ab, summaries));
     out
 }

@@ -8,7 +8,7 @@
 
 use super::requirement::{Measure, Requirement, Requirements};
 use crate::ab::plan::NO_HITS;
-use crate::ab::{Ab, Summary};
+use crate::ab::{Ab, Judged, Summary};
 use crate::cache::{Caching, Ttl};
 use crate::pricing::Pricing;
 
@@ -54,19 +54,20 @@ pub struct Verdict {
     pub no_hits: Option<f64>,
 }
 
-/// One verdict per provider, in the order of the profiles.
-pub fn verdicts(ab: &Ab, summaries: &[Summary]) -> Vec<Verdict> {
+/// One verdict per provider, in the order of the profiles. Each strategy is weighed on the
+/// recordings it is judged on, against the baseline on the same recordings ([`Ab::judged`]).
+pub fn verdicts(ab: &Ab) -> Vec<Verdict> {
     cheapest_judged(
         &ab.pricing,
-        &summaries[ab.baseline],
-        summaries,
+        ab.judged(),
+        ab.baseline,
         &ab.requirements,
         &ab.unjudged,
     )
 }
 
 /// [`verdicts`] from the profiles, the baseline's summary, every variant's and the
-/// requirements.
+/// requirements, every variant judged on every recording.
 #[cfg(test)]
 fn cheapest(
     pricing: &[Pricing],
@@ -74,18 +75,54 @@ fn cheapest(
     summaries: &[Summary],
     requirements: &Requirements,
 ) -> Vec<Verdict> {
-    cheapest_judged(pricing, base, summaries, requirements, &[])
+    let baseline = summaries
+        .iter()
+        .position(|s| std::ptr::eq(s, base))
+        .expect("the baseline is one of the summaries");
+    cheapest_judged(
+        pricing,
+        &judged_on_all(summaries, baseline),
+        baseline,
+        requirements,
+        &[],
+    )
 }
 
-/// [`cheapest`] among the variants that can be judged (`unjudged[v]` is `None`, or missing).
+/// Every variant of `summaries` judged on every recording (one), beside `baseline`.
+#[cfg(test)]
+fn judged_on_all(summaries: &[Summary], baseline: usize) -> Vec<Judged> {
+    summaries
+        .iter()
+        .map(|s| Judged {
+            recordings: 1,
+            summary: s.clone(),
+            baseline: summaries[baseline].clone(),
+        })
+        .collect()
+}
+
+/// A variant's cost under profile `p` relative to the baseline's under `own` on the same
+/// recordings (its cost alone when the baseline's is 0).
+fn relative(judged: &Judged, p: usize, own: usize) -> f64 {
+    let base = judged.baseline.costs[own];
+    let cost = judged.summary.costs[p];
+    if base > 0.0 {
+        cost / base
+    } else {
+        cost
+    }
+}
+
+/// [`cheapest`] among the variants that can be judged (`unjudged[v]` is `None`, or missing),
+/// each weighed against the baseline on the recordings it is judged on.
 fn cheapest_judged(
     pricing: &[Pricing],
-    base: &Summary,
-    summaries: &[Summary],
+    judged: &[Judged],
+    baseline: usize,
     requirements: &Requirements,
     unjudged: &[Option<String>],
 ) -> Vec<Verdict> {
-    let judged = |v: usize| unjudged.get(v).is_none_or(Option::is_none);
+    let can_judge = |v: usize| unjudged.get(v).is_none_or(Option::is_none);
     let mut providers: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, p) in pricing.iter().enumerate() {
         // The profile with no hits is the other end of a range, not a choice.
@@ -106,38 +143,49 @@ fn cheapest_judged(
                 .position(|p| p.name == format!("{provider}@{NO_HITS}"));
             let own = *profiles.first()?;
             let candidates = |qualified: bool| {
-                summaries
+                judged
                     .iter()
                     .enumerate()
-                    .filter(move |&(v, s)| {
-                        judged(v) && s.prompts > 0 && (!qualified || requirements.met_by(s))
+                    .filter(move |&(v, j)| {
+                        can_judge(v)
+                            && j.recordings > 0
+                            && j.summary.prompts > 0
+                            && (!qualified || requirements.met_by(&j.summary))
                     })
-                    .flat_map(|(v, s)| profiles.iter().map(move |&p| (v, p, s.costs[p])))
+                    .flat_map(|(v, j)| profiles.iter().map(move |&p| (v, p, relative(j, p, own))))
                     .min_by(|a, b| a.2.total_cmp(&b.2))
             };
             let (best, meets) = match candidates(true) {
                 Some(best) => (best, true),
                 None => (candidates(false)?, false),
             };
-            let (mut variant, mut profile, cost) = best;
+            let (mut variant, mut profile, _) = best;
             let mut meets = meets;
-            // Never the cheapest where it costs more than the baseline under the profile
-            // judged: then the baseline stands.
-            let baseline = summaries.iter().position(|s| std::ptr::eq(s, base));
-            if let Some(b) = baseline.filter(|_| cost > base.costs[own] && base.prompts > 0) {
-                (variant, profile) = (b, own);
-                meets = requirements.met_by(base);
+            // Never the cheapest where it costs more than the baseline on the same recordings
+            // under the profile judged: then the baseline stands.
+            let chosen = &judged[variant];
+            let base = judged.get(baseline).filter(|b| b.summary.prompts > 0);
+            if let Some(base) = base.filter(|_| {
+                chosen.baseline.costs[own] > 0.0
+                    && chosen.summary.costs[profile] > chosen.baseline.costs[own]
+            }) {
+                (variant, profile) = (baseline, own);
+                meets = requirements.met_by(&base.summary);
             }
-            let cost = summaries[variant].costs[profile];
+            let chosen = &judged[variant];
+            let ratio = |n: usize| {
+                (chosen.baseline.costs[n] > 0.0).then(|| {
+                    let p = if n == own { profile } else { n };
+                    chosen.summary.costs[p] / chosen.baseline.costs[n]
+                })
+            };
             Some(Verdict {
                 provider: provider.clone(),
                 variant,
                 profile,
-                vs_baseline: (base.costs[own] > 0.0).then(|| cost / base.costs[own]),
+                vs_baseline: ratio(own),
                 meets,
-                no_hits: none.and_then(|n| {
-                    (base.costs[n] > 0.0).then(|| summaries[variant].costs[n] / base.costs[n])
-                }),
+                no_hits: none.and_then(ratio),
             })
         })
         .collect()
@@ -156,7 +204,7 @@ fn whole_percent(kept: f64) -> f64 {
 /// The verdict as one line: `anthropic: delta-log with breakpoints=strategy, 0.88x
 /// full-history (12% less), is the cheapest that keeps every symbol and the latest error; it
 /// also shows 99% of tool calls, ...`.
-pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
+pub fn line(ab: &Ab, verdict: &Verdict) -> String {
     let variant = &ab.variants[verdict.variant].label;
     let profile = &ab.pricing[verdict.profile];
     let group: Vec<&Pricing> = ab
@@ -184,12 +232,23 @@ pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
         Some(r) => format!("{r:.2}x {baseline}"),
         None => "no baseline cost to compare".to_owned(),
     };
+    // A strategy judged on some recordings only: its figures are those of these recordings.
+    let judged = &ab.judged()[verdict.variant];
+    let partly = judged.recordings < ab.recordings();
+    let versus = match partly {
+        true => format!(
+            "{versus} on the {} of {} recordings it is judged on,",
+            judged.recordings,
+            ab.recordings()
+        ),
+        false => versus,
+    };
     // A provider that promises no hit: the figure is the best case, and the range is said.
     let versus = match verdict.no_hits {
         Some(r) => format!(
             "{versus} with every cacheable prefix read (the best case: modelled, not guaranteed; {r:.2}x with no cache hit)"
         ),
-        None => versus,
+        None => versus.strip_suffix(',').unwrap_or(&versus).to_owned(),
     };
     // A cache that expires: without call times, the figure holds only for a user whose calls
     // come within the TTL of each other.
@@ -208,7 +267,7 @@ pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
         _ => versus,
     };
     let requirements = &ab.requirements;
-    let s = &summaries[verdict.variant];
+    let s = &judged.summary;
     if verdict.meets {
         let what = if requirements.0.is_empty() {
             "is the cheapest".to_owned()
@@ -351,7 +410,7 @@ pub fn not_met(s: &Summary, requirements: &Requirements) -> Option<String> {
 
 /// Every verdict line, under a heading, then the strategies that do not meet the
 /// requirements and why.
-pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
+pub fn section(ab: &Ab) -> String {
     let requirements = &ab.requirements;
     let mut out = if requirements.0.is_empty() {
         String::from("\nverdict: per provider, the cheapest strategy (nothing required)\n")
@@ -371,17 +430,24 @@ pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
             ab.variants[ab.baseline].label
         ));
     } else {
-        for verdict in verdicts(ab, summaries) {
+        for verdict in verdicts(ab) {
             out.push_str("  ");
-            out.push_str(&line(ab, summaries, &verdict));
+            out.push_str(&line(ab, &verdict));
             out.push('\n');
         }
     }
     let unmet: Vec<String> = ab
         .variants
         .iter()
-        .zip(summaries)
-        .filter_map(|(v, s)| Some(format!("  {}: {}\n", v.label, not_met(s, requirements)?)))
+        .zip(ab.judged())
+        .filter(|(_, j)| j.recordings > 0)
+        .filter_map(|(v, j)| {
+            Some(format!(
+                "  {}: {}\n",
+                v.label,
+                not_met(&j.summary, requirements)?
+            ))
+        })
         .collect();
     if !unmet.is_empty() {
         out.push_str("not recommended, failing a requirement:\n");
@@ -399,8 +465,42 @@ pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
         );
         out.extend(unjudged);
     }
+    out.push_str(&partly_judged(ab));
     out.push_str(&rebuilt_note(&ab.rebuilt, "nothing is judged on it"));
     out
+}
+
+/// The strategies judged on some of the recordings only, each with on how many and why not on
+/// the others; empty when there are none.
+fn partly_judged(ab: &Ab) -> String {
+    let all = ab.recordings();
+    let lines: Vec<String> = ab
+        .variants
+        .iter()
+        .zip(ab.judged())
+        .zip(&ab.lacking)
+        .filter(|((_, j), _)| j.recordings > 0 && j.recordings < all)
+        .map(|((v, j), lacking)| {
+            let why = match lacking.recordings {
+                0 => "the baseline is not judged on the others".to_owned(),
+                n => format!(
+                    "{n} lack {}, which its prompts are made from",
+                    lacking.kinds.join(", ")
+                ),
+            };
+            format!(
+                "  {}: {} of {all} recordings ({why})\n",
+                v.label, j.recordings
+            )
+        })
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!(
+        "judged on some recordings only (its verdict, ratios and requirements are taken on them, against the baseline on the same recordings):\n{}",
+        lines.concat()
+    )
 }
 
 /// The note naming the runs whose as-sent baseline is rebuilt from their log, with the prefix
@@ -538,24 +638,56 @@ mod tests {
             summary(&[0.8], 10, 10),
         ];
         let requirements = Requirements::default();
-        let judged = cheapest_judged(&pricing, &summaries[0], &summaries, &requirements, &[]);
+        let on_all = judged_on_all(&summaries, 0);
+        let judged = cheapest_judged(&pricing, &on_all, 0, &requirements, &[]);
         assert_eq!(judged[0].variant, 1);
         let unjudged = [
             None,
             Some("1 of 1 recording(s) lack prints".to_owned()),
             None,
         ];
-        let v = cheapest_judged(
-            &pricing,
-            &summaries[0],
-            &summaries,
-            &requirements,
-            &unjudged,
-        );
+        let v = cheapest_judged(&pricing, &on_all, 0, &requirements, &unjudged);
         assert_eq!((v[0].variant, v[0].meets), (2, true));
         // Nothing judged but the baseline: the baseline stands.
         let all = [None, Some("x".to_owned()), Some("y".to_owned())];
-        let v = cheapest_judged(&pricing, &summaries[0], &summaries, &requirements, &all);
+        let v = cheapest_judged(&pricing, &on_all, 0, &requirements, &all);
+        assert_eq!(v[0].variant, 0);
+    }
+
+    #[test]
+    fn each_strategy_is_weighed_against_the_baseline_on_the_recordings_it_is_judged_on() {
+        let pricing = [profile("openai")];
+        let base = summary(&[10.0], 10, 10);
+        // Judged on some recordings: 4 where the baseline costs 5 there (0.8x), cheaper in sum
+        // than the other's 7 only because it is summed over fewer recordings.
+        let some = Judged {
+            recordings: 2,
+            summary: summary(&[4.0], 10, 10),
+            baseline: summary(&[5.0], 10, 10),
+        };
+        let all = Judged {
+            recordings: 4,
+            summary: summary(&[7.0], 10, 10),
+            baseline: base.clone(),
+        };
+        let baseline = Judged {
+            recordings: 4,
+            summary: base.clone(),
+            baseline: base,
+        };
+        let judged = [baseline, some, all];
+        let v = cheapest_judged(&pricing, &judged, 0, &Requirements::default(), &[]);
+        assert_eq!(v[0].variant, 2);
+        assert!((v[0].vs_baseline.unwrap() - 0.7).abs() < 1e-12);
+        // Alone, it is the verdict, at its own ratio on its own recordings.
+        let v = cheapest_judged(&pricing, &judged[..2], 0, &Requirements::default(), &[]);
+        assert_eq!(v[0].variant, 1);
+        assert!((v[0].vs_baseline.unwrap() - 0.8).abs() < 1e-12);
+        // Costlier than the baseline on its recordings: the baseline stands.
+        let mut costlier = judged[1].clone();
+        costlier.summary = summary(&[6.0], 10, 10);
+        let judged = [judged[0].clone(), costlier];
+        let v = cheapest_judged(&pricing, &judged, 0, &Requirements::default(), &[]);
         assert_eq!(v[0].variant, 0);
     }
 
