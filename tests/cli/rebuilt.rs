@@ -300,7 +300,8 @@ fn a_bill_smaller_than_the_conversation_leaves_the_prefix_unknown_and_says_so() 
         .ptc(["ab", &path, "--strategies", "full-history,rolling-window"])
         .ok();
     assert!(
-        ab.contains("hostile.jsonl: prefix unknown") && ab.contains("lack system_prompt"),
+        ab.contains("hostile.jsonl: prefix unknown")
+            && ab.contains("lack prompt_prefix, system_prompt"),
         "{ab}"
     );
 }

@@ -9,11 +9,13 @@ use crate::recording::Lack;
 use crate::render::trigger::{Prompter, AS_SENT};
 use crate::Error;
 
-/// The kinds of recorded data a variant's prompts are made from: none for `as-sent` (the
-/// requests themselves), its strategy's (and full-history's, under the trigger) otherwise.
+/// The kinds of recorded data a variant's prompts are made from: for `as-sent` the requests
+/// themselves, whose size a rebuilt run knows only with its prompt prefix; its strategy's
+/// (and full-history's, under the trigger) otherwise.
 pub(super) fn renders_from(host: &Host, variant: &Variant) -> Vec<String> {
+    let prefix = Lack::PromptPrefix.as_str().to_owned();
     if variant.strategy == AS_SENT {
-        return Vec::new();
+        return vec![prefix];
     }
     // Every strategy's prompt opens with the run's system prompt, or for another agent's run
     // with the prefix inferred in its place: a run that has neither is not judged.
@@ -22,6 +24,7 @@ pub(super) fn renders_from(host: &Host, variant: &Variant) -> Vec<String> {
         .map(|s| s.renders_from.clone())
         .unwrap_or_default();
     needs.push(Lack::SystemPrompt.as_str().to_owned());
+    needs.push(prefix);
     if variant
         .options
         .iter()

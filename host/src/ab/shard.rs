@@ -244,11 +244,14 @@ mod tests {
 
     #[test]
     fn listing_a_shard_gives_the_recordings_and_the_corpus_of_the_whole_list() {
+        // Recordings (unreadable ones: listing does not read them), not logs.
+        const MISSION: &str = r#"{"mission": "m"}"#;
         let dir = tempfile::tempdir().unwrap();
         for i in 0..40 {
-            std::fs::write(dir.path().join(format!("r{i:02}.json")), "{}").unwrap();
+            std::fs::write(dir.path().join(format!("r{i:02}.json")), MISSION).unwrap();
         }
-        std::fs::write(dir.path().join("more.jsonl"), "{}\n\n{}\n{}\n").unwrap();
+        let more = format!("{MISSION}\n\n{MISSION}\n{MISSION}\n");
+        std::fs::write(dir.path().join("more.jsonl"), more).unwrap();
         let paths = [dir.path().to_owned()];
         let defaults = crate::recording::RecordingDefaults {
             max_turns: 5,

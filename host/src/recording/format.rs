@@ -72,6 +72,12 @@ pub enum Lack {
     MaxTurns,
     /// Whether each turn failed: every turn is recorded as not failed.
     Errors,
+    /// The size of what a rebuilt run's requests sent before the conversation (the system
+    /// prompt and tool schemas its log does not hold), which its first call's bill could not
+    /// give: set when the recording is read, never read from a file.
+    #[serde(skip_deserializing)]
+    #[schemars(skip)]
+    PromptPrefix,
 }
 
 impl Lack {
@@ -87,6 +93,7 @@ impl Lack {
             Lack::SystemPrompt => "system_prompt",
             Lack::MaxTurns => "max_turns",
             Lack::Errors => "errors",
+            Lack::PromptPrefix => "prompt_prefix",
         }
     }
 }

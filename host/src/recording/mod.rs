@@ -201,6 +201,7 @@ impl Recording {
             .find(|r| r.rebuilt);
         let inferred_prefix = rebuilt.and_then(|r| r.inferred_prefix_tokens);
         let foreign = rebuilt.is_some() || json.lacks.contains(&Lack::SystemPrompt);
+        let unknown_prefix = rebuilt.is_some() && inferred_prefix.is_none();
         let run = Run {
             mission: mission.into(),
             system_prompt: json
@@ -241,6 +242,9 @@ impl Recording {
         }
         ptc_strategy_kit::mark_defined(&mut turns);
         let mut lacks = json.lacks;
+        if unknown_prefix {
+            lacks.push(Lack::PromptPrefix);
+        }
         lacks.sort_by_key(|l| l.as_str());
         lacks.dedup();
         Ok(Recording {
