@@ -35,13 +35,14 @@ use crate::ab::summary::Totals;
 use crate::host::Host;
 use crate::pricing::Pricing;
 use crate::recording::corpus::Source;
+use crate::recording::Lack;
 use crate::recording::Recording;
 use crate::render::trigger::Prompter;
 use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
 
 pub use corpus_facts::{BadRecording, BadRecordings, Lacking, RebuiltRun};
-pub use measure::{PromptMeasure, RunMeasure};
+pub use measure::{DroppedAction, PromptMeasure, RunMeasure, DRILL_DOWN};
 pub use plan::{AbPlan, Variant};
 pub use prompters::prompter_for;
 use prompters::renders_from;
@@ -270,6 +271,10 @@ pub fn run_listed(
             }
             counter.next_run();
             let facts = Facts::of(&recording.run, &recording.turns);
+            let facts = match recording.lacks.contains(&Lack::ToolResults) {
+                true => facts.without_evidence(),
+                false => facts,
+            };
             let pricing = Priced {
                 profiles: &plan.pricing,
                 primary: primary_pricing,

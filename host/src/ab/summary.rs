@@ -5,6 +5,7 @@
 //! the summed tokens at the end ([`Pricing::priced`] is linear), so the totals of any split of
 //! the recordings, added in any order, are exactly those of one run.
 
+use crate::ab::measure::{DroppedAction, DRILL_DOWN};
 use crate::ab::retention::Retention;
 use crate::ab::{Ab, PromptMeasure, RunMeasure};
 use crate::pricing::{Pricing, PromptCost};
@@ -242,6 +243,17 @@ impl Ab {
         self.totals.recordings
     }
 
+    /// Per variant, the first actions whose cited literals its prompts dropped (at most
+    /// [`DRILL_DOWN`]); none after a merge of parts.
+    pub fn dropped_actions(&self, variant: usize) -> &[DroppedAction] {
+        self.totals.dropped.get(variant).map_or(&[], Vec::as_slice)
+    }
+
+    /// The recordings with an action that cites evidence; `None` after a merge of parts.
+    pub fn cited_runs(&self) -> Option<usize> {
+        self.totals.cited_runs
+    }
+
     /// One summary per variant, in variant order.
     pub fn summaries(&self) -> &[Summary] {
         &self.totals.summaries
@@ -319,6 +331,12 @@ pub(super) struct Totals {
     /// Per variant, the index (as given to [`Totals::add`]) of the recording its
     /// `first_error` comes from.
     pub first_failure: Vec<Option<usize>>,
+    /// Per variant, the first actions whose cited literals its prompts dropped, in recording
+    /// order, at most [`DRILL_DOWN`]; empty after a merge (parts do not keep them).
+    pub dropped: Vec<Vec<DroppedAction>>,
+    /// The recordings with an action that cites evidence; `None` after a merge of parts,
+    /// which do not count them.
+    pub cited_runs: Option<usize>,
 }
 
 impl Totals {
@@ -334,13 +352,25 @@ impl Totals {
             ],
             turns: vec![Vec::new(); variants],
             first_failure: vec![None; variants],
+            dropped: vec![Vec::new(); variants],
+            cited_runs: Some(0),
         }
     }
 
     /// Adds the runs of recording `index`, one per variant. Called in recording order.
     pub(super) fn add(&mut self, index: usize, runs: &[RunMeasure]) {
         self.recordings += 1;
+        if runs
+            .iter()
+            .any(|r| r.totals.retention.cited_actions.total > 0)
+        {
+            self.cited_runs = self.cited_runs.map(|n| n + 1);
+        }
         for run in runs {
+            if let Some(dropped) = self.dropped.get_mut(run.variant) {
+                let room = DRILL_DOWN.saturating_sub(dropped.len());
+                dropped.extend(run.dropped.iter().take(room).cloned());
+            }
             if run.totals.first_error.is_some() && self.first_failure[run.variant].is_none() {
                 self.first_failure[run.variant] = Some(index);
             }
@@ -368,6 +398,10 @@ impl Totals {
             .recordings
             .checked_add(other.recordings)
             .ok_or("recordings")?;
+        self.cited_runs = self
+            .cited_runs
+            .zip(other.cited_runs)
+            .and_then(|(a, b)| a.checked_add(b));
         for (v, more) in other.summaries.iter().enumerate() {
             let summary = &mut self.summaries[v];
             let first = summary.first_error.take();

@@ -208,6 +208,8 @@ pub fn merge(
                     .iter()
                     .map(|s| s.first_error_position)
                     .collect(),
+                dropped: Vec::new(),
+                cited_runs: None,
             })
             .map_err(|place| Error::MergeRefused {
                 reason: format!(
@@ -414,6 +416,8 @@ mod tests {
             ],
             turns: vec![Vec::new(), Vec::new()],
             first_failure: vec![None, None],
+            dropped: Vec::new(),
+            cited_runs: None,
         };
         let mut totals = Totals::new(2, 1);
         totals.merge(&part(usize::MAX - 10, 1)).unwrap();

@@ -6,6 +6,7 @@
 
 mod charts;
 mod csv;
+pub mod drill;
 mod html;
 mod json;
 mod requirement;
@@ -169,7 +170,7 @@ fn summary_table(ab: &Ab, summaries: &[Summary]) -> Table {
         format!("{BASELINE_MARK} the baseline"),
         verdict,
         format!(
-            "{RETAINED}: the share of the history's facts the prompts show (symbols, tool calls, printed lines, the latest error, the names the next program uses, the literals it takes from tool results)"
+            "{RETAINED}: the share of the history's facts the prompts show (symbols, tool calls, printed lines, the latest error, the names the next program uses, the literals the next action cites from earlier observations)"
         ),
     ]
     .into_iter()

@@ -92,10 +92,8 @@ impl Measure {
             (Measure::Error, false) => "of latest errors",
             (Measure::UsedNext, true) => "every name the next program uses",
             (Measure::UsedNext, false) => "of the names the next program uses",
-            (Measure::Evidence, true) => "every literal the next program takes from a tool result",
-            (Measure::Evidence, false) => {
-                "of the literals the next program takes from tool results"
-            }
+            (Measure::Evidence, true) => "every literal the next action cites",
+            (Measure::Evidence, false) => "of the literals the next action cites",
         };
         if all {
             what.to_owned()
@@ -139,7 +137,8 @@ impl Requirement {
 pub struct Requirements(pub Vec<Requirement>);
 
 impl Default for Requirements {
-    /// Every symbol and the latest error: `symbols,error`.
+    /// Every symbol, the latest error and 90% of the literals the next actions cite:
+    /// `symbols,error,evidence=90%` (the share `ptc.toml` argues).
     fn default() -> Requirements {
         Requirements(vec![
             Requirement {
@@ -149,6 +148,10 @@ impl Default for Requirements {
             Requirement {
                 measure: Measure::Error,
                 percent: 100.0,
+            },
+            Requirement {
+                measure: Measure::Evidence,
+                percent: 90.0,
             },
         ])
     }
@@ -274,17 +277,20 @@ mod tests {
         );
         assert_eq!(
             r.text(),
-            "every symbol, the latest error, 95% of the names the next program uses, 90.5% of the literals the next program takes from tool results and 0% of tool calls"
+            "every symbol, the latest error, 95% of the names the next program uses, 90.5% of the literals the next action cites and 0% of tool calls"
         );
         assert_eq!(Requirements::parse(["", " "]).unwrap().0, []);
         assert_eq!(Requirements::parse([]).unwrap().text(), "nothing");
         // Names of the JSON keys are accepted; a measure named twice keeps the last.
         let r = Requirements::parse(["used_next=50", "tool_calls", "used-next"]).unwrap();
         assert_eq!(r.written(), "calls,used-next");
-        assert_eq!(Requirements::default().written(), "symbols,error");
+        assert_eq!(
+            Requirements::default().written(),
+            "symbols,error,evidence=90%"
+        );
         assert_eq!(
             Requirements::default().text(),
-            "every symbol and the latest error"
+            "every symbol, the latest error and 90% of the literals the next action cites"
         );
     }
 

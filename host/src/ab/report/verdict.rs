@@ -376,6 +376,9 @@ pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
             out.push_str(&line(ab, summaries, &verdict));
             out.push('\n');
         }
+        if let Some(over) = super::drill::cited_over(ab, summaries) {
+            out.push_str(&format!("  (the literals the next actions cite: {over})\n"));
+        }
     }
     let unmet: Vec<String> = ab
         .variants
@@ -399,6 +402,7 @@ pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
         );
         out.extend(unjudged);
     }
+    out.push_str(&super::drill::section(ab, summaries));
     out.push_str(&rebuilt_note(&ab.rebuilt, "nothing is judged on it"));
     out
 }
