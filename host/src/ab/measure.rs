@@ -36,9 +36,12 @@ pub struct PromptMeasure {
 
 /// An action some of whose cited literals the prompt before it does not show: the drill-down
 /// of the evidence measure.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DroppedAction {
     pub recording: PathBuf,
+    /// The recording's position in the corpus: the drill-down lists actions in corpus order.
+    pub position: usize,
     /// The turn whose action cites them.
     pub turn: usize,
     /// The literals it cites that the prompt does not show, in the order the action cites
@@ -269,6 +272,7 @@ pub(super) fn measure(
         if evidence.visible < evidence.total && run.dropped.len() < DRILL_DOWN {
             run.dropped.push(DroppedAction {
                 recording: recording.label(),
+                position: 0,
                 turn: turns + 1,
                 dropped: facts.dropped(turns, search.text()),
                 cited: evidence.total,

@@ -331,11 +331,11 @@ pub(super) struct Totals {
     /// Per variant, the index (as given to [`Totals::add`]) of the recording its
     /// `first_error` comes from.
     pub first_failure: Vec<Option<usize>>,
-    /// Per variant, the first actions whose cited literals its prompts dropped, in recording
-    /// order, at most [`DRILL_DOWN`]; empty after a merge (parts do not keep them).
+    /// Per variant, the first actions whose cited literals its prompts dropped, in corpus
+    /// order, at most [`DRILL_DOWN`].
     pub dropped: Vec<Vec<DroppedAction>>,
-    /// The recordings with an action that cites evidence; `None` after a merge of parts,
-    /// which do not count them.
+    /// The recordings with an action that cites evidence; `None` after a merge of parts
+    /// written before they counted them.
     pub cited_runs: Option<usize>,
 }
 
@@ -369,7 +369,10 @@ impl Totals {
         for run in runs {
             if let Some(dropped) = self.dropped.get_mut(run.variant) {
                 let room = DRILL_DOWN.saturating_sub(dropped.len());
-                dropped.extend(run.dropped.iter().take(room).cloned());
+                dropped.extend(run.dropped.iter().take(room).map(|a| DroppedAction {
+                    position: index,
+                    ..a.clone()
+                }));
             }
             if run.totals.first_error.is_some() && self.first_failure[run.variant].is_none() {
                 self.first_failure[run.variant] = Some(index);
@@ -414,6 +417,12 @@ impl Totals {
                 summary.first_error.clone_from(&more.first_error);
                 self.first_failure[v] = theirs;
             }
+        }
+        // Each side holds its first actions in corpus order: the first of both are among them.
+        for (mine, theirs) in self.dropped.iter_mut().zip(&other.dropped) {
+            mine.extend(theirs.iter().cloned());
+            mine.sort_by_key(|a| (a.position, a.turn));
+            mine.truncate(DRILL_DOWN);
         }
         for (v, (series, more)) in self.turns.iter_mut().zip(&other.turns).enumerate() {
             if series.len() < more.len() {

@@ -208,8 +208,8 @@ pub fn merge(
                     .iter()
                     .map(|s| s.first_error_position)
                     .collect(),
-                dropped: Vec::new(),
-                cited_runs: None,
+                dropped: part.dropped,
+                cited_runs: part.cited_runs,
             })
             .map_err(|place| Error::MergeRefused {
                 reason: format!(

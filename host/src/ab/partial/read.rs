@@ -90,6 +90,8 @@ pub fn read(path: &Path, rows: bool) -> Result<Part<CheckedRows>, Error> {
             rebuilt: part.rebuilt,
             summaries: part.summaries,
             turns: part.turns,
+            cited_runs: part.cited_runs,
+            dropped: part.dropped,
             bad_recordings: part.bad_recordings,
             runs: CheckedRows::default(),
         })

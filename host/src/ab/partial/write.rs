@@ -54,6 +54,8 @@ pub fn write(
             .map(|(s, first)| summary_part(s, *first))
             .collect(),
         turns: ab.totals.turns.clone(),
+        cited_runs: ab.totals.cited_runs,
+        dropped: ab.totals.dropped.clone(),
         bad_recordings: Vec::new(),
         runs: (),
     };

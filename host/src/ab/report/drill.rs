@@ -2,6 +2,7 @@
 //! actions whose cited literals (the evidence measure) its prompts dropped, and over how many
 //! actions and runs the evidence figure was taken.
 
+use super::requirement::MIN_EVIDENCE;
 use crate::ab::{Ab, DroppedAction, Summary, DRILL_DOWN};
 
 /// The literals of an action shown, the rest counted.
@@ -21,8 +22,14 @@ pub fn cited_over(ab: &Ab, summaries: &[Summary]) -> Option<String> {
         Some(runs) => format!(", in {runs} of {} runs", ab.recordings()),
         None => String::new(),
     };
+    let few = match base.retention.evidence.total {
+        n if n < MIN_EVIDENCE => format!(
+            "; {n} literal(s) in all, too few to judge (a requirement on evidence needs {MIN_EVIDENCE})"
+        ),
+        _ => String::new(),
+    };
     Some(format!(
-        "cited by {cited} of {} actions{runs}",
+        "cited by {cited} of {} actions{runs}{few}",
         base.prompts
     ))
 }

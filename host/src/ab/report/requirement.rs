@@ -116,10 +116,19 @@ pub struct Requirement {
     pub percent: f64,
 }
 
+/// The fewest literals cited over a corpus that an evidence requirement judges: most actions
+/// cite nothing, and a share of fewer is one action's chance, not a strategy's.
+pub const MIN_EVIDENCE: usize = 5;
+
 impl Requirement {
-    /// Whether `share` meets it; nothing to retain meets any requirement.
+    /// Whether `share` meets it; nothing to retain meets any requirement, and evidence of
+    /// fewer than [`MIN_EVIDENCE`] literals is too little to judge.
     pub fn met_by(self, share: Share) -> bool {
-        share.total == 0 || share.visible as f64 * 100.0 >= self.percent * share.total as f64
+        let judged = match self.measure {
+            Measure::Evidence => MIN_EVIDENCE,
+            _ => 1,
+        };
+        share.total < judged || share.visible as f64 * 100.0 >= self.percent * share.total as f64
     }
 
     /// As it is written: `error`, `used-next=95%`.
