@@ -376,9 +376,9 @@ pub fn section(ab: &Ab, summaries: &[Summary]) -> String {
             out.push_str(&line(ab, summaries, &verdict));
             out.push('\n');
         }
-        if let Some(over) = super::drill::cited_over(ab, summaries) {
-            out.push_str(&format!("  (the literals the next actions cite: {over})\n"));
-        }
+    }
+    if let Some(over) = super::drill::cited_over(ab, summaries) {
+        out.push_str(&format!("  (the literals the next actions cite: {over})\n"));
     }
     let unmet: Vec<String> = ab
         .variants
