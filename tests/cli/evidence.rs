@@ -69,6 +69,10 @@ fn as_sent_and_full_history_keep_every_cited_literal() {
             assert_eq!(visible, total, "{fixture}: {label} keeps it all");
         }
         assert!(json["cited_runs"].as_u64().unwrap() > 0, "{fixture}");
+        // The names a PTC-Lisp program uses: no such thing in another agent's actions.
+        for s in json["strategies"].as_array().unwrap() {
+            assert_eq!(s["retention"]["used_next"]["total"], 0, "{fixture}: {s}");
+        }
     }
 }
 

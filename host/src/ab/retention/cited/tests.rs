@@ -171,3 +171,39 @@ fn the_arguments_of_a_tool_call_are_read_at_any_depth_but_not_under_a_private_ke
         ]
     );
 }
+
+/// A run of another agent: the prompt shows a cited literal as a whole word of plain text,
+/// each action that cites anything counts once, and what a prompt drops is named.
+#[test]
+fn a_prompt_shows_a_cited_literal_as_a_whole_word_and_names_what_it_dropped() {
+    let run = run(&["bash"], vec![]);
+    let turns = vec![
+        shell(1, "ls", "src/app/config_loader.py\nsrc/app/run_job.py"),
+        shell(2, "cat src/app/config_loader.py src/app/run_job.py", ""),
+    ];
+    let facts = super::super::Facts::of(&run, &turns);
+    let shown = facts.retention(1, "$ ls\nsrc/app/config_loader.py\nsrc/app/run_job.py");
+    assert_eq!((shown.evidence.visible, shown.evidence.total), (2, 2));
+    assert_eq!(
+        (shown.cited_actions.visible, shown.cited_actions.total),
+        (1, 1)
+    );
+    assert_eq!(
+        (shown.used_next.visible, shown.used_next.total),
+        (0, 0),
+        "n/a"
+    );
+    // A longer word does not show it; a path around it does.
+    let cut = "[output of `ls` hidden] old/src/app/config_loader.py src/app/run_job.pyc";
+    let r = facts.retention(1, cut);
+    assert_eq!((r.evidence.visible, r.evidence.total), (1, 2));
+    assert_eq!((r.cited_actions.visible, r.cited_actions.total), (0, 1));
+    assert_eq!(facts.dropped(1, cut), ["src/app/run_job.py"]);
+    assert!(facts
+        .dropped(1, "src/app/config_loader.py src/app/run_job.py")
+        .is_empty());
+    // Before the first turn nothing was observed; a run without tool results cites nothing.
+    assert_eq!(facts.retention(0, "").cited_actions.total, 0);
+    let blind = super::super::Facts::of(&run, &turns).without_evidence();
+    assert_eq!(blind.retention(1, "").evidence.total, 0);
+}
