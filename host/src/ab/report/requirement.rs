@@ -243,7 +243,8 @@ impl Requirements {
         s.prompts > 0 && s.failed == 0 && self.unmet(s).is_empty()
     }
 
-    /// What they ask, in words: `every symbol and the latest error`; `nothing` when empty.
+    /// What they ask, in words: `every symbol, the latest error and 90% of the literals the
+    /// next action cites`; `nothing` when empty.
     pub fn text(&self) -> String {
         let parts: Vec<String> = self.0.iter().map(|r| r.measure.kept(r.percent)).collect();
         match parts.as_slice() {

@@ -1,7 +1,7 @@
 //! The answer a user runs `ptc ab` for: per provider, which strategy, with which cache
 //! placement, is the cheapest of those that meet the requirements ([`Requirements`]: by
-//! default every symbol and the latest error in every prompt), with the figures of what it
-//! keeps beside it. A strategy that failed on some recording does not qualify. The pricing
+//! default every symbol, the latest error and 90% of the literals the next actions cite), with
+//! the figures of what it keeps beside it. A strategy that failed on some recording does not qualify. The pricing
 //! profiles of one provider are the profile and its variants (`anthropic`,
 //! `anthropic@breakpoints=auto`): they are compared together, so the answer names the
 //! placement too.
@@ -154,8 +154,8 @@ fn whole_percent(kept: f64) -> f64 {
 }
 
 /// The verdict as one line: `anthropic: delta-log with breakpoints=strategy, 0.88x
-/// full-history (12% less), is the cheapest that keeps every symbol and the latest error; it
-/// also shows 99% of tool calls, ...`.
+/// full-history (12% less), is the cheapest that keeps every symbol, the latest error and 90%
+/// of the literals the next action cites; it also shows 99% of tool calls, ...`.
 pub fn line(ab: &Ab, summaries: &[Summary], verdict: &Verdict) -> String {
     let variant = &ab.variants[verdict.variant].label;
     let profile = &ab.pricing[verdict.profile];

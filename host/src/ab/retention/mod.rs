@@ -48,7 +48,23 @@
 //!   integer equal to it, value or map key at any depth (not under a private key); it is
 //!   visible when its text (a string's characters, an integer's digits) appears as a whole
 //!   word. A prompt that no longer shows the id or digest a tool returned, and the next program
-//!   copies, has lost that evidence.
+//!   copies, has lost that evidence. That is the rule of a PTC-Lisp run: one that recorded a
+//!   program, each program starting, after blanks and `;` comments, with `(`. On any other
+//!   run ([`cited`]) the action of turn `k + 1` is the strings and integers of its tool
+//!   calls' arguments, at any depth and not under a private key (the program when it recorded
+//!   no call), and its literals are each such text that is one line of 3 to 80 characters,
+//!   whole; each string between two `"` or two `'` on one line, of 3 to 80 characters; and
+//!   each word (a run of letters, digits and `_./-`, a leading `-` or `./` and a trailing `.`,
+//!   `/` or `-` left out) of at least 3 characters that holds a digit, one of `_./`, or a
+//!   capital letter after its first; none holds a `\`. A literal is a fact when the
+//!   observations of the `k` turns (the strings and integers their tool calls returned, not
+//!   under a private key, what they printed, their errors) hold it as a whole word of plain
+//!   text (no letter, digit or `_` touching it) and neither the mission nor the system
+//!   prompt (with the tools' names, signatures and descriptions) does; it is visible when it
+//!   appears as such a word. Such a run has no used-next facts (it uses no PTC-Lisp name),
+//!   and a run whose log lacks its tool results has no evidence ([`Facts::without_evidence`]).
+//!   **Cited actions** count, per prompt with evidence, one action, shown when all of its
+//!   evidence is.
 //!
 //! A whole word is an occurrence of the needle that no symbol character (a letter, a digit or
 //! one of `-_?!*<>=/.+'`) touches on either side; the other needles match anywhere.
