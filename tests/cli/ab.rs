@@ -717,13 +717,13 @@ fn used_next_is_in_every_format() {
     assert!(
         rows.next()
             .unwrap()
-            .ends_with(",error_visible,error_total,used_next_visible,used_next_total,evidence_visible,evidence_total,render_us"),
+            .ends_with(",error_visible,error_total,used_next_visible,used_next_total,evidence_visible,evidence_total,cited_actions_visible,cited_actions_total,render_us"),
         "{csv}"
     );
     let used: Vec<&str> = rows
         .map(|row| {
             let cells: Vec<&str> = row.split(',').collect();
-            cells[cells.len() - 5]
+            cells[cells.len() - 7]
         })
         .collect();
     assert_eq!(used, ["0", "3", "0", "4"], "visible, per prompt: {csv}");
@@ -767,7 +767,7 @@ fn the_verdict_and_the_baseline_are_marked_and_a_shortfall_is_named() {
         "{table}"
     );
     assert!(
-        table.contains("\nB the baseline\n* the cheapest that keeps every symbol and the latest error under anthropic pricing (the verdict below)\n"),
+        table.contains("\nB the baseline\n* the cheapest that keeps every symbol, the latest error and 90% of the literals the next action cites under anthropic pricing (the verdict below)\n"),
         "{table}"
     );
     // What it keeps, measured, beside it; and which strategies fail which requirement.
@@ -778,15 +778,15 @@ fn the_verdict_and_the_baseline_are_marked_and_a_shortfall_is_named() {
     assert!(
         table.contains(
             "
-verdict: per provider, the cheapest strategy that keeps every symbol and the latest error (--require symbols,error)
-  anthropic: delta-log with breakpoints=strategy, 0.90x full-history (10% less), if each call comes within 5m of the one before (the runs carry no call times), is the cheapest that keeps every symbol and the latest error; it also shows 99% of tool calls, 98% of printed lines, 88% of the names the next program uses and 0% of the literals the next program takes from tool results
+verdict: per provider, the cheapest strategy that keeps every symbol, the latest error and 90% of the literals the next action cites (--require symbols,error,evidence=90%)
+  anthropic: delta-log with breakpoints=strategy, 0.90x full-history (10% less), if each call comes within 5m of the one before (the runs carry no call times), is the cheapest that keeps every symbol, the latest error and 90% of the literals the next action cites; it also shows 99% of tool calls, 98% of printed lines, 88% of the names the next program uses and 0% of the literals the next action cites
 "
         ),
         "{table}"
     );
     assert!(
         table.contains(
-            "\nnot recommended, failing a requirement:\n  aggressive: error 28% (100% required)\n  observation-masking: error 63% (100% required)\n  rolling-window: error 63% (100% required)\n  single-user-coalesced: error 28% (100% required)\n"
+            "\nnot recommended, failing a requirement:\n  aggressive: error 28% (100% required)\n  observation-masking: error 63% (100% required)\n  rolling-window: error 63% (100% required)\n  single-user-coalesced: error 28% (100% required)\n  trim: symbols 92% (100% required); error 96% (100% required)\n"
         ),
         "{table}"
     );
@@ -821,10 +821,10 @@ verdict: per provider, the cheapest strategy that keeps every symbol and the lat
         ])
         .ok();
     assert!(
-        table.contains("\n  openai: no strategy keeps every symbol and the latest error; the cheapest is single-user-coalesced, 0.61x aggressive (39% less), if each call comes within 5m of the one before (the runs carry no call times), and it keeps only 28% of latest errors; it shows every symbol, 96% of tool calls, 98% of printed lines, 88% of the names the next program uses and 0% of the literals the next program takes from tool results\n"),
+        table.contains("\n  openai: no strategy keeps every symbol, the latest error and 90% of the literals the next action cites; the cheapest is single-user-coalesced, 0.61x aggressive (39% less), if each call comes within 5m of the one before (the runs carry no call times), and it keeps only 28% of latest errors; it shows every symbol, 96% of tool calls, 98% of printed lines, 88% of the names the next program uses and 0% of the literals the next action cites\n"),
         "{table}"
     );
-    assert!(table.contains("\n* the cheapest under anthropic pricing, though it does not keep every symbol and the latest error (the verdict below)\n"), "{table}");
+    assert!(table.contains("\n* the cheapest under anthropic pricing, though it does not keep every symbol, the latest error and 90% of the literals the next action cites (the verdict below)\n"), "{table}");
     let json = ab_json(
         scratch,
         &[
@@ -843,6 +843,7 @@ verdict: per provider, the cheapest strategy that keeps every symbol and the lat
         serde_json::json!([
             {"measure": "symbols", "at_least": 1.0},
             {"measure": "error", "at_least": 1.0},
+            {"measure": "evidence", "at_least": 0.9},
         ])
     );
 }
@@ -1019,7 +1020,7 @@ fn require_sets_what_the_verdict_asks_and_names_who_fails_what() {
         .ok();
     assert!(
         strict.contains(
-            "\nverdict: per provider, the cheapest strategy that keeps every symbol, the latest error and 95% of the names the next program uses (--require symbols,error,used-next=95%)\n  anthropic: full-history with breakpoints=strategy, 1.00x full-history, if each call comes within 5m of the one before (the runs carry no call times), is the cheapest that keeps every symbol, the latest error and 95% of the names the next program uses; it also shows 98% of tool calls, 99% of printed lines, 97% of the names the next program uses and 0% of the literals the next program takes from tool results\n"
+            "\nverdict: per provider, the cheapest strategy that keeps every symbol, the latest error and 95% of the names the next program uses (--require symbols,error,used-next=95%)\n  anthropic: full-history with breakpoints=strategy, 1.00x full-history, if each call comes within 5m of the one before (the runs carry no call times), is the cheapest that keeps every symbol, the latest error and 95% of the names the next program uses; it also shows 98% of tool calls, 99% of printed lines, 97% of the names the next program uses and 0% of the literals the next action cites\n"
         ),
         "{strict}"
     );

@@ -11,6 +11,7 @@ mod deploy;
 mod detection;
 mod determinism;
 mod docs;
+mod evidence;
 mod examples;
 mod import;
 mod import_codex;

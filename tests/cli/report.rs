@@ -107,7 +107,7 @@ fn the_report_fits_wide_and_narrow_windows_and_shows_prompts_side_by_side() {
         let profile = scratch.path().join(format!("profile-{width}"));
         let dom = dump_dom(&chromium, &page, width, &profile);
         assert!(
-            dom.contains("is the cheapest that keeps every symbol and the latest error"),
+            dom.contains("is the cheapest that keeps every symbol, the latest error and 90% of the literals the next action cites"),
             "the verdict is on the page at {width} px"
         );
         let check = self_check(&dom);

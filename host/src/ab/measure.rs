@@ -34,6 +34,26 @@ pub struct PromptMeasure {
     pub render_ns: u64,
 }
 
+/// An action some of whose cited literals the prompt before it does not show: the drill-down
+/// of the evidence measure.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DroppedAction {
+    pub recording: PathBuf,
+    /// The recording's position in the corpus: the drill-down lists actions in corpus order.
+    pub position: usize,
+    /// The turn whose action cites them.
+    pub turn: usize,
+    /// The literals it cites that the prompt does not show, in the order the action cites
+    /// them.
+    pub dropped: Vec<String>,
+    /// How many literals it cites.
+    pub cited: usize,
+}
+
+/// The dropped actions kept per run and per strategy: a drill-down, not a count.
+pub const DRILL_DOWN: usize = 5;
+
 /// One recording through one variant.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunMeasure {
@@ -51,6 +71,8 @@ pub struct RunMeasure {
     /// Whether the variant is judged on this recording: it holds what the variant's prompts
     /// are made from.
     pub judged: bool,
+    /// The first actions whose cited literals its prompts dropped, at most [`DRILL_DOWN`].
+    pub dropped: Vec<DroppedAction>,
 }
 
 /// The measure of a variant that cannot render at all: failed, with the reason.
@@ -73,6 +95,7 @@ pub(super) fn unusable(
         },
         by_turn: Vec::new(),
         error: Some(reason.to_owned()),
+        dropped: Vec::new(),
     }
 }
 
@@ -106,6 +129,7 @@ pub(super) fn measure(
         },
         by_turn: Vec::with_capacity(recording.turns.len()),
         error: None,
+        dropped: Vec::new(),
     };
     let mut previous = Vec::new();
     let mut cache = RunCache::default();
@@ -249,6 +273,16 @@ pub(super) fn measure(
             retention: facts.retention_after(turns, text, &mut search),
             render_ns,
         };
+        let evidence = measure.retention.evidence;
+        if evidence.visible < evidence.total && run.dropped.len() < DRILL_DOWN {
+            run.dropped.push(DroppedAction {
+                recording: recording.label(),
+                position: 0,
+                turn: turns + 1,
+                dropped: facts.dropped(turns, search.text()),
+                cited: evidence.total,
+            });
+        }
         run.totals.add_prompt(&measure, primary);
         run.by_turn
             .push((tokens, CacheTokens::from(&measure.costs[primary])));

@@ -24,6 +24,7 @@ pub mod retention;
 pub mod shard;
 pub mod spool;
 pub(crate) mod summary;
+mod totals;
 
 use std::path::PathBuf;
 
@@ -31,22 +32,24 @@ use rayon::prelude::*;
 
 use crate::ab::measure::{measure, unusable, Priced};
 use crate::ab::retention::Facts;
-use crate::ab::summary::Totals;
+use crate::ab::totals::Totals;
 use crate::host::Host;
 use crate::pricing::Pricing;
 use crate::recording::corpus::Source;
+use crate::recording::Lack;
 use crate::recording::Recording;
 use crate::render::trigger::Prompter;
 use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
 
 pub use corpus_facts::{BadRecording, BadRecordings, Lacking, RebuiltRun};
-pub use measure::{PromptMeasure, RunMeasure};
+pub use measure::{DroppedAction, PromptMeasure, RunMeasure, DRILL_DOWN};
 pub use plan::{AbPlan, Variant};
 pub use prompters::prompter_for;
 use prompters::renders_from;
 pub use prompts::{script_json, PromptLog, PROMPT_BYTES, PROMPT_RECORDINGS};
-pub use summary::{Judged, Summary};
+pub use summary::Summary;
+pub use totals::Judged;
 
 /// Recordings measured in parallel before their results are added up: enough to keep every
 /// core busy, few enough that their measures take little memory.
@@ -272,6 +275,10 @@ pub fn run_listed(
             }
             counter.next_run();
             let facts = Facts::of(&recording.run, &recording.turns);
+            let facts = match recording.lacks.contains(&Lack::ToolResults) {
+                true => facts.without_evidence(),
+                false => facts,
+            };
             let pricing = Priced {
                 profiles: &plan.pricing,
                 primary: primary_pricing,

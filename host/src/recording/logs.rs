@@ -12,15 +12,15 @@ use crate::recording::import::{read_log, Format, Supplied};
 use crate::recording::RecordingDefaults;
 
 /// The runs of the log at `path`, or `None` when `path` is a recording or a corpus of them.
-/// A file that is neither a log of a known format nor mentions a recording's keys is one run
-/// that cannot be read, saying which formats there are (not a warning per line of it).
+/// A JSONL file that is neither a log of a known format nor a corpus of recordings (its first
+/// line is an object with neither `mission` nor `turns`) is one run that cannot be read, saying
+/// which formats there are: not a warning per line of it.
 pub(crate) fn runs(path: &Path, defaults: &RecordingDefaults) -> Option<Vec<Source>> {
-    let start = start_of(path)?;
-    if has_key(&start, "mission") && (has_key(&start, "turns") || start.len() >= START) {
+    if looks_like_a_recording(path) {
         return None;
     }
     let Some(format) = Format::detect(path) else {
-        if has_key(&start, "mission") || has_key(&start, "turns") {
+        if !first_line_is_no_recording(path) {
             return None;
         }
         let error = match read_log(path, None, defaults, &Supplied::default()) {
@@ -48,17 +48,39 @@ pub(crate) fn runs(path: &Path, defaults: &RecordingDefaults) -> Option<Vec<Sour
     Some(runs)
 }
 
-/// How much of a file is looked at for a recording's keys.
-const START: usize = 8 << 10;
-
-/// The file's first 8 KiB as text (a recording holds `mission` and `turns` as keys there), or
-/// `None` when it cannot be read: then it is read as a recording, which says why it cannot.
-fn start_of(path: &Path) -> Option<String> {
+/// Whether the file's first 8 KiB hold the keys every recording has (`mission` and `turns`,
+/// as keys: not inside a string, where their quotes would be escaped).
+fn looks_like_a_recording(path: &Path) -> bool {
     let mut prefix = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(START as u64).read_to_end(&mut prefix))
-        .ok()?;
-    Some(String::from_utf8_lossy(&prefix).into_owned())
+    let read = std::fs::File::open(path).and_then(|f| f.take(8 << 10).read_to_end(&mut prefix));
+    if read.is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&prefix);
+    has_key(&text, "mission") && (has_key(&text, "turns") || prefix.len() == 8 << 10)
+}
+
+/// Whether `path` is a JSONL file whose first line (within 1 MiB) is a JSON object with neither
+/// of a recording's `mission` and `turns` at its top level.
+fn first_line_is_no_recording(path: &Path) -> bool {
+    use std::io::BufRead;
+    if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+        return false;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut line = Vec::new();
+    let read = std::io::BufReader::new(file.take(1 << 20)).read_until(b'\n', &mut line);
+    if read.is_err() || line.last() != Some(&b'\n') {
+        return false;
+    }
+    match serde_json::from_slice::<serde_json::Value>(&line) {
+        Ok(serde_json::Value::Object(object)) => {
+            !object.contains_key("mission") && !object.contains_key("turns")
+        }
+        _ => false,
+    }
 }
 
 /// Whether `text` holds `"key"` followed by a colon, its first quote not escaped.

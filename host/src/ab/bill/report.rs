@@ -324,7 +324,7 @@ pub fn table(bill: &Bill) -> String {
             })
         })
         .collect();
-    out.push_str(&crate::ab::report::verdict::rebuilt_note(
+    out.push_str(&crate::ab::report::judged::rebuilt_note(
         &rebuilt,
         "its as-sent size is unknown, no call of it is compared",
     ));

@@ -13,7 +13,7 @@ use serde_json::Value as Json;
 
 use crate::ab::partial::{self, CheckedRows, Fingerprint, Part, RowReader};
 use crate::ab::shard::Shard;
-use crate::ab::summary::{Judged, Totals};
+use crate::ab::totals::{Judged, Totals};
 use crate::ab::{Ab, BadRecording, BadRecordings, RunDetail, Summary, Variant};
 use crate::pricing::Pricing;
 use crate::Error;
@@ -231,6 +231,8 @@ pub fn merge(
                     .iter()
                     .map(|s| s.first_error_position)
                     .collect(),
+                dropped: part.dropped,
+                cited_runs: part.cited_runs,
             })
             .map_err(|place| Error::MergeRefused {
                 reason: format!(
@@ -444,6 +446,8 @@ mod tests {
             first_failure: vec![None, None],
             baseline: 0,
             judged: Vec::new(),
+            dropped: Vec::new(),
+            cited_runs: None,
         };
         let mut totals = Totals::new(2, 1, 0);
         totals.merge(&part(usize::MAX - 10, 1)).unwrap();

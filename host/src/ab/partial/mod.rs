@@ -135,6 +135,13 @@ pub struct Part<R> {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judged: Vec<JudgedPart>,
     pub turns: Vec<Vec<TurnSum>>,
+    /// The recordings with an action that cites evidence (none in a part written before
+    /// they were counted: the merge then cannot say).
+    #[serde(default)]
+    pub cited_runs: Option<usize>,
+    /// Per variant, the first actions whose cited literals its prompts dropped.
+    #[serde(default)]
+    pub dropped: Vec<Vec<crate::ab::DroppedAction>>,
     /// When writing, they follow the rest and are not part of this value.
     #[serde(skip_serializing)]
     pub bad_recordings: Vec<BadPart>,

@@ -91,6 +91,8 @@ pub fn read(path: &Path, rows: bool) -> Result<Part<CheckedRows>, Error> {
             summaries: part.summaries,
             judged: part.judged,
             turns: part.turns,
+            cited_runs: part.cited_runs,
+            dropped: part.dropped,
             bad_recordings: part.bad_recordings,
             runs: CheckedRows::default(),
         })

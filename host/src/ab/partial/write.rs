@@ -66,6 +66,8 @@ pub fn write(
                 .collect()
         },
         turns: ab.totals.turns.clone(),
+        cited_runs: ab.totals.cited_runs,
+        dropped: ab.totals.dropped.clone(),
         bad_recordings: Vec::new(),
         runs: (),
     };

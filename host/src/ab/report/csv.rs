@@ -50,6 +50,7 @@ fn header(pricing: &[Pricing]) -> String {
         "error",
         "used_next",
         "evidence",
+        "cited_actions",
     ] {
         out.push_str(&format!(",{cat}_visible,{cat}_total"));
     }
@@ -83,6 +84,7 @@ pub fn rows(variants: &[Variant], run: &RunDetail) -> String {
             r.error,
             r.used_next,
             r.evidence,
+            r.cited_actions,
         ] {
             out.push_str(&format!(",{},{}", s.visible, s.total));
         }

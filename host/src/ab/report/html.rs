@@ -80,7 +80,10 @@ fn html_table(table: &Table) -> String {
 /// laid out by the host template `report.html`. Its context: `intro`, `requirements` (what the
 /// verdict requires, in words), `verdicts` (one line per provider: the cheapest strategy that
 /// meets the requirements, with its figures), `not_recommended` (one line per strategy that
-/// does not meet them, and why), `rebuilt` (the note on the runs whose as-sent baseline is
+/// does not meet them, and why), `cited_over` (over how many actions and runs the evidence
+/// measure was taken; empty when no action cites anything), `dropped_actions` (per strategy
+/// that drops cited literals, `head`, how many actions lose some, and `actions`, the first of
+/// them in words), `rebuilt` (the note on the runs whose as-sent baseline is
 /// rebuilt from their log, a line each, with the prefix inferred; empty when none is),
 /// `baseline` (label), `summary_table` and
 /// `baseline_table` (HTML tables, their marks explained under them), `failures` (one line per
@@ -177,7 +180,7 @@ pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<Strin
                 ab.requirements.written()
             )
         }),
-        "rebuilt": super::verdict::rebuilt_note(&ab.rebuilt, "nothing is judged on it")
+        "rebuilt": super::judged::rebuilt_note(&ab.rebuilt, "nothing is judged on it")
             .lines()
             .map(|line| escape(line.trim()))
             .collect::<Vec<_>>(),
@@ -189,6 +192,14 @@ pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<Strin
                 let why = super::verdict::not_met(s, &ab.requirements)?;
                 Some(escape(&format!("{}: {why}", v.label)))
             })
+            .collect::<Vec<_>>(),
+        "cited_over": super::drill::cited_over(ab, summaries).map(|o| escape(&o)).unwrap_or_default(),
+        "dropped_actions": super::drill::per_strategy(ab, summaries)
+            .into_iter()
+            .map(|(head, actions)| serde_json::json!({
+                "head": escape(&head),
+                "actions": actions.iter().map(|a| escape(a)).collect::<Vec<_>>(),
+            }))
             .collect::<Vec<_>>(),
         "verdicts": verdicts
             .iter()

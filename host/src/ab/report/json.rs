@@ -22,6 +22,7 @@ fn retention_json(r: &Retention) -> Json {
         "error": share(r.error),
         "used_next": share(r.used_next),
         "evidence": share(r.evidence),
+        "cited_actions": share(r.cited_actions),
     })
 }
 
@@ -177,6 +178,7 @@ pub fn json(ab: &Ab) -> Json {
                     "at_least": d.required,
                     "kept": d.kept,
                 })).collect::<Vec<_>>(),
+                "dropped_actions": ab.dropped_actions(index),
             })
         })
         .collect();
@@ -189,6 +191,7 @@ pub fn json(ab: &Ab) -> Json {
         "tokenizer": ab.tokenizer.name(),
         "counting": Counting::of(ab.pricing[ab.primary_pricing].caching).as_str(),
         "baseline": ab.variants[ab.baseline].label,
+        "cited_runs": ab.cited_runs(),
         "pricing": ab.pricing.iter().map(|p| json!({
             "name": p.name,
             "input_per_mtok": p.input_per_mtok,

@@ -6,8 +6,10 @@
 
 mod charts;
 mod csv;
+pub mod drill;
 mod html;
 mod json;
+pub mod judged;
 mod requirement;
 mod table;
 pub mod verdict;
@@ -174,7 +176,7 @@ fn summary_table(ab: &Ab, summaries: &[Summary]) -> Table {
         verdict,
         partly_judged_legend(ab),
         format!(
-            "{RETAINED}: the share of the history's facts the prompts show (symbols, tool calls, printed lines, the latest error, the names the next program uses, the literals it takes from tool results)"
+            "{RETAINED}: the share of the history's facts the prompts show (symbols, tool calls, printed lines, the latest error, the names the next program uses, the literals the next action cites from earlier observations)"
         ),
     ]
     .into_iter()

@@ -92,10 +92,8 @@ impl Measure {
             (Measure::Error, false) => "of latest errors",
             (Measure::UsedNext, true) => "every name the next program uses",
             (Measure::UsedNext, false) => "of the names the next program uses",
-            (Measure::Evidence, true) => "every literal the next program takes from a tool result",
-            (Measure::Evidence, false) => {
-                "of the literals the next program takes from tool results"
-            }
+            (Measure::Evidence, true) => "every literal the next action cites",
+            (Measure::Evidence, false) => "of the literals the next action cites",
         };
         if all {
             what.to_owned()
@@ -118,10 +116,19 @@ pub struct Requirement {
     pub percent: f64,
 }
 
+/// The fewest literals cited over a corpus that an evidence requirement judges: most actions
+/// cite nothing, and a share of fewer is one action's chance, not a strategy's.
+pub const MIN_EVIDENCE: usize = 5;
+
 impl Requirement {
-    /// Whether `share` meets it; nothing to retain meets any requirement.
+    /// Whether `share` meets it; nothing to retain meets any requirement, and evidence of
+    /// fewer than [`MIN_EVIDENCE`] literals is too little to judge.
     pub fn met_by(self, share: Share) -> bool {
-        share.total == 0 || share.visible as f64 * 100.0 >= self.percent * share.total as f64
+        let judged = match self.measure {
+            Measure::Evidence => MIN_EVIDENCE,
+            _ => 1,
+        };
+        share.total < judged || share.visible as f64 * 100.0 >= self.percent * share.total as f64
     }
 
     /// As it is written: `error`, `used-next=95%`.
@@ -139,7 +146,8 @@ impl Requirement {
 pub struct Requirements(pub Vec<Requirement>);
 
 impl Default for Requirements {
-    /// Every symbol and the latest error: `symbols,error`.
+    /// Every symbol, the latest error and 90% of the literals the next actions cite:
+    /// `symbols,error,evidence=90%` (the share `ptc.toml` argues).
     fn default() -> Requirements {
         Requirements(vec![
             Requirement {
@@ -149,6 +157,10 @@ impl Default for Requirements {
             Requirement {
                 measure: Measure::Error,
                 percent: 100.0,
+            },
+            Requirement {
+                measure: Measure::Evidence,
+                percent: 90.0,
             },
         ])
     }
@@ -231,7 +243,8 @@ impl Requirements {
         s.prompts > 0 && s.failed == 0 && self.unmet(s).is_empty()
     }
 
-    /// What they ask, in words: `every symbol and the latest error`; `nothing` when empty.
+    /// What they ask, in words: `every symbol, the latest error and 90% of the literals the
+    /// next action cites`; `nothing` when empty.
     pub fn text(&self) -> String {
         let parts: Vec<String> = self.0.iter().map(|r| r.measure.kept(r.percent)).collect();
         match parts.as_slice() {
@@ -274,17 +287,20 @@ mod tests {
         );
         assert_eq!(
             r.text(),
-            "every symbol, the latest error, 95% of the names the next program uses, 90.5% of the literals the next program takes from tool results and 0% of tool calls"
+            "every symbol, the latest error, 95% of the names the next program uses, 90.5% of the literals the next action cites and 0% of tool calls"
         );
         assert_eq!(Requirements::parse(["", " "]).unwrap().0, []);
         assert_eq!(Requirements::parse([]).unwrap().text(), "nothing");
         // Names of the JSON keys are accepted; a measure named twice keeps the last.
         let r = Requirements::parse(["used_next=50", "tool_calls", "used-next"]).unwrap();
         assert_eq!(r.written(), "calls,used-next");
-        assert_eq!(Requirements::default().written(), "symbols,error");
+        assert_eq!(
+            Requirements::default().written(),
+            "symbols,error,evidence=90%"
+        );
         assert_eq!(
             Requirements::default().text(),
-            "every symbol and the latest error"
+            "every symbol, the latest error and 90% of the literals the next action cites"
         );
     }
 

@@ -1,7 +1,7 @@
 //! The answer a user runs `ptc ab` for: per provider, which strategy, with which cache
 //! placement, is the cheapest of those that meet the requirements ([`Requirements`]: by
-//! default every symbol and the latest error in every prompt), with the figures of what it
-//! keeps beside it. A strategy that failed on some recording does not qualify. The pricing
+//! default every symbol, the latest error and 90% of the literals the next actions cite), with
+//! the figures of what it keeps beside it. A strategy that failed on some recording does not qualify. The pricing
 //! profiles of one provider are the profile and its variants (`anthropic`,
 //! `anthropic@breakpoints=auto`): they are compared together, so the answer names the
 //! placement too.
@@ -202,8 +202,8 @@ fn whole_percent(kept: f64) -> f64 {
 }
 
 /// The verdict as one line: `anthropic: delta-log with breakpoints=strategy, 0.88x
-/// full-history (12% less), is the cheapest that keeps every symbol and the latest error; it
-/// also shows 99% of tool calls, ...`.
+/// full-history (12% less), is the cheapest that keeps every symbol, the latest error and 90%
+/// of the literals the next action cites; it also shows 99% of tool calls, ...`.
 pub fn line(ab: &Ab, verdict: &Verdict) -> String {
     let variant = &ab.variants[verdict.variant].label;
     let profile = &ab.pricing[verdict.profile];
@@ -436,6 +436,9 @@ pub fn section(ab: &Ab) -> String {
             out.push('\n');
         }
     }
+    if let Some(over) = super::drill::cited_over(ab, ab.summaries()) {
+        out.push_str(&format!("  (the literals the next actions cite: {over})\n"));
+    }
     let unmet: Vec<String> = ab
         .variants
         .iter()
@@ -465,63 +468,12 @@ pub fn section(ab: &Ab) -> String {
         );
         out.extend(unjudged);
     }
-    out.push_str(&partly_judged(ab));
-    out.push_str(&rebuilt_note(&ab.rebuilt, "nothing is judged on it"));
-    out
-}
-
-/// The strategies judged on some of the recordings only, each with on how many and why not on
-/// the others; empty when there are none.
-fn partly_judged(ab: &Ab) -> String {
-    let all = ab.recordings();
-    let lines: Vec<String> = ab
-        .variants
-        .iter()
-        .zip(ab.judged())
-        .zip(&ab.lacking)
-        .filter(|((_, j), _)| j.recordings > 0 && j.recordings < all)
-        .map(|((v, j), lacking)| {
-            let why = match lacking.recordings {
-                0 => "the baseline is not judged on the others".to_owned(),
-                n => format!(
-                    "{n} lack {}, which its prompts are made from",
-                    lacking.kinds.join(", ")
-                ),
-            };
-            format!(
-                "  {}: {} of {all} recordings ({why})\n",
-                v.label, j.recordings
-            )
-        })
-        .collect();
-    if lines.is_empty() {
-        return String::new();
-    }
-    format!(
-        "judged on some recordings only (its verdict, ratios and requirements are taken on them, against the baseline on the same recordings):\n{}",
-        lines.concat()
-    )
-}
-
-/// The note naming the runs whose as-sent baseline is rebuilt from their log, with the prefix
-/// inferred for each (`unknown`: what follows for a run whose prefix is unknown); empty when
-/// there are none.
-pub fn rebuilt_note(rebuilt: &[crate::ab::RebuiltRun], unknown: &str) -> String {
-    if rebuilt.is_empty() {
-        return String::new();
-    }
-    let mut out = String::from(
-        "note: the as-sent baseline is rebuilt from the conversation each log holds (its requests were not recorded); the system prompt and tool schemas it does not hold are a prefix inferred from the first call's bill, in every prompt of the run in place of a system prompt:\n",
-    );
-    for run in rebuilt {
-        match run.inferred_prefix_tokens {
-            Some(n) => out.push_str(&format!("  {}: inferred prefix of {n} tokens\n", run.recording)),
-            None => out.push_str(&format!(
-                "  {}: prefix unknown (no usage on the first call, or a bill smaller than the conversation): {unknown}\n",
-                run.recording
-            )),
-        }
-    }
+    out.push_str(&super::judged::partly_judged(ab));
+    out.push_str(&super::drill::section(ab, ab.summaries()));
+    out.push_str(&super::judged::rebuilt_note(
+        &ab.rebuilt,
+        "nothing is judged on it",
+    ));
     out
 }
 

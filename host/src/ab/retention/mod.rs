@@ -48,22 +48,42 @@
 //!   integer equal to it, value or map key at any depth (not under a private key); it is
 //!   visible when its text (a string's characters, an integer's digits) appears as a whole
 //!   word. A prompt that no longer shows the id or digest a tool returned, and the next program
-//!   copies, has lost that evidence.
+//!   copies, has lost that evidence. That is the rule of a PTC-Lisp run: one that recorded a
+//!   program, each program starting, after blanks and `;` comments, with `(`. On any other
+//!   run ([`cited`]) the action of turn `k + 1` is the strings and integers of its tool
+//!   calls' arguments, at any depth and not under a private key (the program when it recorded
+//!   no call), and its literals are each such text that is one line of 3 to 80 characters,
+//!   whole; each string between two `"` or two `'` on one line, of 3 to 80 characters; and
+//!   each word (a run of letters, digits and `_./-`, a leading `-` or `./` and a trailing `.`,
+//!   `/` or `-` left out) of at least 3 characters that holds a digit, one of `_./`, or a
+//!   capital letter after its first; none holds a `\`. A literal is a fact when the
+//!   observations of the `k` turns (the strings and integers their tool calls returned, not
+//!   under a private key, what they printed, their errors) hold it as a whole word of plain
+//!   text (no letter, digit or `_` touching it) and neither the mission nor the system
+//!   prompt (with the tools' names, signatures and descriptions) does; it is visible when it
+//!   appears as such a word. Such a run has no used-next facts (it uses no PTC-Lisp name),
+//!   and a run whose log lacks its tool results has no evidence ([`Facts::without_evidence`]).
+//!   **Cited actions** count, per prompt with evidence, one action, shown when all of its
+//!   evidence is.
 //!
 //! A whole word is an occurrence of the needle that no symbol character (a letter, a digit or
 //! one of `-_?!*<>=/.+'`) touches on either side; the other needles match anywhere.
 
+mod cited;
 mod reader;
 mod return_type;
+mod search;
 #[cfg(test)]
 mod tests;
 mod used_next;
 
-use memchr::memmem::Finder;
 use ptc_plugin_api::{Run, Turn, Value};
 use ptc_strategy_kit::{is_private_key, is_private_name, to_clojure_full};
 
-use crate::tokens::common_prefix;
+pub use search::Search;
+#[cfg(test)]
+use search::{call_visible, contains_word, window_end};
+use search::{Finder, Match, Places};
 use used_next::used_next;
 
 /// Visible / total facts of one category.
@@ -111,6 +131,9 @@ pub struct Retention {
     /// Absent from parts written before it was measured: nothing to retain there.
     #[serde(default)]
     pub evidence: Share,
+    /// The prompts whose next action cites evidence, and those that show all of it.
+    #[serde(default)]
+    pub cited_actions: Share,
 }
 
 impl Retention {
@@ -121,6 +144,7 @@ impl Retention {
         self.error.add(other.error);
         self.used_next.add(other.used_next);
         self.evidence.add(other.evidence);
+        self.cited_actions.add(other.cited_actions);
     }
 }
 
@@ -134,11 +158,12 @@ impl Retention {
             error: self.error.checked_add(other.error)?,
             used_next: self.used_next.checked_add(other.used_next)?,
             evidence: self.evidence.checked_add(other.evidence)?,
+            cited_actions: self.cited_actions.checked_add(other.cited_actions)?,
         })
     }
 
     /// The categories with their names, as a part names them.
-    pub fn shares(&self) -> [(&'static str, Share); 6] {
+    pub fn shares(&self) -> [(&'static str, Share); 7] {
         [
             ("symbols", self.symbols),
             ("tool_calls", self.tool_calls),
@@ -146,6 +171,7 @@ impl Retention {
             ("error", self.error),
             ("used_next", self.used_next),
             ("evidence", self.evidence),
+            ("cited_actions", self.cited_actions),
         ]
     }
 }
@@ -163,9 +189,12 @@ pub struct Facts {
     /// Per turn `k`: the names its program uses that the first `k` turns hold, each as the
     /// needles any of which shows it.
     used_next: used_next::PerPrompt,
-    /// Per turn `k`: the literals its program uses that the tool results of the first `k`
-    /// turns held, each as its needle.
+    /// Per turn `k`: the literals its action takes from the observations of the first `k`
+    /// turns, each as its needle.
     evidence: used_next::PerPrompt,
+    /// How a prompt shows a literal of `evidence`: as a whole word of a program (a PTC-Lisp
+    /// run) or of plain text (any other agent's).
+    evidence_match: Match,
 }
 
 struct CallFact {
@@ -180,7 +209,12 @@ fn finder(needle: &str) -> Finder<'static> {
 impl Facts {
     /// The facts of a run whose turns are as the host reads them (each with its `defined`).
     pub fn of(run: &Run, turns: &[Turn]) -> Facts {
-        let (used, evidence) = used_next(run, turns);
+        let (used, lisp_evidence) = used_next(run, turns);
+        // Another agent's actions use no PTC-Lisp name; their evidence is read from text.
+        let (used, evidence, evidence_match) = match cited::is_lisp(turns) {
+            true => (used, lisp_evidence, Match::Word),
+            false => (Vec::new(), cited::cited(run, turns), Match::Text),
+        };
         let mut facts = Facts {
             memories: Vec::with_capacity(turns.len()),
             calls: Vec::new(),
@@ -188,6 +222,7 @@ impl Facts {
             errors: Vec::with_capacity(turns.len()),
             used_next: used,
             evidence,
+            evidence_match,
         };
         for (i, turn) in turns.iter().enumerate() {
             facts.memories.push(turn.success.then(|| {
@@ -217,6 +252,13 @@ impl Facts {
             facts.errors.push(error);
         }
         facts
+    }
+
+    /// The same facts with no evidence: for a run whose log lacks the results of its tool
+    /// calls, what its actions took from them cannot be told.
+    pub fn without_evidence(mut self) -> Facts {
+        self.evidence.clear();
+        self
     }
 
     /// What of the first `turns` turns is visible in `text`.
@@ -273,85 +315,33 @@ impl Facts {
             r.evidence.count(
                 needles
                     .iter()
-                    .any(|needle| search.find(text, needle, Match::Word)),
+                    .any(|needle| search.find(text, needle, self.evidence_match)),
             );
+        }
+        if r.evidence.total > 0 {
+            r.cited_actions
+                .count(r.evidence.visible == r.evidence.total);
         }
         r
     }
-}
 
-/// How a needle must occur to show its fact.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum Match {
-    /// As a whole word ([`find_word`]).
-    Word,
-    /// Anywhere.
-    Anywhere,
-}
-
-/// Where the needles of one run's prompts were found, prompt after prompt. The prompts of a
-/// run mostly repeat the start of the one before: an occurrence found in the previous text
-/// that lies, with the character after it, in the start both texts share is still one, and a
-/// needle the previous text did not hold can only occur where the new text differs, so only
-/// that part (and a needle's length before it) is searched. The result is the same as a
-/// search of the whole text.
-#[derive(Default)]
-pub struct Search<'f> {
-    previous: String,
-    /// Bytes the previous text and the current one share at their start.
-    common: usize,
-    /// Per needle searched in the previous text: where it first occurred, if it did.
-    before: rustc_hash::FxHashMap<(Match, &'f [u8]), Option<usize>>,
-    /// The same for the current text.
-    now: rustc_hash::FxHashMap<(Match, &'f [u8]), Option<usize>>,
-}
-
-/// Bytes of the widest character: what a whole-word check reads after an occurrence.
-const CHAR_MAX: usize = 4;
-
-impl<'f> Search<'f> {
-    fn start(&mut self, text: &str) {
-        self.common = common_prefix(&self.previous, text).len();
+    /// The literals the action after the first `turns` turns cites that `text` does not show,
+    /// in the order the action cites them.
+    pub fn dropped(&self, turns: usize, text: &str) -> Vec<String> {
+        let mut search = Search::default();
+        search.start(text);
+        self.evidence
+            .get(turns)
+            .into_iter()
+            .flatten()
+            .filter(|needles| {
+                !needles
+                    .iter()
+                    .any(|needle| search.find(text, needle, self.evidence_match))
+            })
+            .map(|needles| String::from_utf8_lossy(needles[0].needle()).into_owned())
+            .collect()
     }
-
-    fn finish(&mut self, text: String) {
-        std::mem::swap(&mut self.before, &mut self.now);
-        self.now.clear();
-        self.previous = text;
-    }
-
-    /// Whether `needle` occurs in `text` as `how` asks.
-    fn find(&mut self, text: &str, needle: &'f Finder<'static>, how: Match) -> bool {
-        let key = (how, needle.needle());
-        if let Some(&found) = self.now.get(&key) {
-            return found.is_some();
-        }
-        let len = needle.needle().len();
-        let from = match self.before.get(&key) {
-            // Still there: the occurrence and the character after it are in the shared start.
-            Some(&Some(at)) if at + len + CHAR_MAX <= self.common => {
-                self.now.insert(key, Some(at));
-                return true;
-            }
-            // Not in the previous text: any occurrence reaches past the shared start.
-            Some(&None) => floor_char_boundary(text, self.common.saturating_sub(len + CHAR_MAX)),
-            _ => 0,
-        };
-        let found = match how {
-            Match::Word => find_word(text, needle, from),
-            Match::Anywhere => needle.find(&text.as_bytes()[from..]).map(|i| from + i),
-        };
-        self.now.insert(key, found);
-        found.is_some()
-    }
-}
-
-/// The largest character boundary of `text` at or before `i`.
-fn floor_char_boundary(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// A name that can be a fact: not empty, not private.
@@ -361,84 +351,6 @@ fn is_fact_name(name: &str) -> bool {
 
 fn prefix_chars(text: &str, n: usize) -> &str {
     text.char_indices().nth(n).map_or(text, |(i, _)| &text[..i])
-}
-
-fn is_symbol_char(c: char) -> bool {
-    c.is_alphanumeric() || "-_?!*<>=/.+'".contains(c)
-}
-
-#[cfg(test)]
-fn contains_word(text: &str, word: &Finder<'_>) -> bool {
-    find_word(text, word, 0).is_some()
-}
-
-/// Where `word` first occurs in `text` from byte `from` on as a whole word: no symbol
-/// character touches it on either side.
-fn find_word(text: &str, word: &Finder<'_>, from: usize) -> Option<usize> {
-    let len = word.needle().len();
-    word.find_iter(&text.as_bytes()[from..])
-        .map(|i| from + i)
-        .find(|&i| {
-            let before = text[..i].chars().next_back();
-            let after = text[i + len..].chars().next();
-            !before.is_some_and(is_symbol_char) && !after.is_some_and(is_symbol_char)
-        })
-}
-
-/// Where the names of calls occur in one text, each name found once, with the window of 400
-/// characters that follows each occurrence.
-#[derive(Default)]
-struct Places<'f> {
-    found: rustc_hash::FxHashMap<&'f [u8], Vec<(usize, usize)>>,
-}
-
-impl<'f> Places<'f> {
-    /// [`call_visible`], with the places of the call's name and their windows found once per
-    /// text: calls repeat their names, and every call of a run is checked in every prompt.
-    fn call_visible(&mut self, text: &str, call: &'f CallFact) -> bool {
-        let windows = self.found.entry(call.name.needle()).or_insert_with(|| {
-            call.name
-                .find_iter(text.as_bytes())
-                .map(|i| (i, window_end(text, i)))
-                .collect()
-        });
-        windows.iter().any(|&(start, end)| {
-            let window = &text.as_bytes()[start..end];
-            call.needles.iter().all(|n| n.find(window).is_some())
-        })
-    }
-}
-
-/// Where the window of 400 characters from byte `i` of `text` ends.
-fn window_end(text: &str, i: usize) -> usize {
-    let bytes = text.as_bytes();
-    let mut end = i;
-    // Characters still to pass: the next `left` bytes hold at most that many, so they are
-    // counted a block at a time (a byte that does not continue a character starts one).
-    let mut left = 400;
-    while left > 0 {
-        let block = &bytes[end..bytes.len().min(end + left)];
-        if block.is_empty() {
-            return bytes.len();
-        }
-        left -= if block.is_ascii() {
-            block.len()
-        } else {
-            block.iter().filter(|&&b| (b as i8) >= -0x40).count()
-        };
-        end += block.len();
-    }
-    // The last block may end inside its last character: the window ends after it.
-    while bytes.get(end).is_some_and(|&b| (b as i8) < -0x40) {
-        end += 1;
-    }
-    end
-}
-
-/// Whether the call's name occurs followed, within 400 characters, by each of its values.
-#[cfg(test)]
-fn call_visible(text: &str, call: &CallFact) -> bool {
-    Places::default().call_visible(text, call)
 }
 
 /// The scalar argument values a call must show, as text; private entries are never shown.

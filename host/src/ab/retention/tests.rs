@@ -147,6 +147,7 @@ fn retentions_add_up_category_by_category() {
         error: share(7, 8),
         used_next: share(9, 10),
         evidence: share(11, 12),
+        cited_actions: share(1, 1),
     };
     r.add(&Retention {
         symbols: share(10, 20),
@@ -155,6 +156,7 @@ fn retentions_add_up_category_by_category() {
         error: share(70, 80),
         used_next: share(90, 100),
         evidence: share(110, 120),
+        cited_actions: share(0, 1),
     });
     assert_eq!(
         r,
@@ -165,6 +167,7 @@ fn retentions_add_up_category_by_category() {
             error: share(77, 88),
             used_next: share(99, 110),
             evidence: share(121, 132),
+            cited_actions: share(1, 2),
         }
     );
 }
@@ -505,7 +508,7 @@ proptest::proptest! {
         texts in proptest::collection::vec(
             proptest::collection::vec(
                 proptest::sample::select(vec![
-                    "ab", "ab-", "xab", " ", "\n", "é", "🦀", "(", "b", "abab", "a",
+                    "ab", "ab-", "xab", " ", "\n", "é", "🦀", "(", "b", "abab", "a", "_", "/",
                 ]),
                 0..24,
             ),
@@ -534,10 +537,11 @@ proptest::proptest! {
         for text in &prompts {
             search.start(text);
             for needle in &needles {
-                for how in [Match::Word, Match::Anywhere] {
+                for how in [Match::Word, Match::Anywhere, Match::Text] {
                     let whole = match how {
                         Match::Word => contains_word(text, needle),
                         Match::Anywhere => needle.find(text.as_bytes()).is_some(),
+                        Match::Text => search::find_text_word(text, needle, 0).is_some(),
                     };
                     proptest::prop_assert_eq!(search.find(text, needle, how), whole, "{:?} in {:?}", String::from_utf8_lossy(needle.needle()), text);
                 }

@@ -59,7 +59,7 @@ pub struct Args {
     /// What the verdict requires of a strategy before it recommends it: comma-separated
     /// measures (symbols, calls, prints, error, used-next, evidence), each kept in full or to
     /// the percentage given, e.g. `symbols,error,used-next=95%`; "" requires nothing
-    /// [default: `[ab] require`, symbols,error]
+    /// [default: `[ab] require`, symbols,error,evidence=90%]
     #[arg(long, value_name = "LIST")]
     require: Option<String>,
     /// What to print on stdout
