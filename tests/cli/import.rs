@@ -948,7 +948,7 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.contains("(mini-swe-agent): 4 turn(s), 2 tool call(s), 4 call(s) with billed usage; the log lacks: max_turns"),
+        run.stderr.contains("(mini-swe-agent): 4 turn(s), 3 tool call(s), 4 call(s) with billed usage; the log lacks: max_turns"),
         "{}",
         run.stderr
     );
@@ -962,6 +962,12 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
     // A return code other than 0 fails the turn.
     assert_eq!(turns[2]["error"]["reason"], "exit_status");
     assert_eq!(turns[2]["program"], "python -m pytest -q");
+    // The command that failed is a tool call still, with its output and its exit status.
+    let failed = &turns[2]["tool_calls"][0];
+    assert_eq!(failed["args"]["command"], "python -m pytest -q");
+    assert_eq!(failed["result"]["exit_status"], 1, "{failed}");
+    assert_eq!(failed["result"]["output"], turns[2]["error"]["message"]);
+    assert_eq!(turns[2]["prints"][0], failed["result"]["output"]);
     // Computed from the fixture: sum(prompt_tokens - cached_tokens), sum(cached_tokens),
     // sum(completion_tokens) over the assistant messages' extra.response.usage
     //   -> 1021+116+274+125 = 1536, 0+1024+1024+1280 = 3328, 58+71+40+77 = 246
@@ -999,12 +1005,16 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
     let path = realrun("mini-swe-agent/derived-text-actions-1.1.traj.json");
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert!(
-        run.stderr.contains("(mini-swe-agent): 2 turn(s), 1 tool call(s), 2 call(s) with billed usage; the log lacks: nothing"),
+        run.stderr.contains("(mini-swe-agent): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage; the log lacks: nothing"),
         "{}",
         run.stderr
     );
     let recording: Json = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(recording["turns"][0]["program"], "ls");
+    assert_eq!(
+        recording["turns"][1]["tool_calls"][0]["result"]["exit_status"],
+        1
+    );
     assert_eq!(recording["turns"][1]["success"], false);
     assert_eq!(recording["max_turns"], 2);
     // A trajectory without a response, or empty, is refused.

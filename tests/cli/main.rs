@@ -14,6 +14,7 @@ mod docs;
 mod examples;
 mod import;
 mod import_codex;
+mod import_kept;
 mod install;
 mod layers;
 mod limits;

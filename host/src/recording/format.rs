@@ -72,6 +72,9 @@ pub enum Lack {
     MaxTurns,
     /// Whether each turn failed: every turn is recorded as not failed.
     Errors,
+    /// Whether the reasoning the model gave was sent back with the requests after it: the log
+    /// cannot tell, and the requests leave it out.
+    SentReasoning,
 }
 
 impl Lack {
@@ -87,6 +90,7 @@ impl Lack {
             Lack::SystemPrompt => "system_prompt",
             Lack::MaxTurns => "max_turns",
             Lack::Errors => "errors",
+            Lack::SentReasoning => "sent_reasoning",
         }
     }
 }
@@ -179,6 +183,10 @@ pub struct RequestMessageJson {
     /// The text of the message.
     #[serde(default)]
     pub content: String,
+    /// The reasoning of an assistant message, where the agent sent it back with the message
+    /// (DeepSeek's `reasoning_content`): part of what was sent, before the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
     /// The tool calls of an assistant message, as sent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<RequestToolCallJson>,
