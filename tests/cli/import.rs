@@ -45,7 +45,9 @@ fn a_kernel_run_imports_with_its_requests_and_its_bill() {
     });
     assert!(
         run.stderr.contains("(ptc-runner-kernel): 10 turn(s), ")
-            && run.stderr.contains("10 call(s) with billed usage; the log lacks: memory_values, results, prints, max_turns"),
+            && run
+                .stderr
+                .contains("10 call(s) with billed usage; the log lacks: memory_values, max_turns"),
         "{}",
         run.stderr
     );
@@ -93,11 +95,19 @@ fn a_kernel_run_imports_with_its_requests_and_its_bill() {
         serde_json::from_str(added[0]["tool_calls"][0]["arguments"].as_str().unwrap()).unwrap();
     assert_eq!(program["program"], turns[0]["program"]);
     assert_eq!(added[1]["role"], "tool");
-    // Nothing invented: no memory, no result, and what the log lacks is said.
+    // Nothing invented: no memory; a value only where an observation holds it whole; the
+    // last turn, which no feedback follows, lacks its outcome, value and prints.
     for turn in turns {
         assert_eq!(turn["memory"], Json::Null);
-        assert_eq!(turn["result"], Json::Null);
+        let lacks = turn["lacks"].as_array().cloned().unwrap_or_default();
+        if turn["result"] != Json::Null {
+            assert!(!lacks.contains(&Json::from("results")), "{turn}");
+        }
     }
+    assert_eq!(
+        turns.last().unwrap()["lacks"],
+        serde_json::json!(["errors", "results", "prints"])
+    );
     assert_eq!(recording["max_turns"], 10);
     // The recording made validates, and `ptc ab` measures it.
     let file = scratch.write("kernel.json", &run.stdout);

@@ -143,6 +143,14 @@ pub(super) struct TurnJson {
     pub request: Option<RequestJson>,
     /// What the provider reported for that request.
     pub usage: Option<UsageJson>,
+    /// What the log did not keep of this turn alone (`results`, `prints`): the fields stand
+    /// empty, and are not what the turn had. The run lacks it too for what renders the turns
+    /// but the last (which no later prompt shows).
+    #[serde(default)]
+    pub lacks: Vec<Lack>,
+    /// The start of the program's value as the log holds it, cut (the agent's observation
+    /// limit): `result` is then unknown (nil), and the turn lacks `results`.
+    pub partial_result: Option<String>,
 }
 
 /// A request to a model as the agent sent it: the text of each part, in order.
