@@ -343,3 +343,28 @@ fn kernel_eval_traces_are_refused_as_that_kind() {
         );
     }
 }
+
+/// A cut value is never a value: a recording whose turn has a `partial_result` and a result,
+/// or does not say it lacks its result, breaks a rule.
+#[test]
+fn a_partial_result_with_a_value_breaks_a_rule() {
+    let scratch = Scratch::new();
+    for turn in [
+        r#"{"number": 1, "success": true, "partial_result": "[1 2", "result": [1, 2], "lacks": ["results"]}"#,
+        r#"{"number": 1, "success": true, "partial_result": "[1 2"}"#,
+    ] {
+        let file = scratch.write(
+            "cut.json",
+            format!(r#"{{"mission": "m", "max_turns": 1, "turns": [{turn}]}}"#),
+        );
+        let run = scratch.ptc(["validate", &file.display().to_string()]);
+        assert_ne!(run.code, 0, "{}", run.stdout);
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(said.contains("turns[0].partial_result"), "{said}");
+    }
+    let file = scratch.write(
+        "cut.json",
+        r#"{"mission": "m", "max_turns": 1, "turns": [{"number": 1, "success": true, "partial_result": "[1 2", "lacks": ["results"]}]}"#,
+    );
+    scratch.ptc(["validate", &file.display().to_string()]).ok();
+}
