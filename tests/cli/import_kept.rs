@@ -194,6 +194,12 @@ fn kernel_tool_calls_and_values_are_what_the_programs_saw() {
     let path = kernel();
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // The run lacks what no turn holds; what some turns lack is counted apart.
+    assert!(
+        run.stderr.contains("the log lacks: memory_values, max_turns; turns lack: prints (3), results (2), errors (1)"),
+        "{}",
+        run.stderr
+    );
     let recording: Json = serde_json::from_str(&run.stdout).unwrap();
     let turns = recording["turns"].as_array().unwrap();
     let programs: String = turns
