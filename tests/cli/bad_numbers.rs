@@ -2,7 +2,7 @@
 //! mixes runs, is refused by `ptc import` naming the file, the line and the field (exit 2,
 //! nothing written), never imported with the count as 0 or the call's usage dropped.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value as Json};
 
@@ -45,7 +45,7 @@ fn change_first(
 }
 
 /// `ptc import FILE -o OUT` fails with exit 2, writes nothing; its error.
-fn refused(scratch: &Scratch, file: &PathBuf) -> String {
+fn refused(scratch: &Scratch, file: &Path) -> String {
     let out = scratch.path().join("out.jsonl");
     let err = scratch
         .ptc([
@@ -254,7 +254,7 @@ fn imported_kernel(scratch: &Scratch) -> Json {
 
 /// Runs `ptc ARGS FILE` for each command that reads a recording's usage; each must fail
 /// with exit 2 and say `what`.
-fn every_command_refuses(scratch: &Scratch, file: &PathBuf, what: &str) {
+fn every_command_refuses(scratch: &Scratch, file: &Path, what: &str) {
     let file = file.display().to_string();
     for command in [vec!["bill", &file], vec!["render", &file]] {
         let err = scratch.ptc(&command).bad_input();

@@ -344,11 +344,78 @@ fn a_strategy_is_judged_only_where_its_data_was_recorded() {
         why.as_str().unwrap().contains("1 of 1 recording(s) lack"),
         "{why}"
     );
-    // Say the log recorded everything: full-history is judged again.
+    // Say the log recorded everything (the run and each turn): full-history is judged again.
     let mut recording: Json =
         serde_json::from_str(&std::fs::read_to_string(&runs[0]).unwrap()).unwrap();
     recording.as_object_mut().unwrap().remove("lacks");
+    for turn in recording["turns"].as_array_mut().unwrap() {
+        let turn = turn.as_object_mut().unwrap();
+        turn.remove("lacks");
+        turn.remove("partial_result");
+    }
     let whole = scratch.write("whole.json", recording.to_string());
     let judged = scratch.ptc(args(&whole.display().to_string())).json();
     assert_eq!(full(&judged), Json::Null);
+}
+
+/// A stretch of calls that read nothing inside a run that reads elsewhere (a router sending
+/// them to an upstream that does not cache) is reported apart, as runs that read nothing are,
+/// and not counted as misses; two calls in a row that read nothing are chance misses still.
+#[test]
+fn stretches_that_read_nothing_inside_a_reading_run_are_set_apart() {
+    let scratch = Scratch::new();
+    let runs = imported(&scratch);
+    let kernel = &runs[0];
+    let before = bill(&scratch, std::slice::from_ref(kernel), &[]);
+    // The bill of turns 2 to 5 read nothing: their reads become uncached input.
+    let mut recording: Json =
+        serde_json::from_str(&std::fs::read_to_string(kernel).unwrap()).unwrap();
+    let routed = |recording: &mut Json, turns: std::ops::RangeInclusive<usize>| {
+        for turn in recording["turns"].as_array_mut().unwrap() {
+            if turns.contains(&(turn["number"].as_u64().unwrap() as usize)) {
+                let usage = &mut turn["usage"];
+                let read = usage["cache_read"].as_u64().unwrap();
+                usage["input"] = Json::from(usage["input"].as_u64().unwrap() + read);
+                usage["cache_read"] = Json::from(0);
+                usage.as_object_mut().unwrap().remove("cost_usd");
+            }
+        }
+    };
+    routed(&mut recording, 2..=5);
+    let file = scratch.write("routed.json", recording.to_string());
+    let after = bill(&scratch, std::slice::from_ref(&file), &[]);
+    let run = &after["runs"][0];
+    assert_eq!(
+        run["stretches_apart"],
+        serde_json::json!([{"first_turn": 2, "last_turn": 5, "calls": 4}])
+    );
+    let apart: Vec<u64> = run["per_call"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["apart"] == true)
+        .map(|c| c["turn"].as_u64().unwrap())
+        .collect();
+    assert_eq!(apart, [2, 3, 4, 5]);
+    assert_eq!(after["totals"]["stretches_apart"]["calls"], 4);
+    // Not misses: the fit counts the other calls only, as it did the run's before.
+    let fit = |bill: &Json| bill["profiles"][0]["miss_rate"]["missed"].clone();
+    assert_eq!(fit(&after), fit(&before));
+    // The table lists the stretch under its run.
+    let table = scratch.ptc(["bill", &file.display().to_string()]).ok();
+    assert!(
+        table.contains("  turns 2-5 apart") && table.contains("stretches apart, in 1 run(s)"),
+        "{table}"
+    );
+    // Two calls in a row: chance misses, in the rate.
+    let mut recording: Json =
+        serde_json::from_str(&std::fs::read_to_string(kernel).unwrap()).unwrap();
+    routed(&mut recording, 4..=5);
+    let file = scratch.write("two.json", recording.to_string());
+    let two = bill(&scratch, std::slice::from_ref(&file), &[]);
+    assert_eq!(two["runs"][0]["stretches_apart"], serde_json::json!([]));
+    assert_eq!(
+        two["profiles"][0]["miss_rate"]["missed"].as_u64().unwrap(),
+        fit(&before).as_u64().unwrap() + 2
+    );
 }

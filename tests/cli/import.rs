@@ -45,7 +45,9 @@ fn a_kernel_run_imports_with_its_requests_and_its_bill() {
     });
     assert!(
         run.stderr.contains("(ptc-runner-kernel): 10 turn(s), ")
-            && run.stderr.contains("10 call(s) with billed usage; the log lacks: memory_values, results, prints, max_turns"),
+            && run
+                .stderr
+                .contains("10 call(s) with billed usage; the log lacks: memory_values, max_turns"),
         "{}",
         run.stderr
     );
@@ -93,11 +95,19 @@ fn a_kernel_run_imports_with_its_requests_and_its_bill() {
         serde_json::from_str(added[0]["tool_calls"][0]["arguments"].as_str().unwrap()).unwrap();
     assert_eq!(program["program"], turns[0]["program"]);
     assert_eq!(added[1]["role"], "tool");
-    // Nothing invented: no memory, no result, and what the log lacks is said.
+    // Nothing invented: no memory; a value only where an observation holds it whole; the
+    // last turn, which no feedback follows, lacks its outcome, value and prints.
     for turn in turns {
         assert_eq!(turn["memory"], Json::Null);
-        assert_eq!(turn["result"], Json::Null);
+        let lacks = turn["lacks"].as_array().cloned().unwrap_or_default();
+        if turn["result"] != Json::Null {
+            assert!(!lacks.contains(&Json::from("results")), "{turn}");
+        }
     }
+    assert_eq!(
+        turns.last().unwrap()["lacks"],
+        serde_json::json!(["errors", "results", "prints"])
+    );
     assert_eq!(recording["max_turns"], 10);
     // The recording made validates, and `ptc ab` measures it.
     let file = scratch.write("kernel.json", &run.stdout);
@@ -948,7 +958,7 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.contains("(mini-swe-agent): 4 turn(s), 2 tool call(s), 4 call(s) with billed usage; the log lacks: max_turns"),
+        run.stderr.contains("(mini-swe-agent): 4 turn(s), 3 tool call(s), 4 call(s) with billed usage; the log lacks: max_turns"),
         "{}",
         run.stderr
     );
@@ -962,6 +972,12 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
     // A return code other than 0 fails the turn.
     assert_eq!(turns[2]["error"]["reason"], "exit_status");
     assert_eq!(turns[2]["program"], "python -m pytest -q");
+    // The command that failed is a tool call still, with its output and its exit status.
+    let failed = &turns[2]["tool_calls"][0];
+    assert_eq!(failed["args"]["command"], "python -m pytest -q");
+    assert_eq!(failed["result"]["exit_status"], 1, "{failed}");
+    assert_eq!(failed["result"]["output"], turns[2]["error"]["message"]);
+    assert_eq!(turns[2]["prints"][0], failed["result"]["output"]);
     // Computed from the fixture: sum(prompt_tokens - cached_tokens), sum(cached_tokens),
     // sum(completion_tokens) over the assistant messages' extra.response.usage
     //   -> 1021+116+274+125 = 1536, 0+1024+1024+1280 = 3328, 58+71+40+77 = 246
@@ -999,12 +1015,16 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
     let path = realrun("mini-swe-agent/derived-text-actions-1.1.traj.json");
     let run = scratch.ptc(["import", &path.display().to_string()]);
     assert!(
-        run.stderr.contains("(mini-swe-agent): 2 turn(s), 1 tool call(s), 2 call(s) with billed usage; the log lacks: nothing"),
+        run.stderr.contains("(mini-swe-agent): 2 turn(s), 2 tool call(s), 2 call(s) with billed usage; the log lacks: nothing"),
         "{}",
         run.stderr
     );
     let recording: Json = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(recording["turns"][0]["program"], "ls");
+    assert_eq!(
+        recording["turns"][1]["tool_calls"][0]["result"]["exit_status"],
+        1
+    );
     assert_eq!(recording["turns"][1]["success"], false);
     assert_eq!(recording["max_turns"], 2);
     // A trajectory without a response, or empty, is refused.

@@ -15,6 +15,7 @@ mod evidence;
 mod examples;
 mod import;
 mod import_codex;
+mod import_kept;
 mod install;
 mod layers;
 mod limits;

@@ -335,6 +335,22 @@ fn summary(
             lacks.join(", ")
         }
     )];
+    // What some turns alone lack: how many turns lack each.
+    let mut some: Vec<(&str, usize)> = Vec::new();
+    for kind in turns
+        .iter()
+        .flat_map(|t| t["lacks"].as_array().map_or(&[][..], Vec::as_slice))
+        .filter_map(serde_json::Value::as_str)
+    {
+        match some.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => some.push((kind, 1)),
+        }
+    }
+    if !some.is_empty() {
+        let said: Vec<String> = some.iter().map(|(k, n)| format!("{k} ({n})")).collect();
+        notes[0].push_str(&format!("; turns lack: {}", said.join(", ")));
+    }
     // A redacted log's texts are markers of their length, kept as written: prompts made from
     // them are not the run's.
     let (markers, chars) = crate::recording::import::redacted(&imported.json);

@@ -72,6 +72,9 @@ pub enum Lack {
     MaxTurns,
     /// Whether each turn failed: every turn is recorded as not failed.
     Errors,
+    /// Whether the reasoning the model gave was sent back with the requests after it: the log
+    /// cannot tell, and the requests leave it out.
+    SentReasoning,
     /// The size of what a rebuilt run's requests sent before the conversation (the system
     /// prompt and tool schemas its log does not hold), which its first call's bill could not
     /// give: set when the recording is read, never read from a file.
@@ -93,6 +96,7 @@ impl Lack {
             Lack::SystemPrompt => "system_prompt",
             Lack::MaxTurns => "max_turns",
             Lack::Errors => "errors",
+            Lack::SentReasoning => "sent_reasoning",
             Lack::PromptPrefix => "prompt_prefix",
         }
     }
@@ -146,6 +150,14 @@ pub(super) struct TurnJson {
     pub request: Option<RequestJson>,
     /// What the provider reported for that request.
     pub usage: Option<UsageJson>,
+    /// What the log did not keep of this turn alone (`results`, `prints`): the fields stand
+    /// empty, and are not what the turn had. The run lacks it too for what renders the turns
+    /// but the last (which no later prompt shows).
+    #[serde(default)]
+    pub lacks: Vec<Lack>,
+    /// The start of the program's value as the log holds it, cut (the agent's observation
+    /// limit): `result` is then unknown (nil), and the turn lacks `results`.
+    pub partial_result: Option<String>,
 }
 
 /// A request to a model as the agent sent it: the text of each part, in order.
@@ -186,6 +198,10 @@ pub struct RequestMessageJson {
     /// The text of the message.
     #[serde(default)]
     pub content: String,
+    /// The reasoning of an assistant message, where the agent sent it back with the message
+    /// (DeepSeek's `reasoning_content`): part of what was sent, before the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
     /// The tool calls of an assistant message, as sent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<RequestToolCallJson>,

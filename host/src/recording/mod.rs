@@ -228,6 +228,15 @@ impl Recording {
             signature: json.signature.map(RString::from).into(),
         };
         let started_at = json.turns.iter().map(|t| t.started_at).collect();
+        // What some turns lack, the run lacks for what renders them: every turn but the last,
+        // which no later prompt shows.
+        let mut lacks = json.lacks;
+        let shown = json.turns.len().saturating_sub(1);
+        lacks.extend(
+            json.turns[..shown]
+                .iter()
+                .flat_map(|t| t.lacks.iter().copied()),
+        );
         let mut requests = Vec::with_capacity(json.turns.len());
         let mut usage = Vec::with_capacity(json.turns.len());
         let mut turns: Vec<Turn> = Vec::with_capacity(json.turns.len());
@@ -241,7 +250,6 @@ impl Recording {
             turns.push(turn(t));
         }
         ptc_strategy_kit::mark_defined(&mut turns);
-        let mut lacks = json.lacks;
         if unknown_prefix {
             lacks.push(Lack::PromptPrefix);
         }

@@ -22,8 +22,9 @@ pub enum ReadError {
         path: PathBuf,
         /// The line of the trace log, when the error is about one.
         line: Option<usize>,
+        /// Boxed: the error of every command carries a `ReadError`, kept small.
         #[source]
-        source: ImportError,
+        source: Box<ImportError>,
     },
     #[error("cannot import {path}: it {why}")]
     NotALog { path: PathBuf, why: String },

@@ -164,6 +164,7 @@ mod tests {
                     content: (*c).into(),
                     tool_calls: Vec::new(),
                     tool_call_id: None,
+                    reasoning: None,
                 })
                 .collect(),
             tools: None,

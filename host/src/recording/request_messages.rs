@@ -58,7 +58,14 @@ fn prompt_messages<'a>(
                 "assistant" => Role::Assistant,
                 _ => Role::User,
             };
-            let mut content = message.content.clone();
+            // Reasoning sent back with an assistant message comes before its text.
+            let mut content = match &message.reasoning {
+                Some(reasoning) if !message.content.is_empty() => {
+                    format!("{reasoning}\n\n{}", message.content)
+                }
+                Some(reasoning) => reasoning.clone(),
+                None => message.content.clone(),
+            };
             for call in &message.tool_calls {
                 if !content.is_empty() {
                     content.push('\n');

@@ -259,6 +259,18 @@ pub(super) fn problems(json: &RecordingJson, defaults: &RecordingDefaults) -> Ve
                 "a failed turn (\"success\": false) needs an \"error\": {\"reason\": ..., \"message\": ...}".into(),
             );
         }
+        // A cut value is no value: the turn's result stays unknown, and it says so.
+        if turn.partial_result.is_some()
+            && (!turn.lacks.contains(&super::format::Lack::Results)
+                || turn.result.0 != ptc_plugin_api::Value::Nil)
+        {
+            rule(
+                E,
+                format!("turns[{i}].partial_result"),
+                "a turn with a cut value has no \"result\" and lists \"results\" in its \"lacks\""
+                    .into(),
+            );
+        }
         for (name, _) in &turn.memory.0 {
             if !valid_name(name) {
                 rule(

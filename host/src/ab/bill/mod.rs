@@ -6,7 +6,8 @@
 //! caches miss sometimes, so a miss rate (measured on billed runs, or given) turns the best case
 //! into an expectation: a call the best case has reading from the cache reads nothing with that
 //! probability. Runs whose calls read nothing at all (a provider that did not cache) are kept
-//! apart: they say where a run was served, not how often a cache misses.
+//! apart: they say where a run was served, not how often a cache misses; so are stretches of
+//! calls that read nothing inside a run that reads elsewhere (`stretch`).
 //!
 //! Tokens are counted by ptc's tokenizer, in the request format of the run's profile
 //! ([`Counting`]: Anthropic's blocks for explicit caching, OpenAI's chat format for implicit);
@@ -18,6 +19,7 @@
 mod profile;
 mod report;
 mod simulate;
+mod stretch;
 mod to_json;
 
 use std::path::PathBuf;
@@ -35,6 +37,7 @@ pub use profile::{billed_profile, is_billed};
 use profile::{first_billed, for_model, one_profile};
 pub use report::table;
 use simulate::{miss_fit, Simulator};
+pub use stretch::STRETCH_CALLS;
 pub use to_json::json;
 
 /// How close a simulated read must come to the billed one to count as right, in tokens.
@@ -88,6 +91,8 @@ pub struct Call {
     /// The cost when the cache misses: what the best case reads is paid as input (or
     /// written again, under explicit caching).
     pub miss_cost: f64,
+    /// In a stretch that read nothing inside a run that reads elsewhere (`stretch`).
+    pub apart: bool,
 }
 
 /// The billed calls of one run.
@@ -291,6 +296,7 @@ impl Bill {
         }
         for run in runs.iter_mut() {
             run.calls.sort_by_key(|c| c.turn);
+            stretch::mark(run);
         }
         let profiles = used
             .iter()
@@ -416,6 +422,7 @@ fn billed(usage: &Usage, turn: usize, at: Option<f64>, counted: usize) -> Call {
         simulated_written: 0,
         best_cost: 0.0,
         miss_cost: 0.0,
+        apart: false,
     }
 }
 

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value as Json};
 
-use crate::ab::bill::{Bill, Call, MissFit, RunBill, READ_TOLERANCE};
+use crate::ab::bill::{Bill, Call, MissFit, RunBill, READ_TOLERANCE, STRETCH_CALLS};
 use crate::cache::Caching;
 use crate::pricing::{Pricing, ProfileInfo};
 
@@ -39,12 +39,25 @@ pub(super) struct Sums {
 }
 
 impl Sums {
+    /// Every call of `run`.
     pub(super) fn add(&mut self, run: &RunBill, miss_rate: f64) {
         self.runs += 1;
         for call in &run.calls {
             self.add_call(call, miss_rate);
             self.held_out += call.expected_cost(run.held_out_rate.unwrap_or(miss_rate));
         }
+    }
+
+    /// The calls of `run` in its stretches that read nothing (`apart`), or the others; the
+    /// run is counted when it has some.
+    pub(super) fn add_part(&mut self, run: &RunBill, miss_rate: f64, apart: bool) {
+        let mut any = false;
+        for call in run.calls.iter().filter(|c| c.apart == apart) {
+            any = true;
+            self.add_call(call, miss_rate);
+            self.held_out += call.expected_cost(run.held_out_rate.unwrap_or(miss_rate));
+        }
+        self.runs += usize::from(any);
     }
 
     fn add_call(&mut self, call: &Call, miss_rate: f64) {
@@ -78,9 +91,11 @@ impl Sums {
     }
 }
 
-pub(super) fn of_run(run: &RunBill, miss_rate: f64) -> Sums {
+/// A run's calls outside its stretches that read nothing (`apart`: those in them).
+pub(super) fn of_run(run: &RunBill, miss_rate: f64, apart: bool) -> Sums {
     let mut sums = Sums::default();
-    sums.add(run, miss_rate);
+    sums.add_part(run, miss_rate, apart);
+    sums.runs = 1;
     sums
 }
 
@@ -244,13 +259,36 @@ pub fn table(bill: &Bill) -> String {
     };
     let (mut with_reads, mut without, mut all) =
         (Sums::default(), Sums::default(), Sums::default());
+    let mut apart = Sums::default();
     for run in &bill.runs {
         let rate = bill.profiles[run.profile].2.rate;
-        let sums = of_run(run, rate);
-        line(&mut out, &name(run), &sums, !run.any_read());
+        line(
+            &mut out,
+            &name(run),
+            &of_run(run, rate, false),
+            !run.any_read(),
+        );
+        for (first, last, _) in run.stretches() {
+            let mut sums = Sums::default();
+            for call in run
+                .calls
+                .iter()
+                .filter(|c| (first..=last).contains(&c.turn))
+            {
+                sums.add_call(call, rate);
+                sums.held_out += call.expected_cost(run.held_out_rate.unwrap_or(rate));
+            }
+            line(
+                &mut out,
+                &format!("  turns {first}-{last} apart"),
+                &sums,
+                true,
+            );
+        }
         all.add(run, rate);
         if run.any_read() {
-            with_reads.add(run, rate);
+            with_reads.add_part(run, rate, false);
+            apart.add_part(run, rate, true);
         } else {
             without.add(run, rate);
         }
@@ -262,6 +300,14 @@ pub fn table(bill: &Bill) -> String {
             &format!("runs with a cache read ({})", with_reads.runs),
             &with_reads,
             false,
+        );
+    }
+    if apart.runs > 0 {
+        line(
+            &mut out,
+            &format!("stretches apart, in {} run(s)", apart.runs),
+            &apart,
+            true,
         );
     }
     if without.runs > 0 {
@@ -286,7 +332,7 @@ pub fn table(bill: &Bill) -> String {
     }
     let _ = writeln!(
         out,
-        "read calls: calls that read from the cache, as billed, and how many of them the simulation reads within {READ_TOLERANCE} tokens of the bill; \"none\": the run read nothing on any call (a provider that did not cache), kept out of the miss rate."
+        "read calls: calls that read from the cache, as billed, and how many of them the simulation reads within {READ_TOLERANCE} tokens of the bill; \"none\": the run read nothing on any call (a provider that did not cache), kept out of the miss rate; \"apart\": a stretch of calls that read nothing inside a run that reads elsewhere (at least {STRETCH_CALLS} the best case reads: calls routed to an upstream that did not cache), kept out of its run's row and of the miss rate."
     );
     let _ = writeln!(
         out,

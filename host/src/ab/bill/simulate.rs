@@ -169,7 +169,11 @@ pub(super) fn miss_fit(
         .enumerate()
         .filter(|&(i, r)| r.profile == slot && r.any_read() && Some(i) != except);
     for (_, run) in counted {
-        for call in run.calls.iter().filter(|c| c.simulated_read > 0) {
+        for call in run
+            .calls
+            .iter()
+            .filter(|c| c.simulated_read > 0 && !c.apart)
+        {
             fit.predicted += 1;
             fit.missed += usize::from(call.billed_read == 0);
             fit.predicted_tokens += call.simulated_read;

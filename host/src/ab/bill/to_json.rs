@@ -56,6 +56,7 @@ pub fn json(bill: &Bill) -> Json {
         .collect();
     let (mut with_reads, mut without, mut all) =
         (Sums::default(), Sums::default(), Sums::default());
+    let mut apart = Sums::default();
     let runs: Vec<Json> = bill
         .runs
         .iter()
@@ -63,7 +64,8 @@ pub fn json(bill: &Bill) -> Json {
             let rate = bill.profiles[run.profile].2.rate;
             all.add(run, rate);
             if run.any_read() {
-                with_reads.add(run, rate);
+                with_reads.add_part(run, rate, false);
+                apart.add_part(run, rate, true);
             } else {
                 without.add(run, rate);
             }
@@ -87,10 +89,11 @@ pub fn json(bill: &Bill) -> Json {
                         "best_case_usd": round(c.best_cost, 10),
                         "miss_usd": round(c.miss_cost, 10),
                         "with_misses_usd": round(c.expected_cost(rate), 10),
+                        "apart": c.apart,
                     })
                 })
                 .collect();
-            let mut run_json = sums_json(&of_run(run, rate));
+            let mut run_json = sums_json(&of_run(run, rate, false));
             let object = run_json.as_object_mut().expect("an object");
             object.remove("runs");
             object.insert(
@@ -102,6 +105,12 @@ pub fn json(bill: &Bill) -> Json {
             object.insert("model".into(), json!(run.model));
             object.insert("any_read".into(), json!(run.any_read()));
             object.insert("skipped_turns".into(), json!(run.skipped));
+            let stretches: Vec<Json> = run
+                .stretches()
+                .into_iter()
+                .map(|(first, last, calls)| json!({"first_turn": first, "last_turn": last, "calls": calls}))
+                .collect();
+            object.insert("stretches_apart".into(), json!(stretches));
             if let Some(prefix) = run.rebuilt {
                 object.insert("rebuilt".into(), json!(true));
                 object.insert("inferred_prefix_tokens".into(), json!(prefix));
@@ -136,6 +145,7 @@ pub fn json(bill: &Bill) -> Json {
         "totals": {
             "runs_with_a_read": sums_json(&with_reads),
             "runs_without_a_read": sums_json(&without),
+            "stretches_apart": sums_json(&apart),
             "every_run": sums_json(&all),
         },
         "tokens": tokens,

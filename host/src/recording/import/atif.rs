@@ -286,6 +286,7 @@ fn message(role: &str, content: String, tool_call_id: Option<String>) -> Request
         content,
         tool_calls: Vec::new(),
         tool_call_id,
+        reasoning: None,
     }
 }
 

@@ -44,6 +44,8 @@ pub enum ImportError {
     KernelVersion { found: Json },
     #[error("not an inspection record (no `record_type`)")]
     NotARecord,
+    #[error("a ptc_runner `kernel_eval` trace (`trace_kind` \"kernel_eval\"): it keeps hashes of the programs and values and the token counts of each turn, not the programs, the messages sent or the bill, so it makes no recording; import the run's inspection artifact (`*.inspection.jsonl`, --from ptc-runner-kernel)")]
+    KernelEvalTrace,
     #[error(
         "`trajectory_format` {found} is not one this ptc reads (it reads {TRAJECTORY_FORMATS})"
     )]
@@ -106,6 +108,6 @@ pub(super) fn bad(path: &Path, line: Option<usize>, source: ImportError) -> Read
     ReadError::Import {
         path: path.to_owned(),
         line,
-        source,
+        source: Box::new(source),
     }
 }

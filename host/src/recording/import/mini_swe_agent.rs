@@ -14,12 +14,15 @@
 //!   `extra.actions`, else (format 1) its one `bash` block; the raw response is its text, after
 //!   its `reasoning_content` when the model gave one;
 //! - the tool calls are those commands, each with, as its result, the message answering it (the
-//!   `tool` message of its call, else the next `user` message); each result is one printed
-//!   entry;
+//!   `tool` message of its call, else the next `user` message), a command that failed (a
+//!   return code not 0) as `{output, exit_status}`; each output is one printed entry, failed
+//!   or not;
 //! - the turn failed when a command's return code (`extra.returncode`, else the
 //!   `<returncode>` of the answer) is not 0 (its output is the error), or when the response
 //!   gave no command, or format 1's more than one (the `user` message after it says why);
-//! - `request` is every message before it, as sent; `usage` is `extra.response.usage` in ptc's
+//! - `request` is every message before it, as sent: DeepSeek's `reasoning_content` with its
+//!   assistant message (litellm sends it back, and the bill counts it); another provider's is
+//!   left out, and the recording lacks `sent_reasoning` (the log cannot tell); `usage` is `extra.response.usage` in ptc's
 //!   convention: DeepSeek's `prompt_cache_hit_tokens` are the cache reads and its
 //!   `prompt_cache_miss_tokens` the rest (other providers: `prompt_tokens` holds the reads,
 //!   `cache_read_input_tokens` or else `prompt_tokens_details.cached_tokens`, and Anthropic's
@@ -108,6 +111,16 @@ pub fn mini_swe_agent(
     // A shell agent has no `user/` namespace and its commands return no value: an empty memory
     // and a nil result are what happened, not something the log lost.
     let mut lacks = Vec::new();
+    // The reasoning of an assistant message is in the messages the agent hands litellm, which
+    // sends DeepSeek's back (its bill counts it); what another provider got, the log cannot
+    // tell: its requests leave the reasoning out, and the recording says so.
+    let reasoning_sent = provider.as_deref() == Some("deepseek");
+    let gave_reasoning = messages
+        .iter()
+        .any(|m| m["role"] == "assistant" && m["reasoning_content"].is_string());
+    if gave_reasoning && !reasoning_sent {
+        lacks.push(Lack::SentReasoning);
+    }
     let mut turns = Vec::new();
     // The messages the previous request sent: every request sends them again first (the
     // trajectory is the conversation), so it is written as the ones it adds.
@@ -132,15 +145,21 @@ pub fn mini_swe_agent(
                     .as_i64()
                     .or_else(|| return_code(m["content"].as_str()?))
             });
-            if code.is_some_and(|c| c != 0) && failed.is_none() {
+            let failing = code.filter(|&c| c != 0);
+            if failing.is_some() && failed.is_none() {
                 failed = Some(output.clone());
             }
             commands.push(command.clone());
             prints.push(output.clone());
+            // A command that failed keeps its output and its exit status.
+            let result = match failing {
+                Some(status) => json!({"output": output, "exit_status": status}),
+                None => json!(output),
+            };
             tool_calls.push(json!({
                 "name": name,
                 "args": {"command": command},
-                "result": output,
+                "result": result,
             }));
         }
         let mut raw = String::new();
@@ -164,9 +183,9 @@ pub fn mini_swe_agent(
             "raw_response": raw,
             "program": if commands.is_empty() { Json::Null } else { json!(commands.join("\n")) },
             "success": error.is_none(),
-            "prints": if error.is_none() { json!(prints) } else { json!([]) },
-            "tool_calls": if error.is_none() { json!(tool_calls) } else { json!([]) },
-            "request": request(sent, &messages[sent..at], model.clone()),
+            "prints": prints,
+            "tool_calls": tool_calls,
+            "request": request(sent, &messages[sent..at], model.clone(), reasoning_sent),
         });
         if let Some(error) = error {
             turn["error"] = error;
@@ -326,17 +345,21 @@ fn return_code(text: &str) -> Option<i64> {
 }
 
 /// The messages sent before a response, as sent: the `repeats` the previous request sent,
-/// then `added`.
-fn request(repeats: usize, added: &[Json], model: Option<String>) -> Json {
+/// then `added` (with the reasoning of each assistant message when `reasoning_sent`).
+fn request(repeats: usize, added: &[Json], model: Option<String>, reasoning_sent: bool) -> Json {
     // A tool call as litellm gives it: `{id, function{name, arguments}}`, the arguments as text.
     let messages = added
         .iter()
         .map(|m| {
-            request_message(m, |c| RequestToolCallJson {
+            let mut message = request_message(m, |c| RequestToolCallJson {
                 id: c["id"].as_str().map(str::to_owned),
                 name: c["function"]["name"].as_str().unwrap_or("").to_owned(),
                 arguments: c["function"]["arguments"].as_str().unwrap_or("").to_owned(),
-            })
+            });
+            if reasoning_sent && m["role"] == "assistant" {
+                message.reasoning = m["reasoning_content"].as_str().map(str::to_owned);
+            }
+            message
         })
         .collect();
     serde_json::to_value(RequestJson {

@@ -363,6 +363,7 @@ pub(super) fn request_message(
             .map(|calls| calls.iter().map(&tool_call).collect())
             .unwrap_or_default(),
         tool_call_id: message["tool_call_id"].as_str().map(str::to_owned),
+        reasoning: None,
     }
 }
 

@@ -101,6 +101,9 @@ pub fn ptc_runner(
         }
         let event: Json =
             serde_json::from_str(line).map_err(|e| bad(path, Some(i + 1), ImportError::Json(e)))?;
+        if event["trace_kind"] == "kernel_eval" {
+            return Err(bad(path, Some(i + 1), ImportError::KernelEvalTrace));
+        }
         let this = event.get("schema_version").cloned().unwrap_or(Json::Null);
         match &version {
             None => {

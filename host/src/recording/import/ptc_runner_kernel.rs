@@ -14,12 +14,16 @@
 //!   first `evaluation-source` after the response names it): in schema 2 those whose
 //!   `payload.evaluation_id` is it, in schema 7 (which leaves that field out) those recorded
 //!   after that source, the Kernel's own `kernel-*` routes aside; with their arguments and
-//!   results;
-//! - whether the program succeeded, and what it printed, come from the feedback the agent sent
-//!   back: the `tool` message of the next request (`The correlated PTC-Lisp program succeeded.
-//!   …` and the `println:` lines of its output). The last turn has no next request: its outcome
-//!   is not recorded, and it is imported as not failed with no prints (and the recording says
-//!   it lacks prints);
+//!   results, each named as programs call it: the one prelude function that calls the
+//!   capability (`incident.evidence/list-sources` for `evidence.list_sources`, `names`), with
+//!   its signature, else the capability's name;
+//! - whether the program succeeded, its value and what it printed come from the feedback the
+//!   agent sent back: the `tool` message of the next request (`The correlated PTC-Lisp program
+//!   succeeded. …<untrusted_ptc_output …>user=> VALUE\nprintln:\n…`, `feedback`). The value
+//!   is read back from its printed form where the observation holds it whole; one the agent's
+//!   observation limit cut is kept apart as `partial_result`, and the turn lacks `results`;
+//!   prints cut, the turn lacks `prints`. The last turn has no next request: it is imported
+//!   as not failed, with no value and no prints, and lacks `errors`, `results` and `prints`;
 //! - `request` is the request as sent; `usage` is `tokens{input, output, cache_read,
 //!   cache_creation, total_cost}` in ptc's convention: the source's `input` **includes** the
 //!   cache reads and writes (OpenRouter's `prompt_tokens`), so `usage.input` is `input −
@@ -33,12 +37,12 @@
 //! whole number from 0, a cost that is not one, or cache reads and writes above the input that
 //! includes them, are refused naming the line and the field (see `counts`).
 //!
-//! The artifact keeps no memory values and no program results: the recording says it lacks
-//! them, and its turn budget when the run did not record one (`max_turns` is then the number
-//! of turns taken, unless `--max-turns` gives it).
+//! The artifact keeps no memory values: the recording says it lacks them, the values or prints
+//! when no turn has them, and its turn budget when the run did not record one (`max_turns` is
+//! then the number of turns taken, unless `--max-turns` gives it). ptc_runner's `kernel_eval`
+//! traces (JSONL of schema 2 too, `trace_kind` `kernel_eval`) keep hashes, not programs or
+//! messages: refused as what they are.
 
-use std::collections::HashMap;
-use std::io::{BufRead, Read};
 use std::path::Path;
 
 use serde_json::{json, Value as Json};
@@ -49,6 +53,13 @@ use super::{
 };
 use crate::recording::format::{Lack, RequestJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
+use feedback::{observed, Observed, SUCCEEDED};
+use records::{read_records, Record};
+
+mod feedback;
+mod names;
+mod printed;
+mod records;
 
 /// The inspection schema versions read.
 pub(super) const KERNEL_VERSIONS: &str = "2 and 7";
@@ -56,21 +67,9 @@ pub(super) const KERNEL_VERSIONS: &str = "2 and 7";
 /// The tool the Kernel agent runs its programs through.
 const RUN_TOOL: &str = "run_ptc_lisp";
 
-/// How the agent's feedback says a program succeeded.
-const SUCCEEDED: &str = "The correlated PTC-Lisp program succeeded.";
-
 /// Whether `first_line`, the first record of a JSONL file, is a Kernel inspection record.
 pub(super) fn detect(first: &Json) -> bool {
     first.get("record_type").is_some() && first.get("correlation").is_some()
-}
-
-/// One record of the artifact: its line, and the fields the import reads.
-struct Record {
-    line: usize,
-    timestamp: Option<String>,
-    kind: String,
-    correlation: Json,
-    payload: Json,
 }
 
 /// Reads the inspection artifact at `path` and builds the recording of its run.
@@ -80,29 +79,14 @@ pub fn ptc_runner_kernel(
     supplied: &Supplied,
 ) -> Result<Imported, ReadError> {
     let (records, version) = read_records(path)?;
-    // Capability id -> its output record. An id given twice would give one call the other's
-    // result and bill: refused.
-    let mut outputs: HashMap<&str, &Record> = HashMap::new();
-    let mut inputs: HashMap<&str, usize> = HashMap::new();
-    for r in &records {
-        let seen = match r.kind.as_str() {
-            "capability-output" => &mut outputs,
-            "capability-input" => {
-                if let Some(id) = r.correlation["capability_id"].as_str() {
-                    if let Some(first_line) = inputs.insert(id, r.line) {
-                        return Err(repeated(path, r, id, first_line));
-                    }
-                }
-                continue;
-            }
-            _ => continue,
-        };
-        if let Some(id) = r.correlation["capability_id"].as_str() {
-            if let Some(first) = seen.insert(id, r) {
-                return Err(repeated(path, r, id, first.line));
-            }
-        }
-    }
+    let outputs = records::outputs(path, &records)?;
+    // The names programs call the capabilities by, from the preludes the run loaded.
+    let wrappers = names::wrappers(
+        records
+            .iter()
+            .filter(|r| r.kind == "prelude-source")
+            .filter_map(|r| r.payload["source"].as_str()),
+    );
     // Where each call to the model is among the records: the records after one call and
     // before the next are what its response set off.
     let at: Vec<usize> = (0..records.len())
@@ -132,8 +116,9 @@ pub fn ptc_runner_kernel(
                 )
             })?,
     };
-    let mut lacks = vec![Lack::MemoryValues, Lack::Results];
-    let mut tools: Vec<String> = Vec::new();
+    let mut lacks = vec![Lack::MemoryValues];
+    // Each tool by the name programs call it, with its signature where its prelude gives one.
+    let mut tools: Vec<(String, Option<String>)> = Vec::new();
     let mut turns = Vec::new();
     for (i, call) in calls.iter().enumerate() {
         let number = i + 1;
@@ -177,9 +162,11 @@ pub fn ptc_runner_kernel(
             })
             .map(|(_, r)| r)
             .map(|r| {
-                let name = r.payload["name"].as_str().unwrap_or("").to_owned();
-                if !tools.contains(&name) {
-                    tools.push(name.clone());
+                let capability = r.payload["name"].as_str().unwrap_or("");
+                let wrapper = wrappers.get(capability);
+                let name = wrapper.map_or(capability, |w| w.name.as_str()).to_owned();
+                if !tools.iter().any(|(n, _)| *n == name) {
+                    tools.push((name.clone(), wrapper.and_then(|w| w.signature.clone())));
                 }
                 let result = r.correlation["capability_id"]
                     .as_str()
@@ -197,45 +184,51 @@ pub fn ptc_runner_kernel(
                 .filter(|m| m["role"] == "tool")
                 .and_then(|m| m["content"].as_str())
         });
-        let (success, prints, error) = match (ok, program.as_ref(), feedback) {
-            (false, _, _) => (
-                false,
-                Vec::new(),
-                Some(
-                    json!({"reason": "provider_error", "message": output["result"]["reason"].as_str().unwrap_or("the model call failed")}),
-                ),
+        // What the log does not hold of this turn alone.
+        let mut missing = Vec::new();
+        let mut seen = Observed::default();
+        let error = match (ok, program.as_ref(), feedback) {
+            (false, _, _) => Some(
+                json!({"reason": "provider_error", "message": output["result"]["reason"].as_str().unwrap_or("the model call failed")}),
             ),
-            (true, None, _) => (
-                false,
-                Vec::new(),
-                Some(
-                    json!({"reason": "protocol_error", "message": format!("the response made {} {RUN_TOOL} call(s), not one", runs.len())}),
-                ),
+            (true, None, _) => Some(
+                json!({"reason": "protocol_error", "message": format!("the response made {} {RUN_TOOL} call(s), not one", runs.len())}),
             ),
             (true, Some(_), Some(text)) if text.starts_with(SUCCEEDED) => {
-                (true, printed(text), None)
-            }
-            (true, Some(_), Some(text)) => (
-                false,
-                Vec::new(),
-                Some(json!({"reason": "eval_error", "message": text})),
-            ),
-            (true, Some(_), None) => {
-                if !lacks.contains(&Lack::Prints) {
-                    lacks.push(Lack::Prints);
+                seen = observed(text);
+                if seen.value.is_none() {
+                    missing.push(Lack::Results);
                 }
-                (true, Vec::new(), None)
+                if seen.prints_cut {
+                    missing.push(Lack::Prints);
+                }
+                None
+            }
+            (true, Some(_), Some(text)) => Some(json!({"reason": "eval_error", "message": text})),
+            // No next request: what the program did, the log does not say.
+            (true, Some(_), None) => {
+                missing.extend([Lack::Errors, Lack::Results, Lack::Prints]);
+                None
             }
         };
         let mut turn = json!({
             "number": number,
             "raw_response": content,
             "program": program,
-            "success": success,
-            "prints": prints,
+            "success": error.is_none(),
+            "prints": seen.prints,
             "tool_calls": tool_calls,
             "request": request(&call.payload["arguments"]),
         });
+        if let Some(value) = seen.value {
+            turn["result"] = value;
+        }
+        if let Some(cut) = seen.cut_value {
+            turn["partial_result"] = json!(cut);
+        }
+        if !missing.is_empty() {
+            turn["lacks"] = json!(missing);
+        }
         if let Some(error) = error {
             turn["error"] = error;
         }
@@ -255,13 +248,22 @@ pub fn ptc_runner_kernel(
         turns.push(turn);
     }
     let count = turns.len();
+    // What no turn holds, the run lacks; what some do, the others say they lack.
+    for kind in [Lack::Results, Lack::Prints] {
+        if turns.iter().all(|t| lacks_of(t).contains(&kind)) {
+            lacks.push(kind);
+        }
+    }
     let max_turns = turn_budget(supplied.max_turns, count, &mut lacks);
     tools.sort();
     let mut recording = json!({
         "mission": mission,
         "literal_mission": true,
         "max_turns": max_turns,
-        "tools": tools.iter().map(|name| json!({"name": name})).collect::<Vec<_>>(),
+        "tools": tools.iter().map(|(name, signature)| match signature {
+            Some(signature) => json!({"name": name, "signature": signature}),
+            None => json!({"name": name}),
+        }).collect::<Vec<_>>(),
         "turns": turns,
         "lacks": lacks,
     });
@@ -277,99 +279,6 @@ pub fn ptc_runner_kernel(
         default_max_turns: supplied.max_turns.is_none(),
         part: None,
     })
-}
-
-/// Every record of the artifact, with its line; a line that is not a record of schema 2 is
-/// an error naming it.
-fn read_records(path: &Path) -> Result<(Vec<Record>, u64), ReadError> {
-    let file = std::fs::File::open(path).map_err(|source| ReadError::Input {
-        path: path.to_owned(),
-        source,
-    })?;
-    let limit = crate::recording::max_recording_bytes();
-    let mut reader = std::io::BufReader::new(file);
-    let mut records = Vec::new();
-    let mut bytes = Vec::new();
-    // The schema of the first record, and its line: every record has it.
-    let mut first_version: Option<(Json, usize)> = None;
-    // The run of the first record, and its line: an artifact is of one run.
-    let mut first_run: Option<(Json, usize)> = None;
-    for line in 1.. {
-        bytes.clear();
-        let read = (&mut reader)
-            .take(limit.saturating_add(1))
-            .read_until(b'\n', &mut bytes)
-            .map_err(|source| ReadError::Input {
-                path: path.to_owned(),
-                source,
-            })?;
-        if read == 0 {
-            break;
-        }
-        if bytes.len() as u64 > limit && bytes.last() != Some(&b'\n') {
-            return Err(bad(path, Some(line), ImportError::TooLarge(limit)));
-        }
-        let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-        if text.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let record: Json = serde_json::from_slice(text)
-            .map_err(|e| bad(path, Some(line), ImportError::Json(e)))?;
-        let version = &record["schema_version"];
-        match &first_version {
-            None if version == &json!(2) || version == &json!(7) => {
-                first_version = Some((version.clone(), line));
-            }
-            None => {
-                return Err(bad(
-                    path,
-                    Some(line),
-                    ImportError::KernelVersion {
-                        found: version.clone(),
-                    },
-                ))
-            }
-            Some((first, first_line)) if first != version => {
-                return Err(bad(
-                    path,
-                    Some(line),
-                    ImportError::MixedVersions {
-                        found: version.clone(),
-                        first: first.clone(),
-                        first_line: *first_line,
-                    },
-                ))
-            }
-            Some(_) => {}
-        }
-        match &first_run {
-            None => first_run = Some((record["run_id"].clone(), line)),
-            Some((first, first_line)) if first != &record["run_id"] => {
-                return Err(bad(
-                    path,
-                    Some(line),
-                    ImportError::MixedRuns {
-                        found: record["run_id"].clone(),
-                        first: first.clone(),
-                        first_line: *first_line,
-                    },
-                ))
-            }
-            Some(_) => {}
-        }
-        let Some(kind) = record["record_type"].as_str() else {
-            return Err(bad(path, Some(line), ImportError::NotARecord));
-        };
-        records.push(Record {
-            line,
-            timestamp: record["timestamp"].as_str().map(str::to_owned),
-            kind: kind.to_owned(),
-            correlation: record["correlation"].clone(),
-            payload: record["payload"].clone(),
-        });
-    }
-    let version = first_version.and_then(|(v, _)| v.as_u64()).unwrap_or(2);
-    Ok((records, version))
 }
 
 /// The request as sent, in the recording's shape.
@@ -437,28 +346,9 @@ fn usage(tokens: &Json) -> Result<Option<Json>, CountError> {
     Ok(Some(usage))
 }
 
-/// The error of a record whose capability id an earlier record of its kind has.
-fn repeated(path: &Path, record: &Record, id: &str, first_line: usize) -> ReadError {
-    bad(
-        path,
-        Some(record.line),
-        ImportError::RepeatedId {
-            kind: record.kind.clone(),
-            id: id.to_owned(),
-            first_line,
-        },
-    )
-}
-
-/// What a successful program printed, from the agent's feedback: the lines after `println:`
-/// in its output.
-fn printed(feedback: &str) -> Vec<String> {
-    let Some(start) = feedback.find("\nprintln:\n") else {
-        return Vec::new();
-    };
-    let rest = &feedback[start + "\nprintln:\n".len()..];
-    let end = rest.find("</untrusted_ptc_output>").unwrap_or(rest.len());
-    rest[..end].lines().map(str::to_owned).collect()
+/// What a turn of the recording made says it lacks.
+fn lacks_of(turn: &Json) -> Vec<Lack> {
+    serde_json::from_value(turn["lacks"].clone()).unwrap_or_default()
 }
 
 /// A tool's arguments as the recording's map of string keys (kept as the source wrote them).
@@ -495,12 +385,5 @@ mod tests {
         assert!(usage(&json!({})).unwrap().is_none(), "no counts: unknown");
         let unpriced = usage(&json!({"input": 10})).unwrap().unwrap();
         assert!(unpriced.get("cost_usd").is_none(), "no cost is computed");
-    }
-
-    #[test]
-    fn prints_come_from_the_feedback_of_a_success() {
-        let feedback = "The correlated PTC-Lisp program succeeded. Treat ...\n<untrusted_ptc_output source=\"evaluation\">user=> 3\nprintln:\na\nb c</untrusted_ptc_output>\nDefinitions created ...";
-        assert_eq!(printed(feedback), ["a", "b c"]);
-        assert!(printed("The correlated PTC-Lisp program succeeded. user=> 1").is_empty());
     }
 }

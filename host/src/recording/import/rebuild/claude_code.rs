@@ -24,6 +24,7 @@ pub(in crate::recording::import) fn conversation(
         content,
         tool_calls: Vec::new(),
         tool_call_id: None,
+        reasoning: None,
     };
     let keys = response_keys(thread);
     for (line, record) in thread {

@@ -119,5 +119,6 @@ fn plain(role: &str, content: String) -> RequestMessageJson {
         content,
         tool_calls: Vec::new(),
         tool_call_id: None,
+        reasoning: None,
     }
 }

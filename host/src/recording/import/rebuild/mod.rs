@@ -142,6 +142,7 @@ mod tests {
             content: text.into(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            reasoning: None,
         }
     }
 

@@ -24,6 +24,7 @@ pub(in crate::recording::import) fn conversation(
         content: content.to_owned(),
         tool_calls: Vec::new(),
         tool_call_id: None,
+        reasoning: None,
     };
     for (i, event) in events.iter().enumerate() {
         let metadata = &event["tool_call_metadata"];
