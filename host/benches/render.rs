@@ -295,6 +295,7 @@ fn w1_recording(items: Items) -> Recording {
     let defaults = RecordingDefaults {
         max_turns: W1_TURNS as u32,
         system_prompt: String::new(),
+        max_recording_bytes: ptc::DEFAULT_MAX_RECORDING_BYTES,
     };
     let recording = Recording::parse(text.as_bytes(), Path::new("w1.json"), &defaults)
         .unwrap_or_else(|e| panic!("the W1 recording is invalid: {e}"));

@@ -107,6 +107,7 @@ fn parse(name: &str, json: &Json) -> Recording {
     let defaults = RecordingDefaults {
         max_turns: 20,
         system_prompt: String::new(),
+        max_recording_bytes: ptc::DEFAULT_MAX_RECORDING_BYTES,
     };
     Recording::parse(json.to_string().as_bytes(), Path::new(name), &defaults)
         .unwrap_or_else(|e| panic!("{name} is invalid: {e}"))

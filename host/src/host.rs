@@ -45,6 +45,8 @@ pub struct Host {
     loaded_reported: AtomicBool,
     /// Whether strategies render private values too (`--show-private`, a debugging view).
     show_private: bool,
+    /// The largest recording read, in bytes ([`RecordingDefaults::max_recording_bytes`]).
+    max_recording_bytes: u64,
 }
 
 /// The tokenizer called `name`, or an error naming the ones there are.
@@ -63,6 +65,7 @@ impl Host {
             on_load: None,
             loaded_reported: AtomicBool::new(false),
             show_private: false,
+            max_recording_bytes: crate::recording::DEFAULT_MAX_RECORDING_BYTES,
         }
     }
 
@@ -84,6 +87,13 @@ impl Host {
     /// is a command-line switch only, never a configuration key.
     pub fn showing_private(mut self, show: bool) -> Host {
         self.show_private = show;
+        self
+    }
+
+    /// Reads no recording (a file, a line of a JSONL file, a log) larger than `limit` bytes
+    /// (`--max-recording-bytes`); by default [`crate::recording::DEFAULT_MAX_RECORDING_BYTES`].
+    pub fn with_max_recording_bytes(mut self, limit: u64) -> Host {
+        self.max_recording_bytes = limit;
         self
     }
 
@@ -285,6 +295,7 @@ impl Host {
         Ok(RecordingDefaults {
             max_turns: self.config.max_turns(),
             system_prompt: system_prompt.trim_end_matches('\n').to_owned(),
+            max_recording_bytes: self.max_recording_bytes,
         })
     }
 

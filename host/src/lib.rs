@@ -47,11 +47,10 @@ pub use output::escape_controls;
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
 pub use pricing::{Pricing, PromptCost};
 pub use recording::corpus::{single as single_source, sources, Source};
-pub use recording::{
-    max_recording_bytes, set_max_recording_bytes, Problem, Recording, RecordingDefaults,
-    RecordingError, Severity, DEFAULT_MAX_RECORDING_BYTES,
-};
 pub use recording::{Lack, ReadError, Request, RequestMessage, RequestToolCall, Usage};
+pub use recording::{
+    Problem, Recording, RecordingDefaults, RecordingError, Severity, DEFAULT_MAX_RECORDING_BYTES,
+};
 pub use render::templates::{TemplateError, Templates};
 pub use render::trigger::{Prompter, RunCache};
 pub use render::RenderError;

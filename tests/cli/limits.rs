@@ -155,7 +155,7 @@ proptest! {
         tool_call_results in prop::sample::select(vec!["never", "when_no_println"]),
     ) {
         let json = marked_recording(data, &specs, line_break);
-        let defaults = RecordingDefaults { max_turns: 5, system_prompt: "System.".into() };
+        let defaults = RecordingDefaults { max_turns: 5, system_prompt: "System.".into(), max_recording_bytes: ptc::DEFAULT_MAX_RECORDING_BYTES };
         let recording =
             Recording::parse(&serde_json::to_vec(&json).unwrap(), "marked.json".as_ref(), &defaults)
                 .expect("a valid recording");

@@ -130,6 +130,7 @@ fn recordings() -> impl Strategy<Value = Recording> {
             let defaults = RecordingDefaults {
                 max_turns: 5,
                 system_prompt: "System.".into(),
+                max_recording_bytes: ptc::DEFAULT_MAX_RECORDING_BYTES,
             };
             Recording::parse(
                 &serde_json::to_vec(&json).unwrap(),

@@ -30,6 +30,7 @@ fn recording() -> Recording {
     let defaults = RecordingDefaults {
         max_turns: 5,
         system_prompt: "S.".into(),
+        max_recording_bytes: ptc::DEFAULT_MAX_RECORDING_BYTES,
     };
     Recording::parse(
         &serde_json::to_vec(&json).unwrap(),

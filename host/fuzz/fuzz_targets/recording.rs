@@ -9,6 +9,7 @@ fuzz_target!(|data: &[u8]| {
     let defaults = RecordingDefaults {
         max_turns: 5,
         system_prompt: "System.".into(),
+        max_recording_bytes: ptc::DEFAULT_MAX_RECORDING_BYTES,
     };
     let path = std::path::Path::new("fuzz.json");
     let _ = Recording::check(data, path, 1, &defaults);

@@ -23,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
     let defaults = RecordingDefaults {
         max_turns: 5,
         system_prompt: "System.".into(),
+        max_recording_bytes: ptc::DEFAULT_MAX_RECORDING_BYTES,
     };
     let Ok(recording) = Recording::parse(json, Path::new("fuzz.json"), &defaults) else {
         return;

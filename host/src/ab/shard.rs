@@ -256,6 +256,7 @@ mod tests {
         let defaults = crate::recording::RecordingDefaults {
             max_turns: 5,
             system_prompt: String::new(),
+            max_recording_bytes: crate::recording::DEFAULT_MAX_RECORDING_BYTES,
         };
         let all = crate::recording::corpus::sources(&paths, &defaults).unwrap();
         assert_eq!(all.len(), 43);

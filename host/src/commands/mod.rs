@@ -61,8 +61,9 @@ impl Context {
 
     /// [`Context::host`] for a command that reads recordings, with `limits` applied first.
     pub fn reading(&self, after: &ConfigArgs, limits: &RecordingArgs) -> Result<Host, Error> {
-        crate::recording::set_max_recording_bytes(limits.max_recording_bytes);
-        self.host(after)
+        Ok(self
+            .host(after)?
+            .with_max_recording_bytes(limits.max_recording_bytes))
     }
 
     /// [`Context::reading`] for a command that uses strategies: their plugins are loaded (and

@@ -68,7 +68,7 @@ fn report(host: &Host, paths: &[PathBuf], format: Format) -> Result<(String, usi
             Source::Line { path, line, .. } => (path.to_path_buf(), *line),
             other => (other.label(), 1),
         };
-        let problems = match source.bytes() {
+        let problems = match source.bytes(defaults.max_recording_bytes) {
             Ok(bytes) => Recording::check(&bytes, &file, first_line, &defaults),
             Err(err) => vec![Problem {
                 severity: Severity::Error,

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::recording::{
-    max_recording_bytes, read_limited, ReadError, Recording, RecordingDefaults, RecordingError,
+    read_limited, ReadError, Recording, RecordingDefaults, RecordingError,
+    DEFAULT_MAX_RECORDING_BYTES,
 };
 
 /// One recording's place.
@@ -63,8 +64,8 @@ impl Source {
         }
     }
 
-    /// The recording's JSON.
-    pub fn bytes(&self) -> Result<Vec<u8>, ReadError> {
+    /// The recording's JSON, if it is no larger than `limit` bytes.
+    pub fn bytes(&self, limit: u64) -> Result<Vec<u8>, ReadError> {
         let io = |path: &Path, source| {
             ReadError::Recording(RecordingError::Io {
                 path: path.to_owned(),
@@ -72,11 +73,10 @@ impl Source {
             })
         };
         match self {
-            Source::File(path) => Ok(read_limited(path, max_recording_bytes())?),
+            Source::File(path) => Ok(read_limited(path, limit)?),
             Source::Line {
                 path, offset, len, ..
             } => {
-                let limit = max_recording_bytes();
                 if *len as u64 > limit {
                     return Err(ReadError::Recording(RecordingError::TooLarge {
                         path: self.label(),
@@ -100,7 +100,7 @@ impl Source {
 
     /// Reads and checks the recording.
     pub fn load(&self, defaults: &RecordingDefaults) -> Result<Recording, ReadError> {
-        let bytes = self.bytes()?;
+        let bytes = self.bytes(defaults.max_recording_bytes)?;
         let (path, line) = self.place();
         Ok(Recording::parse_at(&bytes, &path, line, defaults)?)
     }
@@ -130,6 +130,8 @@ pub struct Listing {
     runs: std::collections::VecDeque<Source>,
     /// What logs are imported with; `None`: logs are not read.
     defaults: Option<RecordingDefaults>,
+    /// The longest line of a JSONL file listed, in bytes.
+    limit: u64,
     failed: bool,
 }
 
@@ -152,12 +154,15 @@ impl Listing {
             lines: None,
             runs: Default::default(),
             defaults: None,
+            limit: DEFAULT_MAX_RECORDING_BYTES,
             failed: false,
         }
     }
 
-    /// The listing reading agents' logs too, imported with `defaults`.
+    /// The listing reading agents' logs too, imported with `defaults` (whose
+    /// `max_recording_bytes` bounds a line of a JSONL file too).
     pub fn reading_logs(mut self, defaults: &RecordingDefaults) -> Listing {
+        self.limit = defaults.max_recording_bytes;
         self.defaults = Some(defaults.clone());
         self
     }
@@ -176,6 +181,7 @@ impl Listing {
             lines: None,
             runs: Default::default(),
             defaults: None,
+            limit: DEFAULT_MAX_RECORDING_BYTES,
             failed: false,
         }
     }
@@ -199,7 +205,7 @@ impl Listing {
                 Pending::Found(path) => path,
                 Pending::Given(path) => {
                     if let Some((file, line)) = jsonl_line(&path) {
-                        return line_of(&file, line).map(Some);
+                        return line_of(&file, line, self.limit).map(Some);
                     }
                     if path.is_dir() {
                         for file in dir_files(&path)?.into_iter().rev() {
@@ -217,7 +223,7 @@ impl Listing {
                 }
             }
             if is_ext(&path, "jsonl") {
-                self.lines = Some(JsonlLines::open(&path, max_recording_bytes())?);
+                self.lines = Some(JsonlLines::open(&path, self.limit)?);
             } else {
                 return Ok(Some(Source::File(path)));
             }
@@ -259,8 +265,8 @@ pub fn files_in(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, ReadErr
 }
 
 /// Line `line` of the JSONL file `file`, found without holding the others.
-fn line_of(file: &Path, line: usize) -> Result<Source, ReadError> {
-    let mut lines = JsonlLines::open(file, max_recording_bytes())?;
+fn line_of(file: &Path, line: usize, limit: u64) -> Result<Source, ReadError> {
+    let mut lines = JsonlLines::open(file, limit)?;
     while let Some(source) = lines.next_line()? {
         if matches!(source, Source::Line { line: l, .. } if l == line) {
             return Ok(source);
@@ -324,7 +330,7 @@ fn jsonl_line(path: &Path) -> Option<(PathBuf, usize)> {
 /// Every non-blank line of a JSONL file, found in one streaming pass that holds no line.
 #[cfg(test)]
 fn jsonl_lines(path: &Path) -> Result<Vec<Source>, ReadError> {
-    jsonl_lines_within(path, max_recording_bytes())
+    jsonl_lines_within(path, DEFAULT_MAX_RECORDING_BYTES)
 }
 
 /// [`jsonl_lines`], refusing a line longer than `limit` bytes once that much of it is read.
@@ -433,10 +439,14 @@ mod tests {
         let lines = jsonl_lines(&path).unwrap();
         assert_eq!(lines.len(), 2);
         assert!(matches!(&lines[1], Source::Line { line: 4, .. }));
-        assert_eq!(lines[1].bytes().unwrap(), b"{\"mission\": \"b\"}");
+        assert_eq!(
+            lines[1].bytes(DEFAULT_MAX_RECORDING_BYTES).unwrap(),
+            b"{\"mission\": \"b\"}"
+        );
         let defaults = RecordingDefaults {
             max_turns: 5,
             system_prompt: String::new(),
+            max_recording_bytes: crate::recording::DEFAULT_MAX_RECORDING_BYTES,
         };
         let one = single(&PathBuf::from(format!("{}:4", path.display())), &defaults).unwrap();
         assert_eq!(one, lines[1]);

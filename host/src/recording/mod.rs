@@ -23,7 +23,6 @@ pub mod value_json;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use ptc_plugin_api::abi_stable::std_types::{ROption, RString, RVec, Tuple2};
 use ptc_plugin_api::{Run, Tool, ToolCall, Turn, TurnError};
@@ -74,25 +73,15 @@ pub struct RecordingDefaults {
     pub max_turns: u32,
     /// Used when the recording has no `system_prompt`.
     pub system_prompt: String,
+    /// The largest recording read, in bytes (a recording file, a line of a JSONL file, a log):
+    /// a larger one is an error naming the file and the limit, found before more than the
+    /// limit is read (`--max-recording-bytes`; [`DEFAULT_MAX_RECORDING_BYTES`]).
+    pub max_recording_bytes: u64,
 }
 
 /// The largest recording read by default, in bytes (a recording file, a line of a JSONL
 /// file): 256 MiB.
 pub const DEFAULT_MAX_RECORDING_BYTES: u64 = 256 << 20;
-
-static MAX_RECORDING_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_RECORDING_BYTES);
-
-/// Sets the largest recording read, in bytes, for the whole process (`--max-recording-bytes`).
-/// A larger one is an error naming the file and the limit, found before more than the limit
-/// is read.
-pub fn set_max_recording_bytes(limit: u64) {
-    MAX_RECORDING_BYTES.store(limit, Ordering::Relaxed);
-}
-
-/// The largest recording read, in bytes.
-pub fn max_recording_bytes() -> u64 {
-    MAX_RECORDING_BYTES.load(Ordering::Relaxed)
-}
 
 /// `268435456 bytes (256 MiB)`.
 pub(crate) fn show_bytes(n: u64) -> String {
@@ -138,9 +127,10 @@ impl Recording {
             .map_or_else(|| self.path.clone(), PathBuf::from)
     }
 
-    /// Reads and checks the recording at `path` (see [`max_recording_bytes`]).
+    /// Reads and checks the recording at `path` (no larger than
+    /// [`RecordingDefaults::max_recording_bytes`]).
     pub fn load(path: &Path, defaults: &RecordingDefaults) -> Result<Recording, RecordingError> {
-        let bytes = read_limited(path, max_recording_bytes())?;
+        let bytes = read_limited(path, defaults.max_recording_bytes)?;
         Recording::parse(&bytes, path, defaults)
     }
 
@@ -355,6 +345,7 @@ mod tests {
         RecordingDefaults {
             max_turns: 5,
             system_prompt: "SYSTEM".into(),
+            max_recording_bytes: crate::recording::DEFAULT_MAX_RECORDING_BYTES,
         }
     }
 

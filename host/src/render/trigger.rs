@@ -173,6 +173,7 @@ mod tests {
         let defaults = RecordingDefaults {
             max_turns: 5,
             system_prompt: "s".into(),
+            max_recording_bytes: crate::recording::DEFAULT_MAX_RECORDING_BYTES,
         };
         Recording::parse(json.as_bytes(), "r.json".as_ref(), &defaults).unwrap()
     }

@@ -13,6 +13,7 @@ fn defaults() -> RecordingDefaults {
     RecordingDefaults {
         max_turns: 10,
         system_prompt: "system".into(),
+        max_recording_bytes: crate::recording::DEFAULT_MAX_RECORDING_BYTES,
     }
 }
 

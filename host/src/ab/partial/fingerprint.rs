@@ -113,7 +113,7 @@ impl Fingerprint {
             pricing: plan.pricing.clone(),
             primary_pricing: position(&plan.primary_pricing).unwrap_or(0),
             recording_defaults: hex(fnv1a64(&text)),
-            max_recording_bytes: crate::recording::max_recording_bytes(),
+            max_recording_bytes: defaults.max_recording_bytes,
         })
     }
 }

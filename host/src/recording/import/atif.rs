@@ -112,7 +112,7 @@ pub fn atif(
     defaults: &RecordingDefaults,
     supplied: &Supplied,
 ) -> Result<Imported, ReadError> {
-    let trajectory = read_json(path)?;
+    let trajectory = read_json(path, defaults.max_recording_bytes)?;
     let version = &trajectory["schema_version"];
     let minor = version
         .as_str()

@@ -74,7 +74,7 @@ pub fn claude_code(
 ) -> Result<Vec<Imported>, ReadError> {
     let mut threads: Vec<Vec<Line>> = Vec::new();
     let mut thread_of: HashMap<String, usize> = HashMap::new();
-    for (line, record) in read_lines(path)? {
+    for (line, record) in read_lines(path, defaults.max_recording_bytes)? {
         // Every line names its type; newer versions add types, read as lines without a message.
         if !record["type"].is_string() {
             return Err(bad(

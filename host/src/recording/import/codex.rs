@@ -246,7 +246,7 @@ pub fn codex(
     let mut conversation = Conversation::default();
     // Per call, the messages of `conversation` its request sent.
     let mut sent = Vec::new();
-    for (line, record) in read_lines(path)? {
+    for (line, record) in read_lines(path, defaults.max_recording_bytes)? {
         let Some(kind) = record["type"].as_str() else {
             return Err(bad(
                 path,

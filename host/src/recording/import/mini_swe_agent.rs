@@ -63,7 +63,7 @@ pub fn mini_swe_agent(
     defaults: &RecordingDefaults,
     supplied: &Supplied,
 ) -> Result<Imported, ReadError> {
-    let trajectory = read_json(path)?;
+    let trajectory = read_json(path, defaults.max_recording_bytes)?;
     // Format 1 was also saved as the bare list of messages.
     let (text_blocks, messages) = match &trajectory {
         Json::Array(messages) => (true, messages),

@@ -331,10 +331,10 @@ pub(super) fn content_text(content: &Json) -> String {
     }
 }
 
-/// The log at `path`, one JSON object (within the recording size limit; a UTF-8 byte order mark
+/// The log at `path`, one JSON object (of at most `limit` bytes; a UTF-8 byte order mark
 /// skipped); a syntax error names its line.
-pub(super) fn read_json(path: &Path) -> Result<Json, ReadError> {
-    let bytes = crate::recording::read_limited(path, crate::recording::max_recording_bytes())?;
+pub(super) fn read_json(path: &Path, limit: u64) -> Result<Json, ReadError> {
+    let bytes = crate::recording::read_limited(path, limit)?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     serde_json::from_slice(bytes).map_err(|e| bad(path, Some(e.line()), ImportError::Json(e)))
 }
@@ -381,16 +381,15 @@ pub(super) fn turn_budget(
 }
 
 /// The JSON values of a JSONL log at `path`, each with its line (each line within the
-/// recording size limit; blank lines and a UTF-8 byte order mark skipped); a line that is not
+/// `limit` bytes; blank lines and a UTF-8 byte order mark skipped); a line that is not
 /// JSON is an error naming it.
-pub(super) fn read_lines(path: &Path) -> Result<Vec<(usize, Json)>, ReadError> {
+pub(super) fn read_lines(path: &Path, limit: u64) -> Result<Vec<(usize, Json)>, ReadError> {
     use std::io::{BufRead, Read};
     let input = |source| ReadError::Input {
         path: path.to_owned(),
         source,
     };
     let file = std::fs::File::open(path).map_err(input)?;
-    let limit = crate::recording::max_recording_bytes();
     let mut reader = std::io::BufReader::new(file);
     let mut lines = Vec::new();
     let mut bytes = Vec::new();
@@ -423,7 +422,8 @@ pub(super) fn first_line_is_json(path: &Path) -> bool {
     let Ok(file) = std::fs::File::open(path) else {
         return false;
     };
-    let mut reader = std::io::BufReader::new(file).take(crate::recording::max_recording_bytes());
+    let mut reader =
+        std::io::BufReader::new(file).take(crate::recording::DEFAULT_MAX_RECORDING_BYTES);
     let mut line = Vec::new();
     while line.iter().all(u8::is_ascii_whitespace) {
         line.clear();

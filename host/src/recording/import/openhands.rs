@@ -86,12 +86,12 @@ pub fn openhands(
 ) -> Result<Vec<Imported>, ReadError> {
     // A file whose first line is JSON on its own is JSONL (output.jsonl); else one JSON value.
     let runs: Vec<(Option<usize>, Json)> = if first_line_is_json(path) {
-        read_lines(path)?
+        read_lines(path, defaults.max_recording_bytes)?
             .into_iter()
             .map(|(line, run)| (Some(line), run))
             .collect()
     } else {
-        vec![(None, read_json(path)?)]
+        vec![(None, read_json(path, defaults.max_recording_bytes)?)]
     };
     let several = runs.len() > 1;
     let mut imported = Vec::new();

@@ -63,7 +63,7 @@ pub fn ptc_runner(
     let mut configs: Map<String, Json> = Map::new();
     // The format, from the first event, and its line.
     let mut version: Option<(Json, usize)> = None;
-    let limit = crate::recording::max_recording_bytes();
+    let limit = defaults.max_recording_bytes;
     let mut reader = std::io::BufReader::new(file);
     let mut bytes = Vec::new();
     for i in 0.. {

@@ -78,7 +78,7 @@ pub fn ptc_runner_kernel(
     defaults: &RecordingDefaults,
     supplied: &Supplied,
 ) -> Result<Imported, ReadError> {
-    let (records, version) = read_records(path)?;
+    let (records, version) = read_records(path, defaults.max_recording_bytes)?;
     let outputs = records::outputs(path, &records)?;
     // The names programs call the capabilities by, from the preludes the run loaded.
     let wrappers = names::wrappers(

@@ -166,6 +166,7 @@ mod tests {
         RecordingDefaults {
             max_turns: 5,
             system_prompt: "SYSTEM".into(),
+            max_recording_bytes: crate::recording::DEFAULT_MAX_RECORDING_BYTES,
         }
     }
 

@@ -249,6 +249,7 @@ fn the_coalesced_sections_of_the_examples_read_as_through_tera() {
     let defaults = RecordingDefaults {
         max_turns: 10,
         system_prompt: "system".into(),
+        max_recording_bytes: crate::recording::DEFAULT_MAX_RECORDING_BYTES,
     };
     let settings = coalesce::settings_with_defaults(&Options::default()).unwrap();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/recordings");

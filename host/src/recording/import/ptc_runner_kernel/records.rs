@@ -21,12 +21,12 @@ pub struct Record {
 
 /// Every record of the artifact, with its line; a line that is not a record of schema 2 is
 /// an error naming it.
-pub fn read_records(path: &Path) -> Result<(Vec<Record>, u64), ReadError> {
+/// No line may pass `limit` bytes.
+pub fn read_records(path: &Path, limit: u64) -> Result<(Vec<Record>, u64), ReadError> {
     let file = std::fs::File::open(path).map_err(|source| ReadError::Input {
         path: path.to_owned(),
         source,
     })?;
-    let limit = crate::recording::max_recording_bytes();
     let mut reader = std::io::BufReader::new(file);
     let mut records = Vec::new();
     let mut bytes = Vec::new();
