@@ -96,7 +96,7 @@ impl Placement {
     }
 
     /// The indices of the blocks of `request` that carry a breakpoint, in order.
-    pub fn breakpoints(self, request: &Request) -> Vec<usize> {
+    pub fn breakpoints(self, request: &CacheRequest) -> Vec<usize> {
         match self {
             Placement::Strategy => request
                 .blocks
@@ -243,7 +243,7 @@ pub struct CacheBlock {
 
 /// A request as a prompt cache sees it: its blocks, in order, and its tokens.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Request {
+pub struct CacheRequest {
     pub blocks: Vec<CacheBlock>,
     /// Every token of the request (at least the end of its last block).
     pub tokens: usize,
@@ -253,14 +253,14 @@ pub struct Request {
     pub at: Option<f64>,
 }
 
-impl Request {
+impl CacheRequest {
     /// The request with `tokens` more sent before its messages, known by size only (a rebuilt
     /// request's inferred prefix: the system prompt and tool schemas a log does not hold). The
     /// prefix is one leading system block with a breakpoint, cached as a client caches its
     /// system prompt; it is the same in every request of a run, so it is shared with the
     /// previous request whenever there is one (`follows`). Every key is made the prefix's own,
     /// so that requests after different prefixes never share a cache entry.
-    pub fn after_prefix(mut self, tokens: usize, follows: bool) -> Request {
+    pub fn after_prefix(mut self, tokens: usize, follows: bool) -> CacheRequest {
         if tokens == 0 {
             return self;
         }

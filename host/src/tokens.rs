@@ -22,7 +22,7 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-use crate::cache::{CacheBlock, Caching, Request};
+use crate::cache::{CacheBlock, CacheRequest, Caching};
 use crate::message::{wire, RenderedMessage};
 
 mod anthropic;
@@ -240,7 +240,7 @@ impl Counter {
         previous: &[RenderedMessage],
         messages: &[RenderedMessage],
         at: Option<f64>,
-    ) -> Request {
+    ) -> CacheRequest {
         match counting {
             Counting::OpenAiChat => {
                 let (tokens, shared) = self.measure(previous, messages);
@@ -387,7 +387,7 @@ impl Counter {
         }
     }
 
-    /// [`Counter::blocks`] as a [`Request`] of `tokens` sharing `shared` with the previous one
+    /// [`Counter::blocks`] as a [`CacheRequest`] of `tokens` sharing `shared` with the previous one
     /// (OpenAI's chat format; [`Counter::request_as`] counts either format).
     pub fn request(
         &mut self,
@@ -395,8 +395,8 @@ impl Counter {
         tokens: usize,
         shared: usize,
         at: Option<f64>,
-    ) -> Request {
-        Request {
+    ) -> CacheRequest {
+        CacheRequest {
             blocks: self.blocks(messages),
             tokens,
             shared,

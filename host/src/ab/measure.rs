@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use crate::ab::retention::{Facts, Retention, Search};
 use crate::ab::summary::CacheTokens;
 use crate::ab::Summary;
-use crate::cache::{CacheState, Caching, Request};
+use crate::cache::{CacheRequest, CacheState, Caching};
 use crate::pricing::{Pricing, PromptCost};
 use crate::recording::Recording;
 use crate::render::trigger::{Prompter, RunCache};
@@ -221,15 +221,15 @@ pub(super) fn measure(
             if chat_blocks && tokens.saturating_add(prefix) >= blocks_from {
                 counter.request(&prompt.messages, tokens, shared, at)
             } else {
-                Request {
+                CacheRequest {
                     tokens,
                     shared,
                     at,
-                    ..Request::default()
+                    ..CacheRequest::default()
                 }
             }
         } else {
-            Request::default()
+            CacheRequest::default()
         }
         .after_prefix(prefix, follows);
         let blocks_request = if blocks {
@@ -237,7 +237,7 @@ pub(super) fn measure(
                 .request_as(Counting::AnthropicBlocks, &previous, &prompt.messages, at)
                 .after_prefix(prefix, follows)
         } else {
-            Request::default()
+            CacheRequest::default()
         };
         let request_of = |counting: Counting| match counting {
             Counting::OpenAiChat => &chat_request,

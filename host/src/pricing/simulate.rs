@@ -41,7 +41,7 @@ use super::{Pricing, PromptCost};
 #[cfg(test)]
 use crate::cache::CacheBlock;
 use crate::cache::{
-    CacheState, Caching, Placement, Request, Ttl, LOOKBACK_BLOCKS, MAX_BREAKPOINTS,
+    CacheRequest, CacheState, Caching, Placement, Ttl, LOOKBACK_BLOCKS, MAX_BREAKPOINTS,
     OPENAI_MATCHED_BREAKPOINTS,
 };
 
@@ -86,7 +86,7 @@ impl Pricing {
 
     /// The cost of `request`, given what earlier requests of its run left in `cache`, which it
     /// updates.
-    pub fn cost(&self, request: &Request, cache: &mut CacheState) -> PromptCost {
+    pub fn cost(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
         if self.min_cacheable_tokens == 0 {
             return self.priced(0, 0, request.tokens);
         }
@@ -101,7 +101,7 @@ impl Pricing {
     /// Implicit caching: the prefix shared with the previous request is read, when the prompt
     /// and the prefix reach the minimum, in whole steps, and the previous request was sent
     /// within the TTL.
-    fn implicit(&self, request: &Request, cache: &mut CacheState) -> PromptCost {
+    fn implicit(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
         let (total, shared) = (request.tokens, request.shared);
         let expired = match (request.at, cache.last_at) {
             (Some(now), Some(then)) => now - then > self.ttl.seconds(),
@@ -119,7 +119,7 @@ impl Pricing {
     }
 
     /// Explicit caching, as the module documentation says.
-    fn explicit(&self, request: &Request, cache: &mut CacheState) -> PromptCost {
+    fn explicit(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
         let now = request.at.unwrap_or(0.0);
         let ttl = self.ttl.seconds();
         cache.entries.retain(|_, at| now - *at <= ttl);
@@ -160,7 +160,7 @@ impl Pricing {
     }
 
     /// Gemini's explicit caching, as the module documentation says.
-    fn gemini_explicit(&self, request: &Request, cache: &mut CacheState) -> PromptCost {
+    fn gemini_explicit(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
         let now = request.at.unwrap_or(0.0);
         let ttl = self.ttl.seconds();
         // The cache object lives its TTL from its creation; using it does not extend it.
@@ -188,7 +188,7 @@ impl Pricing {
     }
 
     /// OpenAI's breakpoints, as the module documentation says.
-    fn openai_breakpoints(&self, request: &Request, cache: &mut CacheState) -> PromptCost {
+    fn openai_breakpoints(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
         let now = request.at.unwrap_or(0.0);
         let ttl = self.ttl.seconds();
         let CacheState {

@@ -23,7 +23,7 @@ use crate::render::trigger::Prompter;
 use crate::render::{PromptView, RenderError, StatsView};
 use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
-use protocol::{Code, Request, Response};
+use protocol::{Code, Response, ServeRequest};
 
 /// The default bound on one request line, in bytes (`--max-request-bytes`): 64 MiB.
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 64 << 20;
@@ -197,7 +197,7 @@ fn answer<'h>(
     tokenizer: Tokenizer,
     prompters: &mut Prompters<'h>,
 ) -> String {
-    let request = match Request::parse(line) {
+    let request = match ServeRequest::parse(line) {
         Ok(request) => request,
         Err((id, message)) => return Response::error(id, Code::BadRequest, message).line(),
     };

@@ -1,7 +1,7 @@
 //! The protocol of `ptc serve`, in one place: what a request may hold and what a response
 //! holds. One JSON object per line each way.
 //!
-//! A request is [`Request`]: `recording` is required; `id` (any JSON, echoed back), `turns`,
+//! A request is [`ServeRequest`]: `recording` is required; `id` (any JSON, echoed back), `turns`,
 //! `strategy`, `options`, `format` and the request-body options `model`, `max_tokens`,
 //! `cache_placement` and `cache_ttl` are optional (`null` is the same as leaving one out). A
 //! field that is not one of these is refused, so that a misspelt one is never silently ignored.
@@ -18,10 +18,10 @@ use crate::render::request::{RenderFormat, RequestArgs, RequestOptions};
 use crate::render::{PromptView, StatsView};
 
 /// A request as it is written, every field but `recording` optional. Values are checked by
-/// [`Request::checked`], which gives each wrong one its own message.
+/// [`ServeRequest::checked`], which gives each wrong one its own message.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Request<'a> {
+pub struct ServeRequest<'a> {
     /// Echoed in the response.
     #[serde(default)]
     pub id: Json,
@@ -179,9 +179,9 @@ struct IdOnly {
     id: Json,
 }
 
-impl<'a> Request<'a> {
+impl<'a> ServeRequest<'a> {
     /// Reads a request line; on failure, the request's `id` when it could be found, and why.
-    pub fn parse(line: &'a str) -> Result<Request<'a>, (Json, String)> {
+    pub fn parse(line: &'a str) -> Result<ServeRequest<'a>, (Json, String)> {
         // A struct also reads from a JSON array: only an object is a request.
         if !line.trim_start().starts_with('{') {
             return Err(match without_depth_limit(line) {
@@ -204,7 +204,7 @@ impl<'a> Request<'a> {
         let read = |line: &'a str| {
             let mut de = serde_json::Deserializer::from_str(line);
             de.disable_recursion_limit();
-            let request = Request::deserialize(&mut de)?;
+            let request = ServeRequest::deserialize(&mut de)?;
             de.end().map(|()| request)
         };
         read(line).map_err(|e| {
@@ -359,7 +359,8 @@ mod tests {
     #[test]
     fn a_misspelt_field_is_refused_with_the_request_id() {
         let (id, message) =
-            Request::parse(r#"{"id": 7, "recording": {}, "stratgy": "delta-log"}"#).unwrap_err();
+            ServeRequest::parse(r#"{"id": 7, "recording": {}, "stratgy": "delta-log"}"#)
+                .unwrap_err();
         assert_eq!(id, Json::from(7));
         assert!(message.contains("unknown field `stratgy`"), "{message}");
         assert!(message.contains("`strategy`"), "{message}");
@@ -368,15 +369,18 @@ mod tests {
     #[test]
     fn not_an_object_and_not_json_are_told_apart() {
         assert_eq!(
-            Request::parse("[1]").unwrap_err().1,
+            ServeRequest::parse("[1]").unwrap_err().1,
             "a request is a JSON object"
         );
-        assert!(Request::parse("{").unwrap_err().1.starts_with("not JSON"));
+        assert!(ServeRequest::parse("{")
+            .unwrap_err()
+            .1
+            .starts_with("not JSON"));
     }
 
     #[test]
     fn null_is_the_same_as_leaving_a_field_out() {
-        let request = Request::parse(
+        let request = ServeRequest::parse(
             r#"{"recording": {"a": 1}, "turns": null, "strategy": null, "format": null}"#,
         )
         .unwrap();
@@ -385,7 +389,7 @@ mod tests {
         assert_eq!(checked.turns, None);
         assert_eq!(checked.strategy, None);
         assert_eq!(checked.format, RenderFormat::Json);
-        let missing = Request::parse(r#"{"recording": null}"#).unwrap();
+        let missing = ServeRequest::parse(r#"{"recording": null}"#).unwrap();
         assert_eq!(missing.checked().unwrap_err(), "missing \"recording\"");
     }
 }

@@ -11,7 +11,7 @@ use ptc_plugin_api::Role;
 use rustc_hash::FxHasher;
 
 use super::{common_prefix, Counter};
-use crate::cache::{CacheBlock, Request};
+use crate::cache::{CacheBlock, CacheRequest};
 use crate::message::wire::{self, blank, SentBlock};
 use crate::message::RenderedMessage;
 
@@ -77,7 +77,7 @@ impl Counter {
         previous: &[RenderedMessage],
         messages: &[RenderedMessage],
         at: Option<f64>,
-    ) -> Request {
+    ) -> CacheRequest {
         let (blocks, sent) = self.blocks_sent(messages);
         let tokens = blocks.last().map_or(0, |b| b.end);
         let shared = if previous.is_empty() {
@@ -85,7 +85,7 @@ impl Counter {
         } else {
             self.shared_sent(previous, &sent, &blocks)
         };
-        Request {
+        CacheRequest {
             blocks,
             tokens,
             shared: shared.min(tokens),

@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 use rustc_hash::FxHashMap;
 
-use crate::cache::{CacheState, Caching, Placement, Request};
+use crate::cache::{CacheRequest, CacheState, Caching, Placement};
 use crate::pricing::{Pricing, ProfileInfo};
 use crate::recording::{Recording, Usage};
 use crate::render::trigger::as_sent;
@@ -158,7 +158,7 @@ struct Pending {
     response: Option<usize>,
     /// The request's message-boundary prefixes: (key, tokens up to its end).
     prefixes: Vec<(u64, usize)>,
-    request: Request,
+    request: CacheRequest,
 }
 
 impl Bill {
@@ -401,7 +401,7 @@ fn measure(
 }
 
 /// The (key, end) of each block of `request`.
-fn message_ends(request: &Request) -> Vec<(u64, usize)> {
+fn message_ends(request: &CacheRequest) -> Vec<(u64, usize)> {
     request.blocks.iter().map(|b| (b.prefix, b.end)).collect()
 }
 

@@ -38,8 +38,8 @@ fn openai() -> Pricing {
 
 /// A request of blocks given as (tokens at the block's end, prefix key, breakpoint), the
 /// first block the system prompt, and `tokens` in all.
-fn request(blocks: &[(usize, u64, bool)], tokens: usize) -> Request {
-    Request {
+fn request(blocks: &[(usize, u64, bool)], tokens: usize) -> CacheRequest {
+    CacheRequest {
         blocks: blocks
             .iter()
             .enumerate()
@@ -310,7 +310,7 @@ fn the_one_hour_ttl_pays_its_own_write_price() {
 fn entries_expire_after_the_ttl_unless_read() {
     let p = anthropic();
     let mut cache = CacheState::default();
-    let at = |r: &Request, t: f64| Request {
+    let at = |r: &CacheRequest, t: f64| CacheRequest {
         at: Some(t),
         ..r.clone()
     };
@@ -351,7 +351,7 @@ fn placements_put_the_breakpoints() {
     let only_system = request(&[(100, 1, false)], 100);
     assert_eq!(Placement::Auto.breakpoints(&only_system), vec![0]);
     assert_eq!(
-        Placement::Auto.breakpoints(&Request::default()),
+        Placement::Auto.breakpoints(&CacheRequest::default()),
         Vec::<usize>::new()
     );
     // With no breakpoint everything is plain.
@@ -472,13 +472,13 @@ fn implicit_reads_nothing_after_a_gap_longer_than_the_ttl() {
     // 700 s apart from the start, each sharing 2,000 tokens with the one before.
     let p = openai();
     let mut cache = CacheState::default();
-    let sent = |t: f64| Request {
+    let sent = |t: f64| CacheRequest {
         tokens: 3000,
         shared: 2000,
         at: Some(t),
-        ..Request::default()
+        ..CacheRequest::default()
     };
-    let first = Request {
+    let first = CacheRequest {
         shared: 0,
         ..sent(0.0)
     };
@@ -513,10 +513,10 @@ fn implicit_reads_nothing_after_a_gap_longer_than_the_ttl() {
     }
     // Without times, no gap is known: read.
     let mut cache = CacheState::default();
-    p.cost(&Request { at: None, ..first }, &mut cache);
+    p.cost(&CacheRequest { at: None, ..first }, &mut cache);
     assert_eq!(
         p.cost(
-            &Request {
+            &CacheRequest {
                 at: None,
                 ..sent(0.0)
             },
@@ -547,8 +547,8 @@ fn gpt_5_6() -> Pricing {
 
 /// A request of blocks given as (tokens at the block's end, prefix key, breakpoint, the
 /// assistant's), and `tokens` in all.
-fn turns(blocks: &[(usize, u64, bool, bool)], tokens: usize) -> Request {
-    Request {
+fn turns(blocks: &[(usize, u64, bool, bool)], tokens: usize) -> CacheRequest {
+    CacheRequest {
         blocks: blocks
             .iter()
             .enumerate()
@@ -665,7 +665,7 @@ fn openai_matches_the_latest_eighty_breakpoints() {
 fn openai_breakpoints_live_thirty_minutes_from_the_write() {
     let p = gpt_5_6();
     let mut cache = CacheState::default();
-    let at = |t: f64| Request {
+    let at = |t: f64| CacheRequest {
         at: Some(t),
         ..turns(&[(1100, 1, false, false), (1500, 2, true, false)], 1500)
     };
@@ -842,7 +842,7 @@ fn gemini_explicit() -> Pricing {
 fn gemini_explicit_creates_one_object_and_reads_it_until_its_ttl() {
     let p = gemini_explicit();
     let mut cache = CacheState::default();
-    let at = |r: Request, t: f64| Request { at: Some(t), ..r };
+    let at = |r: CacheRequest, t: f64| CacheRequest { at: Some(t), ..r };
     // The head (to 2,500, marked) and 500 more: the object is the head, created at $1.375.
     let first = request(&[(2500, 1, true), (3000, 2, false)], 3000);
     assert_cost(
