@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::plugins::{LoadedStrategy, PluginError, PluginSet};
 use crate::recording::{Recording, RecordingDefaults};
 use crate::render::templates::Templates;
-use crate::render::trigger::Prompter;
+use crate::render::trigger::Rendering;
 use crate::render::Renderer;
 use crate::tokens::Tokenizer;
 use crate::Error;
@@ -238,7 +238,7 @@ impl Host {
 
     /// A prompter for the selected strategy: with `[compression] compress_above_tokens` set, it
     /// sends the full history while that prompt stays under the threshold.
-    pub fn prompter(&self, name: Option<&str>) -> Result<Prompter<'_>, Error> {
+    pub fn prompter(&self, name: Option<&str>) -> Result<Rendering<'_>, Error> {
         self.prompter_with(name, &self.config, self.config.compress_above_tokens())
     }
 
@@ -248,7 +248,7 @@ impl Host {
         name: Option<&str>,
         config: &Config,
         threshold: Option<usize>,
-    ) -> Result<Prompter<'_>, Error> {
+    ) -> Result<Rendering<'_>, Error> {
         let strategy = self.renderer_with(name, config)?;
         let threshold = match threshold {
             Some(limit) => Some((
@@ -257,10 +257,9 @@ impl Host {
             )),
             None => None,
         };
-        Ok(Prompter {
+        Ok(Rendering {
             strategy,
             threshold,
-            as_sent: false,
         })
     }
 

@@ -52,7 +52,7 @@ pub use recording::{
     Problem, Recording, RecordingDefaults, RecordingError, Severity, DEFAULT_MAX_RECORDING_BYTES,
 };
 pub use render::templates::{TemplateError, Templates};
-pub use render::trigger::{Prompter, RunCache};
+pub use render::trigger::{Prompter, Rendering, RunCache};
 pub use render::RenderError;
 pub use render::{BlockSpan, Prompt, RenderedMessage, Renderer, SectionCache};
 pub use tokens::{Counter, Counting, Tokenizer};

@@ -49,18 +49,7 @@ pub fn prompter_for<'h>(host: &'h Host, variant: &Variant) -> Result<Prompter<'h
                 ),
             });
         }
-        // The recorded requests; a renderer (full-history's when it is loaded) only names the
-        // run's templates.
-        let carrier = match host.strategy(Some(UNCOMPRESSED_STRATEGY)) {
-            Ok(_) => UNCOMPRESSED_STRATEGY.to_owned(),
-            Err(err) => match host.plugins().strategies().first() {
-                Some(any) => any.name.clone(),
-                None => return Err(err),
-            },
-        };
-        let mut prompter = host.prompter_with(Some(&carrier), host.config(), None)?;
-        prompter.as_sent = true;
-        return Ok(prompter);
+        return Ok(Prompter::AsSent);
     }
     let strategy = host.strategy(Some(&variant.strategy))?;
     for (option, _) in &variant.options {
@@ -104,5 +93,7 @@ pub fn prompter_for<'h>(host: &'h Host, variant: &Variant) -> Result<Prompter<'h
             &format!("`{}`", variant.label),
         )?;
     }
-    host.prompter_with(Some(&variant.strategy), &config, threshold)
+    Ok(host
+        .prompter_with(Some(&variant.strategy), &config, threshold)?
+        .into())
 }

@@ -10,17 +10,29 @@ use crate::tokens::Counter;
 /// The name of the baseline that sends what the agent sent: the requests a recording holds.
 pub const AS_SENT: &str = "as-sent";
 
-/// Renders prompts through a strategy, or through the full history while it is small enough;
-/// or, for [`AS_SENT`], gives the requests the recording holds, as sent.
-pub struct Prompter<'a> {
+/// Where a variant's prompts come from: the requests a recording holds, or a strategy.
+pub enum Prompter<'a> {
+    /// The requests the recording holds, as the agent sent them ([`AS_SENT`]).
+    AsSent,
+    /// A strategy's renderer (with the full history while it is small enough, when the trigger
+    /// is on).
+    Strategy(Rendering<'a>),
+}
+
+/// Renders prompts through a strategy, or through the full history while it is small enough.
+pub struct Rendering<'a> {
     pub strategy: Renderer<'a>,
     /// The full-history renderer and the threshold, when the trigger is on.
     pub threshold: Option<(Renderer<'a>, usize)>,
-    /// The prompts are the recorded requests (`strategy` only names the run's renderer).
-    pub as_sent: bool,
 }
 
-/// The section caches of one run: one per renderer of a [`Prompter`].
+impl<'a> From<Rendering<'a>> for Prompter<'a> {
+    fn from(rendering: Rendering<'a>) -> Prompter<'a> {
+        Prompter::Strategy(rendering)
+    }
+}
+
+/// The section caches of one run: one per renderer of a [`Rendering`].
 #[derive(Default)]
 pub struct RunCache {
     strategy: SectionCache,
@@ -28,6 +40,50 @@ pub struct RunCache {
 }
 
 impl<'a> Prompter<'a> {
+    /// The prompt after the first `turns` turns, and the strategy call's duration in
+    /// nanoseconds (0 for the recorded requests).
+    pub fn render(
+        &self,
+        recording: &Recording,
+        turns: usize,
+        counter: &mut Counter,
+    ) -> Result<(Prompt, u64), RenderError> {
+        self.render_cached(recording, turns, counter, &mut RunCache::default())
+    }
+
+    /// [`Prompter::render`], reusing the sections rendered for the run's
+    /// earlier prompts.
+    pub fn render_cached(
+        &self,
+        recording: &Recording,
+        turns: usize,
+        counter: &mut Counter,
+        cache: &mut RunCache,
+    ) -> Result<(Prompt, u64), RenderError> {
+        match self {
+            Prompter::AsSent => Ok((as_sent(recording, turns)?, 0)),
+            Prompter::Strategy(rendering) => {
+                rendering.render_cached(recording, turns, counter, cache)
+            }
+        }
+    }
+
+    /// The model calls made before `prompt` is sent, besides it ([`Rendering::model_calls`]);
+    /// none for the recorded requests.
+    pub fn model_calls(
+        &self,
+        recording: &Recording,
+        turns: usize,
+        prompt: &Prompt,
+    ) -> Result<Vec<RenderedCall>, RenderError> {
+        match self {
+            Prompter::AsSent => Ok(Vec::new()),
+            Prompter::Strategy(rendering) => rendering.model_calls(recording, turns, prompt),
+        }
+    }
+}
+
+impl<'a> Rendering<'a> {
     /// The prompt after the first `turns` turns, and the strategy call's duration in
     /// nanoseconds.
     pub fn render(
@@ -39,7 +95,7 @@ impl<'a> Prompter<'a> {
         self.render_cached(recording, turns, counter, &mut RunCache::default())
     }
 
-    /// [`Prompter::render`] for one of many prompts of a run, reusing the sections rendered
+    /// [`Rendering::render`] for one of many prompts of a run, reusing the sections rendered
     /// for its earlier prompts.
     pub fn render_cached(
         &self,
@@ -48,9 +104,6 @@ impl<'a> Prompter<'a> {
         counter: &mut Counter,
         cache: &mut RunCache,
     ) -> Result<(Prompt, u64), RenderError> {
-        if self.as_sent {
-            return Ok((as_sent(recording, turns)?, 0));
-        }
         if let Some((full, limit)) = &self.threshold {
             let (prompt, nanos) = timed(full, recording, turns, &mut cache.full_history)?;
             if counter.prompt(&prompt.messages) + prompt.prefix_tokens <= *limit {
@@ -59,25 +112,23 @@ impl<'a> Prompter<'a> {
         }
         timed(&self.strategy, recording, turns, &mut cache.strategy)
     }
-}
 
-impl<'a> Prompter<'a> {
-    /// The model calls made before `prompt` (the one [`Prompter::render`] gave after the first
-    /// `turns` turns) is sent, besides it: the strategy's, when its renderer made the prompt;
-    /// none for the recorded requests or the full history under the threshold.
+    /// The model calls made before `prompt` (the one [`Rendering::render`] gave after the
+    /// first `turns` turns) is sent, besides it: the strategy's, when its renderer made the
+    /// prompt; none for the full history under the threshold.
     pub fn model_calls(
         &self,
         recording: &Recording,
         turns: usize,
         prompt: &Prompt,
     ) -> Result<Vec<RenderedCall>, RenderError> {
-        if self.as_sent || prompt.strategy != self.strategy.strategy().name {
+        if prompt.strategy != self.strategy.strategy().name {
             return Ok(Vec::new());
         }
         self.strategy.model_calls(recording, turns)
     }
 
-    /// The renderer whose prompt [`Prompter::render`] sends after the first `turns` turns:
+    /// The renderer whose prompt [`Rendering::render`] sends after the first `turns` turns:
     /// the full history while it stays under the threshold, else the strategy.
     pub fn chosen(
         &self,

@@ -19,7 +19,7 @@ use crate::config::Config;
 use crate::host::Host;
 use crate::recording::Recording;
 use crate::render::request::{self, RenderFormat};
-use crate::render::trigger::Prompter;
+use crate::render::trigger::Rendering;
 use crate::render::{PromptView, RenderError, StatsView};
 use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
@@ -157,7 +157,7 @@ struct Recent<T> {
 }
 
 /// The renderers of the most recently used (strategy, options) pairs.
-type Prompters<'h> = Recent<Prompter<'h>>;
+type Prompters<'h> = Recent<Rendering<'h>>;
 
 impl<T> Default for Recent<T> {
     fn default() -> Self {
@@ -263,7 +263,7 @@ fn prompter<'h>(
     host: &'h Host,
     strategy: &str,
     options: &Map<String, Json>,
-) -> Result<Prompter<'h>, Error> {
+) -> Result<Rendering<'h>, Error> {
     let mut config: Config = host.config().clone();
     for (name, value) in options {
         // Checked by the protocol: a string, a number or a boolean.

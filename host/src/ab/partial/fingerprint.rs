@@ -9,6 +9,7 @@ use crate::ab::{prompter_for, AbPlan};
 use crate::hash::fnv1a64;
 use crate::host::Host;
 use crate::pricing::Pricing;
+use crate::render::trigger::Prompter;
 use crate::Error;
 
 /// What must be equal for two parts to be merged.
@@ -70,7 +71,9 @@ impl Fingerprint {
                     unusable: None,
                 };
                 match prompter_for(host, v) {
-                    Ok(prompter) => {
+                    // The recorded requests: no plugin, option or template to fingerprint.
+                    Ok(Prompter::AsSent) => {}
+                    Ok(Prompter::Strategy(prompter)) => {
                         let renderer = &prompter.strategy;
                         print.version = Some(renderer.strategy().version.clone());
                         print.options = renderer
