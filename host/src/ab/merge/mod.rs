@@ -19,6 +19,7 @@ use crate::pricing::Pricing;
 use crate::Error;
 
 mod check;
+mod sums;
 
 use check::{check, fitting, RowCheck};
 

@@ -6,33 +6,12 @@
 //! `anthropic@breakpoints=auto`): they are compared together, so the answer names the
 //! placement too.
 
+pub use super::providers::{family, is_no_hits};
 use super::requirement::{Measure, Requirement, Requirements};
 use crate::ab::plan::NO_HITS;
 use crate::ab::{Ab, Judged, Summary};
 use crate::cache::{Caching, Ttl};
 use crate::pricing::Pricing;
-
-/// The profile a verdict judges `name` under: its name without the keys that are the client's
-/// choice (placement, TTL) or the other end of its range (`anthropic@breakpoints=auto` and
-/// `anthropic@cache_ttl=1h` are `anthropic`'s; `anthropic@model=claude-haiku-4-5` is a profile
-/// of its own, judged on its own).
-pub fn family(name: &str) -> String {
-    let mut parts = name.split('@');
-    let mut family = parts.next().unwrap_or(name).to_owned();
-    for part in parts {
-        let choice = ["breakpoints=", "cache_ttl=", "hits="];
-        if !choice.iter().any(|key| part.starts_with(key)) {
-            family.push('@');
-            family.push_str(part);
-        }
-    }
-    family
-}
-
-/// Whether `profile` is a profile's other end with no cache hit (`gemini@hits=none`).
-pub fn is_no_hits(profile: &Pricing) -> bool {
-    profile.name.ends_with(&format!("@{NO_HITS}"))
-}
 
 /// The cheapest (variant, profile) of one provider.
 #[derive(Clone, Debug, PartialEq)]

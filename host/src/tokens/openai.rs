@@ -1,0 +1,118 @@
+//! Counting a prompt's cache blocks as OpenAI's chat body sends it
+//! ([`Counting::OpenAiChat`](super::Counting::OpenAiChat)): one string per message, a
+//! message's overhead and role counted with its first block.
+
+use std::hash::{Hash, Hasher};
+
+use rustc_hash::FxHasher;
+
+use super::{lines, Counter, MESSAGE_OVERHEAD};
+use crate::cache::{CacheBlock, CacheRequest};
+use crate::message::{wire, RenderedMessage};
+
+/// Where the cache blocks of one message text end.
+#[derive(Clone)]
+pub(super) struct BlockEnds {
+    /// The tokens of the whole text.
+    tokens: usize,
+    /// The blocks, as byte ranges of the text.
+    spans: Vec<(usize, usize)>,
+    /// Per block: the tokens of the text up to where it ends.
+    ends: Vec<usize>,
+    /// Per block: a hash of its text.
+    hashes: Vec<u64>,
+}
+
+impl Counter {
+    /// The blocks of `messages` as a prompt cache sees them in OpenAI's chat format: each with
+    /// the tokens of the request up to its end (a message's overhead and role count with its first block, the
+    /// blank line between two blocks with the first of them, the reply priming after the last)
+    /// and a key of the prefix it ends (its own and every earlier block's text, role and
+    /// message).
+    pub fn blocks(&mut self, messages: &[RenderedMessage]) -> Vec<CacheBlock> {
+        let mut blocks = Vec::new();
+        let mut before = 0;
+        let mut key = FxHasher::default();
+        for (i, message) in wire::openai_messages(messages).enumerate() {
+            let head = MESSAGE_OVERHEAD + self.text(message.role.as_str());
+            i.hash(&mut key);
+            message.role.as_str().hash(&mut key);
+            // The prompts of a run repeat most of their messages: each text's blocks once.
+            let spans: Vec<(usize, usize)> =
+                message.blocks.iter().map(|b| (b.start, b.end)).collect();
+            let known = self
+                .block_ends
+                .get(message.content.as_str())
+                .filter(|known| known.spans == spans);
+            let ends = match known {
+                Some(known) => known.clone(),
+                None => {
+                    let ends = self.block_ends_of(&message.content, spans);
+                    self.block_ends
+                        .insert(message.content.clone(), ends.clone());
+                    ends
+                }
+            };
+            for ((span, end), hash) in message.blocks.iter().zip(&ends.ends).zip(&ends.hashes) {
+                key.write_u64(*hash);
+                blocks.push(CacheBlock {
+                    end: before + head + end,
+                    prefix: key.finish(),
+                    strategy_breakpoint: span.cache_breakpoint,
+                    system: message.role == ptc_plugin_api::Role::System,
+                    assistant: message.role == ptc_plugin_api::Role::Assistant,
+                });
+            }
+            before += head + ends.tokens;
+        }
+        blocks
+    }
+
+    /// Where the blocks `spans` of `content` end, counted in one pass over its lines: the
+    /// tokens of its whole lines before each block's limit (the start of the next block, or
+    /// the end), then of the pieces of the line the limit cuts.
+    fn block_ends_of(&mut self, content: &str, spans: Vec<(usize, usize)>) -> BlockEnds {
+        let mut lines = lines(content).peekable();
+        let (mut whole, mut offset) = (0usize, 0usize);
+        let mut ends = Vec::with_capacity(spans.len());
+        let mut hashes = Vec::with_capacity(spans.len());
+        for (b, &(start, end)) in spans.iter().enumerate() {
+            let limit = spans.get(b + 1).map_or(content.len(), |next| next.0);
+            let mut hash = FxHasher::default();
+            content[start..end].hash(&mut hash);
+            hashes.push(hash.finish());
+            while let Some(line) = lines.next_if(|line| offset + line.len() <= limit) {
+                whole += self.line(line);
+                offset += line.len();
+            }
+            let cut = match lines.peek() {
+                Some(line) if offset < limit => self.count_pieces_before(line, limit - offset),
+                _ => 0,
+            };
+            ends.push(whole + cut);
+        }
+        BlockEnds {
+            tokens: self.text(content),
+            spans,
+            ends,
+            hashes,
+        }
+    }
+
+    /// [`Counter::blocks`] as a [`CacheRequest`] of `tokens` sharing `shared` with the previous one
+    /// (OpenAI's chat format; [`Counter::request_as`] counts either format).
+    pub fn request(
+        &mut self,
+        messages: &[RenderedMessage],
+        tokens: usize,
+        shared: usize,
+        at: Option<f64>,
+    ) -> CacheRequest {
+        CacheRequest {
+            blocks: self.blocks(messages),
+            tokens,
+            shared,
+            at,
+        }
+    }
+}
