@@ -112,7 +112,7 @@ impl Host {
     /// or a corpus of one), read with the configuration's defaults.
     pub fn recording(&self, path: &Path) -> Result<Recording, Error> {
         let defaults = self.recording_defaults()?;
-        Ok(crate::recording::corpus::single(path, &defaults)?.load(&defaults)?)
+        Ok(crate::recording::corpus::source(path, &defaults)?.load(&defaults)?)
     }
 
     /// The tokenizer called `name`, else the one of `[ab] tokenizer`; an error names the ones

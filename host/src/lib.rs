@@ -4,8 +4,9 @@
 //! A [`Host`] loads the strategies found in the configured plugin directories; a
 //! [`Renderer`] renders the prompt for the next turn of a [`Recording`] through a strategy and
 //! its templates. The operations of the `ptc` commands are in [`ops`], each a function of one
-//! options struct: [`ops::compare`] (`ptc ab`), [`ops::merge`] (`ptc ab merge`) and
-//! [`ops::bill`] (`ptc bill`); [`run_corpus`] measures a corpus and returns the figures
+//! options struct: [`ops::compare`] (`ptc ab`), [`ops::merge`] (`ptc ab merge`),
+//! [`ops::bill`] (`ptc bill`), [`ops::import`] (`ptc import`) and [`ops::render`] (`ptc render`,
+//! and each request of `ptc serve`); [`run_corpus`] measures a corpus and returns the figures
 //! ([`Ab`]) without writing anything. The `ptc` binary is a thin command line over this
 //! library (`host/examples/compare.rs` embeds it).
 
@@ -46,7 +47,7 @@ pub use host::{Host, UNCOMPRESSED_STRATEGY};
 pub use output::escape_controls;
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
 pub use pricing::{Pricing, PromptCost};
-pub use recording::corpus::{single as single_source, sources, Source};
+pub use recording::corpus::{source, sources, Source};
 pub use recording::{Lack, ReadError, Request, RequestMessage, RequestToolCall, Usage};
 pub use recording::{
     Problem, Recording, RecordingDefaults, RecordingError, Severity, DEFAULT_MAX_RECORDING_BYTES,

@@ -30,11 +30,12 @@ const LAYERS: &[&[&str]] = &[
     &["error"],
     &["host"],
     &["output"],
-    // What uses the host: comparing strategies, serving requests.
+    // What uses the host: comparing strategies.
     &["ab"],
-    &["serve"],
     // The operations the commands are thin over.
     &["ops"],
+    // Serving requests, each rendered by an operation.
+    &["serve"],
     // The command line.
     &["commands"],
     &["cli"],

@@ -2,15 +2,15 @@
 //! body of a request to a provider's API.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::commands::args::{ConfigArgs, RecordingArgs};
 use crate::commands::Context;
 use crate::host::Host;
+use crate::ops::{self, Explanation, RenderOptions, Rendered};
 use crate::output::{escape_controls, pretty, prompt_json, prompt_text, terminal, write_out};
-use crate::render::request::{self, Placement, RenderFormat, RequestArgs, Ttl};
+use crate::render::request::{Placement, RenderFormat, RequestArgs, Ttl};
 use crate::render::templates::Origin;
-use crate::tokens::Counter;
 use crate::Error;
 
 /// Render the prompt a recorded run sends before a turn
@@ -83,72 +83,44 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
     let host = context
         .with_strategies(&args.config, Some(&args.limits))?
         .showing_private(args.show_private);
-    if args.explain {
-        let text = explain(&host, &args.recording, args.turns, args.strategy.as_deref())?;
-        return write_out(out, &text);
-    }
-    let request = RequestArgs {
-        model: args.model,
-        max_tokens: args.max_tokens,
-        placement: args.cache_placement,
-        ttl: args.cache_ttl,
+    let options = RenderOptions {
+        recording: args.recording,
+        turns: args.turns,
+        strategy: args.strategy,
+        format: args.format,
+        request: RequestArgs {
+            model: args.model,
+            max_tokens: args.max_tokens,
+            placement: args.cache_placement,
+            ttl: args.cache_ttl,
+        },
     };
-    let text = render(
-        &host,
-        &args.recording,
-        args.turns,
-        args.strategy.as_deref(),
-        args.format,
-        &request,
-    )?;
+    let text = if args.explain {
+        explained(&ops::explain(&host, &options)?)
+    } else {
+        shown(&host, &ops::render(&host, &options)?)?
+    };
     write_out(out, &text)
 }
 
-/// Renders the prompt for turn `turns + 1` (default: after the last recorded turn) through
-/// `strategy` (default: the configured one).
-pub fn render(
-    host: &Host,
-    path: &Path,
-    turns: Option<usize>,
-    strategy: Option<&str>,
-    format: RenderFormat,
-    request_args: &RequestArgs,
-) -> Result<String, Error> {
-    let options = request_args
-        .for_format(format, |name| format!("--{}", name.replace('_', "-")))
-        .map_err(Error::Usage)?;
-    let prompter = host.prompter(strategy)?;
-    let recording = host.recording(path)?;
-    let turns = turns.unwrap_or(recording.turns.len());
-    let tokenizer = host.tokenizer(None)?;
-    let (prompt, _) = prompter.render(&recording, turns, &mut Counter::new(tokenizer))?;
-    match format {
-        RenderFormat::Json => Ok(prompt_json(&prompt)),
-        // On a terminal, recorded text cannot move the cursor or retitle the window.
-        RenderFormat::Text if terminal() => {
-            Ok(escape_controls(&prompt_text(host, &prompt)?).into_owned())
-        }
-        RenderFormat::Text => prompt_text(host, &prompt),
-        RenderFormat::Anthropic => Ok(pretty(&request::anthropic(&prompt, &options)?)),
-        RenderFormat::OpenAi => Ok(pretty(&request::openai(&prompt, &options))),
+/// The prompt as `ptc render` prints it in its format. On a terminal, recorded text cannot
+/// move the cursor or retitle the window.
+fn shown(host: &Host, rendered: &Rendered) -> Result<String, Error> {
+    if let Some(body) = rendered.request_body()? {
+        return Ok(pretty(&body));
     }
+    Ok(match rendered.format {
+        RenderFormat::Json => prompt_json(&rendered.prompt),
+        RenderFormat::Text if terminal() => {
+            escape_controls(&prompt_text(host, &rendered.prompt)?).into_owned()
+        }
+        _ => prompt_text(host, &rendered.prompt)?,
+    })
 }
 
 /// `ptc render --explain`: each section of the prompt with its strategy, template, origin,
 /// fields and text. On a terminal, the control characters of recorded text are escaped.
-pub fn explain(
-    host: &Host,
-    path: &Path,
-    turns: Option<usize>,
-    strategy: Option<&str>,
-) -> Result<String, Error> {
-    let prompter = host.prompter(strategy)?;
-    let recording = host.recording(path)?;
-    let turns = turns.unwrap_or(recording.turns.len());
-    let tokenizer = host.tokenizer(None)?;
-    let renderer = prompter.chosen(&recording, turns, &mut Counter::new(tokenizer))?;
-    let output = renderer.output(&recording, turns)?;
-    let sections = renderer.explain(&output)?;
+fn explained(explanation: &Explanation) -> String {
     let shown = |text: &str| -> String {
         let text = if terminal() {
             escape_controls(text).into_owned()
@@ -162,11 +134,12 @@ pub fn explain(
             })
             .collect()
     };
+    let sections = &explanation.sections;
     let mut text = format!(
         "The prompt before turn {} of {}, by strategy `{}`: {} section(s)\n",
-        turns + 1,
-        recording.path.display(),
-        renderer.strategy().name,
+        explanation.turns + 1,
+        explanation.recording,
+        explanation.strategy,
         sections.len()
     );
     for (i, section) in sections.iter().enumerate() {
@@ -199,5 +172,5 @@ pub fn explain(
             }
         ));
     }
-    Ok(text)
+    text
 }

@@ -1,16 +1,19 @@
 //! The operations of ptc, each a function of one options struct that returns a result a
 //! program can use without the command line: compare strategies on a corpus ([`compare`]),
 //! merge the parts of a split comparison ([`merge`]), set the simulation beside the bill
-//! ([`bill`]). A command (`commands/`) turns its arguments into the options and the result into
+//! ([`bill`]), make recordings from agents' logs ([`import`]), render a run's prompt or
+//! request body ([`render`], also each request of `ptc serve`) and explain it ([`explain`]). A command (`commands/`) turns its arguments into the options and the result into
 //! output; a program embeds ptc by calling these with a [`Host`](crate::Host).
 //!
 //! The layer sits above everything an operation combines (`ab`, `recording`, `render`) and
-//! below the commands; no operation knows of a command.
+//! below `serve` and the commands; no operation knows of a command.
 
 mod bill;
 mod compare;
+mod import;
 mod merge;
 mod progress;
+mod render;
 mod results;
 
 use std::path::PathBuf;
@@ -20,7 +23,11 @@ use crate::recording::RecordingDefaults;
 
 pub use bill::{bill, BillRequest};
 pub use compare::{compare, CompareOptions, Format};
+pub use import::{import, Import, ImportOptions};
 pub use merge::{merge, MergeOptions};
+pub use render::{
+    explain, render, render_recording, Explanation, RenderOptions, Rendered, RequestBody,
+};
 
 /// The recordings an operation reads.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -296,7 +296,7 @@ pub fn check_given(paths: &[PathBuf]) -> Result<(), ReadError> {
 
 /// The one recording `path` names (a file, `FILE.jsonl:LINE`, a log of one run, or a corpus of
 /// one).
-pub fn single(path: &Path, defaults: &RecordingDefaults) -> Result<Source, ReadError> {
+pub fn source(path: &Path, defaults: &RecordingDefaults) -> Result<Source, ReadError> {
     let mut listing = Listing::new(&[path.to_owned()]).reading_logs(defaults);
     let first = listing
         .next()

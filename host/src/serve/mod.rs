@@ -17,9 +17,9 @@ use serde_json::{Map, Value as Json};
 
 use crate::config::Config;
 use crate::host::Host;
+use crate::ops::render_recording;
 use crate::recording::Recording;
-use crate::render::request::{self, RenderFormat};
-use crate::render::trigger::Rendering;
+use crate::render::trigger::Prompter;
 use crate::render::{PromptView, RenderError, StatsView};
 use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
@@ -157,7 +157,7 @@ struct Recent<T> {
 }
 
 /// The renderers of the most recently used (strategy, options) pairs.
-type Prompters<'h> = Recent<Rendering<'h>>;
+type Prompters<'h> = Recent<Prompter<'h>>;
 
 impl<T> Default for Recent<T> {
     fn default() -> Self {
@@ -227,33 +227,37 @@ fn answer<'h>(
         }
         Err(e) => return fail(Code::BadRequest, &e),
     };
-    let turns = checked.turns.unwrap_or(recording.turns.len());
     let mut counter = Counter::new(tokenizer);
-    let prompt = match prompter.render(&recording, turns, &mut counter) {
-        Ok((prompt, _)) => prompt,
+    let rendered = match render_recording(
+        prompter,
+        &recording,
+        checked.turns,
+        checked.format,
+        checked.request,
+        &mut counter,
+    ) {
+        Ok(rendered) => rendered,
         Err(e @ RenderError::TurnsOutOfRange { .. }) => return fail(Code::BadRequest, &e),
         Err(e) => return fail(Code::RenderFailed, &e),
     };
-    let body = match checked.format {
-        RenderFormat::Anthropic => match request::anthropic(&prompt, &checked.request) {
-            Ok(body) => serde_json::to_value(body),
-            Err(e) => return fail(Code::RenderFailed, &e),
-        },
-        RenderFormat::OpenAi => serde_json::to_value(request::openai(&prompt, &checked.request)),
-        RenderFormat::Json | RenderFormat::Text => {
+    let body = match rendered.request_body() {
+        Ok(Some(body)) => serde_json::to_value(body),
+        Ok(None) => {
             return Response::Prompt {
                 id,
-                prompt: PromptView::from(&prompt),
+                prompt: PromptView::from(&rendered.prompt),
             }
             .line()
         }
+        Err(e) => return fail(Code::RenderFailed, &e),
     };
+    let prompt = &rendered.prompt;
     Response::Body {
         id,
         strategy: &prompt.strategy,
         turns: prompt.turns,
         request: body.expect("a request body serializes"),
-        stats: StatsView::of(&prompt),
+        stats: StatsView::of(prompt),
     }
     .line()
 }
@@ -263,7 +267,7 @@ fn prompter<'h>(
     host: &'h Host,
     strategy: &str,
     options: &Map<String, Json>,
-) -> Result<Rendering<'h>, Error> {
+) -> Result<Prompter<'h>, Error> {
     let mut config: Config = host.config().clone();
     for (name, value) in options {
         // Checked by the protocol: a string, a number or a boolean.
@@ -275,7 +279,9 @@ fn prompter<'h>(
         config.set_option_value(strategy, name, value, "the request's \"options\"")?;
     }
     let threshold = config.compress_above_tokens();
-    host.prompter_with(Some(strategy), &config, threshold)
+    Ok(host
+        .prompter_with(Some(strategy), &config, threshold)?
+        .into())
 }
 
 #[cfg(test)]

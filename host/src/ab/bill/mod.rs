@@ -25,9 +25,7 @@ mod to_json;
 
 use std::path::PathBuf;
 
-use rustc_hash::FxHashMap;
-
-use crate::cache::{CacheRequest, CacheState, Caching, Placement};
+use crate::cache::{CacheRequest, Caching};
 use crate::pricing::{Pricing, ProfileInfo};
 use crate::recording::Recording;
 use crate::render::trigger::as_sent;

@@ -2,7 +2,9 @@
 //! names, the model's own prices and minimum when the profile lists the model; a run whose
 //! calls are billed under several profiles is refused.
 
-use super::*;
+use crate::pricing::{Pricing, ProfileInfo};
+use crate::recording::Recording;
+use crate::Error;
 
 /// The one profile that prices every billed call of `recording`, each by the provider and model
 /// its usage names; a run whose calls are billed under several profiles (a gateway that routed

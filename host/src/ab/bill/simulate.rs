@@ -2,7 +2,11 @@
 //! run, or one per profile shared by its runs), and the miss rate fitted on what they read
 //! against what the bill read.
 
-use super::*;
+use rustc_hash::FxHashMap;
+
+use super::{MissFit, MissRate, Pending, RunBill};
+use crate::cache::{CacheState, Caching, Placement};
+use crate::pricing::{Pricing, ProfileInfo};
 
 /// What the simulated caches hold, as calls are simulated one after another.
 pub(super) struct Simulator {

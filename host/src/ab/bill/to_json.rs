@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value as Json};
 
-use super::report::*;
-use super::*;
+use super::report::{by_model, error_json, of_run, round, rule, Sums};
+use super::{Bill, READ_TOLERANCE};
 
 fn sums_json(sums: &Sums) -> Json {
     json!({
