@@ -448,10 +448,10 @@ mod tests {
             system_prompt: String::new(),
             max_recording_bytes: crate::recording::DEFAULT_MAX_RECORDING_BYTES,
         };
-        let one = single(&PathBuf::from(format!("{}:4", path.display())), &defaults).unwrap();
+        let one = source(&PathBuf::from(format!("{}:4", path.display())), &defaults).unwrap();
         assert_eq!(one, lines[1]);
         assert!(
-            single(&path, &defaults).is_err(),
+            source(&path, &defaults).is_err(),
             "two recordings are not one"
         );
         // The last line may lack its newline.

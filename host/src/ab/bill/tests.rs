@@ -6,6 +6,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::*;
+use crate::cache::Placement;
 use crate::message::RenderedMessage;
 use crate::recording::RecordingDefaults;
 
