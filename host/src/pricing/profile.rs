@@ -174,10 +174,26 @@ pub struct ProfileInfo {
     pub hits_not_guaranteed: bool,
 }
 
+/// The name a provider's profiles give it, for the name a log gives it: Google's Gemini API is
+/// `gemini` in ptc's profiles and in litellm's model names (`gemini/gemini-2.5-flash`), while
+/// OpenRouter's model names call it `google` (`google/gemini-3-pro-preview`), and some gateways'
+/// write `@google/...`.
+pub fn provider_name(provider: &str) -> &str {
+    match provider.trim_start_matches('@') {
+        "google" => "gemini",
+        other => other,
+    }
+}
+
 impl ProfileInfo {
+    /// Whether this profile is for what `provider` (as a log names it) billed.
+    pub fn serves(&self, provider: &str) -> bool {
+        self.provider.as_deref() == Some(provider_name(provider))
+    }
+
     /// Whether this profile prices what `provider` billed for `model`.
     pub fn prices(&self, provider: &str, model: Option<&str>) -> bool {
-        self.provider.as_deref() == Some(provider)
+        self.serves(provider)
             && (self.prices_unlisted_models || model.is_some_and(|m| self.model(m).is_some()))
     }
 

@@ -103,9 +103,9 @@ pub(super) fn choose(
 ) -> Result<usize, Error> {
     let path = recording.path.display().to_string();
     let provider = provider.ok_or_else(|| Error::NoBillProvider { path: path.clone() })?;
-    let named = info.iter().position(|i| {
-        i.provider.as_deref() == Some(provider) && model.is_some_and(|m| i.model(m).is_some())
-    });
+    let named = info
+        .iter()
+        .position(|i| i.serves(provider) && model.is_some_and(|m| i.model(m).is_some()));
     let any = || {
         info.iter()
             .position(|i| i.prices_unlisted_models && i.prices(provider, model))

@@ -117,3 +117,19 @@ fn a_profile_that_prices_only_its_models_does_not_price_another() {
     info.prices_unlisted_models = true;
     assert!(info.prices("openai", Some("gpt-5.3-codex")));
 }
+
+#[test]
+fn a_gateways_name_for_a_provider_finds_its_profile() {
+    let gemini = ProfileInfo {
+        provider: Some("gemini".into()),
+        ..listing(&[("gemini-3-pro-preview", minimum(4096.0))])
+    };
+    // OpenRouter's model names call the Gemini API `google`; some gateways write `@google`.
+    for provider in ["gemini", "google", "@google"] {
+        assert!(gemini.serves(provider), "{provider}");
+        assert!(gemini.prices(provider, Some("google/gemini-3-pro-preview")));
+    }
+    assert!(!gemini.serves("openai"));
+    assert!(!gemini.serves("googl"));
+    assert_eq!(provider_name("anthropic"), "anthropic");
+}
