@@ -202,6 +202,13 @@ impl Listing {
             };
             let path = match next {
                 Pending::Embedded(name, json) => return Ok(Some(Source::Embedded { name, json })),
+                // A file of a directory that holds no run (a companion of a log) is passed
+                // over; [`passed_over`] says why.
+                Pending::Found(path)
+                    if self.defaults.is_some() && crate::recording::logs::passed_over(&path) =>
+                {
+                    continue
+                }
                 Pending::Found(path) => path,
                 Pending::Given(path) => {
                     if let Some((file, line)) = jsonl_line(&path) {
@@ -242,6 +249,20 @@ impl Iterator for Listing {
         self.failed = next.is_err();
         next.transpose()
     }
+}
+
+/// The note saying which files found in the directories of `paths` hold no run and are passed
+/// over when the corpus is read with its logs ([`Listing::reading_logs`]), and where their
+/// runs are; none when there are none.
+pub fn passed_over(paths: &[PathBuf]) -> Option<String> {
+    let files: Vec<PathBuf> = paths
+        .iter()
+        .filter(|path| path.is_dir())
+        .filter_map(|dir| dir_files(dir).ok())
+        .flatten()
+        .filter(|file| crate::recording::logs::passed_over(file))
+        .collect();
+    crate::recording::logs::passed_over_note(&files)
 }
 
 /// Every `.json` and `.jsonl` file directly in `dir`, sorted by name.
