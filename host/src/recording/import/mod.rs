@@ -7,6 +7,7 @@ mod claude_code;
 mod codex;
 mod counts;
 mod error;
+mod gemini_cli;
 mod mini_swe_agent;
 mod openhands;
 mod ptc_runner;
@@ -24,6 +25,7 @@ pub use claude_code::claude_code;
 pub use codex::{codex, redacted};
 use error::bad;
 pub use error::ImportError;
+pub use gemini_cli::gemini_cli;
 pub use mini_swe_agent::mini_swe_agent;
 pub use openhands::openhands;
 pub use ptc_runner::ptc_runner;
@@ -105,6 +107,9 @@ pub enum Format {
     /// A Codex CLI session (`rollout-*.jsonl`): per call the tokens OpenAI reported, cached
     /// included
     Codex,
+    /// A Gemini CLI session (`session-*.json` under `~/.gemini/tmp/`): per response the tokens
+    /// Gemini reported, cached included
+    GeminiCli,
 }
 
 impl Format {
@@ -151,6 +156,9 @@ impl Format {
         if openhands::detect(&prefix) {
             return Some(Format::Openhands);
         }
+        if gemini_cli::detect(&prefix) {
+            return Some(Format::GeminiCli);
+        }
         let text = String::from_utf8_lossy(head);
         let first = text.lines().find(|l| !l.trim().is_empty())?;
         let record: Json = serde_json::from_str(first.trim_start_matches('\u{feff}')).ok()?;
@@ -176,6 +184,7 @@ impl Format {
             Format::ClaudeCode => "claude-code",
             Format::Openhands => "openhands",
             Format::Codex => "codex",
+            Format::GeminiCli => "gemini-cli",
         }
     }
 }

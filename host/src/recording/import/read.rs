@@ -43,6 +43,7 @@ pub fn read_log(
         Format::ClaudeCode => from::claude_code(file, defaults, supplied)?,
         Format::Openhands => from::openhands(file, defaults, supplied)?,
         Format::Codex => vec![from::codex(file, defaults, supplied)?],
+        Format::GeminiCli => vec![from::gemini_cli(file, defaults, supplied)?],
     };
     let several = imported.len() > 1;
     for run in &mut imported {
