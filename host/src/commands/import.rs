@@ -107,9 +107,13 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
     let mut runs: Vec<(String, Vec<String>)> = Vec::new();
     let mut first: Option<serde_json::Value> = None;
     let mut skipped = 0;
+    let names = crate::recording::import::unique_names(&files);
     for file in &files {
         match read_log(file, format, &defaults, &supplied) {
-            Ok((format, imported)) => {
+            Ok((format, mut imported)) => {
+                if let Some(shown) = names.get(file) {
+                    crate::recording::import::name_after(&mut imported, file, shown);
+                }
                 for run in imported {
                     let notes = summary(file, format, &run, &defaults);
                     runs.push((run.json.to_string(), notes));

@@ -67,7 +67,13 @@ pub fn passed_over_note(files: &[std::path::PathBuf]) -> Option<String> {
 /// A JSONL file that is neither a log of a known format nor a corpus of recordings (its first
 /// line is an object with neither `mission` nor `turns`) is one run that cannot be read, saying
 /// which formats there are: not a warning per line of it.
-pub(crate) fn runs(path: &Path, defaults: &RecordingDefaults) -> Option<Vec<Source>> {
+/// Its runs are named after `shown` in place of the log's file name, when given (a name that
+/// tells it from the corpus' other files of the same name).
+pub(crate) fn runs(
+    path: &Path,
+    defaults: &RecordingDefaults,
+    shown: Option<&str>,
+) -> Option<Vec<Source>> {
     if looks_like_a_recording(path) {
         return None;
     }
@@ -88,13 +94,18 @@ pub(crate) fn runs(path: &Path, defaults: &RecordingDefaults) -> Option<Vec<Sour
         }]);
     };
     let runs = match read_log(path, Some(format), defaults, &Supplied::default()) {
-        Ok((_, imported)) => imported
-            .into_iter()
-            .map(|run| Source::Log {
-                name: Arc::from(run.json["name"].as_str().unwrap_or_default()),
-                run: Ok(Arc::from(run.json.to_string())),
-            })
-            .collect(),
+        Ok((_, mut imported)) => {
+            if let Some(shown) = shown {
+                crate::recording::import::name_after(&mut imported, path, shown);
+            }
+            imported
+                .into_iter()
+                .map(|run| Source::Log {
+                    name: Arc::from(run.json["name"].as_str().unwrap_or_default()),
+                    run: Ok(Arc::from(run.json.to_string())),
+                })
+                .collect()
+        }
         Err(error) => vec![Source::Log {
             name: Arc::from(path.display().to_string()),
             run: Err(Arc::from(error.to_string())),

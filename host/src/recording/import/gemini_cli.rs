@@ -41,7 +41,11 @@ use crate::recording::{ReadError, RecordingDefaults};
 /// that opens with its `sessionId` and names its `projectHash`.
 pub(super) fn detect(prefix: &str) -> bool {
     let text = prefix.trim_start();
-    let head: String = text.chars().take(200).filter(|c| !c.is_whitespace()).collect();
+    let head: String = text
+        .chars()
+        .take(200)
+        .filter(|c| !c.is_whitespace())
+        .collect();
     head.starts_with("{\"sessionId\":") && text.contains("\"projectHash\"")
 }
 
@@ -199,7 +203,11 @@ pub fn gemini_cli(
         }
         let called = message["model"].as_str();
         model = model.or(called.map(str::to_owned));
-        match usage(&message["tokens"], &format!("messages[{at}].tokens"), called) {
+        match usage(
+            &message["tokens"],
+            &format!("messages[{at}].tokens"),
+            called,
+        ) {
             Ok(Some(usage)) => turn["usage"] = usage,
             Ok(None) if !lacks.contains(&Lack::Usage) => lacks.push(Lack::Usage),
             Ok(None) => {}
@@ -237,7 +245,9 @@ mod tests {
     #[test]
     fn cached_tokens_are_part_of_the_input_and_thoughts_are_output() {
         let tokens = json!({"input": 5915, "output": 24, "cached": 4000, "thoughts": 6, "tool": 0, "total": 5945});
-        let u = usage(&tokens, "t", Some("gemini-2.5-pro")).unwrap().unwrap();
+        let u = usage(&tokens, "t", Some("gemini-2.5-pro"))
+            .unwrap()
+            .unwrap();
         assert_eq!(
             (&u["input"], &u["cache_read"], &u["output"], &u["provider"]),
             (&json!(1915), &json!(4000), &json!(30), &json!("gemini"))
@@ -254,7 +264,9 @@ mod tests {
             "response": {"output": "Hello"}}}]);
         assert_eq!(parts_text(&result), "Hello");
         assert_eq!(parts_text(&json!([{"text": "a"}, {"text": "b"}])), "a\nb");
-        assert!(detect("{\n  \"sessionId\": \"x\",\n  \"projectHash\": \"y\""));
+        assert!(detect(
+            "{\n  \"sessionId\": \"x\",\n  \"projectHash\": \"y\""
+        ));
         assert!(!detect("{\"messages\": [], \"sessionId\": \"x\"}"));
     }
 }

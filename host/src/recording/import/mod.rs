@@ -30,7 +30,7 @@ pub use mini_swe_agent::mini_swe_agent;
 pub use openhands::openhands;
 pub use ptc_runner::ptc_runner;
 pub use ptc_runner_kernel::ptc_runner_kernel;
-pub use read::{formats, read_log};
+pub use read::{formats, name_after, read_log, unique_names};
 
 use crate::recording::ReadError;
 pub(super) use counts::litellm_usage;
