@@ -85,7 +85,7 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         crate::output::check_not_input("--report", file, paths, &["json", "jsonl"])?;
     }
     let defaults = host.recording_defaults()?;
-    if let Some(note) = crate::recording::corpus::passed_over(paths) {
+    if let Some(note) = crate::recording::logs::passed_over_in(paths) {
         crate::output::note(format_args!("note: {note}"));
     }
     let mut asked = options.plan.clone();

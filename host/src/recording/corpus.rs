@@ -268,20 +268,6 @@ impl Iterator for Listing {
     }
 }
 
-/// The note saying which files found in the directories of `paths` hold no run and are passed
-/// over when the corpus is read with its logs ([`Listing::reading_logs`]), and where their
-/// runs are; none when there are none.
-pub fn passed_over(paths: &[PathBuf]) -> Option<String> {
-    let files: Vec<PathBuf> = paths
-        .iter()
-        .filter(|path| path.is_dir())
-        .filter_map(|dir| dir_files(dir).ok())
-        .flatten()
-        .filter(|file| crate::recording::logs::passed_over(file))
-        .collect();
-    crate::recording::logs::passed_over_note(&files)
-}
-
 /// Every `.json` and `.jsonl` file directly in `dir`, sorted by name.
 fn dir_files(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
     files_in(dir, &["json", "jsonl"])

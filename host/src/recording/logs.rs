@@ -63,6 +63,20 @@ pub fn passed_over_note(files: &[std::path::PathBuf]) -> Option<String> {
     ))
 }
 
+/// The note saying which files found in the directories of `paths` hold no run and are passed
+/// over when the corpus is read with its logs (`Listing::reading_logs`), and where their
+/// runs are; none when there are none.
+pub fn passed_over_in(paths: &[std::path::PathBuf]) -> Option<String> {
+    let files: Vec<std::path::PathBuf> = paths
+        .iter()
+        .filter(|path| path.is_dir())
+        .filter_map(|dir| crate::recording::corpus::files_in(dir, &["json", "jsonl"]).ok())
+        .flatten()
+        .filter(|file| passed_over(file))
+        .collect();
+    passed_over_note(&files)
+}
+
 /// The runs of the log at `path`, or `None` when `path` is a recording or a corpus of them.
 /// A JSONL file that is neither a log of a known format nor a corpus of recordings (its first
 /// line is an object with neither `mission` nor `turns`) is one run that cannot be read, saying

@@ -79,7 +79,11 @@ fn usage(tokens: &Json, at: &str, model: Option<&str>) -> Result<Option<Json>, I
     let thoughts = number("thoughts")?.unwrap_or(0);
     let uncached = input
         .checked_sub(cached)
-        .ok_or(ImportError::CachedMoreThanInput { cached, input })?;
+        .ok_or_else(|| ImportError::CachedMoreThanPrompt {
+            at: at.to_owned(),
+            cached,
+            input,
+        })?;
     let mut out = json!({
         "input": uncached,
         "cache_read": cached,
