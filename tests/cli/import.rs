@@ -1128,3 +1128,91 @@ fn a_kernel_run_of_schema_7_imports_as_its_schema_2_twin() {
         "{err}"
     );
 }
+
+/// A Gemini CLI session: each response a turn with the tokens Gemini reported (its `input`
+/// includes the cached ones), the request rebuilt from the conversation with a prefix
+/// inferred from the bill; a session without a response, or a count that is not one, is
+/// refused naming the file.
+#[test]
+fn a_gemini_cli_session_imports_with_its_tokens_and_a_rebuilt_request() {
+    let scratch = Scratch::new();
+    let log = realrun("gemini-cli/atif-rfc-example-gemini-cli.json");
+    let run = scratch.ptc(["import", &log.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(gemini-cli): 1 turn(s)"),
+        "{}",
+        run.stderr
+    );
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    let session: Json = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    assert_eq!(recording["mission"], session["messages"][0]["content"]);
+    let turn = &recording["turns"][0];
+    let tokens = &session["messages"][1]["tokens"];
+    let billed = tokens["input"].as_u64().unwrap();
+    assert_eq!(
+        turn["usage"]["input"].as_u64().unwrap() + turn["usage"]["cache_read"].as_u64().unwrap(),
+        billed
+    );
+    assert_eq!(turn["usage"]["provider"], "gemini");
+    assert_eq!(turn["usage"]["model"], "gemini-2.0-flash");
+    assert!(
+        turn["usage"].get("cost_usd").is_none(),
+        "the log states no cost"
+    );
+    assert_eq!(turn["request"]["rebuilt"], true);
+    let prefix = turn["request"]["inferred_prefix_tokens"].as_u64().unwrap();
+    assert!(prefix > 0 && prefix < billed, "{prefix}");
+    assert_eq!(recording["lacks"], serde_json::json!(["max_turns"]));
+    // Hostile sessions.
+    let no_answer = scratch.write(
+        "s1.json",
+        r#"{"sessionId": "x", "projectHash": "y", "messages": [{"type": "user", "content": "hi"}]}"#,
+    );
+    let bad_count = scratch.write(
+        "s2.json",
+        r#"{"sessionId": "x", "projectHash": "y", "messages": [{"type": "user", "content": "hi"},
+            {"type": "gemini", "content": "ok", "tokens": {"input": 10, "cached": 20}}]}"#,
+    );
+    for (file, why) in [(no_answer, "no response"), (bad_count, "cached")] {
+        let run = scratch.ptc(["import", &file.display().to_string()]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&file.display().to_string()) && run.stderr.contains(why),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stdout.is_empty());
+    }
+}
+
+/// A mini-swe-agent trajectory whose messages are text parts (as a client marking cache
+/// breakpoints writes them): its task, commands, outputs and return codes are read from them.
+#[test]
+fn a_mini_swe_agent_trajectory_of_text_parts_imports_its_task_and_outputs() {
+    let scratch = Scratch::new();
+    let log = realrun("mini-swe-agent/atif-rfc-example-mini-swe-agent.json");
+    let run = scratch.ptc(["import", &log.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    assert!(
+        recording["mission"]
+            .as_str()
+            .unwrap()
+            .starts_with("Please solve this issue: Create a file called hello.txt"),
+        "{}",
+        recording["mission"]
+    );
+    let turns = recording["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 3);
+    assert_eq!(turns[1]["program"], "cat hello.txt");
+    assert_eq!(
+        turns[1]["prints"][0],
+        "<returncode>0</returncode>\n<output>\nHello, world!\n</output>"
+    );
+    assert!(turns.iter().all(|t| t["success"] == true));
+    assert!(recording["system_prompt"]
+        .as_str()
+        .unwrap()
+        .starts_with("You are a helpful assistant"));
+}

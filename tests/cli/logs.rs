@@ -24,6 +24,10 @@ fn logs_of_every_format(scratch: &Scratch) -> PathBuf {
         "openhands/replay-wrong_initial_state.json",
         "atif/harbor-golden-openhands-hello-world.json",
         "codex/rollout-2026-02-23T20-34-25-019c8bfe.jsonl",
+        "gemini-cli/atif-rfc-example-gemini-cli.json",
+        "mini-swe-agent/atif-rfc-example-mini-swe-agent.json",
+        // The canonical trace the Kernel run wrote beside its inspection artifact.
+        "ptc_runner-kernel/checkout-5xx-9.trace.jsonl",
     ] {
         let from = realrun(log);
         std::fs::copy(&from, dir.join(from.file_name().unwrap())).unwrap();
@@ -50,9 +54,23 @@ fn ab_reads_a_directory_of_raw_logs_of_every_format_and_names_each_run() {
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        !run.stderr.contains("unknown field"),
+        !run.stderr.contains("unknown field") && !run.stderr.contains("warning: skipping"),
         "a log is imported, not read as recordings line by line:\n{}",
         run.stderr
+    );
+    // The companion trace holds no run: one note says so and where its run is.
+    let notes: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("checkout-5xx-9.trace.jsonl"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", run.stderr);
+    assert!(
+        notes[0].starts_with(
+            "note: checkout-5xx-9.trace.jsonl passed over: a ptc_runner canonical trace"
+        ) && notes[0].contains("inspection artifact of the same name beside it"),
+        "{}",
+        notes[0]
     );
     let names: std::collections::BTreeSet<&str> = run
         .stdout
@@ -70,6 +88,8 @@ fn ab_reads_a_directory_of_raw_logs_of_every_format_and_names_each_run() {
         "replay-wrong_initial_state.json",
         "harbor-golden-openhands-hello-world.json",
         "rollout-2026-02-23T20-34-25-019c8bfe.jsonl",
+        "atif-rfc-example-gemini-cli.json",
+        "atif-rfc-example-mini-swe-agent.json",
     ];
     for name in expected {
         assert!(names.contains(name), "{name} in {names:?}");
@@ -188,6 +208,29 @@ fn a_file_of_no_known_format_in_a_corpus_is_one_unreadable_file_not_a_warning_a_
     assert!(run.stdout.contains("1 recording(s)"), "{}", run.stdout);
 }
 
+/// A canonical trace named on the command line is no run: an error that says what it is and
+/// where its run is, exit 2; found in a directory, it is passed over with a note.
+#[test]
+fn a_canonical_trace_named_alone_is_refused_saying_where_its_run_is() {
+    let scratch = Scratch::new();
+    let trace = scratch.path().join("checkout-5xx-9.trace.jsonl");
+    std::fs::copy(
+        realrun("ptc_runner-kernel/checkout-5xx-9.trace.jsonl"),
+        &trace,
+    )
+    .unwrap();
+    let run = all_strategies().ptc(["ab", &text(&trace), "--strategies", "full-history"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("checkout-5xx-9.trace.jsonl holds no run: a ptc_runner canonical trace")
+            && run.stderr.contains("not among these files"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+}
+
 #[test]
 fn a_missing_log_and_a_file_of_no_known_format_say_so() {
     let scratch = Scratch::new();
@@ -285,4 +328,74 @@ fn ab_prices_runs_by_the_provider_their_usage_names_unless_asked() {
         ])
         .ok();
     assert!(asked.contains("cost: anthropic pricing"), "{asked}");
+}
+
+/// Logs that share a file name (every Kernel run writes `run.inspection.jsonl`) give runs
+/// named with as many parent folders as tell them apart, in `ptc ab` and in `ptc import`.
+#[test]
+fn runs_of_logs_that_share_a_file_name_are_named_with_their_folders() {
+    let scratch = Scratch::new();
+    let mut dirs = Vec::new();
+    for (folder, log) in [
+        ("loop", "checkout-5xx-9.inspection.jsonl"),
+        ("fast", "fast-checkout-5xx-10.inspection.jsonl"),
+    ] {
+        let dir = scratch.path().join(folder).join("inspect");
+        std::fs::create_dir_all(&dir).unwrap();
+        let from = realrun(&format!("ptc_runner-kernel/{log}"));
+        std::fs::copy(from, dir.join("run.inspection.jsonl")).unwrap();
+        dirs.push(dir);
+    }
+    let csv = all_strategies()
+        .ptc([
+            "ab",
+            &text(&dirs[0]),
+            &text(&dirs[1]),
+            "--strategies",
+            "full-history",
+            "--format",
+            "csv",
+            "--no-timing",
+        ])
+        .ok();
+    let names: std::collections::BTreeSet<&str> = csv
+        .lines()
+        .skip(1)
+        .filter_map(|row| row.split(',').next())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "fast/inspect/run.inspection.jsonl",
+            "loop/inspect/run.inspection.jsonl"
+        ]
+        .into_iter()
+        .collect(),
+        "{csv}"
+    );
+    let out = scratch.path().join("runs.jsonl");
+    let logs: Vec<String> = dirs
+        .iter()
+        .map(|d| text(&d.join("run.inspection.jsonl")))
+        .collect();
+    scratch
+        .ptc(["import", &logs[0], &logs[1], "-o", &text(&out)])
+        .ok();
+    let imported: Vec<String> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Json>(l).unwrap()["name"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        imported,
+        [
+            "loop/inspect/run.inspection.jsonl",
+            "fast/inspect/run.inspection.jsonl"
+        ]
+    );
 }

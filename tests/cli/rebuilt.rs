@@ -218,7 +218,7 @@ fn every_call_of_a_codex_session_is_rebuilt_billed_and_judged_against_the_rebuil
     }
 }
 
-/// No strategy renders a Claude Code, OpenHands, ATIF or Codex run with ptc's PTC-Lisp system
+/// No strategy renders a Claude Code, OpenHands, ATIF, Codex or Gemini CLI run with ptc's PTC-Lisp system
 /// prompt, at any turn: the log kept none, and ptc's is not the agent's.
 #[test]
 fn no_strategy_prompt_of_another_agents_run_holds_the_ptc_lisp_system_prompt() {
@@ -235,6 +235,7 @@ fn no_strategy_prompt_of_another_agents_run_holds_the_ptc_lisp_system_prompt() {
             "codex/rollout-2026-02-23T20-34-25-019c8bfe.jsonl",
             "codex.json",
         ),
+        ("gemini-cli/atif-rfc-example-gemini-cli.json", "gemini.json"),
     ] {
         let (recording, _) = import(&scratch, &realrun(log), name);
         // The first run of a JSONL corpus: the Claude Code session's main thread.
@@ -245,7 +246,10 @@ fn no_strategy_prompt_of_another_agents_run_holds_the_ptc_lisp_system_prompt() {
             recording
         };
         for (strategy, _) in STRATEGIES.iter() {
-            for turns in [0, 2] {
+            let recorded: Json =
+                serde_json::from_str(&std::fs::read_to_string(&recording).unwrap()).unwrap();
+            let count = recorded["turns"].as_array().unwrap().len();
+            for turns in [0, 2.min(count)] {
                 let render = scratch.render_json(&recording, turns, &["--strategy", strategy]);
                 let text = render["messages"].to_string();
                 assert!(

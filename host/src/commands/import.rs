@@ -17,7 +17,7 @@ use crate::Error;
 /// and what it was billed), a mini-swe-agent trajectory (`*.traj.json`, format 1 or 1.1), an
 /// ATIF trajectory (v1.0 to v1.7), a Claude Code session (`<session>.jsonl`: a run per thread),
 /// an OpenHands run (an event trajectory, or an evaluation's `output.jsonl`: a run per line), a
-/// Codex CLI session (`rollout-*.jsonl`) or ptc_runner's trace log (v1, v2). One run gives one recording (pretty JSON); several give one
+/// Codex CLI session (`rollout-*.jsonl`), a Gemini CLI session (`session-*.json`) or ptc_runner's trace log (v1, v2). One run gives one recording (pretty JSON); several give one
 /// recording per line (JSONL, a corpus `ptc ab` reads). A line per run on stderr says what was
 /// imported and what the log did not record (a recording lists it under `lacks`: nothing is
 /// invented in its place).

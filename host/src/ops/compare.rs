@@ -85,6 +85,9 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         crate::output::check_not_input("--report", file, paths, &["json", "jsonl"])?;
     }
     let defaults = host.recording_defaults()?;
+    if let Some(note) = crate::recording::logs::passed_over_in(paths) {
+        crate::output::note(format_args!("note: {note}"));
+    }
     let mut asked = options.plan.clone();
     // The bundled runs keep the configured profile: their output is the reference one.
     let given = matches!(&options.corpus, Corpus::Paths(paths) if !paths.is_empty());

@@ -101,9 +101,14 @@ pub fn import(host: &Host, options: &ImportOptions) -> Result<Import, Error> {
     let mut runs: Vec<(String, Vec<String>)> = Vec::new();
     let mut first: Option<serde_json::Value> = None;
     let mut skipped = 0;
+    // Logs that share a file name are named with the folders that tell them apart.
+    let names = crate::recording::import::unique_names(&files);
     for file in &files {
         match read_log(file, format, &defaults, supplied) {
-            Ok((format, imported)) => {
+            Ok((format, mut imported)) => {
+                if let Some(shown) = names.get(file) {
+                    crate::recording::import::name_after(&mut imported, file, shown);
+                }
                 for run in imported {
                     let notes = summary(file, format, &run, &defaults);
                     runs.push((run.json.to_string(), notes));

@@ -130,6 +130,9 @@ pub struct Listing {
     runs: std::collections::VecDeque<Source>,
     /// What logs are imported with; `None`: logs are not read.
     defaults: Option<RecordingDefaults>,
+    /// What the runs of each log are named after, where its file name is not enough to tell
+    /// it from the corpus' other files (`import::unique_names`).
+    shown: std::collections::HashMap<PathBuf, String>,
     /// The longest line of a JSONL file listed, in bytes.
     limit: u64,
     failed: bool,
@@ -154,6 +157,7 @@ impl Listing {
             lines: None,
             runs: Default::default(),
             defaults: None,
+            shown: Default::default(),
             limit: DEFAULT_MAX_RECORDING_BYTES,
             failed: false,
         }
@@ -164,6 +168,17 @@ impl Listing {
     pub fn reading_logs(mut self, defaults: &RecordingDefaults) -> Listing {
         self.limit = defaults.max_recording_bytes;
         self.defaults = Some(defaults.clone());
+        // The files of the paths given, by name only: what tells logs of one name apart.
+        let files: Vec<PathBuf> = self
+            .pending
+            .iter()
+            .flat_map(|p| match p {
+                Pending::Given(path) if path.is_dir() => dir_files(path).unwrap_or_default(),
+                Pending::Given(path) | Pending::Found(path) => vec![path.clone()],
+                Pending::Embedded(..) => Vec::new(),
+            })
+            .collect();
+        self.shown = crate::recording::import::unique_names(&files);
         self
     }
 
@@ -181,6 +196,7 @@ impl Listing {
             lines: None,
             runs: Default::default(),
             defaults: None,
+            shown: Default::default(),
             limit: DEFAULT_MAX_RECORDING_BYTES,
             failed: false,
         }
@@ -202,6 +218,13 @@ impl Listing {
             };
             let path = match next {
                 Pending::Embedded(name, json) => return Ok(Some(Source::Embedded { name, json })),
+                // A file of a directory that holds no run (a companion of a log) is passed
+                // over; [`passed_over`] says why.
+                Pending::Found(path)
+                    if self.defaults.is_some() && crate::recording::logs::passed_over(&path) =>
+                {
+                    continue
+                }
                 Pending::Found(path) => path,
                 Pending::Given(path) => {
                     if let Some((file, line)) = jsonl_line(&path) {
@@ -217,7 +240,8 @@ impl Listing {
                 }
             };
             if let Some(defaults) = &self.defaults {
-                if let Some(runs) = crate::recording::logs::runs(&path, defaults) {
+                let shown = self.shown.get(&path).map(String::as_str);
+                if let Some(runs) = crate::recording::logs::runs(&path, defaults, shown) {
                     self.runs.extend(runs);
                     continue;
                 }

@@ -10,7 +10,7 @@
 pub mod corpus;
 mod format;
 pub mod import;
-mod logs;
+pub(crate) mod logs;
 pub mod mission;
 pub mod names;
 mod place;

@@ -28,7 +28,7 @@ pub enum ReadError {
     },
     #[error("cannot import {path}: it {why}")]
     NotALog { path: PathBuf, why: String },
-    #[error("cannot tell the format of {path}: it is none of those ptc imports ({formats}; --from forces one). Gemini CLI logs convert to ATIF with Harbor's converters")]
+    #[error("cannot tell the format of {path}: it is none of those ptc imports ({formats}; --from forces one)")]
     UnknownFormat { path: PathBuf, formats: String },
     /// A run of an agent's log found in a corpus that could not be imported (the first error,
     /// as its import gave it).

@@ -74,6 +74,8 @@ pub enum ImportError {
     TokenCount { field: String, found: Json },
     #[error("the cached tokens ({cached}, `cached_input_tokens` and `cache_write_input_tokens`) are more than `input_tokens` ({input}), which counts them")]
     CachedMoreThanInput { cached: u64, input: u64 },
+    #[error("`{at}.cached` ({cached}) is more than `{at}.input` ({input}), which counts the cached tokens")]
+    CachedMoreThanPrompt { at: String, cached: u64, input: u64 },
     #[error(transparent)]
     Count(#[from] CountError),
     #[error("`run_id` {found} differs from the {first} of line {first_line}: an artifact holds one run; split the file by `run_id` and import each part")]

@@ -96,8 +96,7 @@ pub fn mini_swe_agent(
         None => messages
             .iter()
             .find(|m| m["role"] == "user")
-            .and_then(|m| m["content"].as_str())
-            .map(str::to_owned)
+            .and_then(|m| text(&m["content"]))
             .ok_or_else(|| {
                 bad(
                     path,
@@ -136,14 +135,11 @@ pub fn mini_swe_agent(
         let mut prints = Vec::new();
         let mut failed: Option<String> = None;
         for ((name, command), answer) in calls.iter().zip(answers) {
-            let output = answer
-                .and_then(|m| m["content"].as_str())
-                .unwrap_or("")
-                .to_owned();
+            let output = answer.and_then(|m| text(&m["content"])).unwrap_or_default();
             let code = answer.and_then(|m| {
                 m["extra"]["returncode"]
                     .as_i64()
-                    .or_else(|| return_code(m["content"].as_str()?))
+                    .or_else(|| return_code(&text(&m["content"])?))
             });
             let failing = code.filter(|&c| c != 0);
             if failing.is_some() && failed.is_none() {
@@ -167,13 +163,13 @@ pub fn mini_swe_agent(
             raw.push_str(reasoning);
             raw.push_str("\n\n");
         }
-        raw.push_str(message["content"].as_str().unwrap_or(""));
+        raw.push_str(&text(&message["content"]).unwrap_or_default());
         let error = if calls.is_empty() {
             let why = messages
                 .get(at + 1)
                 .filter(|m| m["role"] == "user")
-                .and_then(|m| m["content"].as_str())
-                .unwrap_or("the response gave no command");
+                .and_then(|m| text(&m["content"]))
+                .unwrap_or_else(|| "the response gave no command".to_owned());
             Some(json!({"reason": "format_error", "message": why}))
         } else {
             failed.map(|output| json!({"reason": "exit_status", "message": output}))
@@ -237,7 +233,7 @@ pub fn mini_swe_agent(
     if let Some(system) = messages
         .first()
         .filter(|m| m["role"] == "system")
-        .and_then(|m| m["content"].as_str())
+        .and_then(|m| text(&m["content"]))
     {
         recording["system_prompt"] = json!(system);
     }
@@ -291,7 +287,7 @@ fn commands(
             .filter_map(|a| a["command"].as_str().map(str::to_owned))
             .collect(),
         None if text_blocks => {
-            let blocks = bash_blocks(message["content"].as_str().unwrap_or(""));
+            let blocks = bash_blocks(&text(&message["content"]).unwrap_or_default());
             if blocks.len() == 1 {
                 blocks
             } else {
@@ -335,6 +331,19 @@ fn bash_blocks(text: &str) -> Vec<String> {
         rest = &body[end..];
     }
     blocks
+}
+
+/// A message's text: a string as it is, or its text parts one after the other (as a client
+/// marking a cache breakpoint sends them, `[{"type": "text", "text": …, "cache_control": …}]`,
+/// and as the request holds them); none for anything else.
+fn text(content: &Json) -> Option<String> {
+    match content {
+        Json::String(text) => Some(text.clone()),
+        Json::Array(parts) if parts.iter().all(|p| p["text"].is_string()) => {
+            Some(parts.iter().filter_map(|p| p["text"].as_str()).collect())
+        }
+        _ => None,
+    }
 }
 
 /// The `<returncode>N</returncode>` of an observation's text.

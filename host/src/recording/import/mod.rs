@@ -7,12 +7,14 @@ mod claude_code;
 mod codex;
 mod counts;
 mod error;
+mod gemini_cli;
 mod mini_swe_agent;
 mod openhands;
 mod ptc_runner;
 mod ptc_runner_kernel;
 mod read;
 mod rebuild;
+mod transcript;
 
 use std::fmt;
 use std::path::Path;
@@ -24,11 +26,13 @@ pub use claude_code::claude_code;
 pub use codex::{codex, redacted};
 use error::bad;
 pub use error::ImportError;
+pub use gemini_cli::gemini_cli;
 pub use mini_swe_agent::mini_swe_agent;
 pub use openhands::openhands;
 pub use ptc_runner::ptc_runner;
 pub use ptc_runner_kernel::ptc_runner_kernel;
-pub use read::{formats, read_log};
+pub use read::{formats, name_after, read_log, unique_names};
+use transcript::transcript_recording;
 
 use crate::recording::ReadError;
 pub(super) use counts::litellm_usage;
@@ -105,6 +109,9 @@ pub enum Format {
     /// A Codex CLI session (`rollout-*.jsonl`): per call the tokens OpenAI reported, cached
     /// included
     Codex,
+    /// A Gemini CLI session (`session-*.json` under `~/.gemini/tmp/`): per response the tokens
+    /// Gemini reported, cached included
+    GeminiCli,
 }
 
 impl Format {
@@ -151,6 +158,9 @@ impl Format {
         if openhands::detect(&prefix) {
             return Some(Format::Openhands);
         }
+        if gemini_cli::detect(&prefix) {
+            return Some(Format::GeminiCli);
+        }
         let text = String::from_utf8_lossy(head);
         let first = text.lines().find(|l| !l.trim().is_empty())?;
         let record: Json = serde_json::from_str(first.trim_start_matches('\u{feff}')).ok()?;
@@ -176,59 +186,9 @@ impl Format {
             Format::ClaudeCode => "claude-code",
             Format::Openhands => "openhands",
             Format::Codex => "codex",
+            Format::GeminiCli => "gemini-cli",
         }
     }
-}
-
-/// The recording of an agent whose log holds a transcript (not PTC-Lisp turns): its mission,
-/// turn budget, tools by name, turns and system prompt, with `lacks` completed by what the
-/// log has not (the timestamps when no turn has one, the system prompt), read back as ptc
-/// reads recordings.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn transcript_recording(
-    path: &Path,
-    defaults: &crate::recording::RecordingDefaults,
-    mission: String,
-    max_turns: u32,
-    tools: &[String],
-    turns: Vec<Json>,
-    mut lacks: Vec<crate::recording::format::Lack>,
-    system: Option<&str>,
-    version: u64,
-) -> Result<Imported, ReadError> {
-    if !turns.iter().any(|t| t.get("started_at").is_some()) {
-        lacks.push(crate::recording::format::Lack::Timestamps);
-    }
-    // A run whose requests are rebuilt with an inferred prefix knows its system prompt's size,
-    // which is all a measurement takes (`rebuild`); one without still lacks it.
-    let inferred = turns
-        .iter()
-        .any(|t| t["request"].get("inferred_prefix_tokens").is_some());
-    let lacks_it = lacks.contains(&crate::recording::format::Lack::SystemPrompt);
-    if system.is_none() && !inferred && !lacks_it {
-        lacks.push(crate::recording::format::Lack::SystemPrompt);
-    }
-    let count = turns.len();
-    let mut recording = serde_json::json!({
-        "mission": mission,
-        "literal_mission": true,
-        "max_turns": max_turns,
-        "tools": tools.iter().map(|name| serde_json::json!({"name": name})).collect::<Vec<_>>(),
-        "turns": turns,
-        "lacks": lacks,
-    });
-    if let Some(system) = system {
-        recording["system_prompt"] = serde_json::json!(system);
-    }
-    reads_back(path, &mut recording, defaults)?;
-    Ok(Imported {
-        json: recording,
-        turns: count,
-        losses: Losses::default(),
-        version,
-        default_max_turns: false,
-        part: None,
-    })
 }
 
 /// Writes each turn's request as the messages it adds to the previous turn's (`repeats`: how

@@ -43,6 +43,7 @@ pub fn read_log(
         Format::ClaudeCode => from::claude_code(file, defaults, supplied)?,
         Format::Openhands => from::openhands(file, defaults, supplied)?,
         Format::Codex => vec![from::codex(file, defaults, supplied)?],
+        Format::GeminiCli => vec![from::gemini_cli(file, defaults, supplied)?],
     };
     let several = imported.len() > 1;
     for run in &mut imported {
@@ -70,5 +71,88 @@ fn name(file: &Path, part: Option<&str>) -> String {
     match part {
         Some(part) => format!("{log} ({part})"),
         None => log,
+    }
+}
+
+/// What each of `files` is called in a run's name: its file name, or, where several of them
+/// share it, the file name with as many of its parent folders as tell it from the others
+/// (`loop/inspect/run.inspection.jsonl` beside `fast/inspect/run.inspection.jsonl`).
+pub fn unique_names(
+    files: &[std::path::PathBuf],
+) -> std::collections::HashMap<std::path::PathBuf, String> {
+    let parts = |file: &Path| -> Vec<String> {
+        file.components()
+            .rev()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect()
+    };
+    let tail = |parts: &[String], depth: usize| -> String {
+        let mut taken: Vec<&str> = parts.iter().take(depth).map(String::as_str).collect();
+        taken.reverse();
+        taken.join("/").replace("//", "/")
+    };
+    let mut by_name: std::collections::HashMap<String, Vec<Vec<String>>> = Default::default();
+    let mut unique: Vec<&std::path::PathBuf> = files.iter().collect();
+    unique.sort();
+    unique.dedup();
+    for file in &unique {
+        let parts = parts(file);
+        by_name.entry(parts[0].clone()).or_default().push(parts);
+    }
+    let mut names = std::collections::HashMap::new();
+    for file in unique {
+        let own = parts(file);
+        let others = &by_name[&own[0]];
+        let depth = (1..=own.len())
+            .find(|&depth| {
+                let mine = tail(&own, depth);
+                others
+                    .iter()
+                    .filter(|other| **other != own)
+                    .all(|other| tail(other, depth) != mine)
+            })
+            .unwrap_or(own.len());
+        names.insert(file.clone(), tail(&own, depth));
+    }
+    names
+}
+
+/// Names the runs `imported` from `file` after `shown` (a name [`unique_names`] gave it) in
+/// place of its file name.
+pub fn name_after(imported: &mut [Imported], file: &Path, shown: &str) {
+    let log = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for run in imported {
+        if let Some(rest) = run.json["name"].as_str().and_then(|n| n.strip_prefix(&log)) {
+            run.json["name"] = serde_json::json!(format!("{shown}{rest}"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::unique_names;
+
+    #[test]
+    fn a_file_name_shared_is_qualified_with_the_folders_that_tell_it_apart() {
+        let files: Vec<PathBuf> = [
+            "runs/loop/inspect/run.inspection.jsonl",
+            "runs/fast/inspect/run.inspection.jsonl",
+            "other/run.inspection.jsonl",
+            "runs/loop/session.jsonl",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        let names = unique_names(&files);
+        let name = |i: usize| names[&files[i]].as_str();
+        assert_eq!(name(0), "loop/inspect/run.inspection.jsonl");
+        assert_eq!(name(1), "fast/inspect/run.inspection.jsonl");
+        assert_eq!(name(2), "other/run.inspection.jsonl");
+        assert_eq!(name(3), "session.jsonl");
     }
 }
