@@ -26,7 +26,12 @@ pub(super) struct Finish<'a> {
     pub format: Format,
     /// The HTML report's file.
     pub report: Option<&'a Path>,
+    /// How much the tables for people show.
+    pub view: report::View,
 }
+
+/// The width the tables for people fit without `--wide`.
+const WIDTH: usize = 100;
 
 /// Adds the rows of `run` to `rows` as `format` (JSON or CSV) prints them.
 pub(super) fn spool_row(
@@ -122,17 +127,24 @@ pub(super) fn write(
         write_atomically(file, page.as_bytes())?;
     }
     // Real runs carry their bill: the tables say how the simulation compares with it.
+    let mut view = finish.view.clone();
     let bill = match finish.corpus {
         Some((_, shard))
             if result.billed_recordings > 0 && shard.count == 1 && finish.format.for_people() =>
         {
-            against_the_bill(host, &mut result)
+            against_the_bill(host, &mut result, &mut view)
         }
         _ => String::new(),
     };
     match finish.format {
-        Format::Table => write_out(out, &(report::table(&result) + &bill))?,
-        Format::Markdown => write_out(out, &(report::markdown_tables(&result) + &bill))?,
+        Format::Table => {
+            let text = report::table(&result, &view) + &bill;
+            match view.wide {
+                true => write_out(out, &text)?,
+                false => write_out(out, &report::wrap(&text, WIDTH))?,
+            }
+        }
+        Format::Markdown => write_out(out, &(report::markdown_tables(&result, &view) + &bill))?,
         Format::Csv => report::write_csv(&result, rows, &mut BufWriter::new(&mut *out))?,
         Format::Json => report::write_json(&result, rows, &mut BufWriter::new(&mut *out))?,
         Format::Partial => {
@@ -151,9 +163,11 @@ pub(super) fn write(
     }
 }
 
-/// `ptc bill`'s table for the recordings the run kept, after a blank line; a warning instead
-/// when the corpus cannot be compared with its bill (no profile for its provider, say).
-fn against_the_bill(host: &Host, result: &mut Ab) -> String {
+/// `ptc bill`'s table for the recordings the run kept, after a blank line (its heading only,
+/// unless `view` asks for more); a warning instead when the corpus cannot be compared with
+/// its bill (no profile for its provider, say). The profiles that price the runs as billed
+/// are shown in `view`.
+fn against_the_bill(host: &Host, result: &mut Ab, view: &mut report::View) -> String {
     let options = BillOptions {
         miss_rate: MissRate::Fit,
         shared_cache: false,
@@ -164,7 +178,14 @@ fn against_the_bill(host: &Host, result: &mut Ab) -> String {
     match bill {
         Ok(mut bill) => {
             bill.without_bill = kept.without_bill;
-            format!("\n{}", crate::ab::bill::table(&bill))
+            view.billed = crate::ab::bill::billed_profiles(&bill);
+            match view.wide || view.explain {
+                true => format!("\n{}", crate::ab::bill::table(&bill)),
+                false => format!(
+                    "\n{}(each run against its bill: --explain, or `ptc bill`)\n",
+                    crate::ab::bill::heading(&bill)
+                ),
+            }
         }
         Err(err) => {
             crate::output::warn(format_args!(

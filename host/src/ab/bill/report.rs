@@ -194,8 +194,8 @@ pub(super) fn name(run: &RunBill) -> String {
     crate::output::escape_controls(&path).into_owned()
 }
 
-/// The comparison for people.
-pub fn table(bill: &Bill) -> String {
+/// What heads [`table`]: the runs and calls compared, and each profile's rule and miss rate.
+pub fn heading(bill: &Bill) -> String {
     let mut out = String::new();
     let calls: usize = bill.runs.iter().map(|r| r.calls.len()).sum();
     let _ = writeln!(
@@ -216,6 +216,20 @@ pub fn table(bill: &Bill) -> String {
         let _ = writeln!(out, "  {}", rule(pricing, info));
         let _ = writeln!(out, "    {}", miss_line(fit));
     }
+    out
+}
+
+/// The names of the profiles that price the runs as billed.
+pub fn billed_profiles(bill: &Bill) -> Vec<String> {
+    bill.profiles
+        .iter()
+        .map(|(p, _, _)| p.name.clone())
+        .collect()
+}
+
+/// The comparison for people: the [`heading`], then a row per run and the sums.
+pub fn table(bill: &Bill) -> String {
+    let mut out = heading(bill);
     out.push('\n');
     let width = bill
         .runs
