@@ -128,23 +128,27 @@ pub(super) fn write(
     }
     // Real runs carry their bill: the tables say how the simulation compares with it.
     let mut view = finish.view.clone();
-    let bill = match finish.corpus {
+    let (bill, per_run) = match finish.corpus {
         Some((_, shard))
             if result.billed_recordings > 0 && shard.count == 1 && finish.format.for_people() =>
         {
             against_the_bill(host, &mut result, &mut view)
         }
-        _ => String::new(),
+        _ => Default::default(),
     };
     match finish.format {
+        // The text is wrapped to the width, the table of runs against their bill aside.
         Format::Table => {
             let text = report::table(&result, &view) + &bill;
             match view.wide {
-                true => write_out(out, &text)?,
-                false => write_out(out, &report::wrap(&text, WIDTH))?,
+                true => write_out(out, &(text + &per_run))?,
+                false => write_out(out, &(report::wrap(&text, WIDTH) + &per_run))?,
             }
         }
-        Format::Markdown => write_out(out, &(report::markdown_tables(&result, &view) + &bill))?,
+        Format::Markdown => write_out(
+            out,
+            &(report::markdown_tables(&result, &view) + &bill + &per_run),
+        )?,
         Format::Csv => report::write_csv(&result, rows, &mut BufWriter::new(&mut *out))?,
         Format::Json => report::write_json(&result, rows, &mut BufWriter::new(&mut *out))?,
         Format::Partial => {
@@ -163,11 +167,11 @@ pub(super) fn write(
     }
 }
 
-/// `ptc bill`'s table for the recordings the run kept, after a blank line (its heading only,
-/// unless `view` asks for more); a warning instead when the corpus cannot be compared with
-/// its bill (no profile for its provider, say). The profiles that price the runs as billed
-/// are shown in `view`.
-fn against_the_bill(host: &Host, result: &mut Ab, view: &mut report::View) -> String {
+/// `ptc bill`'s heading for the recordings the run kept, after a blank line, and its table
+/// of runs when `view` asks for more (else a line saying where it is); a warning instead when
+/// the corpus cannot be compared with its bill (no profile for its provider, say). The
+/// profiles that price the runs as billed are shown in `view`.
+fn against_the_bill(host: &Host, result: &mut Ab, view: &mut report::View) -> (String, String) {
     let options = BillOptions {
         miss_rate: MissRate::Fit,
         shared_cache: false,
@@ -179,11 +183,16 @@ fn against_the_bill(host: &Host, result: &mut Ab, view: &mut report::View) -> St
         Ok(mut bill) => {
             bill.without_bill = kept.without_bill;
             view.billed = crate::ab::bill::billed_profiles(&bill);
+            let heading = crate::ab::bill::heading(&bill);
             match view.wide || view.explain {
-                true => format!("\n{}", crate::ab::bill::table(&bill)),
-                false => format!(
-                    "\n{}(each run against its bill: --explain, or `ptc bill`)\n",
-                    crate::ab::bill::heading(&bill)
+                true => {
+                    let table = crate::ab::bill::table(&bill);
+                    let rest = table.strip_prefix(&heading).unwrap_or(&table);
+                    (format!("\n{heading}"), rest.to_owned())
+                }
+                false => (
+                    format!("\n{heading}(each run against its bill: --explain, or `ptc bill`)\n"),
+                    String::new(),
                 ),
             }
         }
@@ -191,7 +200,7 @@ fn against_the_bill(host: &Host, result: &mut Ab, view: &mut report::View) -> St
             crate::output::warn(format_args!(
                 "the recordings carry their bill, but it is not compared: {err}"
             ));
-            String::new()
+            Default::default()
         }
     }
 }
