@@ -181,7 +181,14 @@ impl Host {
                 .collect();
             Error::UnknownStrategy {
                 name: name.to_owned(),
-                suggestion: crate::suggest::did_you_mean(name, loaded.iter().copied()),
+                // The recorded requests are named as a strategy is, wherever one is.
+                suggestion: crate::suggest::did_you_mean(
+                    name,
+                    loaded
+                        .iter()
+                        .copied()
+                        .chain([crate::render::trigger::AS_SENT]),
+                ),
                 loaded: if loaded.is_empty() {
                     "none".into()
                 } else {

@@ -17,7 +17,7 @@ fn ab_json(scratch: &Scratch, args: &[&str]) -> Json {
 
 #[test]
 fn without_arguments_every_strategy_runs_on_the_bundled_examples() {
-    let table = all_strategies().ptc(["ab"]).ok();
+    let table = all_strategies().ptc(["ab", "--wide", "--explain"]).ok();
     let lines: Vec<&str> = table.lines().collect();
     let (recordings, prompts) = bundled();
     let intro = format!(
@@ -190,7 +190,13 @@ fn the_token_threshold_sends_the_full_history_until_it_is_exceeded() {
 #[test]
 fn a_failing_strategy_is_reported_and_the_others_complete() {
     let scratch = Scratch::with_plugins(&["ptc-strategy-full-history", TURN_COUNT]);
-    let run = scratch.ptc(["ab", "--strategies", "turn-count@fail_after=0"]);
+    let run = scratch.ptc([
+        "ab",
+        "--wide",
+        "--explain",
+        "--strategies",
+        "turn-count@fail_after=0",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr
@@ -667,6 +673,7 @@ fn used_next_is_in_every_format() {
         vec![
             "ab".to_owned(),
             "runs".to_owned(),
+            "--wide".to_owned(),
             "--strategies".to_owned(),
             "single-user-coalesced".to_owned(),
             "--no-timing".to_owned(),
@@ -745,7 +752,9 @@ fn used_next_is_in_every_format() {
 /// strategy meets the requirements, the verdict names the cheapest and what it lacks.
 #[test]
 fn the_verdict_and_the_baseline_are_marked_and_a_shortfall_is_named() {
-    let whole = all_strategies().ptc(["ab", "--no-timing"]).ok();
+    let whole = all_strategies()
+        .ptc(["ab", "--wide", "--explain", "--no-timing"])
+        .ok();
     // The generated runs' tables; the bundled real runs follow, with their own.
     let table = whole.split("\nReal runs (bundled").next().unwrap();
     let lines: Vec<&str> = table.lines().collect();
@@ -800,7 +809,14 @@ verdict: per provider, the cheapest strategy that keeps every symbol, the latest
     assert_eq!(&cells[3..5], ["0.90x*", "4.40x"], "{table}");
 
     let markdown = all_strategies()
-        .ptc(["ab", "--no-timing", "--format", "markdown"])
+        .ptc([
+            "ab",
+            "--wide",
+            "--explain",
+            "--no-timing",
+            "--format",
+            "markdown",
+        ])
         .ok();
     assert!(
         markdown.contains("\n| B | full-history | 327 |"),
@@ -813,6 +829,8 @@ verdict: per provider, the cheapest strategy that keeps every symbol, the latest
     let table = scratch
         .ptc([
             "ab",
+            "--wide",
+            "--explain",
             "--no-timing",
             "--strategies",
             "aggressive,single-user-coalesced",
@@ -871,6 +889,8 @@ fn with_both_ttls_the_verdict_says_which_is_cheaper_for_the_time_between_calls()
         let table = all_strategies()
             .ptc([
                 "ab",
+                "--wide",
+                "--explain",
                 scratch.path().join("timed.json").to_str().unwrap(),
                 "--no-timing",
                 "--strategies",
@@ -965,7 +985,14 @@ fn the_report_says_whether_time_between_calls_was_modelled() {
     // The generated examples carry no call times: the TTL cannot bite, and the report and the
     // verdict of a profile with a TTL say so; those with no stated lifetime say nothing.
     let table = scratch
-        .ptc(["ab", "--no-timing", "--strategies", "delta-log"])
+        .ptc([
+            "ab",
+            "--wide",
+            "--explain",
+            "--no-timing",
+            "--strategies",
+            "delta-log",
+        ])
         .ok();
     assert!(
         table.contains(
@@ -990,6 +1017,8 @@ fn the_report_says_whether_time_between_calls_was_modelled() {
     let table = scratch
         .ptc([
             "ab",
+            "--wide",
+            "--explain",
             real.to_str().unwrap(),
             "--no-timing",
             "--strategies",
@@ -1011,6 +1040,8 @@ fn require_sets_what_the_verdict_asks_and_names_who_fails_what() {
     let strict = scratch
         .ptc([
             "ab",
+            "--wide",
+            "--explain",
             "--no-timing",
             "--strategies",
             "delta-log,per-turn-summary,aggressive",
@@ -1115,4 +1146,15 @@ fn a_bad_requirement_is_refused_naming_it() {
         .ptc(["ab", "merge", "nothing.json", "--require", "nope"])
         .bad_input();
     assert!(error.contains("unknown measure `nope`"), "{error}");
+}
+
+#[test]
+fn a_misspelt_as_sent_baseline_is_answered_with_as_sent() {
+    let run = all_strategies().ptc(["ab", "--set", "ab.baseline=as-snt"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean `as-sent`?"),
+        "{}",
+        run.stderr
+    );
 }

@@ -263,9 +263,11 @@ fn what_cannot_be_compared_is_refused_with_a_reason() {
 #[test]
 fn ab_without_a_corpus_shows_the_bundled_real_runs_against_what_was_sent_and_their_bill() {
     let scratch = crate::support::all_strategies();
-    let table = scratch.ptc(["ab", "--no-timing"]).ok();
+    let table = scratch
+        .ptc(["ab", "--wide", "--explain", "--no-timing"])
+        .ok();
     let (generated, real) = table
-        .split_once("Real runs (bundled, examples/realruns")
+        .split_once("Real runs (bundled in examples/realruns")
         .unwrap_or_else(|| panic!("no real runs section:\n{table}"));
     assert!(generated.contains("baseline full-history"), "{generated}");
     assert!(
@@ -301,7 +303,14 @@ fn ab_without_a_corpus_shows_the_bundled_real_runs_against_what_was_sent_and_the
     );
     // The formats for programs hold the corpus asked for only.
     let json = scratch
-        .ptc(["ab", "--no-timing", "--format", "json"])
+        .ptc([
+            "ab",
+            "--wide",
+            "--explain",
+            "--no-timing",
+            "--format",
+            "json",
+        ])
         .json();
     assert_eq!(json["baseline"], "full-history");
     assert!(!json.to_string().contains("examples/realruns"));

@@ -160,6 +160,8 @@ fn a_run_whose_outputs_are_redacted_has_no_evidence_figure() {
     let table = all_strategies()
         .ptc([
             "ab",
+            "--wide",
+            "--explain",
             repo()
                 .join("tests/fixtures/realruns/codex")
                 .to_str()
@@ -189,6 +191,8 @@ fn the_verdict_names_the_share_of_cited_literals_kept() {
     let table = all_strategies()
         .ptc([
             "ab",
+            "--wide",
+            "--explain",
             repo()
                 .join("tests/fixtures/realruns/claude-code")
                 .to_str()

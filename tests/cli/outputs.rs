@@ -103,3 +103,49 @@ fn every_output_of_a_generated_corpus_is_pinned() {
         outputs(&scratch, Some(corpus), "generated")
     );
 }
+
+/// The lines of `text` wider than `width` characters.
+fn wider_than(text: &str, width: usize) -> Vec<&str> {
+    text.lines()
+        .filter(|line| line.chars().count() > width)
+        .collect()
+}
+
+#[test]
+fn the_default_ab_output_fits_100_columns_and_wide_shows_every_profile() {
+    // Every strategy on the bundled runs and real runs, as a user first runs it.
+    let table = all_strategies().ptc(&["ab", "--no-timing"]).ok();
+    assert_eq!(wider_than(&table, 100), Vec::<&str>::new());
+    // One short line per provider: none of the verdict's detail.
+    assert!(table
+        .contains("\n  anthropic: delta-log (breakpoints=strategy) 0.90x full-history (10% less;"));
+    assert!(!table.contains("it also shows"), "{table}");
+    assert!(
+        !table.contains("judged on some recordings only ("),
+        "{table}"
+    );
+    // The costs under the profile of the cost column; the real runs', those they were billed by.
+    assert!(
+        !table.contains("gemini-explicit@breakpoints=auto"),
+        "{table}"
+    );
+    assert!(table.contains("  tokens  anthropic  deepseek  openrouter-deepseek\n"));
+    let wide = all_strategies().ptc(&["ab", "--no-timing", "--wide"]).ok();
+    assert!(wide.contains("gemini-explicit@breakpoints=auto"));
+    assert!(wide.contains("render µs"));
+    assert!(!wider_than(&wide, 100).is_empty());
+    let explain = all_strategies()
+        .ptc(&["ab", "--no-timing", "--explain"])
+        .ok();
+    assert!(explain.contains("it also shows"));
+    assert!(explain.contains("judged on some recordings only ("));
+    assert!(explain.contains("read calls  billed read"));
+    // Markdown verdicts are lists.
+    let markdown = all_strategies()
+        .ptc(&["ab", "--no-timing", "--format", "markdown"])
+        .ok();
+    assert!(
+        markdown.contains("\n\n- anthropic: delta-log"),
+        "{markdown}"
+    );
+}

@@ -296,6 +296,8 @@ fn an_unguaranteed_cache_is_reported_as_a_range() {
     let ab = scratch
         .ptc([
             "ab",
+            "--wide",
+            "--explain",
             "--strategies",
             "full-history,delta-log",
             "--set",
@@ -366,6 +368,8 @@ fn an_unguaranteed_cache_is_reported_as_a_range() {
     let table = scratch
         .ptc([
             "ab",
+            "--wide",
+            "--explain",
             "--strategies",
             "full-history,delta-log",
             "--set",

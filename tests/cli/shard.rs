@@ -129,11 +129,20 @@ fn a_strategy_judged_on_some_runs_is_judged_on_the_same_runs_when_merged() {
     );
     // The table too.
     let dir = shards(scratch, &[&args[..], &["--no-timing"]].concat(), 2);
+    // Every profile and the detail: a merge has no bill to show the profiles it names.
     let merged = scratch
-        .ptc(["ab", "merge", dir.to_str().unwrap(), "--format", "table"])
+        .ptc([
+            "ab",
+            "merge",
+            dir.to_str().unwrap(),
+            "--format",
+            "table",
+            "--wide",
+            "--explain",
+        ])
         .ok();
     let table = scratch
-        .ptc([&["ab"][..], &args, &["--no-timing"]].concat())
+        .ptc([&["ab"][..], &args, &["--no-timing", "--wide", "--explain"]].concat())
         .ok();
     // One run follows its table with the comparison with the bill, which parts do not carry.
     let (table, bill) = table.split_once("\n\nSimulated against the bill").unwrap();

@@ -47,3 +47,28 @@ pub struct RecordingArgs {
     #[arg(long, value_name = "BYTES", default_value_t = crate::recording::DEFAULT_MAX_RECORDING_BYTES)]
     pub max_recording_bytes: u64,
 }
+
+/// How much the tables of `ptc ab` and `ptc ab merge` show.
+#[derive(Clone, Debug, Default, Args)]
+pub struct ViewArgs {
+    /// Show every column and every pricing profile, lines unwrapped (by default the tables fit
+    /// 100 columns: tokens, cost and what is retained, and the costs under the profile of the
+    /// cost column, those --pricing names and those the runs were billed by)
+    #[arg(long)]
+    pub wide: bool,
+    /// Say each verdict in full, which strategies are judged on some recordings only and why,
+    /// the actions whose cited literals each strategy drops, and each run against its bill
+    #[arg(long)]
+    pub explain: bool,
+}
+
+impl ViewArgs {
+    /// The view these options ask for.
+    pub fn view(&self) -> crate::ab::report::View {
+        crate::ab::report::View {
+            wide: self.wide,
+            explain: self.explain,
+            ..Default::default()
+        }
+    }
+}

@@ -6,6 +6,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::ab::report::View;
 use crate::ab::shard::{Shard, ShardSources};
 use crate::ab::spool::Spool;
 use crate::ab::{partial, run_listed, AbPlan, PlanOptions, Rows, RunDetail, RunOptions};
@@ -58,6 +59,8 @@ pub struct CompareOptions {
     pub shard: Shard,
     /// Show a progress bar on stderr when it is a terminal.
     pub progress: bool,
+    /// How much the tables for people show (`--wide`, `--explain`).
+    pub view: View,
 }
 
 impl CompareOptions {
@@ -71,6 +74,7 @@ impl CompareOptions {
             strict: false,
             shard: Shard::ALL,
             progress: false,
+            view: View::default(),
         }
     }
 }
@@ -163,6 +167,10 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         count: sources.selected,
         format,
         report: options.report.as_deref(),
+        view: View {
+            asked: asked.pricing.is_some(),
+            ..options.view.clone()
+        },
     };
     results::write(host, result, &mut rows, &finish, out)?;
     // Without a corpus, the bundled real runs follow the generated ones (in the formats for
@@ -187,7 +195,7 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         write_out(
             out,
             &format!(
-                "\n\nReal runs (bundled, examples/realruns: imported logs of other people's agents; its README names them)\n\n{}",
+                "\n\nReal runs (bundled in examples/realruns: logs of other people's agents; its README names them)\n\n{}",
                 String::from_utf8_lossy(&section)
             ),
         )?;

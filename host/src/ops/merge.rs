@@ -28,6 +28,8 @@ pub struct MergeOptions {
     pub clock: Clock,
     /// What the verdict requires, as `ptc ab --require` (else `[ab] require`).
     pub require: Option<String>,
+    /// How much the tables for people show (`--wide`, `--explain`).
+    pub view: crate::ab::report::View,
 }
 
 /// Merges the parts `options` name and writes the results as [`compare`](super::compare)
@@ -69,6 +71,7 @@ pub fn merge(host: &Host, options: &MergeOptions, out: &mut dyn Write) -> Result
         count: merged.sources,
         format,
         report: options.report.as_deref(),
+        view: options.view.clone(),
     };
     results::write(host, ab, &mut rows, &finish, out)
 }

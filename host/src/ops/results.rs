@@ -26,7 +26,12 @@ pub(super) struct Finish<'a> {
     pub format: Format,
     /// The HTML report's file.
     pub report: Option<&'a Path>,
+    /// How much the tables for people show.
+    pub view: report::View,
 }
+
+/// The width the tables for people fit without `--wide`.
+const WIDTH: usize = 100;
 
 /// Adds the rows of `run` to `rows` as `format` (JSON or CSV) prints them.
 pub(super) fn spool_row(
@@ -122,17 +127,28 @@ pub(super) fn write(
         write_atomically(file, page.as_bytes())?;
     }
     // Real runs carry their bill: the tables say how the simulation compares with it.
-    let bill = match finish.corpus {
+    let mut view = finish.view.clone();
+    let (bill, per_run) = match finish.corpus {
         Some((_, shard))
             if result.billed_recordings > 0 && shard.count == 1 && finish.format.for_people() =>
         {
-            against_the_bill(host, &mut result)
+            against_the_bill(host, &mut result, &mut view)
         }
-        _ => String::new(),
+        _ => Default::default(),
     };
     match finish.format {
-        Format::Table => write_out(out, &(report::table(&result) + &bill))?,
-        Format::Markdown => write_out(out, &(report::markdown_tables(&result) + &bill))?,
+        // The text is wrapped to the width, the table of runs against their bill aside.
+        Format::Table => {
+            let text = report::table(&result, &view) + &bill;
+            match view.wide {
+                true => write_out(out, &(text + &per_run))?,
+                false => write_out(out, &(report::wrap(&text, WIDTH) + &per_run))?,
+            }
+        }
+        Format::Markdown => write_out(
+            out,
+            &(report::markdown_tables(&result, &view) + &bill + &per_run),
+        )?,
         Format::Csv => report::write_csv(&result, rows, &mut BufWriter::new(&mut *out))?,
         Format::Json => report::write_json(&result, rows, &mut BufWriter::new(&mut *out))?,
         Format::Partial => {
@@ -151,9 +167,11 @@ pub(super) fn write(
     }
 }
 
-/// `ptc bill`'s table for the recordings the run kept, after a blank line; a warning instead
-/// when the corpus cannot be compared with its bill (no profile for its provider, say).
-fn against_the_bill(host: &Host, result: &mut Ab) -> String {
+/// `ptc bill`'s heading for the recordings the run kept, after a blank line, and its table
+/// of runs when `view` asks for more (else a line saying where it is); a warning instead when
+/// the corpus cannot be compared with its bill (no profile for its provider, say). The
+/// profiles that price the runs as billed are shown in `view`.
+fn against_the_bill(host: &Host, result: &mut Ab, view: &mut report::View) -> (String, String) {
     let options = BillOptions {
         miss_rate: MissRate::Fit,
         shared_cache: false,
@@ -164,13 +182,25 @@ fn against_the_bill(host: &Host, result: &mut Ab) -> String {
     match bill {
         Ok(mut bill) => {
             bill.without_bill = kept.without_bill;
-            format!("\n{}", crate::ab::bill::table(&bill))
+            view.billed = crate::ab::bill::billed_profiles(&bill);
+            let heading = crate::ab::bill::heading(&bill);
+            match view.wide || view.explain {
+                true => {
+                    let table = crate::ab::bill::table(&bill);
+                    let rest = table.strip_prefix(&heading).unwrap_or(&table);
+                    (format!("\n{heading}"), rest.to_owned())
+                }
+                false => (
+                    format!("\n{heading}(each run against its bill: --explain, or `ptc bill`)\n"),
+                    String::new(),
+                ),
+            }
         }
         Err(err) => {
             crate::output::warn(format_args!(
                 "the recordings carry their bill, but it is not compared: {err}"
             ));
-            String::new()
+            Default::default()
         }
     }
 }

@@ -36,7 +36,7 @@ use call::billed;
 pub use call::Call;
 pub use profile::{billed_profile, is_billed};
 use profile::{first_billed, for_model, one_profile};
-pub use report::table;
+pub use report::{billed_profiles, heading, table};
 use simulate::{miss_fit, Simulator};
 pub use stretch::STRETCH_CALLS;
 pub use to_json::json;

@@ -194,8 +194,8 @@ pub(super) fn name(run: &RunBill) -> String {
     crate::output::escape_controls(&path).into_owned()
 }
 
-/// The comparison for people.
-pub fn table(bill: &Bill) -> String {
+/// What heads [`table`]: the runs and calls compared, and each profile's rule and miss rate.
+pub fn heading(bill: &Bill) -> String {
     let mut out = String::new();
     let calls: usize = bill.runs.iter().map(|r| r.calls.len()).sum();
     let _ = writeln!(
@@ -216,6 +216,20 @@ pub fn table(bill: &Bill) -> String {
         let _ = writeln!(out, "  {}", rule(pricing, info));
         let _ = writeln!(out, "    {}", miss_line(fit));
     }
+    out
+}
+
+/// The names of the profiles that price the runs as billed.
+pub fn billed_profiles(bill: &Bill) -> Vec<String> {
+    bill.profiles
+        .iter()
+        .map(|(p, _, _)| p.name.clone())
+        .collect()
+}
+
+/// The comparison for people: the [`heading`], then a row per run and the sums.
+pub fn table(bill: &Bill) -> String {
+    let mut out = heading(bill);
     out.push('\n');
     let width = bill
         .runs
@@ -378,14 +392,22 @@ pub fn table(bill: &Bill) -> String {
 }
 
 /// Per provider and model: ptc's count of the requests over the billed prompt tokens.
+/// The provider and model a run's usage names, each once: `deepseek/deepseek-chat` (from a
+/// model already named with its provider, or without), `openrouter (no model named)`.
+pub(super) fn model_label(provider: Option<&str>, model: Option<&str>) -> String {
+    match (provider, model) {
+        (Some(p), Some(m)) if m.starts_with(&format!("{p}/")) => m.to_owned(),
+        (Some(p), Some(m)) => format!("{p}/{m}"),
+        (None, Some(m)) => m.to_owned(),
+        (Some(p), None) => format!("{p} (no model named)"),
+        (None, None) => "no provider or model named".to_owned(),
+    }
+}
+
 pub(super) fn by_model(bill: &Bill) -> Vec<(String, u64, u64, usize)> {
     let mut groups: Vec<(String, u64, u64, usize)> = Vec::new();
     for run in &bill.runs {
-        let key = format!(
-            "{}/{}",
-            run.provider.as_deref().unwrap_or("?"),
-            run.model.as_deref().unwrap_or("?")
-        );
+        let key = model_label(run.provider.as_deref(), run.model.as_deref());
         let (counted, billed) = run.calls.iter().fold((0, 0), |(c, b), call| {
             (c + call.counted, b + call.billed_prompt)
         });

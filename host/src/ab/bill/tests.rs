@@ -495,3 +495,20 @@ fn a_run_whose_calls_name_several_providers_is_refused_naming_them() {
     );
     assert_eq!(error.exit_code(), 2);
 }
+
+#[test]
+fn a_model_is_labelled_with_its_provider_once() {
+    use super::report::model_label;
+    assert_eq!(
+        model_label(Some("deepseek"), Some("deepseek/deepseek-chat")),
+        "deepseek/deepseek-chat"
+    );
+    assert_eq!(
+        model_label(Some("deepseek"), Some("deepseek-chat")),
+        "deepseek/deepseek-chat"
+    );
+    assert_eq!(
+        model_label(Some("openrouter"), None),
+        "openrouter (no model named)"
+    );
+}

@@ -177,7 +177,20 @@ impl LineChart<'_> {
                 escape(&self.labels[n])
             );
         }
-        svg.push_str("</svg></figure>");
+        svg.push_str("</svg>");
+        // A legend under the chart: each line's colour and strategy.
+        svg.push_str(r#"<div class="legend">"#);
+        for (n, values) in self.series.iter().enumerate() {
+            if !values.is_empty() {
+                let _ = write!(
+                    svg,
+                    r#"<span><span class="swatch" style="background:{}"></span>{}</span> "#,
+                    self.colours[n % self.colours.len()],
+                    escape(&self.labels[n])
+                );
+            }
+        }
+        svg.push_str("</div></figure>");
         svg
     }
 }

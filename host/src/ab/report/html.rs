@@ -16,6 +16,20 @@ const COLORS: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
 ];
 
+/// Strategy `i`'s colour: one of [`COLORS`], past them a hue a golden angle from the one
+/// before, at two lightnesses in turn, so that any number of strategies have their own.
+fn colour(i: usize) -> String {
+    match COLORS.get(i) {
+        Some(c) => (*c).to_owned(),
+        None => {
+            let n = i - COLORS.len();
+            let hue = (20.0 + n as f64 * 137.508) % 360.0;
+            let lightness = if n % 2 == 0 { 38 } else { 58 };
+            format!("hsl({hue:.1}, 70%, {lightness}%)")
+        }
+    }
+}
+
 pub(super) fn escape(text: &str) -> String {
     // A bidirectional or format character in a recording's name (U+202E...) would reorder the
     // cell it is in: it is shown as `\u{202E}`, as on a terminal.
@@ -134,9 +148,8 @@ pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<Strin
             false => Vec::new(),
         })
         .collect();
-    let colours: Vec<&str> = (0..labels.len())
-        .map(|i| COLORS[i % COLORS.len()])
-        .collect();
+    let owned: Vec<String> = (0..labels.len()).map(colour).collect();
+    let colours: Vec<&str> = owned.iter().map(String::as_str).collect();
     let strategies: Vec<serde_json::Value> = labels
         .iter()
         .enumerate()
@@ -203,7 +216,10 @@ pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<Strin
             .collect::<Vec<_>>(),
         "verdicts": verdicts
             .iter()
-            .map(|v| escape(&super::verdict::line(ab, v)))
+            .map(|v| serde_json::json!({
+                "short": escape(&super::verdict::short(ab, v)),
+                "long": escape(&super::verdict::line(ab, v)),
+            }))
             .collect::<Vec<_>>(),
         "baseline": escape(&ab.variants[ab.baseline].label),
         "summary_table": html_table(&summary_table(ab, summaries)),
@@ -264,6 +280,14 @@ fn prompt_note(ab: &Ab, prompts: &PromptLog) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn twelve_strategies_have_twelve_colours() {
+        let colours: Vec<String> = (0..12).map(super::colour).collect();
+        let distinct: std::collections::HashSet<&String> = colours.iter().collect();
+        assert_eq!(distinct.len(), 12, "{colours:?}");
+        assert_eq!(colours[8], "hsl(20.0, 70%, 38%)");
+    }
+
     #[test]
     fn html_text_shows_a_bidi_character_escaped_so_it_cannot_reorder_a_cell() {
         assert_eq!(

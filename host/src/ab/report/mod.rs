@@ -14,6 +14,7 @@ mod providers;
 mod requirement;
 mod table;
 pub mod verdict;
+mod verdict_section;
 
 #[cfg(test)]
 pub use csv::csv;
@@ -23,12 +24,69 @@ pub use html::html;
 pub use json::json;
 pub use json::{run_text as json_run_text, write_json};
 pub use requirement::Requirements;
-pub use table::{markdown_tables, table};
+pub use table::{markdown_tables, table, wrap};
 
 use crate::ab::retention::Share;
 use crate::ab::{Ab, Summary};
 use crate::tokens::Counting;
 use html::escape;
+
+/// How much of the results the tables for people show.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct View {
+    /// Every column and every pricing profile (`--wide`); by default the summary shows tokens,
+    /// cost and what is retained, and the costs against the baseline those of the profile of
+    /// the cost column, the profiles asked for and those the runs were billed by.
+    pub wide: bool,
+    /// Each verdict in full, the strategies judged on some recordings only and why, and the
+    /// actions whose cited literals are dropped (`--explain`); by default a verdict is one
+    /// short line per provider.
+    pub explain: bool,
+    /// Whether the profiles were asked for (`--pricing`, or the profile the runs were billed
+    /// by): every one is shown.
+    pub asked: bool,
+    /// The profiles the runs were billed by.
+    pub billed: Vec<String>,
+}
+
+/// The columns of the summary table shown without `--wide`.
+const NARROW_SUMMARY: [&str; 3] = ["strategy", "tokens", "cost $"];
+
+impl View {
+    /// Whether the against-the-baseline table shows profile `p` of `ab`.
+    fn shows_profile(&self, ab: &Ab, p: usize) -> bool {
+        let name = &ab.pricing[p].name;
+        self.wide || self.asked || p == ab.primary_pricing || self.billed.contains(name)
+    }
+}
+
+/// `table` with only the columns `keep` says (by index of its header), its group of columns
+/// narrowed to those kept.
+fn narrow(table: Table, keep: impl Fn(usize, &str) -> bool) -> Table {
+    let kept: Vec<usize> = (0..table.header.len())
+        .filter(|&i| keep(i, &table.header[i]))
+        .collect();
+    let pick = |cells: &[String]| kept.iter().map(|&i| cells[i].clone()).collect();
+    let group = table.group.and_then(|(range, title)| {
+        let inside: Vec<usize> = (0..kept.len())
+            .filter(|&k| range.contains(&kept[k]))
+            .collect();
+        Some((*inside.first()?..*inside.last()? + 1, title))
+    });
+    Table {
+        header: pick(&table.header),
+        group,
+        rows: table
+            .rows
+            .into_iter()
+            .map(|row| Row {
+                cells: pick(&row.cells),
+                ..row
+            })
+            .collect(),
+        legend: table.legend,
+    }
+}
 
 fn percent(share: Share) -> String {
     share
@@ -105,6 +163,17 @@ fn primary_verdict(ab: &Ab, verdicts: &[verdict::Verdict]) -> Option<usize> {
         .map(|v| v.variant)
 }
 
+/// The summary table, [`View::wide`] or narrow.
+fn summary_view(ab: &Ab, summaries: &[Summary], view: &View) -> Table {
+    let table = summary_table(ab, summaries);
+    match view.wide {
+        true => table,
+        false => narrow(table, |i, h| {
+            NARROW_SUMMARY.contains(&h) || RETENTION_COLUMNS.contains(&h) && i > 0
+        }),
+    }
+}
+
 /// The summary table: one row per variant.
 fn summary_table(ab: &Ab, summaries: &[Summary]) -> Table {
     let mut header: Vec<String> = [
@@ -147,12 +216,13 @@ fn summary_table(ab: &Ab, summaries: &[Summary]) -> Table {
                         judged[i].summary.costs[p],
                         judged[i].baseline.costs[p],
                     )),
-                    percent(s.retention.symbols),
-                    percent(s.retention.tool_calls),
-                    percent(s.retention.printed_lines),
-                    percent(s.retention.error),
-                    percent(s.retention.used_next),
-                    percent(s.retention.evidence),
+                    // On the recordings it is judged on, as its ratio to the baseline.
+                    percent(judged[i].summary.retention.symbols),
+                    percent(judged[i].summary.retention.tool_calls),
+                    percent(judged[i].summary.retention.printed_lines),
+                    percent(judged[i].summary.retention.error),
+                    percent(judged[i].summary.retention.used_next),
+                    percent(judged[i].summary.retention.evidence),
                     format!("{:.1}", s.mean_render_us()),
                 ],
             }
@@ -200,9 +270,17 @@ fn partly_judged_legend(ab: &Ab) -> String {
         .iter()
         .any(|j| j.recordings > 0 && j.recordings < all);
     match partly {
-        true => "ratios to the baseline: each strategy's on the recordings it is judged on, against the baseline on the same ones (some strategies are judged on some recordings only: see below)".to_owned(),
+        true => "ratios to the baseline and shares retained: each strategy's on the recordings it is judged on, against the baseline on the same ones (some strategies are judged on some recordings only: `--explain` says which and why)".to_owned(),
         false => String::new(),
     }
+}
+
+/// [`pricing_table`] with the profiles `view` shows.
+fn pricing_view(ab: &Ab, view: &View) -> Table {
+    // The strategy and tokens, then a column per profile.
+    narrow(pricing_table(ab), |i, _| {
+        i < 2 || view.shows_profile(ab, i - 2)
+    })
 }
 
 /// Cost vs baseline under every pricing profile, and tokens vs baseline; the verdict of each

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::{intro, pricing_table, summary_table, Table};
+use super::{intro, pricing_view, summary_view, Table, View};
 use crate::ab::{Ab, Summary};
 
 fn aligned(table: &Table) -> String {
@@ -93,16 +93,66 @@ fn markdown(table: &Table) -> String {
     out
 }
 
-/// The terminal table.
-pub fn table(ab: &Ab) -> String {
+/// The terminal table, as `view` says.
+pub fn table(ab: &Ab, view: &View) -> String {
     let summaries = ab.summaries();
     let mut out = intro(ab, summaries) + "\n\n";
-    out.push_str(&aligned(&summary_table(ab, summaries)));
-    out.push_str("\nvs baseline: tokens, and cost under each pricing profile\n");
-    out.push_str(&aligned(&pricing_table(ab)));
+    out.push_str(&aligned(&summary_view(ab, summaries, view)));
+    out.push_str(&pricing_heading(ab, view));
+    out.push_str(&aligned(&pricing_view(ab, view)));
     out.push_str(&time_note(ab));
-    out.push_str(&super::verdict::section(ab));
+    out.push_str(&super::verdict_section::section(ab, view, false));
     out.push_str(&failures(ab, summaries));
+    out
+}
+
+/// The line above the against-the-baseline table: which profiles it shows.
+fn pricing_heading(ab: &Ab, view: &View) -> String {
+    let shown = (0..ab.pricing.len())
+        .filter(|&p| view.shows_profile(ab, p))
+        .count();
+    match shown == ab.pricing.len() {
+        true => "\nvs baseline: tokens, and cost under each pricing profile\n".to_owned(),
+        false => format!(
+            "\nvs baseline: tokens, and cost under {shown} of the {} pricing profiles (--wide: every one)\n",
+            ab.pricing.len()
+        ),
+    }
+}
+
+/// `text` with every line longer than `width` characters broken at spaces, each line it
+/// continues indented two more than it; a word longer than a line stays whole.
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        if body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let indent = body.len() - body.trim_start().len();
+        let mut current = body[..indent].to_owned();
+        let mut empty = true;
+        for word in body[indent..].split(' ') {
+            let needed = current.chars().count() + usize::from(!empty) + word.chars().count();
+            if !empty && needed > width {
+                out.push_str(current.trim_end());
+                out.push('\n');
+                current = " ".repeat(indent + 2);
+                empty = true;
+            }
+            if !empty {
+                current.push(' ');
+            }
+            current.push_str(word);
+            empty = false;
+        }
+        out.push_str(current.trim_end());
+        out.push_str(end);
+    }
     out
 }
 
@@ -119,14 +169,15 @@ fn time_note(ab: &Ab) -> String {
 }
 
 /// The same as markdown tables.
-pub fn markdown_tables(ab: &Ab) -> String {
+pub fn markdown_tables(ab: &Ab, view: &View) -> String {
     let summaries = ab.summaries();
     let mut out = format!("{}\n\n", intro(ab, summaries));
-    out.push_str(&markdown(&summary_table(ab, summaries)));
-    out.push_str("\nvs baseline: tokens, and cost under each pricing profile\n\n");
-    out.push_str(&markdown(&pricing_table(ab)));
+    out.push_str(&markdown(&summary_view(ab, summaries, view)));
+    out.push_str(&pricing_heading(ab, view));
+    out.push('\n');
+    out.push_str(&markdown(&pricing_view(ab, view)));
     out.push_str(&time_note(ab));
-    out.push_str(&super::verdict::section(ab));
+    out.push_str(&super::verdict_section::section(ab, view, true));
     out.push_str(&failures(ab, summaries));
     out
 }

@@ -180,71 +180,143 @@ fn whole_percent(kept: f64) -> f64 {
     }
 }
 
-/// The verdict as one line: `anthropic: delta-log with breakpoints=strategy, 0.88x
-/// full-history (12% less), is the cheapest that keeps every symbol, the latest error and 90%
-/// of the literals the next action cites; it also shows 99% of tool calls, ...`.
-pub fn line(ab: &Ab, verdict: &Verdict) -> String {
-    let variant = &ab.variants[verdict.variant].label;
+/// What a verdict's figure holds under, in words short (`on 1 of 4 runs`) and long (`on the 1
+/// of 4 recordings it is judged on`), in the order they are said.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Qualifier {
+    pub short: String,
+    pub long: String,
+}
+
+/// The placement of a verdict's profile among its provider's, after the strategy: the keys
+/// its name sets (`breakpoints=auto, cache_ttl=1h`), or for the provider's own profile its
+/// placement, and its TTL when another of the group has another one; empty when the
+/// provider has one profile.
+pub fn placement(ab: &Ab, verdict: &Verdict) -> String {
     let profile = &ab.pricing[verdict.profile];
     let group: Vec<&Pricing> = ab
         .pricing
         .iter()
         .filter(|p| p.name.split('@').next() == Some(verdict.provider.as_str()) && !is_no_hits(p))
         .collect();
-    // Which of the provider's profiles it is: the keys its name sets (`breakpoints=auto`,
-    // `cache_ttl=1h`), or for the provider's own profile its placement, and its TTL when
-    // another of the group has another one.
-    let placement = match profile.name.split_once('@') {
+    match profile.name.split_once('@') {
         _ if group.len() < 2 => String::new(),
-        Some((_, keys)) => format!(" with {}", keys.replace('@', ", ")),
+        Some((_, keys)) => keys.replace('@', ", "),
         None if group.iter().any(|p| p.ttl != profile.ttl) => format!(
-            " with breakpoints={}, cache_ttl={}",
+            "breakpoints={}, cache_ttl={}",
             profile.placement,
             profile.ttl.as_str()
         ),
-        None => format!(" with breakpoints={}", profile.placement),
-    };
+        None => format!("breakpoints={}", profile.placement),
+    }
+}
+
+/// The verdict's figure against the baseline: `0.88x full-history (12% less)`.
+pub fn versus(ab: &Ab, verdict: &Verdict) -> String {
     let baseline = &ab.variants[ab.baseline].label;
-    let versus = match verdict.vs_baseline {
+    match verdict.vs_baseline {
         Some(r) if r < 1.0 => format!("{r:.2}x {baseline} ({:.0}% less)", (1.0 - r) * 100.0),
         Some(r) if r > 1.0 => format!("{r:.2}x {baseline} ({:.0}% more)", (r - 1.0) * 100.0),
         Some(r) => format!("{r:.2}x {baseline}"),
         None => "no baseline cost to compare".to_owned(),
-    };
-    // A strategy judged on some recordings only: its figures are those of these recordings.
+    }
+}
+
+/// What the verdict's figure holds under: the recordings it is judged on when not all, the
+/// best case of a provider that promises no hit, and the calls' spacing a cache that expires
+/// needs when the runs carry no call times.
+pub fn qualifiers(ab: &Ab, verdict: &Verdict) -> Vec<Qualifier> {
+    let profile = &ab.pricing[verdict.profile];
+    let mut said = Vec::new();
     let judged = &ab.judged()[verdict.variant];
-    let partly = judged.recordings < ab.recordings();
-    let versus = match partly {
-        true => format!(
-            "{versus} on the {} of {} recordings it is judged on,",
-            judged.recordings,
-            ab.recordings()
-        ),
-        false => versus,
-    };
-    // A provider that promises no hit: the figure is the best case, and the range is said.
-    let versus = match verdict.no_hits {
-        Some(r) => format!(
-            "{versus} with every cacheable prefix read (the best case: modelled, not guaranteed; {r:.2}x with no cache hit)"
-        ),
-        None => versus.strip_suffix(',').unwrap_or(&versus).to_owned(),
-    };
-    // A cache that expires: without call times, the figure holds only for a user whose calls
-    // come within the TTL of each other.
-    let versus = match ab.timed_recordings {
-        Some(0) if profile.ttl != Ttl::Unstated && profile.min_cacheable_tokens > 0 => {
-            let within = if profile.caching == Caching::GeminiExplicit {
-                "if each run ends within {} of its cache's creation"
-            } else {
-                "if each call comes within {} of the one before"
-            };
-            format!(
-                "{versus}, {} (the runs carry no call times)",
-                within.replace("{}", profile.ttl.as_str())
+    let all = ab.recordings();
+    if judged.recordings < all {
+        let n = judged.recordings;
+        said.push(Qualifier {
+            short: format!("on {n} of {all} runs"),
+            long: format!("on the {n} of {all} recordings it is judged on"),
+        });
+    }
+    if let Some(r) = verdict.no_hits {
+        said.push(Qualifier {
+            short: format!("best case, {r:.2}x with no cache hit"),
+            long: format!(
+                "with every cacheable prefix read (the best case: modelled, not guaranteed; {r:.2}x with no cache hit)"
+            ),
+        });
+    }
+    if ab.timed_recordings == Some(0)
+        && profile.ttl != Ttl::Unstated
+        && profile.min_cacheable_tokens > 0
+    {
+        let ttl = profile.ttl.as_str();
+        let (short, long) = if profile.caching == Caching::GeminiExplicit {
+            (
+                format!("if each run ends within {ttl}"),
+                format!("if each run ends within {ttl} of its cache's creation"),
             )
-        }
-        _ => versus,
+        } else {
+            (
+                format!("if calls come within {ttl}"),
+                format!("if each call comes within {ttl} of the one before"),
+            )
+        };
+        said.push(Qualifier {
+            short,
+            long: format!("{long} (the runs carry no call times)"),
+        });
+    }
+    said
+}
+
+/// The verdict as one short line: `anthropic: delta-log (breakpoints=strategy) 0.90x
+/// full-history (10% less; if calls come within 5m)`; when no strategy meets the
+/// requirements, the cheapest and what it lacks.
+pub fn short(ab: &Ab, verdict: &Verdict) -> String {
+    let variant = &ab.variants[verdict.variant].label;
+    let placement = match placement(ab, verdict) {
+        p if p.is_empty() => p,
+        p => format!(" ({p})"),
     };
+    let versus = versus(ab, verdict);
+    let said: Vec<String> = qualifiers(ab, verdict)
+        .into_iter()
+        .map(|q| q.short)
+        .collect();
+    let versus = match (versus.strip_suffix(')'), said.is_empty()) {
+        (_, true) => versus,
+        (Some(open), false) => format!("{open}; {})", said.join("; ")),
+        (None, false) => format!("{versus} ({})", said.join("; ")),
+    };
+    let s = &ab.judged()[verdict.variant].summary;
+    match verdict.meets {
+        true => format!("{}: {variant}{placement} {versus}", verdict.provider),
+        false => format!(
+            "{}: none qualifies; the cheapest, {variant}{placement} {versus}, {}",
+            verdict.provider,
+            shortfall(s, &ab.requirements.unmet(s))
+        ),
+    }
+}
+
+/// The verdict as one line: `anthropic: delta-log with breakpoints=strategy, 0.88x
+/// full-history (12% less), is the cheapest that keeps every symbol, the latest error and 90%
+/// of the literals the next action cites; it also shows 99% of tool calls, ...`.
+pub fn line(ab: &Ab, verdict: &Verdict) -> String {
+    let variant = &ab.variants[verdict.variant].label;
+    let placement = match placement(ab, verdict) {
+        p if p.is_empty() => p,
+        p => format!(" with {p}"),
+    };
+    let said: Vec<String> = qualifiers(ab, verdict)
+        .into_iter()
+        .map(|q| q.long)
+        .collect();
+    let versus = match said.as_slice() {
+        [] => versus(ab, verdict),
+        _ => format!("{}, {}", versus(ab, verdict), said.join(", ")),
+    };
+    let judged = &ab.judged()[verdict.variant];
     let requirements = &ab.requirements;
     let s = &judged.summary;
     if verdict.meets {
@@ -385,75 +457,6 @@ pub fn not_met(s: &Summary, requirements: &Requirements) -> Option<String> {
         parts.push(format!("failed on {} recording(s)", s.failed));
     }
     (!parts.is_empty()).then(|| parts.join("; "))
-}
-
-/// Every verdict line, under a heading, then the strategies that do not meet the
-/// requirements and why.
-pub fn section(ab: &Ab) -> String {
-    let requirements = &ab.requirements;
-    let mut out = if requirements.0.is_empty() {
-        String::from("\nverdict: per provider, the cheapest strategy (nothing required)\n")
-    } else {
-        format!(
-            "\nverdict: per provider, the cheapest strategy that keeps {} (--require {})\n",
-            requirements.text(),
-            requirements.written()
-        )
-    };
-    let none_judged = (0..ab.variants.len())
-        .filter(|&v| v != ab.baseline)
-        .all(|v| ab.unjudged.get(v).is_some_and(Option::is_some));
-    if none_judged && ab.variants.len() > 1 {
-        out.push_str(&format!(
-            "  no strategy but the baseline can be judged on these recordings (below): {} stands\n",
-            ab.variants[ab.baseline].label
-        ));
-    } else {
-        for verdict in verdicts(ab) {
-            out.push_str("  ");
-            out.push_str(&line(ab, &verdict));
-            out.push('\n');
-        }
-    }
-    if let Some(over) = super::drill::cited_over(ab, ab.summaries()) {
-        out.push_str(&format!("  (the literals the next actions cite: {over})\n"));
-    }
-    let unmet: Vec<String> = ab
-        .variants
-        .iter()
-        .zip(ab.judged())
-        .filter(|(_, j)| j.recordings > 0)
-        .filter_map(|(v, j)| {
-            Some(format!(
-                "  {}: {}\n",
-                v.label,
-                not_met(&j.summary, requirements)?
-            ))
-        })
-        .collect();
-    if !unmet.is_empty() {
-        out.push_str("not recommended, failing a requirement:\n");
-        out.extend(unmet);
-    }
-    let unjudged: Vec<String> = ab
-        .variants
-        .iter()
-        .zip(&ab.unjudged)
-        .filter_map(|(v, why)| Some(format!("  {}: {}\n", v.label, why.as_ref()?)))
-        .collect();
-    if !unjudged.is_empty() {
-        out.push_str(
-            "not judged (their prompts would not be what the agent's were; their rows are lower bounds):\n",
-        );
-        out.extend(unjudged);
-    }
-    out.push_str(&super::judged::partly_judged(ab));
-    out.push_str(&super::drill::section(ab, ab.summaries()));
-    out.push_str(&super::judged::rebuilt_note(
-        &ab.rebuilt,
-        "nothing is judged on it",
-    ));
-    out
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::commands::args::ConfigArgs;
+use crate::commands::args::{ConfigArgs, ViewArgs};
 use crate::commands::Context;
 use crate::ops::{self, Format, MergeOptions};
 use crate::Error;
@@ -49,6 +49,8 @@ pub struct Args {
     #[arg(long, value_name = "LIST")]
     require: Option<String>,
     #[command(flatten)]
+    view: ViewArgs,
+    #[command(flatten)]
     config: ConfigArgs,
 }
 
@@ -67,6 +69,7 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
         report: args.report,
         clock: super::clock(args.no_timing),
         require: args.require,
+        view: args.view.view(),
     };
     ops::merge(&host, &options, out)
 }

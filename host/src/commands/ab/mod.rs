@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use crate::ab::shard::Shard;
 use crate::ab::{Clock, PlanOptions};
-use crate::commands::args::{ConfigArgs, RecordingArgs};
+use crate::commands::args::{ConfigArgs, RecordingArgs, ViewArgs};
 use crate::commands::Context;
 use crate::ops::{self, CompareOptions, Corpus, Format};
 use crate::Error;
@@ -85,6 +85,8 @@ pub struct Args {
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
     #[command(flatten)]
+    view: ViewArgs,
+    #[command(flatten)]
     config: ConfigArgs,
     #[command(flatten)]
     limits: RecordingArgs,
@@ -117,6 +119,7 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
         strict: args.strict,
         shard: args.shard.unwrap_or(Shard::ALL),
         progress: true,
+        view: args.view.view(),
     };
     ops::compare(&host, &options, out)
 }
