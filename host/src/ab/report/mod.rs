@@ -94,6 +94,17 @@ fn percent(share: Share) -> String {
         .map_or_else(|| "n/a".into(), |r| format!("{:.0}%", r * 100.0))
 }
 
+/// The share of the cited literals a strategy's prompts show; `n/a` where the runs cite fewer
+/// than the verdict needs to judge ([`requirement::MIN_EVIDENCE`]): a share of one or two
+/// literals reads as a defect, not as a measure.
+fn evidence_percent(share: Share) -> String {
+    if share.total < requirement::MIN_EVIDENCE {
+        "n/a".into()
+    } else {
+        percent(share)
+    }
+}
+
 fn ratio(value: f64, base: f64) -> Option<f64> {
     (base > 0.0).then(|| value / base)
 }
@@ -222,7 +233,7 @@ fn summary_table(ab: &Ab, summaries: &[Summary]) -> Table {
                     percent(judged[i].summary.retention.printed_lines),
                     percent(judged[i].summary.retention.error),
                     percent(judged[i].summary.retention.used_next),
-                    percent(judged[i].summary.retention.evidence),
+                    evidence_percent(judged[i].summary.retention.evidence),
                     format!("{:.1}", s.mean_render_us()),
                 ],
             }
@@ -351,4 +362,22 @@ fn intro(ab: &Ab, summaries: &[Summary]) -> String {
         primary.name,
         ab.variants[ab.baseline].label
     )
+}
+
+#[cfg(test)]
+mod evidence_cell_tests {
+    use super::*;
+
+    #[test]
+    fn evidence_of_too_few_literals_is_not_a_share() {
+        let share = |visible, total| Share { visible, total };
+        assert_eq!(evidence_percent(share(0, 0)), "n/a");
+        assert_eq!(evidence_percent(share(0, 1)), "n/a");
+        assert_eq!(
+            evidence_percent(share(4, requirement::MIN_EVIDENCE - 1)),
+            "n/a"
+        );
+        assert_eq!(evidence_percent(share(4, requirement::MIN_EVIDENCE)), "80%");
+        assert_eq!(evidence_percent(share(0, 10)), "0%");
+    }
 }
