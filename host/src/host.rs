@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::plugins::{LoadedStrategy, PluginError, PluginSet};
 use crate::recording::{Recording, RecordingDefaults};
 use crate::render::templates::Templates;
-use crate::render::trigger::Rendering;
+use crate::render::trigger::{Prompter, Rendering, AS_SENT};
 use crate::render::Renderer;
 use crate::tokens::Tokenizer;
 use crate::Error;
@@ -241,6 +241,15 @@ impl Host {
             |file| insecure_template(&dir, file, config.allow_insecure_plugins()),
         )?;
         Ok(Renderer::new(strategy, options, templates))
+    }
+
+    /// The prompter `name` selects: the recorded requests for `as-sent`, else
+    /// [`Host::prompter`]'s, so that every command takes the same names.
+    pub fn prompter_or_as_sent(&self, name: Option<&str>) -> Result<Prompter<'_>, Error> {
+        match name {
+            Some(AS_SENT) => Ok(Prompter::AsSent),
+            name => Ok(self.prompter(name)?.into()),
+        }
     }
 
     /// A prompter for the selected strategy: with `[compression] compress_above_tokens` set, it

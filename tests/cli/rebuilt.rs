@@ -324,3 +324,43 @@ fn the_schema_documents_a_rebuilt_request_and_its_inferred_prefix() {
         );
     }
 }
+
+#[test]
+fn render_and_trace_take_as_sent_as_ab_and_diff_do() {
+    let scratch = Scratch::new();
+    let log = realrun("mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json");
+    let trajectory: Json = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    let render = scratch.render_json(&log, 2, &["--strategy", "as-sent"]);
+    assert_eq!(render["strategy"], "as-sent");
+    // The request the agent sent before turn 3: its own system prompt, not ptc's.
+    assert_eq!(
+        render["messages"][0]["content"],
+        trajectory["messages"][0]["content"]
+    );
+    let trace = scratch.ptc([
+        "trace".as_ref(),
+        log.as_os_str(),
+        "--strategy".as_ref(),
+        "as-sent".as_ref(),
+        "--usage".as_ref(),
+        "--turns".as_ref(),
+        "2".as_ref(),
+    ]);
+    assert_eq!(trace.code, 0, "{}", trace.stderr);
+    // Explaining sections needs a strategy's templates: as-sent has none, and says so.
+    let explain = scratch.ptc([
+        "render".as_ref(),
+        log.as_os_str(),
+        "--strategy".as_ref(),
+        "as-sent".as_ref(),
+        "--explain".as_ref(),
+    ]);
+    assert_eq!(explain.code, 2);
+    assert!(
+        explain
+            .stderr
+            .contains("no sections or templates to explain"),
+        "{}",
+        explain.stderr
+    );
+}

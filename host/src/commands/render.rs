@@ -34,7 +34,8 @@ pub struct Args {
     /// Number of recorded turns to render from (0 = the first prompt)
     #[arg(long, value_name = "K")]
     turns: Option<usize>,
-    /// The strategy [default: [compression] strategy of the configuration]
+    /// The strategy, or `as-sent` for the request the agent sent (a recording that holds its
+    /// requests) [default: [compression] strategy of the configuration]
     #[arg(long, value_name = "NAME")]
     strategy: Option<String>,
     /// What to print

@@ -30,7 +30,8 @@ pub struct Args {
     /// Add sizes (characters and tokens per message) and the compression statistics
     #[arg(long)]
     usage: bool,
-    /// The strategy of the compressed view and the statistics
+    /// The strategy of the compressed view and the statistics, or `as-sent` for the request
+    /// the agent sent
     #[arg(long, value_name = "NAME")]
     strategy: Option<String>,
     /// Number of recorded turns to show [default: all]
@@ -142,7 +143,7 @@ fn trace_with(
     let mut text = String::new();
     let needs_prompt = view == TraceView::Compressed || usage;
     let prompt = if needs_prompt {
-        let prompter = host.prompter(strategy)?;
+        let prompter = host.prompter_or_as_sent(strategy)?;
         Some(
             prompter
                 .render(&recording, k, &mut Counter::new(host.tokenizer(None)?))?

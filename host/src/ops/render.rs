@@ -12,7 +12,7 @@ use crate::render::explain::Explained;
 use crate::render::request::{
     self, AnthropicRequest, OpenAiRequest, RenderFormat, RequestArgs, RequestOptions,
 };
-use crate::render::trigger::Prompter;
+use crate::render::trigger::{Prompter, AS_SENT};
 use crate::render::{Prompt, RenderError};
 use crate::tokens::Counter;
 use crate::Error;
@@ -85,7 +85,7 @@ pub fn render(host: &Host, options: &RenderOptions) -> Result<Rendered, Error> {
             format!("--{}", name.replace('_', "-"))
         })
         .map_err(Error::Usage)?;
-    let prompter = Prompter::from(host.prompter(options.strategy.as_deref())?);
+    let prompter = host.prompter_or_as_sent(options.strategy.as_deref())?;
     let recording = host.recording(&options.recording)?;
     let mut counter = Counter::new(host.tokenizer(None)?);
     Ok(render_recording(
@@ -120,6 +120,11 @@ pub fn render_recording(
 /// Each section of the prompt `options` asks for (its format aside): the strategy that emitted
 /// it, its template and where that was loaded from, its fields and its text.
 pub fn explain(host: &Host, options: &RenderOptions) -> Result<Explanation, Error> {
+    if options.strategy.as_deref() == Some(AS_SENT) {
+        return Err(Error::Usage(format!(
+            "{AS_SENT} sends the recorded requests: they have no sections or templates to explain"
+        )));
+    }
     let prompter = host.prompter(options.strategy.as_deref())?;
     let recording = host.recording(&options.recording)?;
     let turns = options.turns.unwrap_or(recording.turns.len());
