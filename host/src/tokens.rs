@@ -27,6 +27,7 @@ use crate::message::{wire, RenderedMessage};
 
 mod anthropic;
 mod openai;
+pub mod redaction;
 
 use openai::BlockEnds;
 mod tokenizer;
@@ -318,8 +319,28 @@ impl Counter {
         total
     }
 
-    /// Tokens of the pieces of `text` that end within its first `limit` bytes.
+    /// Tokens of the pieces of `text` that end within its first `limit` bytes; a redaction
+    /// marker counts as the text it stands for would ([`redaction`]), and only when it ends
+    /// within `limit`.
     fn count_pieces_before(&mut self, text: &str, limit: usize) -> usize {
+        if !text.contains("[REDACTED_") {
+            return self.count_bpe_pieces_before(text, limit);
+        }
+        let mut total = 0usize;
+        let mut from = 0usize;
+        for (start, end, len) in redaction::markers_in(text) {
+            total += self.count_bpe_pieces_before(&text[from..start], limit.saturating_sub(from));
+            if end > limit {
+                return total;
+            }
+            total = total.saturating_add(redaction::tokens_of(len));
+            from = end;
+        }
+        total + self.count_bpe_pieces_before(&text[from..], limit.saturating_sub(from))
+    }
+
+    /// Tokens of the BPE pieces of `text` that end within its first `limit` bytes.
+    fn count_bpe_pieces_before(&mut self, text: &str, limit: usize) -> usize {
         let bpe = self.tokenizer.bpe();
         let mut total = 0usize;
         let start = text.as_ptr() as usize;

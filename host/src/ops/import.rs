@@ -332,8 +332,9 @@ fn summary(
     let (markers, chars) = crate::recording::import::redacted(&imported.json);
     if format == Format::Codex && markers > 0 {
         notes.push(format!(
-            "note: {markers} text(s) of {} are redaction markers (`[REDACTED_… len=N …]`, standing for {chars} characters in all), kept as written",
-            file.display()
+            "note: {markers} text(s) of {} are redaction markers (`[REDACTED_… len=N …]`, standing for {chars} characters in all), kept as written; ptc counts each as a text of its length would count, at {} characters a token (an estimate)",
+            file.display(),
+            crate::tokens::redaction::CHARS_PER_TOKEN
         ));
     }
     notes

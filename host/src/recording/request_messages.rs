@@ -5,7 +5,7 @@
 use ptc_plugin_api::Role;
 
 use crate::message::{BlockSpan, RenderedMessage};
-use crate::recording::format::{RequestJson, RequestMessageJson};
+use crate::recording::format::{RequestJson, RequestMessageJson, RequestToolCallJson};
 use crate::recording::Request;
 
 impl RequestJson {
@@ -14,6 +14,7 @@ impl RequestJson {
         prompt_messages(
             self.tools.as_deref(),
             self.system.as_deref(),
+            ToolBlocks::of(self.model.as_deref()),
             self.messages.iter(),
         )
     }
@@ -21,8 +22,8 @@ impl RequestJson {
 
 impl Request {
     /// The request as messages: the tool definitions and the system prompt as the system
-    /// message's blocks, then each message as sent, a tool call as its name and arguments after
-    /// the text. A `tool` message is sent as the user's. A recording does not say where the
+    /// message's blocks, then each message as sent, a tool call after the text ([`ToolBlocks`]
+    /// says how). A `tool` message is sent as the user's. A recording does not say where the
     /// agent asked for caching, so the breakpoints are where a client that caches the
     /// conversation puts them: on the last block of the system prompt and on the last block of
     /// the request. The inferred prefix of a rebuilt request is not text: it is not here
@@ -31,15 +32,74 @@ impl Request {
         prompt_messages(
             self.tools.as_deref(),
             self.system.as_deref(),
+            ToolBlocks::of(self.model.as_deref()),
             self.messages(),
         )
     }
 }
 
-/// The messages of a request of `tools`, `system` and `sent`.
+/// How a request's tool calls and tool results are counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ToolBlocks {
+    /// A call as its name and arguments; a result as its text.
+    Text,
+    /// As Anthropic's Messages API body sends them, for a Claude model: a call as its
+    /// `tool_use` block (`{"type":"tool_use","id":…,"name":…,"input":…}`), a result as its
+    /// `tool_result` block (`{"type":"tool_result","tool_use_id":…,"content":…}`), the JSON
+    /// the log holds them as. What a Claude request is billed for these blocks is not
+    /// published; their JSON counts closer to it than their bare text (the manual's page on
+    /// recordings gives the figures).
+    Anthropic,
+}
+
+impl ToolBlocks {
+    /// The shape of the requests to `model`.
+    fn of(model: Option<&str>) -> ToolBlocks {
+        match model {
+            Some(model) if model.contains("claude") => ToolBlocks::Anthropic,
+            _ => ToolBlocks::Text,
+        }
+    }
+
+    /// A tool call's text.
+    fn call(self, call: &RequestToolCallJson) -> String {
+        match self {
+            ToolBlocks::Text => format!("{} {}", call.name, call.arguments),
+            ToolBlocks::Anthropic => {
+                let id = serde_json::to_string(call.id.as_deref().unwrap_or_default());
+                let name = serde_json::to_string(&call.name);
+                let input = if call.arguments.trim().is_empty() {
+                    "{}"
+                } else {
+                    call.arguments.as_str()
+                };
+                format!(
+                    r#"{{"type":"tool_use","id":{},"name":{},"input":{input}}}"#,
+                    id.unwrap_or_default(),
+                    name.unwrap_or_default()
+                )
+            }
+        }
+    }
+
+    /// A tool result's text, answering `id`.
+    fn result(self, id: Option<&str>, content: &str) -> String {
+        match self {
+            ToolBlocks::Text => content.to_owned(),
+            ToolBlocks::Anthropic => format!(
+                r#"{{"type":"tool_result","tool_use_id":{},"content":{}}}"#,
+                serde_json::to_string(id.unwrap_or_default()).unwrap_or_default(),
+                serde_json::to_string(content).unwrap_or_default()
+            ),
+        }
+    }
+}
+
+/// The messages of a request of `tools`, `system` and `sent`, tool blocks shaped as `shape`.
 fn prompt_messages<'a>(
     tools: Option<&str>,
     system: Option<&str>,
+    shape: ToolBlocks,
     sent: impl Iterator<Item = &'a RequestMessageJson>,
 ) -> Vec<RenderedMessage> {
     {
@@ -64,15 +124,16 @@ fn prompt_messages<'a>(
                     format!("{reasoning}\n\n{}", message.content)
                 }
                 Some(reasoning) => reasoning.clone(),
+                None if message.role == "tool" => {
+                    shape.result(message.tool_call_id.as_deref(), &message.content)
+                }
                 None => message.content.clone(),
             };
             for call in &message.tool_calls {
                 if !content.is_empty() {
                     content.push('\n');
                 }
-                content.push_str(&call.name);
-                content.push(' ');
-                content.push_str(&call.arguments);
+                content.push_str(&shape.call(call));
             }
             messages.push(RenderedMessage::plain(role, content));
         }
@@ -107,5 +168,51 @@ fn of_blocks(role: Role, blocks: &[&str]) -> RenderedMessage {
         role,
         content,
         blocks: spans,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(model: &str) -> RequestJson {
+        serde_json::from_value(serde_json::json!({
+            "model": model,
+            "messages": [
+                {"role": "user", "content": "List the files."},
+                {"role": "assistant", "content": "Looking.", "tool_calls": [
+                    {"id": "toolu_1", "name": "Bash", "arguments": "{\"command\":\"ls\"}"}]},
+                {"role": "tool", "tool_call_id": "toolu_1", "content": "a.txt\n\"b\".txt"}
+            ]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_claude_request_counts_its_tool_blocks_as_the_body_sends_them() {
+        let messages = request("claude-sonnet-4-20250514").prompt_messages();
+        let texts: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "List the files.",
+                "Looking.\n{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"Bash\",\"input\":{\"command\":\"ls\"}}",
+                "{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_1\",\"content\":\"a.txt\\n\\\"b\\\".txt\"}",
+            ]
+        );
+    }
+
+    #[test]
+    fn another_model_s_request_counts_a_call_as_its_name_and_arguments() {
+        let messages = request("gpt-5.3-codex").prompt_messages();
+        let texts: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "List the files.",
+                "Looking.\nBash {\"command\":\"ls\"}",
+                "a.txt\n\"b\".txt",
+            ]
+        );
     }
 }

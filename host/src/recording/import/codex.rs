@@ -52,7 +52,9 @@
 //! never filled in (a redacted tool name, which must be a name, loses its brackets and spaces:
 //! `REDACTED_NAME_len=N_sha=…`): redacted base instructions are no system prompt (`system_prompt` is
 //! lacked), and redacted tool outputs are no results (`tool_results`, `prints` and `errors`
-//! are lacked). [`redacted`] counts the markers of a recording made, for the summary line.
+//! are lacked). ptc counts a marker as a text of its stated length would count
+//! ([`crate::tokens::redaction`]), an estimate the summary line names. [`redacted`] counts the
+//! markers of a recording made, for that line.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -67,6 +69,7 @@ use super::{
 };
 use crate::recording::format::Lack;
 use crate::recording::{ReadError, RecordingDefaults};
+use crate::tokens::redaction::marker;
 use pending::Pending;
 
 mod pending;
@@ -98,14 +101,6 @@ pub(super) fn detect(first: &Json) -> bool {
     first["type"].as_str().is_some_and(|t| TYPES.contains(&t))
         && first["payload"].is_object()
         && first.get("timestamp").is_some()
-}
-
-/// The length a redaction marker (`[REDACTED_TEXT len=N sha=…]`) stands for; none for a text
-/// that is not one.
-fn marker(text: &str) -> Option<u64> {
-    let inner = text.strip_prefix("[REDACTED_")?.strip_suffix(']')?;
-    let (_, len) = inner.split_once(" len=")?;
-    len.split(' ').next()?.parse().ok()
 }
 
 /// The redaction markers among the texts of a recording made from a rollout: how many, and
@@ -430,17 +425,6 @@ pub fn codex(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_redaction_marker_stands_for_its_length() {
-        assert_eq!(
-            marker("[REDACTED_TEXT len=13131 sha=036b7e47]"),
-            Some(13131)
-        );
-        assert_eq!(marker("[REDACTED_OUTPUT len=0 sha=e3b0c442]"), Some(0));
-        assert_eq!(marker("[REDACTED_TEXT] len=3"), None);
-        assert_eq!(marker("a text"), None);
-    }
 
     #[test]
     fn cached_input_is_part_of_the_input_and_writes_count_as_five_minutes() {

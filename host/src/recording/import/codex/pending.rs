@@ -4,7 +4,7 @@
 use serde_json::{json, Value as Json};
 
 use super::super::content_text;
-use super::marker;
+use crate::tokens::redaction::marker;
 
 /// The turn being gathered: the response items of one call, and when its request was sent.
 #[derive(Default)]
