@@ -1011,6 +1011,19 @@ fn mini_swe_agent_text_formats_import_with_their_commands_and_return_codes() {
         assert_eq!(a["usage"]["input"], b["usage"]["input"]);
         assert!(a["usage"].get("model").is_none());
     }
+    // Saved as `*.traj.json`, as mini-swe-agent names its trajectories, the bare list is told
+    // by itself: no --from needed; under any other name it stays a format ptc cannot tell.
+    let named = scratch.write("old.traj.json", source["messages"].to_string());
+    let run = scratch.ptc(["import", &named.display().to_string()]).ok();
+    let by_itself: Json = serde_json::from_str(&run).unwrap();
+    assert_eq!(by_itself["turns"], again["turns"]);
+    let unnamed = scratch.ptc(["import", &bare.display().to_string()]);
+    assert_eq!(unnamed.code, 2, "{}", unnamed.stderr);
+    assert!(
+        unnamed.stderr.contains("cannot tell the format"),
+        "{}",
+        unnamed.stderr
+    );
     // Format 1.1 with text actions.
     let path = realrun("mini-swe-agent/derived-text-actions-1.1.traj.json");
     let run = scratch.ptc(["import", &path.display().to_string()]);

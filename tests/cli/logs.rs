@@ -283,8 +283,21 @@ fn import_output_is_what_its_name_says() {
             &format!("{}/", dir.display()),
         ])
         .ok();
-    let files = std::fs::read_dir(&dir).unwrap().count();
-    assert_eq!(files, 4);
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    // Each named after its run, without the log's extension or stray dashes.
+    assert_eq!(
+        files,
+        [
+            "checkout-5xx-9.inspection.json",
+            "session-5c0375b4-side-chain-from-line-16.json",
+            "session-5c0375b4-side-chain-from-line-26.json",
+            "session-5c0375b4-thread-from-line-1.json",
+        ]
+    );
     scratch.ptc(["validate", &text(&dir)]).ok();
 }
 

@@ -177,6 +177,30 @@ fn destination(output: Option<&Path>, runs: usize) -> Result<Destination<'_>, Er
 
 /// Writes each run to a file of its own in `dir` (made when missing), named after the run's
 /// name (`NAME.json`, with `-K` when names repeat); an existing file only with `force`.
+/// A run's file stem from its name with every unsafe character made `-`: no run of dashes,
+/// none at either end, and the log's extension dropped (`s.jsonl--thread-from-line-2-` is
+/// `s-thread-from-line-2`).
+fn file_stem(safe: &str) -> String {
+    let mut stem = String::with_capacity(safe.len());
+    for part in safe.split('-').filter(|p| !p.is_empty()) {
+        let part = part
+            .strip_suffix(".jsonl")
+            .or_else(|| part.strip_suffix(".json"))
+            .unwrap_or(part);
+        if part.is_empty() {
+            continue;
+        }
+        if !stem.is_empty() {
+            stem.push('-');
+        }
+        stem.push_str(part);
+    }
+    if stem.is_empty() {
+        stem.push_str("run");
+    }
+    stem
+}
+
 fn write_each(dir: &Path, runs: &[(String, Vec<String>)], force: bool) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(|source| Error::WriteFile {
         path: dir.to_owned(),
@@ -200,10 +224,7 @@ fn write_each(dir: &Path, runs: &[(String, Vec<String>)], force: bool) -> Result
                 }
             })
             .collect();
-        let stem = stem
-            .trim_end_matches(".json")
-            .trim_end_matches(".jsonl")
-            .to_owned();
+        let stem = file_stem(&stem);
         let mut file = dir.join(format!("{stem}.json"));
         let mut k = 2;
         while !used.insert(file.clone()) {

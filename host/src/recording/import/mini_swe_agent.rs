@@ -57,6 +57,20 @@ pub(super) fn detect(prefix: &str, suffix: &str) -> bool {
     prefix.trim_start().starts_with('{') && (names(prefix) || names(suffix))
 }
 
+/// Whether the file at `path`, opening with `prefix`, is a trajectory of format 1 saved as the
+/// bare list of its messages: a `*.traj.json` file holding a JSON array of role messages.
+pub(super) fn detect_bare(path: &Path, prefix: &str) -> bool {
+    let named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".traj.json"));
+    let Some(rest) = prefix.trim_start().strip_prefix('[') else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    named && rest.starts_with('{') && prefix.contains("\"role\"")
+}
+
 /// Reads the trajectory at `path` and builds the recording of its run.
 pub fn mini_swe_agent(
     path: &Path,

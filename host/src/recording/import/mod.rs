@@ -161,6 +161,9 @@ impl Format {
         if gemini_cli::detect(&prefix) {
             return Some(Format::GeminiCli);
         }
+        if mini_swe_agent::detect_bare(path, &prefix) {
+            return Some(Format::MiniSweAgent);
+        }
         let text = String::from_utf8_lossy(head);
         let first = text.lines().find(|l| !l.trim().is_empty())?;
         let record: Json = serde_json::from_str(first.trim_start_matches('\u{feff}')).ok()?;
