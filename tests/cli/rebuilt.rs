@@ -309,6 +309,17 @@ fn a_bill_smaller_than_the_conversation_leaves_the_prefix_unknown_and_says_so() 
             && ab.contains("lack prompt_prefix, system_prompt"),
         "{ab}"
     );
+    // The recorded requests have no size either: as-sent is not judged on the run, and does
+    // not fail on it.
+    let ab = scratch.ptc(["ab", &path, "--strategies", "as-sent,full-history"]);
+    assert_eq!(ab.code, 0, "{}", ab.stderr);
+    assert!(
+        !ab.stdout.contains("failed") && !ab.stderr.contains("failed"),
+        "{}{}",
+        ab.stdout,
+        ab.stderr
+    );
+    assert!(ab.stdout.contains("lack prompt_prefix"), "{}", ab.stdout);
 }
 
 #[test]

@@ -99,6 +99,20 @@ pub(super) fn unusable(
     }
 }
 
+/// The run of `variant` on a recording it cannot be measured on and is not judged on (the
+/// recording lacks what its prompts are made from): nothing measured, nothing failed.
+pub(super) fn unmeasured(variant: usize, recording: &Recording, profiles: usize) -> RunMeasure {
+    RunMeasure {
+        judged: false,
+        totals: Summary {
+            costs: vec![0.0; profiles],
+            ..Summary::default()
+        },
+        error: None,
+        ..unusable(variant, recording, profiles, "")
+    }
+}
+
 /// The pricing profiles a prompt is priced under, and the one its tokens are counted for.
 pub(super) struct Priced<'a> {
     pub profiles: &'a [Pricing],

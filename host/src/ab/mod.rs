@@ -30,7 +30,7 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use crate::ab::measure::{measure, unusable, Priced};
+use crate::ab::measure::{measure, unmeasured, unusable, Priced};
 use crate::ab::retention::Facts;
 use crate::ab::totals::Totals;
 use crate::host::Host;
@@ -288,6 +288,11 @@ pub fn run_listed(
                 .enumerate()
                 .map(|(i, p)| {
                     let mut run = match p {
+                        // The recorded requests of a run whose prefix is unknown have no size:
+                        // not measured, and not judged (its lack says why), rather than failed.
+                        Ok(Prompter::AsSent) if recording.lacks.contains(&Lack::PromptPrefix) => {
+                            unmeasured(i, &recording, plan.pricing.len())
+                        }
                         Ok(p) => {
                             let mut run =
                                 measure(p, i, &recording, &facts, &pricing, detail, counter);
