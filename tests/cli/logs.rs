@@ -341,6 +341,44 @@ fn ab_prices_runs_by_the_provider_their_usage_names_unless_asked() {
         ])
         .ok();
     assert!(asked.contains("cost: anthropic pricing"), "{asked}");
+    // The table against the baseline shows the profile the runs were billed by, and those
+    // asked for, not every configured one.
+    let heading = |out: &str| {
+        out.lines()
+            .skip_while(|l| !l.starts_with("vs baseline"))
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let table = heading(&run.stdout);
+    assert!(table.contains("under 1 of the"), "{table}");
+    assert!(table.ends_with("tokens  deepseek"), "{table}");
+    let table = heading(&asked);
+    assert!(table.contains("under 2 of the"), "{table}");
+    // Runs billed by two providers: each of their profiles prices every run, both shown.
+    let session = realrun("claude-code/session-5c0375b4.jsonl");
+    let mixed = all_strategies().ptc([
+        "ab",
+        &text(&mini),
+        &text(&session),
+        "--strategies",
+        "full-history,trim",
+        "--no-timing",
+    ]);
+    assert_eq!(mixed.code, 0, "{}", mixed.stderr);
+    assert!(
+        mixed
+            .stderr
+            .contains("billed under several profiles (deepseek, anthropic)"),
+        "{}",
+        mixed.stderr
+    );
+    let table = heading(&mixed.stdout);
+    assert!(table.contains("under 2 of the"), "{table}");
+    assert!(
+        table.ends_with("deepseek  anthropic") || table.ends_with("anthropic  deepseek"),
+        "{table}"
+    );
 }
 
 /// Logs that share a file name (every Kernel run writes `run.inspection.jsonl`) give runs

@@ -168,7 +168,13 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         format,
         report: options.report.as_deref(),
         view: View {
-            asked: asked.pricing.is_some(),
+            asked: asked
+                .pricing
+                .iter()
+                .flat_map(|p| p.split(','))
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect(),
             ..options.view.clone()
         },
     };
@@ -209,9 +215,9 @@ const BILLED_AHEAD: usize = 16;
 
 /// The profile the corpus's runs were billed by, when no profile is asked for: that of the
 /// provider and model the usage of its first billed runs names (of the first
-/// [`BILLED_AHEAD`] recordings, read ahead once more), when they name one; `None` (the
-/// configuration's `[ab] pricing`) when no run carries a bill, or they name several, which a
-/// note on stderr then lists with the `--pricing` that judges each.
+/// [`BILLED_AHEAD`] recordings, read ahead once more), when they name one; those profiles, each
+/// pricing every run, when they name several (a note on stderr says so); `None` (the
+/// configuration's `[ab] pricing`) when no run carries a bill.
 fn priced_as_billed(
     host: &Host,
     corpus: &Corpus,
@@ -240,11 +246,10 @@ fn priced_as_billed(
         }
         several => {
             crate::output::note(format_args!(
-                "note: the runs were billed under several profiles ({}); priced by [ab] pricing. `--pricing {}` judges each",
-                several.join(", "),
-                several.join(",")
+                "note: the runs were billed under several profiles ({}): every run is priced by each of them, a verdict per profile (give the runs of one provider alone to price them as billed; --pricing chooses others)",
+                several.join(", ")
             ));
-            Ok(None)
+            Ok(Some(several.join(",")))
         }
     }
 }

@@ -45,8 +45,8 @@ enum ToolBlocks {
     Text,
     /// As Anthropic's Messages API body sends them, for a Claude model: a call as its
     /// `tool_use` block (`{"type":"tool_use","id":…,"name":…,"input":…}`), a result as its
-    /// `tool_result` block (`{"type":"tool_result","tool_use_id":…,"content":…}`), the JSON
-    /// the log holds them as. What a Claude request is billed for these blocks is not
+    /// `tool_result` block (`{"type":"tool_result","tool_use_id":…,"content":…}`, its text
+    /// unescaped), as the log holds them. What a Claude request is billed for these blocks is not
     /// published; their JSON counts closer to it than their bare text (the manual's page on
     /// recordings gives the figures).
     Anthropic,
@@ -86,10 +86,11 @@ impl ToolBlocks {
     fn result(self, id: Option<&str>, content: &str) -> String {
         match self {
             ToolBlocks::Text => content.to_owned(),
+            // The result's text stays as it was sent to the model, unescaped: what a prompt
+            // shows of it (and the literals it holds) is the text, whatever wraps it.
             ToolBlocks::Anthropic => format!(
-                r#"{{"type":"tool_result","tool_use_id":{},"content":{}}}"#,
+                r#"{{"type":"tool_result","tool_use_id":{},"content":{content}}}"#,
                 serde_json::to_string(id.unwrap_or_default()).unwrap_or_default(),
-                serde_json::to_string(content).unwrap_or_default()
             ),
         }
     }
@@ -197,7 +198,7 @@ mod tests {
             [
                 "List the files.",
                 "Looking.\n{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"Bash\",\"input\":{\"command\":\"ls\"}}",
-                "{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_1\",\"content\":\"a.txt\\n\\\"b\\\".txt\"}",
+                "{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_1\",\"content\":a.txt\n\"b\".txt}",
             ]
         );
     }

@@ -42,9 +42,8 @@ pub struct View {
     /// actions whose cited literals are dropped (`--explain`); by default a verdict is one
     /// short line per provider.
     pub explain: bool,
-    /// Whether the profiles were asked for (`--pricing`, or the profile the runs were billed
-    /// by): every one is shown.
-    pub asked: bool,
+    /// The profiles asked for (`--pricing`, or those the runs were billed by): each is shown.
+    pub asked: Vec<String>,
     /// The profiles the runs were billed by.
     pub billed: Vec<String>,
 }
@@ -56,7 +55,10 @@ impl View {
     /// Whether the against-the-baseline table shows profile `p` of `ab`.
     fn shows_profile(&self, ab: &Ab, p: usize) -> bool {
         let name = &ab.pricing[p].name;
-        self.wide || self.asked || p == ab.primary_pricing || self.billed.contains(name)
+        self.wide
+            || p == ab.primary_pricing
+            || self.asked.contains(name)
+            || self.billed.contains(name)
     }
 }
 
