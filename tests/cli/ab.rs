@@ -746,7 +746,7 @@ fn used_next_is_in_every_format() {
     assert!(
         html.contains(r#"<div class="category-name">used next</div>"#)
             && (html.contains(r#"<div class="category-name">evidence</div>"#)
-                || html.contains("nothing to measure on these recordings: evidence")),
+                || html.contains("evidence (fewer than 5 in the history).")),
         "a group of bars; evidence drawn, or named when there is nothing to measure"
     );
     assert!(html.contains("<th>used next</th>"), "a column");
