@@ -243,14 +243,14 @@ fn the_html_report_draws_nothing_for_a_strategy_that_rendered_nothing() {
     assert!(html.contains("<title>full-history"));
     let (recordings, _) = bundled();
     let row = format!(
-        r#"turn-count@template=nope (failed on {recordings})</span><span class="bar-none">rendered nothing</span>"#
+        r#"turn-count@template=nope (failed on {recordings})</span><span class="bar-none">n/a: rendered nothing</span>"#
     );
     assert_eq!(
         html.matches(&row).count(),
-        6,
-        "one row per category, no bar"
+        5,
+        "one row per category with something to measure (evidence has not), no bar"
     );
-    assert_eq!(html.matches(r#"class="bar-fill""#).count(), 6);
+    assert_eq!(html.matches(r#"class="bar-fill""#).count(), 5);
     // The reason, as the table gives it.
     assert!(
         html.contains(&format!(
@@ -273,8 +273,8 @@ fn the_html_report_is_self_contained() {
     assert_eq!(html.matches("<svg").count(), 2, "tokens, cumulative cost");
     assert_eq!(
         html.matches(r#"<div class="category">"#).count(),
-        6,
-        "retention bars: one group per category"
+        5,
+        "retention bars: one group per category with something to measure (evidence has not)"
     );
     for (name, _) in STRATEGIES.iter() {
         assert!(
@@ -367,7 +367,10 @@ fn the_html_report_page_is_a_template_that_can_be_replaced() {
         ),
         "{html}"
     );
-    assert!(html.ends_with("</div></div></figure>\n"), "{html}");
+    assert!(
+        html.ends_with("nothing to measure on these recordings: evidence (fewer than 5 in the history).</p></figure>\n"),
+        "{html}"
+    );
 }
 
 #[test]
@@ -742,8 +745,9 @@ fn used_next_is_in_every_format() {
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(
         html.contains(r#"<div class="category-name">used next</div>"#)
-            && html.contains(r#"<div class="category-name">evidence</div>"#),
-        "a group of bars"
+            && (html.contains(r#"<div class="category-name">evidence</div>"#)
+                || html.contains("evidence (fewer than 5 in the history).")),
+        "a group of bars; evidence drawn, or named when there is nothing to measure"
     );
     assert!(html.contains("<th>used next</th>"), "a column");
 }
@@ -788,7 +792,7 @@ fn the_verdict_and_the_baseline_are_marked_and_a_shortfall_is_named() {
         table.contains(
             "
 verdict: per provider, the cheapest strategy that keeps every symbol, the latest error and 90% of the literals the next action cites (--require symbols,error,evidence=90%)
-  anthropic: delta-log with breakpoints=strategy, 0.90x full-history (10% less), if each call comes within 5m of the one before (the runs carry no call times), is the cheapest that keeps every symbol, the latest error and 90% of the literals the next action cites; it also shows 99% of tool calls, 98% of printed lines, 88% of the names the next program uses and 0% of the literals the next action cites
+  anthropic: delta-log with breakpoints=strategy, 0.90x full-history (10% less), if each call comes within 5m of the one before (the runs carry no call times), is the cheapest that keeps every symbol, the latest error and 90% of the literals the next action cites; it also shows 99% of tool calls, 98% of printed lines and 88% of the names the next program uses
 "
         ),
         "{table}"
@@ -839,7 +843,7 @@ verdict: per provider, the cheapest strategy that keeps every symbol, the latest
         ])
         .ok();
     assert!(
-        table.contains("\n  openai: no strategy keeps every symbol, the latest error and 90% of the literals the next action cites; the cheapest is single-user-coalesced, 0.61x aggressive (39% less), if each call comes within 5m of the one before (the runs carry no call times), and it keeps only 28% of latest errors; it shows every symbol, 96% of tool calls, 98% of printed lines, 88% of the names the next program uses and 0% of the literals the next action cites\n"),
+        table.contains("\n  openai: no strategy keeps every symbol, the latest error and 90% of the literals the next action cites; the cheapest is single-user-coalesced, 0.61x aggressive (39% less), if each call comes within 5m of the one before (the runs carry no call times), and it keeps only 28% of latest errors; it shows every symbol, 96% of tool calls, 98% of printed lines and 88% of the names the next program uses\n"),
         "{table}"
     );
     assert!(table.contains("\n* the cheapest under anthropic pricing, though it does not keep every symbol, the latest error and 90% of the literals the next action cites (the verdict below)\n"), "{table}");
@@ -1051,7 +1055,7 @@ fn require_sets_what_the_verdict_asks_and_names_who_fails_what() {
         .ok();
     assert!(
         strict.contains(
-            "\nverdict: per provider, the cheapest strategy that keeps every symbol, the latest error and 95% of the names the next program uses (--require symbols,error,used-next=95%)\n  anthropic: full-history with breakpoints=strategy, 1.00x full-history, if each call comes within 5m of the one before (the runs carry no call times), is the cheapest that keeps every symbol, the latest error and 95% of the names the next program uses; it also shows 98% of tool calls, 99% of printed lines, 97% of the names the next program uses and 0% of the literals the next action cites\n"
+            "\nverdict: per provider, the cheapest strategy that keeps every symbol, the latest error and 95% of the names the next program uses (--require symbols,error,used-next=95%)\n  anthropic: full-history with breakpoints=strategy, 1.00x full-history, if each call comes within 5m of the one before (the runs carry no call times), is the cheapest that keeps every symbol, the latest error and 95% of the names the next program uses; it also shows 98% of tool calls, 99% of printed lines and 97% of the names the next program uses\n"
         ),
         "{strict}"
     );

@@ -90,6 +90,35 @@ fn self_check(dom: &str) -> Json {
 
 #[test]
 fn the_report_fits_wide_and_narrow_windows_and_shows_prompts_side_by_side() {
+    let scratch = tempfile::tempdir().unwrap();
+    let page = scratch.path().join("report.html");
+    let terminal = all_strategies()
+        .ptc(["ab", "--no-timing", "--report", page.to_str().unwrap()])
+        .ok();
+    let html = std::fs::read_to_string(&page).unwrap();
+    // The section the terminal ends with is in the page too.
+    assert!(terminal.contains("\nReal runs (bundled in examples/realruns"));
+    assert!(html.contains("<h2>Real runs</h2>"));
+    assert!(
+        html.contains("cost: anthropic pricing, baseline as-sent"),
+        "the real runs are measured against what their agents sent"
+    );
+    // A measure is shown where there is something to measure: the bundled runs cite too few
+    // literals for evidence, which is left out and said so, not eleven bars at 0%.
+    let retention = html.split(r#"<figure class="retention">"#).nth(1).unwrap();
+    let retention = retention.split("</figure>").next().unwrap();
+    assert!(retention.contains(r#"<div class="category-name">symbols</div>"#));
+    assert!(
+        !retention.contains(r#"<div class="category-name">evidence</div>"#),
+        "{retention}"
+    );
+    assert!(retention.contains(
+        "Not shown, nothing to measure on these recordings: evidence (fewer than 5 in the history)."
+    ));
+    assert!(
+        !html.contains(" 0% of the literals"),
+        "nor does a verdict say so"
+    );
     let chromium = match chromium() {
         Ok(path) => path,
         Err(reason) if std::env::var_os("PTC_REQUIRE_CHROMIUM").is_none() => {
@@ -98,11 +127,6 @@ fn the_report_fits_wide_and_narrow_windows_and_shows_prompts_side_by_side() {
         }
         Err(reason) => panic!("PTC_REQUIRE_CHROMIUM is set and {reason}"),
     };
-    let scratch = tempfile::tempdir().unwrap();
-    let page = scratch.path().join("report.html");
-    all_strategies()
-        .ptc(["ab", "--no-timing", "--report", page.to_str().unwrap()])
-        .ok();
     for width in [1400, 400] {
         let profile = scratch.path().join(format!("profile-{width}"));
         let dom = dump_dom(&chromium, &page, width, &profile);
@@ -119,6 +143,19 @@ fn the_report_fits_wide_and_narrow_windows_and_shows_prompts_side_by_side() {
         assert!(
             scroll <= u64::from(width),
             "at {width} px the page is {scroll} px wide: something sticks out: {check}"
+        );
+        let sections = check["sections"].to_string();
+        assert!(sections.contains("Real runs"), "{check}");
+        // At 1,400 px no table scrolls; on a phone the wide ones scroll in their own box.
+        if width >= 1400 {
+            assert_eq!(check["cut"], serde_json::json!([]), "{check}");
+        }
+        // The charts are drawn at 80% of their size or more: their labels stay readable, and
+        // on a phone the chart scrolls sideways instead.
+        let scale = check["chartScale"].as_f64().unwrap();
+        assert!(
+            scale >= 0.8,
+            "the charts are drawn at {scale} at {width} px"
         );
         assert!(
             check["verdicts"]

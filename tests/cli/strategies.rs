@@ -38,6 +38,11 @@ fn strategies_lists_every_bundled_strategy_loaded_from_dylibs() {
 fn strategies_marks_the_default() {
     let scratch = all_strategies();
     let text = scratch.ptc(["strategies"]).ok();
+    // as-sent is named as every command takes it, though no plugin holds it.
+    assert!(
+        text.contains("\nas-sent (built in, no plugin)\n    The requests the agent sent"),
+        "{text}"
+    );
     let marked: Vec<&str> = text.lines().filter(|l| l.ends_with(" (default)")).collect();
     assert_eq!(marked.len(), 1, "{text}");
     assert!(marked[0].starts_with("single-user-coalesced "), "{text}");

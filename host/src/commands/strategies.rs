@@ -1,6 +1,6 @@
 //! `ptc strategies`: the strategies loaded from the plugin directories, with their versions,
 //! files and options, for people or as JSON; the one commands use when none is named is marked
-//! as the default.
+//! as the default. As text, `as-sent` (built in) ends the list.
 
 use std::io::Write;
 
@@ -11,6 +11,7 @@ use crate::commands::args::ConfigArgs;
 use crate::commands::Context;
 use crate::host::Host;
 use crate::output::{pretty, write_out, Format};
+use crate::render::trigger::AS_SENT;
 use crate::Error;
 
 /// List the strategies loaded from the plugin directories, with their options
@@ -89,6 +90,10 @@ pub fn strategies(host: &Host, format: Format) -> Result<String, Error> {
                     text.push_str(&format!("    {setting:width$}  {}\n", o.doc));
                 }
             }
+            // Built in: the requests a recording holds, which every command takes by name.
+            text.push_str(&format!(
+                "{AS_SENT} (built in, no plugin)\n    The requests the agent sent, as its log holds them: the baseline that `ab` and `diff` compare with; `render` and `trace` show them\n"
+            ));
             text
         }
     })

@@ -341,6 +341,12 @@ impl Config {
             .map(|(name, table)| {
                 table.complete(name).map_err(|missing| {
                     let section = format!("pricing.{name}");
+                    // A new profile whose name is close to another's is likely that one
+                    // misspelt: `[pricing.antropic]`.
+                    let others = self.typed.pricing.keys().map(String::as_str);
+                    let suggestion = crate::suggest::closest(name, others.filter(|o| *o != name))
+                        .map(|other| format!("; did you mean [pricing.{other}]?"))
+                        .unwrap_or_default();
                     ConfigError::BadValue {
                         key: format!("{section}.{missing}"),
                         origin: self
@@ -349,7 +355,7 @@ impl Config {
                             .map(ToString::to_string)
                             .unwrap_or_default(),
                         expected: format!("a value (every key of [{section}] is required)"),
-                        found: "nothing".into(),
+                        found: format!("nothing{suggestion}"),
                     }
                 })
             })

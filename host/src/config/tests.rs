@@ -145,6 +145,16 @@ fn values_are_checked() {
         err,
         "bad value for `pricing.mine.cache_read_per_mtok` in user.toml:1:10: expected a value (every key of [pricing.mine] is required), found nothing"
     );
+    // A new profile named like a built-in one is likely that one misspelt.
+    let err = layered("[pricing.antropic]\ninput_per_mtok = 3\n")
+        .unwrap()
+        .pricing_profiles()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with("(every key of [pricing.antropic] is required), found nothing; did you mean [pricing.anthropic]?"),
+        "{err}"
+    );
     let err = error("[pricing.none]\ninput = 1\n");
     assert!(
         err.starts_with("unknown key `pricing.none.input` in user.toml:2:1 (the [pricing.none] keys are input_per_mtok,"),

@@ -162,11 +162,36 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     };
     let result = run_listed(host, plan, &mut sources, run)?;
     bar.finish_and_clear();
+    // Without a corpus, the bundled real runs follow the generated ones (in the formats for
+    // people, and in the report): the same comparison, against what their agents sent.
+    let bundled = options.corpus == Corpus::Paths(Vec::new()) && whole;
+    let real_runs = |format: Format| -> Result<String, Error> {
+        let real_runs = CompareOptions {
+            corpus: Corpus::RealRuns,
+            plan: PlanOptions {
+                baseline: Some(AS_SENT.to_owned()),
+                ..options.plan.clone()
+            },
+            strict: true,
+            progress: false,
+            format,
+            report: None,
+            ..options.clone()
+        };
+        let mut section = Vec::new();
+        compare(host, &real_runs, &mut section)?;
+        Ok(String::from_utf8_lossy(&section).into_owned())
+    };
+    let in_report = match bundled && options.report.is_some() {
+        true => Some(real_runs(Format::Table)?),
+        false => None,
+    };
     let finish = Finish {
         corpus: Some((&options.corpus, shard)),
         count: sources.selected,
         format,
         report: options.report.as_deref(),
+        real_runs: in_report.as_deref(),
         view: View {
             asked: asked
                 .pricing
@@ -179,30 +204,15 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         },
     };
     results::write(host, result, &mut rows, &finish, out)?;
-    // Without a corpus, the bundled real runs follow the generated ones (in the formats for
-    // people): the same comparison, against what their agents sent.
-    if options.corpus == Corpus::Paths(Vec::new())
-        && whole
-        && options.report.is_none()
-        && format.for_people()
-    {
-        let real_runs = CompareOptions {
-            corpus: Corpus::RealRuns,
-            plan: PlanOptions {
-                baseline: Some(AS_SENT.to_owned()),
-                ..options.plan.clone()
-            },
-            strict: true,
-            progress: false,
-            ..options.clone()
+    if bundled && format.for_people() {
+        let section = match (in_report, format) {
+            (Some(text), Format::Table) => text,
+            _ => real_runs(format)?,
         };
-        let mut section = Vec::new();
-        compare(host, &real_runs, &mut section)?;
         write_out(
             out,
             &format!(
-                "\n\nReal runs (bundled in examples/realruns: logs of other people's agents; its README names them)\n\n{}",
-                String::from_utf8_lossy(&section)
+                "\n\nReal runs (bundled in examples/realruns: logs of other people's agents; its README names them)\n\n{section}"
             ),
         )?;
     }

@@ -71,6 +71,7 @@ pub fn merge(host: &Host, options: &MergeOptions, out: &mut dyn Write) -> Result
         count: merged.sources,
         format,
         report: options.report.as_deref(),
+        real_runs: None,
         view: options.view.clone(),
     };
     results::write(host, ab, &mut rows, &finish, out)

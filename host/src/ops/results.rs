@@ -26,6 +26,8 @@ pub(super) struct Finish<'a> {
     pub format: Format,
     /// The HTML report's file.
     pub report: Option<&'a Path>,
+    /// The section on the bundled real runs the report ends with, as the terminal shows it.
+    pub real_runs: Option<&'a str>,
     /// How much the tables for people show.
     pub view: report::View,
 }
@@ -123,7 +125,7 @@ pub(super) fn write(
             }
             None => PromptLog::collect(host, &result, &mut std::iter::empty(), &mut bad),
         };
-        let page = report::html(&result, &prompts, &host.host_templates()?)?;
+        let page = report::html(&result, &prompts, finish.real_runs, &host.host_templates()?)?;
         write_atomically(file, page.as_bytes())?;
     }
     // Real runs carry their bill: the tables say how the simulation compares with it.

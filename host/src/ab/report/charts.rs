@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use super::requirement::MIN_EVIDENCE;
 use super::{escape, percent};
 use crate::ab::retention::Share;
 use crate::ab::Summary;
@@ -121,7 +122,7 @@ impl LineChart<'_> {
         let x = |i: usize| left + (w - left - right) * (i as f64) / ((points.max(2) - 1) as f64);
         let y = |v: f64| top + (h - top - bottom) * (1.0 - v / top_value);
         let mut svg = format!(
-            r#"<figure><figcaption>{title}</figcaption><svg viewBox="0 0 {w} {h}" role="img" aria-label="{title}">"#,
+            r#"<figure><figcaption>{title}</figcaption><div class="scroll chart"><svg viewBox="0 0 {w} {h}" role="img" aria-label="{title}">"#,
             title = escape(self.title),
         );
         for v in &ticks {
@@ -177,7 +178,7 @@ impl LineChart<'_> {
                 escape(&self.labels[n])
             );
         }
-        svg.push_str("</svg>");
+        svg.push_str("</svg></div>");
         // A legend under the chart: each line's colour and strategy.
         svg.push_str(r#"<div class="legend">"#);
         for (n, values) in self.series.iter().enumerate() {
@@ -198,23 +199,45 @@ impl LineChart<'_> {
 /// A retention category's share in a summary.
 type ShareOf = fn(&Summary) -> Share;
 
-/// The retention categories: their names on the page and their shares in a summary.
-const CATEGORIES: [(&str, ShareOf); 6] = [
-    ("symbols", |s| s.retention.symbols),
-    ("tool calls", |s| s.retention.tool_calls),
-    ("printed lines", |s| s.retention.printed_lines),
-    ("latest error", |s| s.retention.error),
-    ("used next", |s| s.retention.used_next),
-    ("evidence", |s| s.retention.evidence),
+/// The retention categories: their names on the page, their shares in a summary and the
+/// fewest facts that make a share a measure (evidence of one or two literals is too little to
+/// judge, as the verdict treats it).
+const CATEGORIES: [(&str, ShareOf, usize); 6] = [
+    ("symbols", |s| s.retention.symbols, 1),
+    ("tool calls", |s| s.retention.tool_calls, 1),
+    ("printed lines", |s| s.retention.printed_lines, 1),
+    ("latest error", |s| s.retention.error, 1),
+    ("used next", |s| s.retention.used_next, 1),
+    ("evidence", |s| s.retention.evidence, MIN_EVIDENCE),
 ];
 
+/// A variant's share in a category, when there is something to measure: it rendered prompts
+/// and the history held at least `fewest` facts of the kind.
+fn measured(s: &Summary, share_of: ShareOf, fewest: usize) -> Option<Share> {
+    let share = share_of(s);
+    (s.prompts > 0 && share.total >= fewest && share.ratio().is_some()).then_some(share)
+}
+
 /// Retention as bars: per category, one bar per variant with its share written next to it. A
-/// variant that failed says so; one that rendered nothing has no bar.
+/// variant that failed says so; one with nothing to measure in a category (it rendered
+/// nothing, or the history held too few facts of the kind) reads `n/a`, never 0%. A category
+/// with nothing to measure for any variant is left out, and a note under the bars names it.
 pub fn retention_bars(labels: &[String], colours: &[&str], summaries: &[Summary]) -> String {
     let mut out = String::from(
         r#"<figure class="retention"><figcaption>Retention: share of the history's facts visible in the prompts</figcaption>"#,
     );
-    for (name, share_of) in CATEGORIES {
+    let mut left_out = Vec::new();
+    for (name, share_of, fewest) in CATEGORIES {
+        if summaries
+            .iter()
+            .all(|s| measured(s, share_of, fewest).is_none())
+        {
+            left_out.push(match fewest {
+                1 => name.to_owned(),
+                n => format!("{name} (fewer than {n} in the history)"),
+            });
+            continue;
+        }
         let _ = write!(
             out,
             r#"<div class="category"><div class="category-name">{name}</div>"#
@@ -229,18 +252,16 @@ pub fn retention_bars(labels: &[String], colours: &[&str], summaries: &[Summary]
                 out,
                 r#"<div class="bar-row"><span class="bar-label"><span class="swatch" style="background:{colour}"></span>{label}</span>"#
             );
-            let share = share_of(s);
-            match share.ratio() {
+            match measured(s, share_of, fewest) {
                 _ if s.prompts == 0 => {
-                    out.push_str(r#"<span class="bar-none">rendered nothing</span>"#);
+                    out.push_str(r#"<span class="bar-none">n/a: rendered nothing</span>"#);
                 }
-                // No fact of that kind in the history: no bar, not 0%.
-                None => out.push_str(r#"<span class="bar-none">nothing to retain</span>"#),
-                Some(r) => {
+                None => out.push_str(r#"<span class="bar-none">n/a</span>"#),
+                Some(share) => {
                     let _ = write!(
                         out,
                         r#"<span class="bar-track"><span class="bar-fill" style="width:{:.1}%;background:{colour}"></span></span><span class="bar-value">{}</span>"#,
-                        r * 100.0,
+                        share.ratio().unwrap_or(0.0) * 100.0,
                         percent(share)
                     );
                 }
@@ -248,6 +269,13 @@ pub fn retention_bars(labels: &[String], colours: &[&str], summaries: &[Summary]
             out.push_str("</div>");
         }
         out.push_str("</div>");
+    }
+    if !left_out.is_empty() {
+        let _ = write!(
+            out,
+            r#"<p class="note">Not shown, nothing to measure on these recordings: {}.</p>"#,
+            left_out.join(", ")
+        );
     }
     out.push_str("</figure>");
     out

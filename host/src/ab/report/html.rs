@@ -62,8 +62,17 @@ fn html_table(table: &Table) -> String {
         out.push_str("</tr>");
     }
     out.push_str("<tr><th class=\"mark\"></th>");
+    // A long profile name breaks after `-`, `@` or `=` first, so that the columns are as wide
+    // as their figures.
     for h in &table.header {
-        let _ = write!(out, "<th>{}</th>", escape(h));
+        let mut cell = String::new();
+        for c in escape(h).chars() {
+            cell.push(c);
+            if matches!(c, '-' | '@' | '=') {
+                cell.push_str("<wbr>");
+            }
+        }
+        let _ = write!(out, "<th>{cell}</th>");
     }
     out.push_str("</tr></thead><tbody>");
     for row in &table.rows {
@@ -107,9 +116,15 @@ fn html_table(table: &Table) -> String {
 /// reach for its mean to be drawn), `prompts_json` (the prompts of [`PromptLog`], as JSON
 /// safe inside a `<script>` element), `prompt_note` (which prompts it holds),
 /// `message_overhead`, `reply_priming`, `tokenizer` and `counting` (what the token figures
-/// count: the request format of the primary profile's provider, in words). Texts are
-/// HTML-escaped already.
-pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<String, TemplateError> {
+/// count: the request format of the primary profile's provider, in words), `real_runs` (the
+/// section on the bundled real runs as the terminal shows it, when `ptc ab` was given no
+/// corpus; empty otherwise). Texts are HTML-escaped already.
+pub fn html(
+    ab: &Ab,
+    prompts: &PromptLog,
+    real_runs: Option<&str>,
+    templates: &Templates,
+) -> Result<String, TemplateError> {
     let summaries = ab.summaries();
     let labels: Vec<String> = ab.variants.iter().map(|v| v.label.clone()).collect();
     let by_turn = ab.by_turn();
@@ -251,6 +266,7 @@ pub fn html(ab: &Ab, prompts: &PromptLog, templates: &Templates) -> Result<Strin
         "message_overhead": crate::tokens::MESSAGE_OVERHEAD,
         "reply_priming": crate::tokens::REPLY_PRIMING,
         "tokenizer": ab.tokenizer.name(),
+        "real_runs": real_runs.map(escape).unwrap_or_default(),
         "counting": Counting::of(ab.pricing[ab.primary_pricing].caching).describe(),
     });
     templates.render("report.html", &context)

@@ -7,7 +7,7 @@
 //! placement too.
 
 pub use super::providers::{family, is_no_hits};
-use super::requirement::{Measure, Requirement, Requirements};
+use super::requirement::{Measure, Requirement, Requirements, MIN_EVIDENCE};
 use crate::ab::plan::NO_HITS;
 use crate::ab::{Ab, Judged, Summary};
 use crate::cache::{Caching, Ttl};
@@ -368,8 +368,12 @@ fn figures(s: &Summary, requirements: &Requirements, unmet: &[Requirement]) -> S
             }
         })
         .filter_map(|m| {
-            let kept = m.share(&s.retention).ratio()?;
-            Some(m.kept(whole_percent(kept)))
+            let share = m.share(&s.retention);
+            // Evidence of a few literals is too little to judge: no figure, not 0%.
+            if m == Measure::Evidence && share.total < MIN_EVIDENCE {
+                return None;
+            }
+            Some(m.kept(whole_percent(share.ratio()?)))
         })
         .collect();
     match parts.as_slice() {
@@ -769,6 +773,15 @@ mod tests {
             total: 10,
         };
         // Required at 100% and met: not repeated; nothing to retain: left out.
+        assert_eq!(
+            figures(&s, &r, &[]),
+            "52% of tool calls and every name the next program uses"
+        );
+        // Evidence of too few literals to judge has no figure, not 0%.
+        s.retention.evidence = Share {
+            visible: 0,
+            total: 2,
+        };
         assert_eq!(
             figures(&s, &r, &[]),
             "52% of tool calls and every name the next program uses"
