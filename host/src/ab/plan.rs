@@ -219,11 +219,12 @@ impl AbPlan {
 pub const NO_HITS: &str = "hits=none";
 
 /// The keys a pricing profile may be given for one run.
-const VARIANT_KEYS: [&str; 5] = [
+const VARIANT_KEYS: [&str; 6] = [
     "breakpoints",
     "cache_ttl",
     "min_cacheable_tokens",
     "model",
+    "rule",
     "hits",
 ];
 
@@ -231,7 +232,8 @@ const VARIANT_KEYS: [&str; 5] = [
 /// key is `breakpoints` (`strategy`, `auto`, `none`), `cache_ttl` (`5m`, `30m`, `1h`, `24h`,
 /// `unstated`),
 /// `min_cacheable_tokens`, `model` (a model the profile lists in its `models` table, or a
-/// dated snapshot of one: its prices and minimum) or `hits` (`all`, the rule as simulated; `none`, nothing read or written: the
+/// dated snapshot of one: its prices and minimum, by its current rule), `rule` (after `model`:
+/// one of the model's dated rules, `2026-10-07` or `before-2026-10-07`) or `hits` (`all`, the rule as simulated; `none`, nothing read or written: the
 /// other end of a cache that guarantees nothing). It is named as written. `info` holds the
 /// profiles' per-model prices, in any order.
 pub fn pricing_variant(
@@ -252,6 +254,8 @@ pub fn pricing_variant(
     };
     let mut profile = base.clone();
     profile.name = spec.to_owned();
+    // The model `model=` named, for a `rule=` after it.
+    let mut model = None;
     for part in parts {
         let (key, value) = part
             .split_once('=')
@@ -295,6 +299,26 @@ pub fn pricing_variant(
                     }));
                 };
                 prices.apply(&mut profile);
+                model = Some((value, prices));
+            }
+            "rule" => {
+                let Some((named, prices)) = model else {
+                    return Err(bad("`rule` chooses a model's rule: name the model first (`@model=...@rule=...`)".into()));
+                };
+                match prices.rule(value) {
+                    Ok(rule) => rule.apply(&mut profile),
+                    Err(rules) if rules.is_empty() => {
+                        return Err(bad(format!(
+                            "model `{named}` has one rule: its figures are not dated"
+                        )));
+                    }
+                    Err(rules) => {
+                        return Err(bad(format!(
+                            "model `{named}` has no rule `{value}` (its rules: {})",
+                            rules.join(", ")
+                        )));
+                    }
+                }
             }
             "hits" => match value {
                 "all" => {}
@@ -431,5 +455,53 @@ mod tests {
         assert!(error("anthropic@ttl=1h").contains("unknown key `ttl`"));
         assert!(error("anthropic@auto").contains("`auto` is not key=value"));
         assert!(error("claude").contains("anthropic"));
+    }
+
+    #[test]
+    fn a_user_chooses_a_models_dated_rule() {
+        use crate::pricing::Profile;
+        let table: Profile = toml::from_str(
+            r#"
+            input_per_mtok = 3
+            cache_read_per_mtok = 0.3
+            cache_write_per_mtok = 3.75
+            min_cacheable_tokens = 1024
+            cache_step_tokens = 1
+            caching = "explicit"
+            [models."claude-sonnet-5-5"]
+            cache_read_per_mtok = 0.10
+            effective = "2026-10-07"
+            [models."claude-sonnet-5-5".earlier]
+            cache_read_per_mtok = 0.20
+            [models."claude-opus-5"]
+            min_cacheable_tokens = 512
+            "#,
+        )
+        .unwrap();
+        let profiles = [table.complete("anthropic").unwrap()];
+        let info = [table.info("anthropic")];
+        let read = |spec| {
+            pricing_variant(&profiles, &info, spec)
+                .map(|p| p.cache_read_per_mtok)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(read("anthropic@model=claude-sonnet-5-5"), Ok(0.10));
+        assert_eq!(
+            read("anthropic@model=claude-sonnet-5-5@rule=2026-10-07"),
+            Ok(0.10)
+        );
+        assert_eq!(
+            read("anthropic@model=claude-sonnet-5-5@rule=before-2026-10-07"),
+            Ok(0.20)
+        );
+        let err = read("anthropic@model=claude-sonnet-5-5@rule=2025-01-01").unwrap_err();
+        assert!(
+            err.contains("no rule `2025-01-01` (its rules: 2026-10-07, before-2026-10-07)"),
+            "{err}"
+        );
+        let err = read("anthropic@rule=2026-10-07").unwrap_err();
+        assert!(err.contains("name the model first"), "{err}");
+        let err = read("anthropic@model=claude-opus-5@rule=2026-10-07").unwrap_err();
+        assert!(err.contains("its figures are not dated"), "{err}");
     }
 }

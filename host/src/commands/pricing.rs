@@ -256,6 +256,30 @@ fn models_table(text: &mut String, p: &Pricing, i: &ProfileInfo) {
             let as_of = own.as_of.as_deref().unwrap_or("not stated");
             let _ = writeln!(text, "    {model}: {source} ({as_of})");
         }
+        if let Some(tier) = own.long_prompt() {
+            let _ = writeln!(
+                text,
+                "    {model}: a request over {} prompt tokens pays {}x on every token",
+                thousands(tier.above_tokens as usize),
+                tier.multiplier
+            );
+        }
+        if let Some(effective) = &own.effective {
+            let before = match own.rule(&format!("before-{effective}")) {
+                Ok(earlier) => {
+                    let mut then = p.clone();
+                    earlier.apply(&mut then);
+                    format!(
+                        "; before it (@rule=before-{effective}): input {}, read {}, output {}",
+                        price(then.input_per_mtok),
+                        price(then.cache_read_per_mtok),
+                        price(then.output_per_mtok)
+                    )
+                }
+                Err(_) => String::new(),
+            };
+            let _ = writeln!(text, "    {model}: in force since {effective}{before}");
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 //! a profile prices. A field of a profile is added here, and nowhere else.
 
 mod profile;
+mod rule;
 mod simulate;
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -15,6 +16,7 @@ use crate::cache::{Caching, Placement, Ttl};
 #[cfg(test)]
 pub use profile::{ModelPrices, Price};
 pub use profile::{Profile, ProfileInfo};
+pub use rule::LongPrompt;
 
 /// A provider's prices (per million tokens) and caching rule, for one model or for every model
 /// of a profile: what the simulation prices with. Serialized as parts of `ptc ab` carry it,

@@ -14,6 +14,7 @@ use std::fmt;
 use serde::de::{self, Unexpected, Visitor};
 use serde::Deserialize;
 
+use super::rule::{Date, LongPrompt};
 use super::Pricing;
 use crate::cache::{Caching, Placement, Ttl};
 
@@ -71,8 +72,16 @@ pub struct ModelPrices {
     pub cache_write_per_mtok: Option<Price>,
     pub cache_write_1h_per_mtok: Option<Price>,
     pub min_cacheable_tokens: Option<Price>,
+    /// A price tier by prompt length: above this many prompt tokens, every price of the
+    /// request (output included) is multiplied by `long_prompt_multiplier`.
+    pub long_prompt_tokens: Option<Price>,
+    pub long_prompt_multiplier: Option<Price>,
     pub source: Option<String>,
     pub as_of: Option<String>,
+    /// The day these figures took effect, when the provider states it.
+    pub effective: Option<Date>,
+    /// The figures in force before `effective` (a key not set is the model's current one).
+    pub earlier: Option<Box<ModelPrices>>,
 }
 
 impl ModelPrices {
@@ -93,6 +102,75 @@ impl ModelPrices {
         );
         if let Some(Price(min)) = self.min_cacheable_tokens {
             profile.min_cacheable_tokens = min as usize;
+        }
+    }
+
+    /// The price tier by prompt length these figures set, if any.
+    pub fn long_prompt(&self) -> Option<LongPrompt> {
+        match (self.long_prompt_tokens, self.long_prompt_multiplier) {
+            (Some(Price(above)), Some(Price(multiplier))) => Some(LongPrompt {
+                above_tokens: above as u64,
+                multiplier,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The rule in force at `at` (seconds, UTC; `None`: now): these figures, or, for a call
+    /// sent before they took effect, the earlier ones over them; with the rule's name
+    /// (`2026-10-07`, `before-2026-10-07`) when the figures are dated.
+    pub fn at(&self, at: Option<f64>) -> (ModelPrices, Option<String>) {
+        let Some(effective) = &self.effective else {
+            return (self.clone(), None);
+        };
+        match (&self.earlier, at) {
+            (Some(earlier), Some(at)) if effective.after(at) => {
+                (self.over(earlier), Some(format!("before-{effective}")))
+            }
+            _ => (self.clone(), Some(effective.to_string())),
+        }
+    }
+
+    /// The rule `name` (as [`ModelPrices::at`] names them), or the names there are.
+    pub fn rule(&self, name: &str) -> Result<ModelPrices, Vec<String>> {
+        let Some(effective) = &self.effective else {
+            return Err(Vec::new());
+        };
+        let mut names = vec![effective.to_string()];
+        if name == names[0] {
+            return Ok(self.clone());
+        }
+        if let Some(earlier) = &self.earlier {
+            names.push(format!("before-{effective}"));
+            if name == names[1] {
+                return Ok(self.over(earlier));
+            }
+        }
+        Err(names)
+    }
+
+    /// These figures with `earlier`'s where it sets them.
+    fn over(&self, earlier: &ModelPrices) -> ModelPrices {
+        let pick = |then: Option<Price>, now: Option<Price>| then.or(now);
+        ModelPrices {
+            input_per_mtok: pick(earlier.input_per_mtok, self.input_per_mtok),
+            output_per_mtok: pick(earlier.output_per_mtok, self.output_per_mtok),
+            cache_read_per_mtok: pick(earlier.cache_read_per_mtok, self.cache_read_per_mtok),
+            cache_write_per_mtok: pick(earlier.cache_write_per_mtok, self.cache_write_per_mtok),
+            cache_write_1h_per_mtok: pick(
+                earlier.cache_write_1h_per_mtok,
+                self.cache_write_1h_per_mtok,
+            ),
+            min_cacheable_tokens: pick(earlier.min_cacheable_tokens, self.min_cacheable_tokens),
+            long_prompt_tokens: pick(earlier.long_prompt_tokens, self.long_prompt_tokens),
+            long_prompt_multiplier: pick(
+                earlier.long_prompt_multiplier,
+                self.long_prompt_multiplier,
+            ),
+            source: earlier.source.clone().or_else(|| self.source.clone()),
+            as_of: earlier.as_of.clone().or_else(|| self.as_of.clone()),
+            effective: None,
+            earlier: None,
         }
     }
 }
@@ -142,6 +220,7 @@ impl Profile {
             source: self.source.clone(),
             as_of: self.as_of.clone(),
             hits_not_guaranteed: self.cache_hits_guaranteed == Some(false),
+            long_prompt: None,
         }
     }
 }
@@ -172,6 +251,9 @@ pub struct ProfileInfo {
     /// The provider promises no cache hit (Gemini's implicit caching): the simulated reads
     /// are the best case, and reading nothing is as possible.
     pub hits_not_guaranteed: bool,
+    /// The price tier by prompt length of the model it prices, if any (set on a profile priced
+    /// for one model).
+    pub long_prompt: Option<LongPrompt>,
 }
 
 /// The name a provider's profiles give it, for the name a log gives it: Google's Gemini API is
@@ -229,11 +311,29 @@ impl ProfileInfo {
     /// `<profile>@model=<listed name>`, with the model's prices and minimum; `None` when the
     /// profile does not list the model.
     pub fn for_model(&self, profile: &Pricing, model: &str) -> Option<Pricing> {
+        self.for_model_at(profile, model, None)
+            .map(|(priced, _)| priced)
+    }
+
+    /// As [`ProfileInfo::for_model`], by the rule in force at `at` (seconds, UTC; `None`: the
+    /// current rule), named after it when the model's figures are dated
+    /// (`anthropic@model=claude-sonnet-5-5@rule=before-2026-10-07`); with the rule's price tier
+    /// by prompt length.
+    pub fn for_model_at(
+        &self,
+        profile: &Pricing,
+        model: &str,
+        at: Option<f64>,
+    ) -> Option<(Pricing, Option<LongPrompt>)> {
         let (name, prices) = self.model(model)?;
+        let (prices, rule) = prices.at(at);
         let mut priced = profile.clone();
         priced.name = format!("{}@model={name}", profile.name);
+        if let Some(rule) = rule {
+            priced.name = format!("{}@rule={rule}", priced.name);
+        }
         prices.apply(&mut priced);
-        Some(priced)
+        Some((priced, prices.long_prompt()))
     }
 }
 

@@ -35,7 +35,7 @@ use crate::Error;
 use call::billed;
 pub use call::Call;
 pub use profile::{billed_profile, is_billed};
-use profile::{first_billed, for_model, one_profile};
+use profile::{first_billed, first_sent, for_model, one_profile};
 pub use report::{billed_profiles, heading, table};
 use simulate::{miss_fit, Simulator};
 pub use stretch::STRETCH_CALLS;
@@ -205,7 +205,13 @@ impl Bill {
                 continue;
             };
             let profile = match forced {
-                Some(profile) => for_model(&mut pricing, &mut info, profile, model.as_deref()),
+                Some(profile) => for_model(
+                    &mut pricing,
+                    &mut info,
+                    profile,
+                    model.as_deref(),
+                    first_sent(&recording),
+                ),
                 None => one_profile(&recording, &mut pricing, &mut info)?,
             };
             let slot = match used.iter().position(|&u| u == profile) {

@@ -21,7 +21,7 @@ pub(super) fn one_profile(
         };
         let model = usage.model.as_deref().or(request.model.as_deref());
         let profile = choose(recording, usage.provider.as_deref(), model, info)?;
-        let profile = for_model(pricing, info, profile, model);
+        let profile = for_model(pricing, info, profile, model, first_sent(recording));
         match profiles.iter_mut().find(|(p, _)| *p == profile) {
             Some((_, calls)) => *calls += 1,
             None => profiles.push((profile, 1)),
@@ -43,22 +43,33 @@ pub(super) fn one_profile(
     }
 }
 
-/// The profile that prices `model` with `profile`: `profile` itself, or, when the profile lists
-/// the model with prices or a minimum of its own, the profile with them
-/// (`anthropic@model=claude-haiku-4-5`), added to `pricing` and `info` the first time.
+/// When the run's first call with a time was sent: the rule in force then prices it.
+pub(super) fn first_sent(recording: &Recording) -> Option<f64> {
+    recording.started_at.iter().flatten().next().copied()
+}
+
+/// The profile that prices `model` with `profile` for a run first sent at `at`: `profile`
+/// itself, or, when the profile lists the model with prices, a minimum or a dated rule of its
+/// own, the profile with them (`anthropic@model=claude-haiku-4-5`), by the rule in force at
+/// `at` (the current one without a time), added to `pricing` and `info` the first time.
 pub(super) fn for_model(
     pricing: &mut Vec<Pricing>,
     info: &mut Vec<ProfileInfo>,
     profile: usize,
     model: Option<&str>,
+    at: Option<f64>,
 ) -> usize {
-    let Some(variant) = model.and_then(|m| info[profile].for_model(&pricing[profile], m)) else {
+    let Some((variant, long_prompt)) =
+        model.and_then(|m| info[profile].for_model_at(&pricing[profile], m, at))
+    else {
         return profile;
     };
-    let differs = Pricing {
-        name: pricing[profile].name.clone(),
-        ..variant.clone()
-    } != pricing[profile];
+    let differs = long_prompt.is_some()
+        || variant.name.contains("@rule=")
+        || Pricing {
+            name: pricing[profile].name.clone(),
+            ..variant.clone()
+        } != pricing[profile];
     if !differs {
         return profile;
     }
@@ -68,6 +79,7 @@ pub(super) fn for_model(
     let mut variant_info = info[profile].clone();
     variant_info.name = variant.name.clone();
     variant_info.output_per_mtok = variant.output_per_mtok;
+    variant_info.long_prompt = long_prompt;
     pricing.push(variant);
     info.push(variant_info);
     pricing.len() - 1

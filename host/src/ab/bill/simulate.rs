@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use super::{MissFit, MissRate, Pending, RunBill};
 use crate::cache::{CacheState, Caching, Placement};
-use crate::pricing::{Pricing, ProfileInfo};
+use crate::pricing::{LongPrompt, Pricing, ProfileInfo};
 
 /// What the simulated caches hold, as calls are simulated one after another.
 pub(super) struct Simulator {
@@ -124,6 +124,8 @@ impl Simulator {
                 (read.min(call.billed_prompt), written)
             }
         };
+        // A price tier by prompt length multiplies every price of the call, output included.
+        let tier = LongPrompt::factor(about.long_prompt, call.billed_prompt);
         let output = call.output as f64 * about.output_per_mtok / 1_000_000.0;
         let plain = call.billed_prompt - read - written;
         call.simulated_read = read;
@@ -132,6 +134,7 @@ impl Simulator {
             .priced(read as usize, written as usize, plain as usize)
             .cost
             + output;
+        call.best_cost *= tier;
         call.miss_cost = match profile.caching {
             Caching::Implicit => profile.priced(0, 0, call.billed_prompt as usize).cost,
             Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
@@ -140,6 +143,7 @@ impl Simulator {
                     .cost
             }
         } + output;
+        call.miss_cost *= tier;
         let billed_plain = call.billed_prompt - call.billed_read - call.billed_written;
         call.priced_bill = profile
             .priced(
@@ -149,6 +153,7 @@ impl Simulator {
             )
             .cost
             + output;
+        call.priced_bill *= tier;
         runs[run].calls.push(call);
     }
 }

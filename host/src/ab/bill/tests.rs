@@ -433,6 +433,57 @@ fn a_model_the_profile_lists_is_priced_with_its_own_minimum() {
 }
 
 #[test]
+fn a_run_is_billed_by_the_rule_of_its_date_with_its_long_prompt_tier() {
+    use crate::pricing::Profile;
+    // The run's calls are sent at 1,000 s and 1,010 s (1970-01-01): a rule dated 1970-01-02
+    // is not yet in force, one dated 1970-01-01 is.
+    let usage = [(900, 0, 50, None), (300, 800, 60, None)];
+    let bill = |effective: &str| {
+        let table: Profile = toml::from_str(&format!(
+            r#"
+            [models."m-1"]
+            output_per_mtok = 0.40
+            long_prompt_tokens = 1000
+            long_prompt_multiplier = 5
+            effective = "{effective}"
+            [models."m-1".earlier]
+            long_prompt_multiplier = 1
+            input_per_mtok = 1
+            "#
+        ))
+        .unwrap();
+        let mut about = info("p", "router", 0.40, false);
+        about.models = table.info("p").models;
+        Bill::new(
+            [run("a", "router", &usage)],
+            &[implicit("p", 64, 64)],
+            &[about],
+            Tokenizer::O200kBase,
+            &options(MissRate::Fit),
+        )
+        .unwrap()
+    };
+    let now = bill("1970-01-01");
+    assert_eq!(now.profiles[0].0.name, "p@model=m-1@rule=1970-01-01");
+    // By hand, at $0.27 input, $0.135 read, $0.40 output per Mtok: the first call's prompt of
+    // 900 tokens is under the line: 900 x 0.27 + 50 x 0.40 = 263 µ$; the second's of 1,100
+    // passes it, and pays 5x on every token: (300 x 0.27 + 800 x 0.135 + 60 x 0.40) x 5
+    // = 213 x 5 = 1,065 µ$.
+    let priced: Vec<f64> = now.runs[0].calls.iter().map(|c| c.priced_bill).collect();
+    assert!((priced[0] - 263e-6).abs() < 1e-12, "{priced:?}");
+    assert!((priced[1] - 1065e-6).abs() < 1e-12, "{priced:?}");
+    // Before the rule took effect: $1 input, no tier: 900 + 20 = 920 µ$; 300 + 108 + 24.
+    let before = bill("1970-01-02");
+    assert_eq!(
+        before.profiles[0].0.name,
+        "p@model=m-1@rule=before-1970-01-02"
+    );
+    let priced: Vec<f64> = before.runs[0].calls.iter().map(|c| c.priced_bill).collect();
+    assert!((priced[0] - 920e-6).abs() < 1e-12, "{priced:?}");
+    assert!((priced[1] - 432e-6).abs() < 1e-12, "{priced:?}");
+}
+
+#[test]
 fn reads_the_bill_does_not_match_are_told_apart() {
     // The first call reads 512 tokens no earlier request of the run sent (another run's); the
     // second reads its whole prefix (within the tolerance); the third reads only 256 of the

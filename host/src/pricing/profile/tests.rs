@@ -133,3 +133,109 @@ fn a_gateways_name_for_a_provider_finds_its_profile() {
     assert!(!gemini.serves("googl"));
     assert_eq!(provider_name("anthropic"), "anthropic");
 }
+
+/// Sonnet 5.5 as the registry dates it: reads $0.10 since 2026-10-07, $0.20 before.
+fn sonnet_5_5() -> ModelPrices {
+    ModelPrices {
+        input_per_mtok: Some(Price(2.0)),
+        cache_read_per_mtok: Some(Price(0.10)),
+        effective: Some(super::Date::parse("2026-10-07").unwrap()),
+        earlier: Some(Box::new(ModelPrices {
+            cache_read_per_mtok: Some(Price(0.20)),
+            ..ModelPrices::default()
+        })),
+        ..ModelPrices::default()
+    }
+}
+
+#[test]
+fn a_run_is_priced_by_the_rule_in_force_when_it_was_sent() {
+    let info = listing(&[("claude-sonnet-5-5", sonnet_5_5())]);
+    let base = sonnet();
+    // 2026-10-07T00:00:00Z is 1,791,331,200 s.
+    let day = 1_791_331_200.0;
+    let priced = |at| info.for_model_at(&base, "claude-sonnet-5-5", at).unwrap().0;
+    let before = priced(Some(day - 1.0));
+    assert_eq!(
+        before.name,
+        "anthropic@model=claude-sonnet-5-5@rule=before-2026-10-07"
+    );
+    assert_eq!(before.cache_read_per_mtok, 0.20);
+    // The rest of the model's figures hold before the change too.
+    assert_eq!(before.input_per_mtok, 2.0);
+    for at in [Some(day), Some(day + 86_400.0 * 50.0), None] {
+        let now = priced(at);
+        assert_eq!(
+            now.name,
+            "anthropic@model=claude-sonnet-5-5@rule=2026-10-07"
+        );
+        assert_eq!(now.cache_read_per_mtok, 0.10, "{at:?}");
+    }
+    // 1,000,000 read: $0.20 before, $0.10 since.
+    assert!((before.priced(1_000_000, 0, 0).cost - 0.20).abs() < 1e-12);
+    assert!((priced(None).priced(1_000_000, 0, 0).cost - 0.10).abs() < 1e-12);
+    // A rule is chosen by name; an unknown name lists the model's rules.
+    let prices = sonnet_5_5();
+    assert_eq!(
+        prices
+            .rule("before-2026-10-07")
+            .unwrap()
+            .cache_read_per_mtok,
+        Some(Price(0.20))
+    );
+    assert_eq!(
+        prices.rule("2026-10-07").unwrap().cache_read_per_mtok,
+        Some(Price(0.10))
+    );
+    assert_eq!(
+        prices.rule("2026-01-01").unwrap_err(),
+        ["2026-10-07", "before-2026-10-07"]
+    );
+    // Undated figures have one rule and no name for it.
+    assert!(minimum(512.0).rule("2026-10-07").unwrap_err().is_empty());
+    let plain = listing(&[("claude-opus-5", minimum(512.0))]);
+    let (p, tier) = plain
+        .for_model_at(&base, "claude-opus-5", Some(day))
+        .unwrap();
+    assert_eq!(p.name, "anthropic@model=claude-opus-5");
+    assert_eq!(tier, None);
+}
+
+#[test]
+fn the_registry_reads_dated_rules_and_tiers_and_refuses_a_bad_date() {
+    let table: Profile = toml::from_str(
+        r#"
+        input_per_mtok = 3
+        [models."claude-haiku-5-5"]
+        input_per_mtok = 0.10
+        long_prompt_tokens = 100000
+        long_prompt_multiplier = 5
+        effective = "2026-10-07"
+        [models."claude-sonnet-5-5"]
+        cache_read_per_mtok = 0.10
+        effective = "2026-10-07"
+        [models."claude-sonnet-5-5".earlier]
+        cache_read_per_mtok = 0.20
+        "#,
+    )
+    .unwrap();
+    let info = table.info("anthropic");
+    let (_, haiku) = info.model("claude-haiku-5-5").unwrap();
+    assert_eq!(
+        haiku.long_prompt(),
+        Some(super::LongPrompt {
+            above_tokens: 100_000,
+            multiplier: 5.0
+        })
+    );
+    let (_, sonnet) = info.model("claude-sonnet-5-5").unwrap();
+    assert_eq!(sonnet.at(Some(0.0)).1.as_deref(), Some("before-2026-10-07"));
+    let err =
+        toml::from_str::<Profile>("input_per_mtok = 3\n[models.m]\neffective = \"2026-10-32\"\n")
+            .unwrap_err()
+            .to_string();
+    assert!(
+        err.contains("YYYY-MM-DD") && err.contains("2026-10-32"),
+        "{err}"
+    );
+}

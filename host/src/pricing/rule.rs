@@ -1,0 +1,138 @@
+//! Dated price rules: the date a model's figures took effect ([`Date`]), and the price tier
+//! by prompt length ([`LongPrompt`]). A run with call times is priced by the rule in force
+//! when its first call was sent; a run without times by the current one.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer};
+
+/// A day, `YYYY-MM-DD` (UTC), as the registry writes the date a rule took effect.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Date {
+    /// Days since 1970-01-01.
+    days: i64,
+    text: String,
+}
+
+impl Date {
+    /// The day `text` names (`2026-10-07`), or why it names none.
+    pub fn parse(text: &str) -> Result<Date, String> {
+        let bad = || format!("expected a date written YYYY-MM-DD, found `{text}`");
+        let mut parts = text.split('-');
+        let mut number = |digits: usize| -> Result<i64, String> {
+            let part = parts.next().ok_or_else(bad)?;
+            if part.len() != digits || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(bad());
+            }
+            part.parse().map_err(|_| bad())
+        };
+        let (year, month, day) = (number(4)?, number(2)?, number(2)?);
+        if parts.next().is_some() || !(1..=12).contains(&month) {
+            return Err(bad());
+        }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+        let length = match month {
+            2 if leap => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        };
+        if !(1..=length).contains(&day) {
+            return Err(bad());
+        }
+        Ok(Date {
+            days: days_from_civil(year, month, day),
+            text: text.to_owned(),
+        })
+    }
+
+    /// Whether a call sent at `at` (seconds since 1970, UTC) was sent before this day began.
+    pub fn after(&self, at: f64) -> bool {
+        at < self.days as f64 * 86_400.0
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for Date {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Date::parse(&text).map_err(de::Error::custom)
+    }
+}
+
+/// Days from 1970-01-01 to the civil date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A price tier by prompt length: a request whose prompt (cache reads and writes included)
+/// passes `above_tokens` pays `multiplier` times every price on every token of the request,
+/// output included (Claude Haiku 5.5: 5x above 100,000 tokens).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LongPrompt {
+    pub above_tokens: u64,
+    pub multiplier: f64,
+}
+
+impl LongPrompt {
+    /// What every price of a request of `prompt` tokens is multiplied by.
+    pub fn factor(tier: Option<LongPrompt>, prompt: u64) -> f64 {
+        match tier {
+            Some(tier) if prompt > tier.above_tokens => tier.multiplier,
+            _ => 1.0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_date_is_a_day_of_the_calendar() {
+        let day = Date::parse("2026-10-07").unwrap();
+        assert_eq!(day.days, 20_733);
+        assert_eq!(day.to_string(), "2026-10-07");
+        assert_eq!(Date::parse("1970-01-01").unwrap().days, 0);
+        assert_eq!(Date::parse("2024-02-29").unwrap().days, 19_782);
+        // 2026-10-07T00:00:00Z is 1,791,331,200 s: the second before is before the day.
+        assert!(day.after(1_791_331_199.0));
+        assert!(!day.after(1_791_331_200.0));
+        for bad in [
+            "2026-10",
+            "2026-13-01",
+            "2025-02-29",
+            "2026-1-07",
+            "07-10-2026",
+            "x",
+        ] {
+            let err = Date::parse(bad).unwrap_err();
+            assert!(
+                err.contains("YYYY-MM-DD") && err.contains(bad),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_tier_takes_a_prompt_over_its_line_and_no_other() {
+        let haiku = Some(LongPrompt {
+            above_tokens: 100_000,
+            multiplier: 5.0,
+        });
+        assert_eq!(LongPrompt::factor(haiku, 100_000), 1.0);
+        assert_eq!(LongPrompt::factor(haiku, 100_001), 5.0);
+        assert_eq!(LongPrompt::factor(None, 1_000_000), 1.0);
+    }
+}
