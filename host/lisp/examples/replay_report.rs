@@ -1,0 +1,38 @@
+//! Replays Kernel inspection logs and prints, per run, how many turns replayed exactly and why
+//! the others did not: `cargo run -p ptc-lisp --example replay_report -- FILE...`.
+
+fn main() {
+    let (mut total, mut exact) = (0, 0);
+    for path in std::env::args().skip(1) {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                std::process::exit(2);
+            }
+        };
+        let run = match ptc_lisp::replay::load_inspection(&text) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                std::process::exit(2);
+            }
+        };
+        let turns = ptc_lisp::replay::replay(&run, ptc_lisp::Budget::default());
+        let ok = turns.iter().filter(|t| t.mismatch.is_none()).count();
+        println!("{path}: {ok}/{} turns replayed exactly", turns.len());
+        for t in turns.iter().filter(|t| t.mismatch.is_some()) {
+            println!(
+                "  {}: {}",
+                t.evaluation_id,
+                t.mismatch
+                    .as_ref()
+                    .map(|m| m.to_string())
+                    .unwrap_or_default()
+            );
+        }
+        total += turns.len();
+        exact += ok;
+    }
+    println!("all: {exact}/{total} turns replayed exactly");
+}

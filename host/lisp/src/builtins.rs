@@ -1,0 +1,767 @@
+//! The core functions.
+
+use std::rc::Rc;
+
+use crate::eval::{err, Interp, R};
+use crate::print::{pr_str, print_arg, str_of};
+use crate::value::Value;
+
+const NAMES: &[&str] = &[
+    "get",
+    "get-in",
+    "println",
+    "str",
+    "pr-str",
+    "=",
+    "not=",
+    "first",
+    "second",
+    "last",
+    "rest",
+    "next",
+    "count",
+    "mapv",
+    "map",
+    "filter",
+    "filterv",
+    "remove",
+    "mapcat",
+    "keep",
+    "sort-by",
+    "sort",
+    "keys",
+    "vals",
+    "empty?",
+    "concat",
+    "distinct",
+    "subs",
+    "zipmap",
+    "assoc",
+    "dissoc",
+    "merge",
+    "update",
+    "seq",
+    "range",
+    "min",
+    "max",
+    "apply",
+    "contains?",
+    "select-keys",
+    "nth",
+    "drop",
+    "take",
+    "vec",
+    "nil?",
+    "some?",
+    "not",
+    "true?",
+    "false?",
+    "+",
+    "-",
+    "*",
+    "/",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "inc",
+    "dec",
+    "conj",
+    "into",
+    "identity",
+    "some",
+    "every?",
+    "reverse",
+    "frequencies",
+    "group-by",
+    "reduce",
+    "string?",
+    "map?",
+    "vector?",
+    "number?",
+    "keyword?",
+    "keyword",
+    "name",
+    "list",
+    "vector",
+    "hash-map",
+    "set",
+    "abs",
+    "mod",
+    "quot",
+    "interpose",
+    "join",
+    "clojure.string/split",
+    "clojure.string/join",
+    "clojure.string/includes?",
+    "clojure.string/lower-case",
+    "clojure.string/upper-case",
+    "clojure.string/trim",
+    "clojure.string/starts-with?",
+    "clojure.string/ends-with?",
+    "clojure.string/replace",
+    "clojure.string/blank?",
+    "pos?",
+    "neg?",
+    "zero?",
+    "even?",
+    "odd?",
+    "not-empty",
+];
+
+/// The builtin of this name, if any (`str/x` is `clojure.string/x`).
+pub fn lookup(name: &str) -> Option<&'static str> {
+    let full = match name.strip_prefix("str/") {
+        Some(rest) => format!("clojure.string/{rest}"),
+        None => name.to_string(),
+    };
+    NAMES.iter().find(|n| **n == full).copied()
+}
+
+/// `(get m k default)` without errors: nil for what has no such key.
+pub fn get(m: &Value, k: &Value, default: Value) -> Value {
+    match (m, k) {
+        (Value::Map(_), _) => m.map_get(k).cloned().unwrap_or(default),
+        (Value::Vector(v), Value::Int(i)) => usize::try_from(*i)
+            .ok()
+            .and_then(|i| v.get(i))
+            .cloned()
+            .unwrap_or(default),
+        (Value::Set(s), _) => {
+            if s.binary_search(k).is_ok() {
+                k.clone()
+            } else {
+                default
+            }
+        }
+        _ => default,
+    }
+}
+
+/// The items of anything sequential; maps give `[key value]` pairs, strings their characters.
+pub fn seq_items(v: &Value) -> R<Vec<Value>> {
+    Ok(match v {
+        Value::Nil => vec![],
+        Value::Vector(i) | Value::List(i) | Value::Set(i) => i.to_vec(),
+        Value::Map(m) => m
+            .iter()
+            .map(|(k, v)| Value::vector(vec![k.clone(), v.clone()]))
+            .collect(),
+        Value::Str(s) => s.chars().map(|c| Value::str(&c.to_string())).collect(),
+        other => {
+            return err(
+                "type_error",
+                format!("expected a collection, got {}", other.type_name()),
+            )
+        }
+    })
+}
+
+fn arity<T>(name: &str) -> R<T> {
+    err("arity_error", format!("{name}: wrong number of arguments"))
+}
+
+fn num(v: &Value, name: &str) -> R<f64> {
+    match v {
+        Value::Int(i) => Ok(*i as f64),
+        Value::Float(f) => Ok(*f),
+        other => err(
+            "type_error",
+            format!("{name}: expected number, got {}", other.type_name()),
+        ),
+    }
+}
+
+fn int(v: &Value, name: &str) -> R<i64> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        other => err(
+            "type_error",
+            format!("{name}: expected integer, got {}", other.type_name()),
+        ),
+    }
+}
+
+fn arith(name: &str, args: &[Value]) -> R<Value> {
+    let ident = if matches!(name, "*" | "/") { 1 } else { 0 };
+    let (mut acc, rest) = match (name, args) {
+        ("-" | "/", [only]) => (Value::Int(ident), std::slice::from_ref(only)),
+        (_, [first, rest @ ..]) => (first.clone(), rest),
+        ("+" | "*", []) => return Ok(Value::Int(ident)),
+        _ => return arity(name),
+    };
+    num(&acc, name)?;
+    for b in rest {
+        acc = match (&acc, b) {
+            (Value::Int(x), Value::Int(y)) if name != "/" => {
+                let r = match name {
+                    "+" => x.checked_add(*y),
+                    "-" => x.checked_sub(*y),
+                    _ => x.checked_mul(*y),
+                };
+                match r {
+                    Some(r) => Value::Int(r),
+                    None => return err("arithmetic_error", format!("{name}: integer overflow")),
+                }
+            }
+            (Value::Int(x), Value::Int(y)) if *y != 0 && x % y == 0 => Value::Int(x / y),
+            (Value::Int(_), Value::Int(0)) => {
+                return err("arithmetic_error", "/: division by zero")
+            }
+            _ => {
+                let (x, y) = (num(&acc, name)?, num(b, name)?);
+                Value::Float(match name {
+                    "+" => x + y,
+                    "-" => x - y,
+                    "*" => x * y,
+                    _ => x / y,
+                })
+            }
+        };
+    }
+    Ok(acc)
+}
+
+fn compare(name: &str, args: &[Value]) -> R<Value> {
+    for w in args.windows(2) {
+        let (a, b) = (num(&w[0], name)?, num(&w[1], name)?);
+        let ok = match name {
+            "<" => a < b,
+            ">" => a > b,
+            "<=" => a <= b,
+            _ => a >= b,
+        };
+        if !ok {
+            return Ok(Value::Bool(false));
+        }
+    }
+    Ok(Value::Bool(true))
+}
+
+fn seq_or_nil(items: Vec<Value>) -> Value {
+    if items.is_empty() {
+        Value::Nil
+    } else {
+        Value::vector(items)
+    }
+}
+
+fn char_slice(s: &str, start: i64, end: Option<i64>) -> R<Value> {
+    let chars: Vec<char> = s.chars().collect();
+    let end = end.unwrap_or(chars.len() as i64);
+    if start < 0 || end < start || end as usize > chars.len() {
+        return err(
+            "index_out_of_bounds",
+            format!(
+                "subs: range {start}..{end} out of bounds for length {}",
+                chars.len()
+            ),
+        );
+    }
+    Ok(Value::str(
+        &chars[start as usize..end as usize]
+            .iter()
+            .collect::<String>(),
+    ))
+}
+
+pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
+    let a = args.as_slice();
+    Ok(match (name, a) {
+        ("get", [m, k]) | ("get", [m, k, _]) => {
+            let d = a.get(2).cloned().unwrap_or(Value::Nil);
+            match m {
+                Value::Nil | Value::Map(_) | Value::Vector(_) | Value::Set(_) => get(m, k, d),
+                other => {
+                    return err(
+                        "type_error",
+                        format!("get: arg 1 expected associative, got {}", other.type_name()),
+                    )
+                }
+            }
+        }
+        ("get-in", [m, path]) | ("get-in", [m, path, _]) => {
+            let mut cur = m.clone();
+            for k in seq_items(path)? {
+                cur = get(&cur, &k, Value::Nil);
+            }
+            if matches!(cur, Value::Nil) {
+                a.get(2).cloned().unwrap_or(Value::Nil)
+            } else {
+                cur
+            }
+        }
+        ("println", _) => {
+            let line = a.iter().map(print_arg).collect::<Vec<_>>().join(" ");
+            it.alloc(line.len())?;
+            it.prints.push(line);
+            Value::Nil
+        }
+        ("str", _) => {
+            let s: String = a.iter().map(str_of).collect();
+            it.alloc(s.len())?;
+            Value::str(&s)
+        }
+        ("pr-str", _) => Value::str(&a.iter().map(pr_str).collect::<Vec<_>>().join(" ")),
+        ("=", [_, ..]) => Value::Bool(a.windows(2).all(|w| w[0] == w[1])),
+        ("not=", [_, ..]) => Value::Bool(!a.windows(2).all(|w| w[0] == w[1])),
+        ("first", [c]) => seq_items(c)?.into_iter().next().unwrap_or(Value::Nil),
+        ("second", [c]) => seq_items(c)?.into_iter().nth(1).unwrap_or(Value::Nil),
+        ("last", [c]) => seq_items(c)?.pop().unwrap_or(Value::Nil),
+        ("rest", [c]) => Value::vector(seq_items(c)?.into_iter().skip(1).collect()),
+        ("next", [c]) => seq_or_nil(seq_items(c)?.into_iter().skip(1).collect()),
+        ("count", [c]) => Value::Int(match c {
+            Value::Str(s) => s.chars().count(),
+            Value::Map(m) => m.len(),
+            Value::Nil | Value::Vector(_) | Value::List(_) | Value::Set(_) => seq_items(c)?.len(),
+            other => {
+                return err(
+                    "type_error",
+                    format!("count: expected collection, got {}", other.type_name()),
+                )
+            }
+        } as i64),
+        ("map" | "mapv", [f, colls @ ..]) if !colls.is_empty() => {
+            let lists = colls.iter().map(seq_items).collect::<R<Vec<_>>>()?;
+            let n = lists.iter().map(Vec::len).min().unwrap_or(0);
+            it.alloc(n)?;
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                out.push(it.apply(f, lists.iter().map(|l| l[i].clone()).collect())?);
+            }
+            Value::vector(out)
+        }
+        ("filter" | "filterv" | "remove", [f, c]) => {
+            let keep_truthy = name != "remove";
+            let mut out = Vec::new();
+            for x in seq_items(c)? {
+                if it.apply(f, vec![x.clone()])?.truthy() == keep_truthy {
+                    out.push(x);
+                }
+            }
+            Value::vector(out)
+        }
+        ("keep", [f, c]) => {
+            let mut out = Vec::new();
+            for x in seq_items(c)? {
+                let v = it.apply(f, vec![x])?;
+                if !matches!(v, Value::Nil) {
+                    out.push(v);
+                }
+            }
+            Value::vector(out)
+        }
+        ("mapcat", [f, c]) => {
+            let mut out = Vec::new();
+            for x in seq_items(c)? {
+                let items = seq_items(&it.apply(f, vec![x])?)?;
+                it.alloc(items.len())?;
+                out.extend(items);
+            }
+            Value::vector(out)
+        }
+        ("sort-by", [f, c]) | ("sort-by", [f, _, c]) => {
+            let mut keyed = Vec::new();
+            for x in seq_items(c)? {
+                keyed.push((it.apply(f, vec![x.clone()])?, x));
+            }
+            it.tick(keyed.len() as u64)?;
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            if matches!(a, [_, Value::Builtin(">"), _]) {
+                keyed.reverse();
+            }
+            Value::vector(keyed.into_iter().map(|(_, x)| x).collect())
+        }
+        ("sort", [c]) => {
+            let mut items = seq_items(c)?;
+            items.sort();
+            Value::vector(items)
+        }
+        ("keys" | "vals", [m]) => match m {
+            Value::Map(e) => seq_or_nil(
+                e.iter()
+                    .map(|(k, v)| if name == "keys" { k.clone() } else { v.clone() })
+                    .collect(),
+            ),
+            Value::Nil => Value::Nil,
+            other => {
+                return err(
+                    "type_error",
+                    format!("{name}: expected map, got {}", other.type_name()),
+                )
+            }
+        },
+        ("empty?", [c]) => Value::Bool(match c {
+            Value::Str(s) => s.is_empty(),
+            Value::Map(m) => m.is_empty(),
+            _ => seq_items(c)?.is_empty(),
+        }),
+        ("not-empty", [c]) => {
+            if call(it, "empty?", vec![c.clone()])?.truthy() {
+                Value::Nil
+            } else {
+                c.clone()
+            }
+        }
+        ("concat", _) => {
+            let mut out = Vec::new();
+            for c in a {
+                let items = seq_items(c)?;
+                it.alloc(items.len())?;
+                out.extend(items);
+            }
+            Value::vector(out)
+        }
+        ("distinct", [c]) => {
+            let mut out: Vec<Value> = Vec::new();
+            for x in seq_items(c)? {
+                if !out.contains(&x) {
+                    out.push(x);
+                }
+            }
+            Value::vector(out)
+        }
+        ("subs", [Value::Str(s), start]) => char_slice(s, int(start, "subs")?, None)?,
+        ("subs", [Value::Str(s), start, end]) => {
+            char_slice(s, int(start, "subs")?, Some(int(end, "subs")?))?
+        }
+        ("zipmap", [ks, vs]) => {
+            Value::map(seq_items(ks)?.into_iter().zip(seq_items(vs)?).collect())
+        }
+        ("assoc", [m, kvs @ ..]) if kvs.len() % 2 == 0 && !kvs.is_empty() => match m {
+            Value::Map(_) | Value::Nil => {
+                let mut e = match m {
+                    Value::Map(e) => e.to_vec(),
+                    _ => vec![],
+                };
+                e.extend(kvs.chunks(2).map(|p| (p[0].clone(), p[1].clone())));
+                it.alloc(e.len())?;
+                Value::map(e)
+            }
+            Value::Vector(v) => {
+                let mut v = v.to_vec();
+                for p in kvs.chunks(2) {
+                    let i = int(&p[0], "assoc")?;
+                    match usize::try_from(i) {
+                        Ok(i) if i < v.len() => v[i] = p[1].clone(),
+                        Ok(i) if i == v.len() => v.push(p[1].clone()),
+                        _ => return err("index_out_of_bounds", "assoc: index out of bounds"),
+                    }
+                }
+                Value::vector(v)
+            }
+            other => {
+                return err(
+                    "type_error",
+                    format!("assoc: expected map, got {}", other.type_name()),
+                )
+            }
+        },
+        ("dissoc", [m, ks @ ..]) => match m {
+            Value::Map(e) => {
+                Value::map(e.iter().filter(|(k, _)| !ks.contains(k)).cloned().collect())
+            }
+            other => other.clone(),
+        },
+        ("merge", _) => {
+            let mut e = Vec::new();
+            for m in a {
+                if let Value::Map(m) = m {
+                    e.extend(m.iter().cloned());
+                }
+            }
+            it.alloc(e.len())?;
+            Value::map(e)
+        }
+        ("update", [m, k, f, extra @ ..]) => {
+            let mut fa = vec![get(m, k, Value::Nil)];
+            fa.extend(extra.iter().cloned());
+            let v = it.apply(f, fa)?;
+            call(it, "assoc", vec![m.clone(), k.clone(), v])?
+        }
+        ("seq", [c]) => match c {
+            Value::Str(s) if s.is_empty() => Value::Nil,
+            _ => seq_or_nil(seq_items(c)?),
+        },
+        ("range", _) => {
+            let (start, end, step) = match a {
+                [e] => (0, int(e, "range")?, 1),
+                [s, e] => (int(s, "range")?, int(e, "range")?, 1),
+                [s, e, st] => (int(s, "range")?, int(e, "range")?, int(st, "range")?),
+                _ => return arity("range"),
+            };
+            if step == 0 {
+                return err("argument_error", "range: step must not be zero");
+            }
+            let n = if (step > 0 && end > start) || (step < 0 && end < start) {
+                ((end as i128 - start as i128).abs() + step.abs() as i128 - 1) / step.abs() as i128
+            } else {
+                0
+            };
+            it.alloc(usize::try_from(n).unwrap_or(usize::MAX))?;
+            Value::vector(
+                (0..n as i64)
+                    .map(|i| Value::Int(start + i * step))
+                    .collect(),
+            )
+        }
+        ("min" | "max", [_, ..]) => {
+            let mut best = a[0].clone();
+            for x in &a[1..] {
+                let (b, c) = (num(&best, name)?, num(x, name)?);
+                if (name == "min" && c < b) || (name == "max" && c > b) {
+                    best = x.clone();
+                }
+            }
+            num(&best, name)?;
+            best
+        }
+        ("apply", [f, mid @ .., last]) => {
+            let mut all = mid.to_vec();
+            all.extend(seq_items(last)?);
+            it.apply(f, all)?
+        }
+        ("contains?", [m, k]) => Value::Bool(match m {
+            Value::Map(_) => m.map_get(k).is_some(),
+            Value::Set(s) => s.binary_search(k).is_ok(),
+            Value::Vector(v) => matches!(k, Value::Int(i) if *i >= 0 && (*i as usize) < v.len()),
+            _ => false,
+        }),
+        ("select-keys", [m, ks]) => Value::map(
+            seq_items(ks)?
+                .into_iter()
+                .filter_map(|k| m.map_get(&k).map(|v| (k.clone(), v.clone())))
+                .collect(),
+        ),
+        ("nth", [c, i]) | ("nth", [c, i, _]) => {
+            let items = seq_items(c)?;
+            let i = int(i, "nth")?;
+            match usize::try_from(i).ok().and_then(|i| items.get(i)) {
+                Some(v) => v.clone(),
+                None if a.len() == 3 => a[2].clone(),
+                None => {
+                    return err(
+                        "index_out_of_bounds",
+                        format!("nth: index {i} out of bounds for length {}", items.len()),
+                    )
+                }
+            }
+        }
+        ("drop" | "take", [n, c]) => {
+            let n = usize::try_from(int(n, name)?).unwrap_or(0);
+            let items = seq_items(c)?;
+            Value::vector(if name == "drop" {
+                items.into_iter().skip(n).collect()
+            } else {
+                items.into_iter().take(n).collect()
+            })
+        }
+        ("vec", [c]) => Value::vector(seq_items(c)?),
+        ("set", [c]) => Value::set(seq_items(c)?),
+        ("list" | "vector", _) => Value::vector(a.to_vec()),
+        ("hash-map", _) if a.len() % 2 == 0 => {
+            Value::map(a.chunks(2).map(|p| (p[0].clone(), p[1].clone())).collect())
+        }
+        ("nil?", [x]) => Value::Bool(matches!(x, Value::Nil)),
+        ("some?", [x]) => Value::Bool(!matches!(x, Value::Nil)),
+        ("not", [x]) => Value::Bool(!x.truthy()),
+        ("true?", [x]) => Value::Bool(matches!(x, Value::Bool(true))),
+        ("false?", [x]) => Value::Bool(matches!(x, Value::Bool(false))),
+        ("string?", [x]) => Value::Bool(matches!(x, Value::Str(_))),
+        ("map?", [x]) => Value::Bool(matches!(x, Value::Map(_))),
+        ("vector?", [x]) => Value::Bool(matches!(x, Value::Vector(_))),
+        ("number?", [x]) => Value::Bool(matches!(x, Value::Int(_) | Value::Float(_))),
+        ("keyword?", [x]) => Value::Bool(matches!(x, Value::Keyword(_))),
+        ("pos?" | "neg?" | "zero?", [x]) => {
+            let n = num(x, name)?;
+            Value::Bool(match name {
+                "pos?" => n > 0.0,
+                "neg?" => n < 0.0,
+                _ => n == 0.0,
+            })
+        }
+        ("even?" | "odd?", [x]) => Value::Bool((int(x, name)? % 2 == 0) == (name == "even?")),
+        ("keyword", [Value::Str(s) | Value::Keyword(s)]) => Value::Keyword(s.clone()),
+        ("name", [Value::Str(s) | Value::Keyword(s) | Value::Symbol(s)]) => Value::Str(s.clone()),
+        ("+" | "-" | "*" | "/", _) => arith(name, a)?,
+        ("<" | ">" | "<=" | ">=", [_, ..]) => compare(name, a)?,
+        ("inc", [x]) => arith("+", &[x.clone(), Value::Int(1)])?,
+        ("dec", [x]) => arith("-", &[x.clone(), Value::Int(1)])?,
+        ("abs", [x]) => match x {
+            Value::Int(i) => Value::Int(i.checked_abs().ok_or_else(|| {
+                crate::eval::Ctrl::from(crate::LispError::new("arithmetic_error", "abs: overflow"))
+            })?),
+            other => Value::Float(num(other, "abs")?.abs()),
+        },
+        ("mod" | "quot", [x, y]) => {
+            let (x, y) = (int(x, name)?, int(y, name)?);
+            if y == 0 {
+                return err("arithmetic_error", format!("{name}: division by zero"));
+            }
+            Value::Int(if name == "mod" {
+                x.rem_euclid(y)
+            } else {
+                x / y
+            })
+        }
+        ("conj", [c, xs @ ..]) => match c {
+            Value::Set(s) => Value::set(s.iter().chain(xs).cloned().collect()),
+            Value::Map(m) => {
+                let mut e = m.to_vec();
+                for x in xs {
+                    let kv = seq_items(x)?;
+                    if kv.len() != 2 {
+                        return err("type_error", "conj: a map takes [key value] pairs");
+                    }
+                    e.push((kv[0].clone(), kv[1].clone()));
+                }
+                Value::map(e)
+            }
+            _ => {
+                let mut v = seq_items(c)?;
+                v.extend(xs.iter().cloned());
+                it.alloc(v.len())?;
+                Value::vector(v)
+            }
+        },
+        ("into", [to, from]) => {
+            let mut args = vec![to.clone()];
+            args.extend(seq_items(from)?);
+            if args.len() == 1 {
+                to.clone()
+            } else {
+                call(it, "conj", args)?
+            }
+        }
+        ("identity", [x]) => x.clone(),
+        ("some", [f, c]) => {
+            let mut out = Value::Nil;
+            for x in seq_items(c)? {
+                let v = it.apply(f, vec![x])?;
+                if v.truthy() {
+                    out = v;
+                    break;
+                }
+            }
+            out
+        }
+        ("every?", [f, c]) => {
+            let mut out = true;
+            for x in seq_items(c)? {
+                if !it.apply(f, vec![x])?.truthy() {
+                    out = false;
+                    break;
+                }
+            }
+            Value::Bool(out)
+        }
+        ("reverse", [c]) => Value::vector(seq_items(c)?.into_iter().rev().collect()),
+        ("frequencies", [c]) => {
+            let mut e: Vec<(Value, Value)> = Vec::new();
+            for x in seq_items(c)? {
+                match e.iter_mut().find(|(k, _)| *k == x) {
+                    Some((_, Value::Int(n))) => *n += 1,
+                    _ => e.push((x, Value::Int(1))),
+                }
+            }
+            Value::map(e)
+        }
+        ("group-by", [f, c]) => {
+            let mut e: Vec<(Value, Vec<Value>)> = Vec::new();
+            for x in seq_items(c)? {
+                let k = it.apply(f, vec![x.clone()])?;
+                match e.iter_mut().find(|(g, _)| *g == k) {
+                    Some((_, items)) => items.push(x),
+                    None => e.push((k, vec![x])),
+                }
+            }
+            Value::map(e.into_iter().map(|(k, v)| (k, Value::vector(v))).collect())
+        }
+        ("reduce", [f, c]) | ("reduce", [f, _, c]) => {
+            let mut items = seq_items(c)?.into_iter();
+            let mut acc = match a.len() {
+                3 => a[1].clone(),
+                _ => match items.next() {
+                    Some(x) => x,
+                    None => return it.apply(f, vec![]),
+                },
+            };
+            for x in items {
+                acc = it.apply(f, vec![acc, x])?;
+            }
+            acc
+        }
+        ("interpose", [sep, c]) => {
+            let mut out = Vec::new();
+            for (i, x) in seq_items(c)?.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(sep.clone());
+                }
+                out.push(x);
+            }
+            Value::vector(out)
+        }
+        _ => return strings(it, name, a),
+    })
+}
+
+fn string_arg<'a>(v: &'a Value, name: &str) -> R<&'a str> {
+    match v {
+        Value::Str(s) => Ok(s),
+        other => err(
+            "type_error",
+            format!("{name}: expected string, got {}", other.type_name()),
+        ),
+    }
+}
+
+fn strings(it: &mut Interp, name: &str, a: &[Value]) -> R<Value> {
+    let short = name.trim_start_matches("clojure.string/");
+    Ok(match (short, a) {
+        ("join", [c]) | ("join", [_, c]) => {
+            let sep = if a.len() == 2 {
+                str_of(&a[0])
+            } else {
+                String::new()
+            };
+            let s = seq_items(c)?
+                .iter()
+                .map(str_of)
+                .collect::<Vec<_>>()
+                .join(&sep);
+            it.alloc(s.len())?;
+            Value::str(&s)
+        }
+        ("split", [s, sep]) => {
+            let s = string_arg(s, name)?;
+            let sep = string_arg(sep, name)?;
+            if sep.is_empty() {
+                return err("argument_error", "split: empty separator");
+            }
+            let mut parts: Vec<Value> = s.split(sep).map(Value::str).collect();
+            while matches!(parts.last(), Some(Value::Str(p)) if p.is_empty()) {
+                parts.pop();
+            }
+            Value::vector(parts)
+        }
+        ("includes?", [s, sub]) => {
+            Value::Bool(string_arg(s, name)?.contains(string_arg(sub, name)?))
+        }
+        ("starts-with?", [s, p]) => {
+            Value::Bool(string_arg(s, name)?.starts_with(string_arg(p, name)?))
+        }
+        ("ends-with?", [s, p]) => Value::Bool(string_arg(s, name)?.ends_with(string_arg(p, name)?)),
+        ("lower-case", [s]) => Value::str(&string_arg(s, name)?.to_lowercase()),
+        ("upper-case", [s]) => Value::str(&string_arg(s, name)?.to_uppercase()),
+        ("trim", [s]) => Value::str(string_arg(s, name)?.trim()),
+        ("blank?", [s]) => {
+            Value::Bool(matches!(s, Value::Nil) || string_arg(s, name)?.trim().is_empty())
+        }
+        ("replace", [s, from, to]) => {
+            let out = string_arg(s, name)?.replace(string_arg(from, name)?, string_arg(to, name)?);
+            it.alloc(out.len())?;
+            Value::Str(Rc::from(out))
+        }
+        _ => return arity(name),
+    })
+}
