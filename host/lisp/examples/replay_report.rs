@@ -20,7 +20,16 @@ fn main() {
         };
         let turns = ptc_lisp::replay::replay(&run, ptc_lisp::Budget::default());
         let ok = turns.iter().filter(|t| t.mismatch.is_none()).count();
-        println!("{path}: {ok}/{} turns replayed exactly", turns.len());
+        let count = |c| turns.iter().filter(|t| t.checked == c).count();
+        use ptc_lisp::replay::Checked;
+        println!(
+            "{path}: {ok}/{} turns replayed exactly ({} against the whole observation, {} against a cut one, {} against the error code, {} returned)",
+            turns.len(),
+            count(Checked::Observation),
+            count(Checked::CutObservation),
+            count(Checked::ErrorCode),
+            count(Checked::Return)
+        );
         for t in turns.iter().filter(|t| t.mismatch.is_some()) {
             println!(
                 "  {}: {}",

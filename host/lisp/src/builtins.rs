@@ -238,6 +238,19 @@ fn compare(name: &str, args: &[Value]) -> R<Value> {
     Ok(Value::Bool(true))
 }
 
+/// Longest printed line, in characters, before ptc_runner cuts it.
+const PRINT_LIMIT: usize = 2000;
+
+/// A printed line as ptc_runner keeps it: past [`PRINT_LIMIT`] characters, cut and marked.
+fn cap_print(line: String) -> String {
+    let total = line.chars().count();
+    if total <= PRINT_LIMIT {
+        return line;
+    }
+    let kept: String = line.chars().take(PRINT_LIMIT).collect();
+    format!("{kept}... ({PRINT_LIMIT}/{total} chars)")
+}
+
 fn seq_or_nil(items: Vec<Value>) -> Value {
     if items.is_empty() {
         Value::Nil
@@ -294,6 +307,7 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
         ("println", _) => {
             let line = a.iter().map(print_arg).collect::<Vec<_>>().join(" ");
             it.alloc(line.len())?;
+            let line = cap_print(line);
             it.prints.push(line);
             Value::Nil
         }

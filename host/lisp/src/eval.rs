@@ -114,6 +114,8 @@ pub struct Interp {
     fuel: u64,
     elements: u64,
     depth: usize,
+    /// The values of the last three successful programs, newest first (`*1`, `*2`, `*3`).
+    history: Vec<Value>,
     pub(crate) prints: Vec<String>,
     pub(crate) caps: Option<Box<dyn Capabilities>>,
 }
@@ -139,6 +141,7 @@ impl Interp {
             fuel: 0,
             elements: 0,
             depth: 0,
+            history: Vec::new(),
             prints: Vec::new(),
             caps: None,
         }
@@ -179,6 +182,10 @@ impl Interp {
             }
         };
         self.caps = None;
+        if let Outcome::Value(v) = &outcome {
+            self.history.insert(0, v.clone());
+            self.history.truncate(3);
+        }
         TurnResult {
             outcome,
             prints: std::mem::take(&mut self.prints),
@@ -214,6 +221,9 @@ impl Interp {
     fn resolve(&self, name: &str, env: &Env) -> R<Value> {
         if let Some(v) = env.lookup(name) {
             return Ok(v.clone());
+        }
+        if let Some(n) = ["*1", "*2", "*3"].iter().position(|h| *h == name) {
+            return Ok(self.history.get(n).cloned().unwrap_or(Value::Nil));
         }
         if let Some((ns, local)) = name
             .split_once('/')

@@ -164,6 +164,17 @@ impl Reader<'_> {
                     _ => Err(parse_error("unknown ## literal")),
                 }
             }
+            Some(b'"') => {
+                // A regex literal. Only patterns that match themselves literally are
+                // supported (they read as the string they match); others are refused.
+                let Value::Str(pattern) = self.read_string()? else {
+                    unreachable!()
+                };
+                if pattern.contains(|c: char| "\\.[]()*+?{}|^$".contains(c)) {
+                    return Err(parse_error(format!("unsupported regex #\"{pattern}\"")));
+                }
+                Ok(pattern_value(&pattern))
+            }
             Some(b'_') => {
                 self.pos += 1;
                 self.read(depth + 1)?;
@@ -247,6 +258,10 @@ impl Reader<'_> {
         }
         Ok(atom(tok))
     }
+}
+
+fn pattern_value(pattern: &str) -> Value {
+    Value::str(pattern)
 }
 
 fn atom(tok: &str) -> Value {

@@ -91,6 +91,23 @@ pub struct ReplayedTurn {
     pub outcome: Outcome,
     /// `None` when the turn reproduced the recording exactly.
     pub mismatch: Option<Mismatch>,
+    /// What the turn was checked against besides its calls.
+    pub checked: Checked,
+}
+
+/// What a turn's replay was compared with, besides its capability calls.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Checked {
+    /// The whole observation text (printed lines and value).
+    Observation,
+    /// The observation up to where the run cut it.
+    CutObservation,
+    /// The error code the agent was told.
+    ErrorCode,
+    /// A program that returned: its outcome (the agent is sent no observation of it).
+    Return,
+    /// Nothing could be compared.
+    Nothing,
 }
 
 /// Reads a Kernel inspection log (JSON Lines). An error names the line and the cause.
@@ -263,9 +280,13 @@ fn outcome_name(o: &Outcome) -> String {
     }
 }
 
-fn verify(outcome: &Outcome, prints: &[String], observation: Option<&str>) -> Option<Mismatch> {
+fn verify(
+    outcome: &Outcome,
+    prints: &[String],
+    observation: Option<&str>,
+) -> Result<Checked, Mismatch> {
     let differs = |recorded: &str| {
-        Some(Mismatch::OutcomeDiffers {
+        Err(Mismatch::OutcomeDiffers {
             replayed: outcome_name(outcome),
             recorded: recorded.into(),
         })
@@ -273,14 +294,14 @@ fn verify(outcome: &Outcome, prints: &[String], observation: Option<&str>) -> Op
     let Some(obs) = observation else {
         // A program that returned ends the run: the agent is sent no observation of it.
         return if matches!(outcome, Outcome::Return(_)) {
-            None
+            Ok(Checked::Return)
         } else {
-            Some(Mismatch::NoObservation)
+            Err(Mismatch::NoObservation)
         };
     };
     if obs.starts_with("The returned value did not satisfy the application result contract") {
         return if matches!(outcome, Outcome::Return(_)) {
-            None
+            Ok(Checked::Return)
         } else {
             differs("return")
         };
@@ -292,7 +313,7 @@ fn verify(outcome: &Outcome, prints: &[String], observation: Option<&str>) -> Op
             .and_then(|s| s.split(';').next())
             .unwrap_or("");
         return match outcome {
-            Outcome::Error(e) if e.kind == code || code.is_empty() => None,
+            Outcome::Error(e) if e.kind == code => Ok(Checked::ErrorCode),
             _ => differs(&format!("error ({})", rest.trim())),
         };
     }
@@ -314,7 +335,11 @@ fn verify(outcome: &Outcome, prints: &[String], observation: Option<&str>) -> Op
         replayed == recorded
     };
     if same {
-        return None;
+        return Ok(if cut {
+            Checked::CutObservation
+        } else {
+            Checked::Observation
+        });
     }
     let at = replayed
         .chars()
@@ -327,7 +352,7 @@ fn verify(outcome: &Outcome, prints: &[String], observation: Option<&str>) -> Op
             .take(60)
             .collect::<String>()
     };
-    Some(Mismatch::ObservationDiffers {
+    Err(Mismatch::ObservationDiffers {
         at,
         replayed: excerpt(&replayed),
         recorded: excerpt(recorded),
@@ -360,12 +385,16 @@ pub fn replay(run: &RecordedRun, budget: Budget) -> Vec<ReplayedTurn> {
             interp.restore_memory(before);
         }
         let rec = rec.borrow();
-        let mismatch = if let Some(asked) = &rec.refused {
-            Some(Mismatch::CallNotRecorded(asked.clone()))
+        let verdict = if let Some(asked) = &rec.refused {
+            Err(Mismatch::CallNotRecorded(asked.clone()))
         } else if rec.next < rec.calls.len() {
-            Some(Mismatch::CallsMissing(rec.calls.len() - rec.next))
+            Err(Mismatch::CallsMissing(rec.calls.len() - rec.next))
         } else {
             verify(&result.outcome, &result.prints, t.observation.as_deref())
+        };
+        let (mismatch, checked) = match verdict {
+            Ok(c) => (None, c),
+            Err(m) => (Some(m), Checked::Nothing),
         };
         out.push(ReplayedTurn {
             evaluation_id: t.evaluation_id.clone(),
@@ -373,6 +402,7 @@ pub fn replay(run: &RecordedRun, budget: Budget) -> Vec<ReplayedTurn> {
             prints: result.prints,
             outcome: result.outcome,
             mismatch,
+            checked,
         });
     }
     out
