@@ -30,6 +30,12 @@ fn main() {
             count(Checked::ErrorCode),
             count(Checked::Return)
         );
+        if run.host_programs > 0 {
+            println!(
+                "  {} programs the host ran (no agent sent them) not replayed",
+                run.host_programs
+            );
+        }
         for t in turns.iter().filter(|t| t.mismatch.is_some()) {
             println!(
                 "  {}: {}",

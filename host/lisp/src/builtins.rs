@@ -107,6 +107,9 @@ const NAMES: &[&str] = &[
     "even?",
     "odd?",
     "not-empty",
+    "type",
+    "compare",
+    "take-last",
 ];
 
 /// The builtin of this name, if any (`str/x` is `clojure.string/x`).
@@ -180,6 +183,33 @@ fn int(v: &Value, name: &str) -> R<i64> {
             format!("{name}: expected integer, got {}", other.type_name()),
         ),
     }
+}
+
+/// Clojure-like natural comparison: nil first, natural order within compatible types, an
+/// error for values that do not compare.
+fn compare_values(x: &Value, y: &Value) -> R<i32> {
+    use std::cmp::Ordering::*;
+    let o = match (x, y) {
+        (Value::Nil, Value::Nil) => Equal,
+        (Value::Nil, _) => Less,
+        (_, Value::Nil) => Greater,
+        (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_))
+        | (Value::Str(_), Value::Str(_))
+        | (Value::Keyword(_), Value::Keyword(_))
+        | (Value::Bool(_), Value::Bool(_))
+        | (Value::Vector(_), Value::Vector(_)) => x.cmp(y),
+        _ => {
+            return err(
+                "type_error",
+                format!(
+                    "compare: cannot compare {} and {}",
+                    x.type_name(),
+                    y.type_name()
+                ),
+            )
+        }
+    };
+    Ok(o as i32)
 }
 
 fn arith(name: &str, args: &[Value]) -> R<Value> {
@@ -261,8 +291,9 @@ fn seq_or_nil(items: Vec<Value>) -> Value {
 
 fn char_slice(s: &str, start: i64, end: Option<i64>) -> R<Value> {
     let chars: Vec<char> = s.chars().collect();
-    let end = end.unwrap_or(chars.len() as i64);
-    if start < 0 || end < start || end as usize > chars.len() {
+    // ptc_runner clamps an end past the string to its length.
+    let end = end.unwrap_or(chars.len() as i64).min(chars.len() as i64);
+    if start < 0 || end < start {
         return err(
             "index_out_of_bounds",
             format!(
@@ -380,11 +411,36 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
                 keyed.push((it.apply(f, vec![x.clone()])?, x));
             }
             it.tick(keyed.len() as u64)?;
-            keyed.sort_by(|a, b| a.0.cmp(&b.0));
-            if matches!(a, [_, Value::Builtin(">"), _]) {
-                keyed.reverse();
+            let cmp = if a.len() == 3 {
+                Some(a[1].clone())
+            } else {
+                None
+            };
+            // A stable insertion sort, so that a comparator the program gives can fail cleanly.
+            let mut sorted: Vec<(Value, Value)> = Vec::with_capacity(keyed.len());
+            for item in keyed {
+                let mut pos = sorted.len();
+                while pos > 0 {
+                    it.tick(1)?;
+                    let before = match &cmp {
+                        None => compare_values(&item.0, &sorted[pos - 1].0)? < 0,
+                        Some(c) => {
+                            let r = it.apply(c, vec![item.0.clone(), sorted[pos - 1].0.clone()])?;
+                            match r {
+                                Value::Int(n) => n < 0,
+                                Value::Float(n) => n < 0.0,
+                                other => other.truthy(),
+                            }
+                        }
+                    };
+                    if !before {
+                        break;
+                    }
+                    pos -= 1;
+                }
+                sorted.insert(pos, item);
             }
-            Value::vector(keyed.into_iter().map(|(_, x)| x).collect())
+            Value::vector(sorted.into_iter().map(|(_, x)| x).collect())
         }
         ("sort", [c]) => {
             let mut items = seq_items(c)?;
@@ -439,6 +495,40 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
         ("subs", [Value::Str(s), start, end]) => {
             char_slice(s, int(start, "subs")?, Some(int(end, "subs")?))?
         }
+        ("subs", [_, ..]) if a.len() <= 3 => {
+            let types: Vec<&str> = a
+                .iter()
+                .map(|v| {
+                    if matches!(v, Value::Int(_) | Value::Float(_)) {
+                        "number"
+                    } else {
+                        v.type_name()
+                    }
+                })
+                .collect();
+            return err(
+                "type_error",
+                format!("subs: invalid argument types: {}", types.join(", ")),
+            );
+        }
+        ("type", [x]) => match x {
+            Value::Nil => Value::Nil,
+            Value::Bool(_) => Value::kw("boolean"),
+            Value::Int(_) | Value::Float(_) => Value::kw("number"),
+            Value::Str(_) => Value::kw("string"),
+            Value::Vector(_) | Value::List(_) => Value::kw("vector"),
+            Value::Map(_) => Value::kw("map"),
+            Value::Set(_) => Value::kw("set"),
+            Value::Keyword(_) => Value::kw("keyword"),
+            Value::Fn(_) | Value::Builtin(_) => Value::kw("function"),
+            Value::Symbol(_) | Value::Var(_) => Value::kw("unknown"),
+        },
+        ("take-last", [n, c]) => {
+            let items = seq_items(c)?;
+            let n = usize::try_from(int(n, name)?).unwrap_or(0).min(items.len());
+            seq_or_nil(items[items.len() - n..].to_vec())
+        }
+        ("compare", [x, y]) => Value::Int(compare_values(x, y)? as i64),
         ("zipmap", [ks, vs]) => {
             Value::map(seq_items(ks)?.into_iter().zip(seq_items(vs)?).collect())
         }

@@ -135,6 +135,9 @@ impl Reader<'_> {
             }
             b'#' => self.read_dispatch(depth),
             b'\\' => self.read_char(),
+            b'@' => Err(parse_error(
+                "deref syntax (@var) is not supported. Atoms and refs are not available.",
+            )),
             _ => self.read_atom(),
         }
     }
@@ -170,10 +173,10 @@ impl Reader<'_> {
                 let Value::Str(pattern) = self.read_string()? else {
                     unreachable!()
                 };
-                if pattern.contains(|c: char| "\\.[]()*+?{}|^$".contains(c)) {
-                    return Err(parse_error(format!("unsupported regex #\"{pattern}\"")));
+                match literal_pattern(&pattern) {
+                    Some(p) => Ok(Value::str(&p)),
+                    None => Err(parse_error(format!("unsupported regex #\"{pattern}\""))),
                 }
-                Ok(pattern_value(&pattern))
             }
             Some(b'_') => {
                 self.pos += 1;
@@ -260,8 +263,22 @@ impl Reader<'_> {
     }
 }
 
-fn pattern_value(pattern: &str) -> Value {
-    Value::str(pattern)
+/// The text a regex matches when it matches only itself (metacharacters escaped), else none.
+fn literal_pattern(pattern: &str) -> Option<String> {
+    const META: &str = ".[]()*+?{}|^$\\";
+    let mut out = String::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(e) if META.contains(e) => out.push(e),
+                _ => return None,
+            },
+            c if META.contains(c) => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
 }
 
 fn atom(tok: &str) -> Value {

@@ -36,6 +36,9 @@ pub struct RecordedRun {
     /// The preludes of the environment programs run in (`mission`), in load order.
     pub preludes: Vec<(String, String)>,
     pub turns: Vec<RecordedTurn>,
+    /// Programs the host ran in the environment that no agent sent (e.g. a workflow's check of
+    /// the citations with `data/params`): not agent turns, and not replayed.
+    pub host_programs: usize,
 }
 
 /// Why a turn's replay is not trusted.
@@ -116,6 +119,7 @@ pub fn load_inspection(text: &str) -> Result<RecordedRun, String> {
     let mut inputs: HashMap<String, (String, String, J)> = HashMap::new();
     let mut calls: HashMap<String, Vec<RecordedCall>> = HashMap::new();
     let mut messages: Vec<J> = Vec::new();
+    let mut sent: Vec<String> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -160,6 +164,19 @@ pub fn load_inspection(text: &str) -> Result<RecordedRun, String> {
                     inputs.insert(id, (ev, name, r["payload"]["arguments"].clone()));
                 }
             }
+            Some("capability-output")
+                if field(&r, &["payload", "name"]).as_deref() == Some("llm-request") =>
+            {
+                for call in r["payload"]["result"]["value"]["tool_calls"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(p) = call["args"]["program"].as_str() {
+                        sent.push(p.to_string());
+                    }
+                }
+            }
             Some("capability-output") if env == "mission" => {
                 let id = need(&["correlation", "capability_id"])?;
                 let (ev, name, arguments) = inputs
@@ -174,6 +191,16 @@ pub fn load_inspection(text: &str) -> Result<RecordedRun, String> {
             _ => {}
         }
     }
+    for m in &messages {
+        for call in m["tool_calls"].as_array().into_iter().flatten() {
+            if let Some(p) = call["args"]["program"].as_str() {
+                sent.push(p.to_string());
+            }
+        }
+    }
+    let before = run.turns.len();
+    run.turns.retain(|t| sent.contains(&t.source));
+    run.host_programs = before - run.turns.len();
     let observations = observations(&messages);
     let mut used: HashMap<&str, usize> = HashMap::new();
     for t in &mut run.turns {

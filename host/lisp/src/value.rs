@@ -91,7 +91,8 @@ impl Value {
             Value::Str(_) => "string",
             Value::Keyword(_) => "keyword",
             Value::Symbol(_) => "symbol",
-            Value::Vector(_) | Value::List(_) => "vector",
+            // ptc_runner's messages name a vector by its Elixir type.
+            Value::Vector(_) | Value::List(_) => "list",
             Value::Map(_) => "map",
             Value::Set(_) => "set",
             Value::Fn(_) | Value::Builtin(_) => "function",

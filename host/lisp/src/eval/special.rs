@@ -18,7 +18,15 @@ impl Interp {
                 self.alloc(kvs.len())?;
                 let mut entries = Vec::with_capacity(kvs.len() / 2);
                 for pair in kvs.chunks(2) {
-                    entries.push((self.eval(&pair[0], env)?, self.eval(&pair[1], env)?));
+                    let k = self.eval(&pair[0], env)?;
+                    if entries.iter().any(|(e, _)| *e == k) {
+                        let key = crate::print::pr_str(&k);
+                        return err(
+                            "duplicate_key",
+                            format!("duplicate key {key} in map literal"),
+                        );
+                    }
+                    entries.push((k, self.eval(&pair[1], env)?));
                 }
                 Value::map(entries)
             }
