@@ -52,6 +52,8 @@ pub(crate) enum Ctrl {
     Err(LispError),
     Return(Value),
     Fail(Value),
+    /// `recur`'s new bindings, on their way to the enclosing `loop` or function.
+    Recur(Vec<Value>),
 }
 
 impl From<LispError> for Ctrl {
@@ -174,6 +176,11 @@ impl Interp {
                         }
                         Err(Ctrl::Fail(v)) => {
                             outcome = Some(Outcome::Fail(v));
+                            break;
+                        }
+                        Err(Ctrl::Recur(_)) => {
+                            let e = LispError::new("syntax_error", "recur outside loop or fn");
+                            outcome = Some(Outcome::Error(e));
                             break;
                         }
                     }
@@ -335,41 +342,21 @@ impl Interp {
             Value::Builtin(name) => builtins::call(self, name, args),
             Value::Fn(l) => {
                 let l = l.clone();
-                let mut env = l.env.clone();
-                if let Some(name) = &l.name {
-                    env = env.bind(name.clone(), Value::Fn(l.clone()));
-                }
-                let n = l.params.len();
-                if args.len() < n || (l.rest.is_none() && args.len() > n) {
-                    return err(
-                        "arity_error",
-                        format!(
-                            "{} expects {} arguments, got {}",
-                            l.name.as_deref().unwrap_or("fn"),
-                            n,
-                            args.len()
-                        ),
-                    );
-                }
-                let mut args = args;
-                let rest = args.split_off(n);
-                for (p, a) in l.params.iter().zip(args) {
-                    env = self.destructure(p, a, env)?;
-                }
-                if let Some(r) = &l.rest {
-                    let rest = if rest.is_empty() {
-                        Value::Nil
-                    } else {
-                        Value::vector(rest)
-                    };
-                    env = self.destructure(r, rest, env)?;
-                }
                 let saved = std::mem::replace(&mut self.ns, l.ns.clone());
                 self.depth += 1;
-                let r = if self.depth > MAX_DEPTH {
-                    err("recursion_limit", "the program nested calls too deeply")
-                } else {
-                    self.eval_body(&l.body, &env)
+                let mut args = args;
+                let r = loop {
+                    if self.depth > MAX_DEPTH {
+                        break err("recursion_limit", "the program nested calls too deeply");
+                    }
+                    let env = match self.bind_params(&l, args) {
+                        Ok(env) => env,
+                        Err(e) => break Err(e),
+                    };
+                    match self.eval_body(&l.body, &env) {
+                        Err(Ctrl::Recur(vals)) => args = vals,
+                        other => break other,
+                    }
                 };
                 self.depth -= 1;
                 self.ns = saved;
@@ -398,6 +385,35 @@ impl Interp {
                 format!("{} is not a function", other.type_name()),
             ),
         }
+    }
+
+    fn bind_params(&mut self, l: &Rc<Lambda>, args: Vec<Value>) -> R<Env> {
+        let mut env = l.env.clone();
+        if let Some(name) = &l.name {
+            env = env.bind(name.clone(), Value::Fn(l.clone()));
+        }
+        let n = l.params.len();
+        if args.len() < n || (l.rest.is_none() && args.len() > n) {
+            let name = l.name.as_deref().unwrap_or("fn");
+            return err(
+                "arity_error",
+                format!("{name} expects {n} arguments, got {}", args.len()),
+            );
+        }
+        let mut args = args;
+        let rest = args.split_off(n);
+        for (p, a) in l.params.iter().zip(args) {
+            env = self.destructure(p, a, env)?;
+        }
+        if let Some(r) = &l.rest {
+            let rest = if rest.is_empty() {
+                Value::Nil
+            } else {
+                Value::vector(rest)
+            };
+            env = self.destructure(r, rest, env)?;
+        }
+        Ok(env)
     }
 
     fn destructure(&mut self, pattern: &Value, v: Value, env: Env) -> R<Env> {

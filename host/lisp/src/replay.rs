@@ -109,6 +109,9 @@ pub enum Checked {
     ErrorCode,
     /// A program that returned: its outcome (the agent is sent no observation of it).
     Return,
+    /// A program whose next call the run refused before making it (the agent was told the
+    /// capability call failed), as the replay refuses it (the recording holds no such call).
+    RefusedCall,
     /// Nothing could be compared.
     Nothing,
 }
@@ -412,7 +415,13 @@ pub fn replay(run: &RecordedRun, budget: Budget) -> Vec<ReplayedTurn> {
             interp.restore_memory(before);
         }
         let rec = rec.borrow();
-        let verdict = if let Some(asked) = &rec.refused {
+        let refused_in_run = t
+            .observation
+            .as_deref()
+            .is_some_and(|o| o.starts_with("The capability call failed"));
+        let verdict = if rec.refused.is_some() && rec.next == rec.calls.len() && refused_in_run {
+            Ok(Checked::RefusedCall)
+        } else if let Some(asked) = &rec.refused {
             Err(Mismatch::CallNotRecorded(asked.clone()))
         } else if rec.next < rec.calls.len() {
             Err(Mismatch::CallsMissing(rec.calls.len() - rec.next))

@@ -163,6 +163,46 @@ impl Interp {
                 self.ns = n;
                 Value::Nil
             }
+            "loop" => {
+                let Some(Value::Vector(bs)) = args.first() else {
+                    return err("syntax_error", "loop needs a binding vector");
+                };
+                if bs.len() % 2 != 0 {
+                    return err("syntax_error", "loop needs an even number of binding forms");
+                }
+                let mut vals = Vec::new();
+                let mut e = env.clone();
+                for pair in bs.chunks(2) {
+                    let v = self.eval(&pair[1], &e)?;
+                    e = self.destructure(&pair[0], v.clone(), e)?;
+                    vals.push(v);
+                }
+                loop {
+                    match self.eval_body(&args[1..], &e) {
+                        Err(Ctrl::Recur(new)) => {
+                            if new.len() != vals.len() {
+                                return err(
+                                    "arity_error",
+                                    "recur must give a value per loop binding",
+                                );
+                            }
+                            self.tick(1)?;
+                            e = env.clone();
+                            for (pair, v) in bs.chunks(2).zip(new) {
+                                e = self.destructure(&pair[0], v, e)?;
+                            }
+                        }
+                        other => break other?,
+                    }
+                }
+            }
+            "recur" => {
+                let vals = args
+                    .iter()
+                    .map(|a| self.eval(a, env))
+                    .collect::<R<Vec<_>>>()?;
+                return Err(Ctrl::Recur(vals));
+            }
             "doseq" => {
                 let Some(Value::Vector(bs)) = args.first() else {
                     return err("syntax_error", "doseq needs bindings");
