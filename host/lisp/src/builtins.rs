@@ -108,6 +108,7 @@ const NAMES: &[&str] = &[
     "odd?",
     "not-empty",
     "type",
+    ".contains",
     "compare",
     "take-last",
 ];
@@ -610,14 +611,17 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
             )
         }
         ("min" | "max", [_, ..]) => {
+            // Numbers compare by value; anything else by term order, as ptc_runner's min/max.
             let mut best = a[0].clone();
             for x in &a[1..] {
-                let (b, c) = (num(&best, name)?, num(x, name)?);
-                if (name == "min" && c < b) || (name == "max" && c > b) {
+                let less = match (num(x, name), num(&best, name)) {
+                    (Ok(c), Ok(b)) => (c < b, c > b),
+                    _ => (x < &best, x > &best),
+                };
+                if (name == "min" && less.0) || (name == "max" && less.1) {
                     best = x.clone();
                 }
             }
-            num(&best, name)?;
             best
         }
         ("apply", [f, mid @ .., last]) => {
@@ -652,13 +656,20 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
             }
         }
         ("drop" | "take", [n, c]) => {
-            let n = usize::try_from(int(n, name)?).unwrap_or(0);
+            // A negative count counts from the end, as ptc_runner's Enum.take/drop do.
+            let n = int(n, name)?;
             let items = seq_items(c)?;
-            Value::vector(if name == "drop" {
-                items.into_iter().skip(n).collect()
-            } else {
-                items.into_iter().take(n).collect()
-            })
+            let len = items.len();
+            let k = usize::try_from(n.unsigned_abs())
+                .unwrap_or(usize::MAX)
+                .min(len);
+            let range = match (name, n < 0) {
+                ("take", false) => 0..k,
+                ("take", true) => len - k..len,
+                (_, false) => k..len,
+                (_, true) => 0..len - k,
+            };
+            Value::vector(items[range].to_vec())
         }
         ("vec", [c]) => Value::vector(seq_items(c)?),
         ("set", [c]) => Value::set(seq_items(c)?),
@@ -848,7 +859,7 @@ fn strings(it: &mut Interp, name: &str, a: &[Value]) -> R<Value> {
             }
             Value::vector(parts)
         }
-        ("includes?", [s, sub]) => {
+        ("includes?" | ".contains", [s, sub]) => {
             Value::Bool(string_arg(s, name)?.contains(string_arg(sub, name)?))
         }
         ("starts-with?", [s, p]) => {

@@ -266,3 +266,56 @@ fn programs_have_no_file_network_or_process_access() {
         "capability_error"
     );
 }
+
+#[test]
+fn loop_and_recur_in_loops_and_functions() {
+    assert_eq!(
+        value("(loop [i 0 acc []] (if (< i 3) (recur (inc i) (conj acc i)) acc))"),
+        "[0 1 2]"
+    );
+    assert_eq!(
+        value("(defn count-down [n] (if (zero? n) :done (recur (dec n))))\n(count-down 10000)"),
+        ":done"
+    );
+    assert_eq!(error_kind("(loop [i 0] (recur i))"), "step_limit");
+}
+
+#[test]
+fn functions_ptc_runner_gives_its_own_meaning() {
+    // Negative counts take and drop from the end.
+    assert_eq!(
+        value("[(take -2 [1 2 3]) (drop -2 [1 2 3]) (take-last 2 [1 2 3])]"),
+        "[[2 3] [1] [2 3]]"
+    );
+    // An end past the string is clamped.
+    assert_eq!(value("(subs \"abc\" 1 10)"), "\"bc\"");
+    assert_eq!(
+        value("[(min \"b\" \"a\") (max 1 2.5) (compare nil 1) (compare \"b\" \"a\")]"),
+        "[\"a\" 2.5 -1 1]"
+    );
+    assert_eq!(
+        value("[(type {}) (type []) (type \"s\") (type 1) (type nil)]"),
+        "[:map :vector :string :number nil]"
+    );
+    assert_eq!(
+        value("(sort-by identity (fn [a b] (compare b a)) [1 3 2])"),
+        "[3 2 1]"
+    );
+    assert_eq!(value("(.contains \"abc\" \"b\")"), "true");
+    assert_eq!(error_kind("{\"k\" 1 \"k\" 2}"), "duplicate_key");
+    assert_eq!(error_kind("@x"), "parse_error");
+    assert_eq!(error_kind("(keys [1])"), "type_error");
+    assert_eq!(error_kind("(subs nil 0 1)"), "type_error");
+}
+
+#[test]
+fn only_regexes_that_match_themselves_are_read() {
+    assert_eq!(
+        value(r#"(clojure.string/split "a.b" #"\.")"#),
+        r#"["a" "b"]"#
+    );
+    assert_eq!(
+        error_kind(r#"(clojure.string/split "a1" #"\d")"#),
+        "parse_error"
+    );
+}

@@ -173,3 +173,37 @@ fn a_broken_log_is_refused_with_the_line_and_cause() {
     let err = load_inspection("\nnot json\n").unwrap_err();
     assert!(err.starts_with("line 2: not JSON"), "{err}");
 }
+
+#[test]
+fn a_call_the_run_refused_before_making_it_verifies_as_refused() {
+    let refused = "The capability call failed without an unsafe effect. kind=:protocol_error; reason=:invalid_arguments. Send one corrected run_ptc_lisp call with corrected capability arguments.";
+    let text = log(&[(
+        "(ev/get-record \"a\")\n(ev/get-record \"b\")",
+        &[("a", json!({}))],
+        Some(refused),
+    )]);
+    let turns = replay(&load_inspection(&text).unwrap(), Budget::default());
+    assert_eq!(turns[0].mismatch, None);
+    assert_eq!(turns[0].checked, Checked::RefusedCall);
+    // Had the run made every call the replay made, the refusal is the replay's own: marked.
+    let text = log(&[("(ev/get-record \"a\")", &[("b", json!({}))], Some(refused))]);
+    let turns = replay(&load_inspection(&text).unwrap(), Budget::default());
+    assert!(matches!(
+        &turns[0].mismatch,
+        Some(Mismatch::CallNotRecorded(_))
+    ));
+}
+
+#[test]
+fn programs_no_agent_sent_are_not_replayed_as_turns() {
+    let obs = success("user=> 1");
+    let mut text = log(&[("1", &[], Some(&obs))]);
+    text.push_str(
+        &json!({"record_type": "evaluation-source", "correlation": {"evaluation_id": "host-1"},
+        "payload": {"environment": "mission", "source": "(return (get data/params \"x\"))"}})
+        .to_string(),
+    );
+    let run = load_inspection(&text).unwrap();
+    assert_eq!(run.turns.len(), 1);
+    assert_eq!(run.host_programs, 1);
+}
