@@ -207,3 +207,38 @@ fn programs_no_agent_sent_are_not_replayed_as_turns() {
     assert_eq!(run.turns.len(), 1);
     assert_eq!(run.host_programs, 1);
 }
+
+/// A real Kernel run (`tests/fixtures/realruns/ptc_runner-kernel`, public, MIT): every turn an
+/// agent sent replays exactly, and the replay knows what each turn defined.
+#[test]
+fn a_recorded_kernel_run_replays_exactly() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/realruns/ptc_runner-kernel/checkout-5xx-9.inspection.jsonl"
+    );
+    let run = load_inspection(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let turns = replay(&run, Budget::default());
+    assert_eq!(turns.len(), 10);
+    let failed: Vec<_> = turns
+        .iter()
+        .filter_map(|t| {
+            t.mismatch
+                .as_ref()
+                .map(|m| format!("{}: {m}", t.evaluation_id))
+        })
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert_eq!(
+        turns
+            .iter()
+            .filter(|t| t.checked == Checked::Observation)
+            .count(),
+        7
+    );
+    let last = &turns.last().unwrap().memory;
+    assert!(!last.is_empty());
+    // Memory only grows here: nothing a turn defined is lost by a later one.
+    for w in turns.windows(2) {
+        assert!(w[0].memory.keys().all(|k| w[1].memory.contains_key(k)));
+    }
+}
