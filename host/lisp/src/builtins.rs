@@ -1,130 +1,16 @@
 //! The core functions.
 
+mod names;
 mod numbers;
 mod seq;
 mod strings;
 
+pub use names::lookup;
 use numbers::{arith, compare, compare_values, int, num};
 
 use crate::eval::{err, Interp, R};
 use crate::print::{pr_str, print_arg, str_of};
 use crate::value::Value;
-
-const NAMES: &[&str] = &[
-    "get",
-    "get-in",
-    "println",
-    "str",
-    "pr-str",
-    "=",
-    "not=",
-    "first",
-    "second",
-    "last",
-    "rest",
-    "next",
-    "count",
-    "mapv",
-    "map",
-    "filter",
-    "filterv",
-    "remove",
-    "mapcat",
-    "keep",
-    "sort-by",
-    "sort",
-    "keys",
-    "vals",
-    "empty?",
-    "concat",
-    "distinct",
-    "subs",
-    "zipmap",
-    "assoc",
-    "dissoc",
-    "merge",
-    "update",
-    "seq",
-    "range",
-    "min",
-    "max",
-    "apply",
-    "contains?",
-    "select-keys",
-    "nth",
-    "drop",
-    "take",
-    "vec",
-    "nil?",
-    "some?",
-    "not",
-    "true?",
-    "false?",
-    "+",
-    "-",
-    "*",
-    "/",
-    "<",
-    ">",
-    "<=",
-    ">=",
-    "inc",
-    "dec",
-    "conj",
-    "into",
-    "identity",
-    "some",
-    "every?",
-    "reverse",
-    "frequencies",
-    "group-by",
-    "reduce",
-    "string?",
-    "map?",
-    "vector?",
-    "number?",
-    "keyword?",
-    "keyword",
-    "name",
-    "list",
-    "vector",
-    "hash-map",
-    "set",
-    "abs",
-    "mod",
-    "quot",
-    "interpose",
-    "join",
-    "clojure.string/split",
-    "clojure.string/join",
-    "clojure.string/includes?",
-    "clojure.string/lower-case",
-    "clojure.string/upper-case",
-    "clojure.string/trim",
-    "clojure.string/starts-with?",
-    "clojure.string/ends-with?",
-    "clojure.string/replace",
-    "clojure.string/blank?",
-    "pos?",
-    "neg?",
-    "zero?",
-    "even?",
-    "odd?",
-    "not-empty",
-    "type",
-    ".contains",
-    "compare",
-    "take-last",
-];
-
-/// The builtin of this name, if any (`str/x` is `clojure.string/x`).
-pub fn lookup(name: &str) -> Option<&'static str> {
-    let full = match name.strip_prefix("str/") {
-        Some(rest) => format!("clojure.string/{rest}"),
-        None => name.to_string(),
-    };
-    NAMES.iter().find(|n| **n == full).copied()
-}
 
 /// `(get m k default)` without errors: nil for what has no such key.
 pub fn get(m: &Value, k: &Value, default: Value) -> Value {
@@ -167,19 +53,6 @@ pub fn seq_items(v: &Value) -> R<Vec<Value>> {
 
 fn arity<T>(name: &str) -> R<T> {
     err("arity_error", format!("{name}: wrong number of arguments"))
-}
-
-/// Longest printed line, in characters, before ptc_runner cuts it.
-const PRINT_LIMIT: usize = 2000;
-
-/// A printed line as ptc_runner keeps it: past [`PRINT_LIMIT`] characters, cut and marked.
-fn cap_print(line: String) -> String {
-    let total = line.chars().count();
-    if total <= PRINT_LIMIT {
-        return line;
-    }
-    let kept: String = line.chars().take(PRINT_LIMIT).collect();
-    format!("{kept}... ({PRINT_LIMIT}/{total} chars)")
 }
 
 fn seq_or_nil(items: Vec<Value>) -> Value {
@@ -239,7 +112,7 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
         ("println", _) => {
             let line = a.iter().map(print_arg).collect::<Vec<_>>().join(" ");
             it.alloc(line.len())?;
-            let line = cap_print(line);
+            let line = crate::print::cap_print(line);
             it.prints.push(line);
             Value::Nil
         }

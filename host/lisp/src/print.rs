@@ -127,3 +127,16 @@ fn write_pr(v: &Value, out: &mut String) {
         }
     }
 }
+
+/// Longest printed line, in characters, before ptc_runner cuts it.
+const PRINT_LIMIT: usize = 2000;
+
+/// A printed line as ptc_runner keeps it: past [`PRINT_LIMIT`] characters, cut and marked.
+pub(crate) fn cap_print(line: String) -> String {
+    let total = line.chars().count();
+    if total <= PRINT_LIMIT {
+        return line;
+    }
+    let kept: String = line.chars().take(PRINT_LIMIT).collect();
+    format!("{kept}... ({PRINT_LIMIT}/{total} chars)")
+}
