@@ -30,6 +30,7 @@ mod rebuilt;
 mod recordings;
 mod report;
 mod requests;
+mod replay;
 mod rules;
 mod safety;
 mod serve;

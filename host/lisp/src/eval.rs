@@ -99,6 +99,16 @@ pub struct Lambda {
 }
 
 impl Lambda {
+    /// The parameter names, `&` before a rest parameter.
+    pub fn param_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.params.iter().map(crate::print::str_of).collect();
+        if let Some(r) = &self.rest {
+            names.push("&".into());
+            names.push(crate::print::str_of(r));
+        }
+        names
+    }
+
     pub fn params_display(&self) -> String {
         let mut names: Vec<String> = self.params.iter().map(crate::print::pr_str).collect();
         if let Some(r) = &self.rest {

@@ -13,7 +13,7 @@ mod reader;
 pub mod replay;
 mod value;
 
-pub use eval::{Budget, Capabilities, Interp, Outcome, TurnResult};
+pub use eval::{Budget, Capabilities, Interp, Lambda, Outcome, TurnResult};
 pub use print::{pr_str, str_of};
 pub use reader::read_program;
 pub use value::{LispError, Value};
