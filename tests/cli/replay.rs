@@ -27,7 +27,10 @@ fn defined(program: &str) -> Vec<String> {
         .split("(def")
         .skip(1)
         .filter_map(|rest| {
-            let rest = rest.strip_prefix("n-").or(rest.strip_prefix('n')).unwrap_or(rest);
+            let rest = rest
+                .strip_prefix("n-")
+                .or(rest.strip_prefix('n'))
+                .unwrap_or(rest);
             rest.strip_prefix(' ')?
                 .split(|c: char| c.is_whitespace() || c == ')')
                 .next()
@@ -42,12 +45,20 @@ fn a_run_that_replays_exactly_records_the_memory_of_each_turn() {
     let run = scratch.ptc(["import", "--replay", &kernel()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let recording: Json = serde_json::from_str(&run.stdout).unwrap();
-    assert!(!lacks(&recording).contains(&"memory_values"), "{:?}", lacks(&recording));
+    assert!(
+        !lacks(&recording).contains(&"memory_values"),
+        "{:?}",
+        lacks(&recording)
+    );
     let turns = recording["turns"].as_array().unwrap();
     let mut checked = 0;
     for turn in turns {
-        let Some(program) = turn["program"].as_str() else { continue };
-        let memory = turn["memory"].as_object().expect("a program's turn has memory");
+        let Some(program) = turn["program"].as_str() else {
+            continue;
+        };
+        let memory = turn["memory"]
+            .as_object()
+            .expect("a program's turn has memory");
         for name in defined(program) {
             if turn["success"] != false {
                 assert!(memory.contains_key(&name), "{name} after {program}");
@@ -56,8 +67,14 @@ fn a_run_that_replays_exactly_records_the_memory_of_each_turn() {
         }
     }
     assert!(checked > 3, "{checked}");
-    let last = turns.iter().rev().find(|t| t["program"].is_string()).unwrap();
-    assert!(last["memory"]["records"].is_array() || !last["memory"].as_object().unwrap().is_empty());
+    let last = turns
+        .iter()
+        .rev()
+        .find(|t| t["program"].is_string())
+        .unwrap();
+    assert!(
+        last["memory"]["records"].is_array() || !last["memory"].as_object().unwrap().is_empty()
+    );
 }
 
 #[test]
@@ -87,6 +104,10 @@ fn a_run_with_a_turn_that_does_not_verify_records_no_memory() {
     let recording: Json = serde_json::from_str(&run.stdout).unwrap();
     assert!(lacks(&recording).contains(&"memory_values"));
     for turn in recording["turns"].as_array().unwrap() {
-        assert!(turn["memory"].as_object().is_none_or(|m| m.is_empty()), "{}", turn["memory"]);
+        assert!(
+            turn["memory"].as_object().is_none_or(|m| m.is_empty()),
+            "{}",
+            turn["memory"]
+        );
     }
 }

@@ -99,14 +99,19 @@ pub struct Lambda {
 }
 
 impl Lambda {
-    /// The parameter names, `&` before a rest parameter.
-    pub fn param_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.params.iter().map(crate::print::str_of).collect();
+    /// The parameter names, `&` before a rest parameter; `None` when one is a destructuring
+    /// pattern rather than a name.
+    pub fn param_names(&self) -> Option<Vec<String>> {
+        let name = |v: &Value| match v {
+            Value::Symbol(s) => Some(s.to_string()),
+            _ => None,
+        };
+        let mut names = self.params.iter().map(name).collect::<Option<Vec<_>>>()?;
         if let Some(r) = &self.rest {
             names.push("&".into());
-            names.push(crate::print::str_of(r));
+            names.push(name(r)?);
         }
-        names
+        Some(names)
     }
 
     pub fn params_display(&self) -> String {

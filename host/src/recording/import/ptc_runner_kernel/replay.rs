@@ -10,6 +10,7 @@ use ptc_lisp::{Budget, Value};
 use serde_json::{json, Map, Value as Json};
 
 use crate::recording::format::Lack;
+use crate::recording::names::valid_name;
 
 /// Deepest value the recording format reads.
 const MAX_DEPTH: usize = 128;
@@ -44,7 +45,7 @@ pub(super) fn record_memory(path: &Path, version: u64, recording: &mut Json) {
             (Some(recorded), Some(r)) if recorded.source == program => {
                 let mut memory = Map::new();
                 for (name, value) in &r.memory {
-                    let Some(v) = encode(value, 1) else {
+                    let Some(v) = encode(value, 1).filter(|_| valid_name(name)) else {
                         return;
                     };
                     memory.insert(name.clone(), v);
