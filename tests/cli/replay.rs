@@ -91,8 +91,9 @@ fn without_replay_the_recording_still_lacks_memory() {
 #[test]
 fn a_run_with_a_turn_that_does_not_verify_records_no_memory() {
     let text = std::fs::read_to_string(kernel()).unwrap();
-    let first = "user=> ";
-    let at = text.find(first).expect("an observation");
+    // The first observation the agent was sent (a prelude's source holds `user=> ` too).
+    let opening = r#"source=\"evaluation\">"#;
+    let at = text.find(opening).expect("an observation") + opening.len();
     // Every copy of the first observation (each later request sends it again) now says more.
     let end = at + text[at..].find("</untrusted_ptc_output>").unwrap();
     let body = &text[at..end];
