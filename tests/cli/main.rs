@@ -28,6 +28,7 @@ mod privacy;
 mod properties;
 mod rebuilt;
 mod recordings;
+mod replay;
 mod report;
 mod requests;
 mod rules;

@@ -49,6 +49,11 @@ struct RunArgs {
     /// The run's max_turns, when the log has none (replaces the log's own)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_turns: Option<u32>,
+    /// Replay a ptc_runner Kernel run's PTC-Lisp programs and record the memory after each
+    /// turn, when every turn an agent sent replays exactly (see the manual's "Replaying
+    /// PTC-Lisp runs"); otherwise the recording keeps no memory
+    #[arg(long)]
+    replay: bool,
     /// Write the recording(s) here instead of stdout; never one of the logs read, and an
     /// existing file only with --force
     #[arg(short, long, value_name = "OUT")]
@@ -95,6 +100,7 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
         supplied: Supplied {
             mission: run.mission,
             max_turns: run.max_turns,
+            replay: run.replay,
         },
         skip_unreadable: skip,
         output: run.output,

@@ -84,6 +84,8 @@ pub struct Imported {
 pub struct Supplied {
     pub mission: Option<String>,
     pub max_turns: Option<u32>,
+    /// Replay a Kernel run's programs and record the memory of its turns (`--replay`).
+    pub replay: bool,
 }
 
 /// The formats `ptc import` reads.

@@ -60,6 +60,7 @@ mod feedback;
 mod names;
 mod printed;
 mod records;
+mod replay;
 
 /// The inspection schema versions read.
 pub(super) const KERNEL_VERSIONS: &str = "2 and 7";
@@ -269,6 +270,9 @@ pub fn ptc_runner_kernel(
     });
     if let Some(system) = first_args["system"].as_str() {
         recording["system_prompt"] = json!(system);
+    }
+    if supplied.replay {
+        replay::record_memory(path, version, &mut recording);
     }
     reads_back(path, &mut recording, defaults)?;
     Ok(Imported {

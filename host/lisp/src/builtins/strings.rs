@@ -1,0 +1,69 @@
+//! The string functions (`clojure.string/...`, `join`, `.contains`).
+
+use std::rc::Rc;
+
+use super::{arity, seq_items};
+use crate::eval::{err, Interp, R};
+use crate::print::str_of;
+use crate::value::Value;
+
+fn string_arg<'a>(v: &'a Value, name: &str) -> R<&'a str> {
+    match v {
+        Value::Str(s) => Ok(s),
+        other => err(
+            "type_error",
+            format!("{name}: expected string, got {}", other.type_name()),
+        ),
+    }
+}
+
+pub(super) fn strings(it: &mut Interp, name: &str, a: &[Value]) -> R<Value> {
+    let short = name.trim_start_matches("clojure.string/");
+    Ok(match (short, a) {
+        ("join", [c]) | ("join", [_, c]) => {
+            let sep = if a.len() == 2 {
+                str_of(&a[0])
+            } else {
+                String::new()
+            };
+            let s = seq_items(c)?
+                .iter()
+                .map(str_of)
+                .collect::<Vec<_>>()
+                .join(&sep);
+            it.alloc(s.len())?;
+            Value::str(&s)
+        }
+        ("split", [s, sep]) => {
+            let s = string_arg(s, name)?;
+            let sep = string_arg(sep, name)?;
+            if sep.is_empty() {
+                return err("argument_error", "split: empty separator");
+            }
+            let mut parts: Vec<Value> = s.split(sep).map(Value::str).collect();
+            while matches!(parts.last(), Some(Value::Str(p)) if p.is_empty()) {
+                parts.pop();
+            }
+            Value::vector(parts)
+        }
+        ("includes?" | ".contains", [s, sub]) => {
+            Value::Bool(string_arg(s, name)?.contains(string_arg(sub, name)?))
+        }
+        ("starts-with?", [s, p]) => {
+            Value::Bool(string_arg(s, name)?.starts_with(string_arg(p, name)?))
+        }
+        ("ends-with?", [s, p]) => Value::Bool(string_arg(s, name)?.ends_with(string_arg(p, name)?)),
+        ("lower-case", [s]) => Value::str(&string_arg(s, name)?.to_lowercase()),
+        ("upper-case", [s]) => Value::str(&string_arg(s, name)?.to_uppercase()),
+        ("trim", [s]) => Value::str(string_arg(s, name)?.trim()),
+        ("blank?", [s]) => {
+            Value::Bool(matches!(s, Value::Nil) || string_arg(s, name)?.trim().is_empty())
+        }
+        ("replace", [s, from, to]) => {
+            let out = string_arg(s, name)?.replace(string_arg(from, name)?, string_arg(to, name)?);
+            it.alloc(out.len())?;
+            Value::Str(Rc::from(out))
+        }
+        _ => return arity(name),
+    })
+}

@@ -1,0 +1,114 @@
+//! `ptc import --replay`: a Kernel run's memory recomputed by replaying its PTC-Lisp programs,
+//! recorded only when every turn replays exactly.
+
+use serde_json::Value as Json;
+
+use crate::support::{repo, Scratch};
+
+fn kernel() -> String {
+    repo()
+        .join("tests/fixtures/realruns/ptc_runner-kernel/checkout-5xx-9.inspection.jsonl")
+        .display()
+        .to_string()
+}
+
+fn lacks(recording: &Json) -> Vec<&str> {
+    recording["lacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect()
+}
+
+/// The names a program defines at its top level (`(def name` or `(defn name`).
+fn defined(program: &str) -> Vec<String> {
+    program
+        .split("(def")
+        .skip(1)
+        .filter_map(|rest| {
+            let rest = rest
+                .strip_prefix("n-")
+                .or(rest.strip_prefix('n'))
+                .unwrap_or(rest);
+            rest.strip_prefix(' ')?
+                .split(|c: char| c.is_whitespace() || c == ')')
+                .next()
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_that_replays_exactly_records_the_memory_of_each_turn() {
+    let scratch = Scratch::new();
+    let run = scratch.ptc(["import", "--replay", &kernel()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    assert!(
+        !lacks(&recording).contains(&"memory_values"),
+        "{:?}",
+        lacks(&recording)
+    );
+    let turns = recording["turns"].as_array().unwrap();
+    let mut checked = 0;
+    for turn in turns {
+        let Some(program) = turn["program"].as_str() else {
+            continue;
+        };
+        let memory = turn["memory"]
+            .as_object()
+            .expect("a program's turn has memory");
+        for name in defined(program) {
+            if turn["success"] != false {
+                assert!(memory.contains_key(&name), "{name} after {program}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 3, "{checked}");
+    let last = turns
+        .iter()
+        .rev()
+        .find(|t| t["program"].is_string())
+        .unwrap();
+    assert!(
+        last["memory"]["records"].is_array() || !last["memory"].as_object().unwrap().is_empty()
+    );
+}
+
+#[test]
+fn without_replay_the_recording_still_lacks_memory() {
+    let scratch = Scratch::new();
+    let run = scratch.ptc(["import", &kernel()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    assert!(lacks(&recording).contains(&"memory_values"));
+}
+
+/// A log whose observation disagrees with what the programs do: the turn does not verify, and
+/// the run keeps its recorded data with no memory (nothing invented).
+#[test]
+fn a_run_with_a_turn_that_does_not_verify_records_no_memory() {
+    let text = std::fs::read_to_string(kernel()).unwrap();
+    // The first observation the agent was sent (a prelude's source holds `user=> ` too).
+    let opening = r#"source=\"evaluation\">"#;
+    let at = text.find(opening).expect("an observation") + opening.len();
+    // Every copy of the first observation (each later request sends it again) now says more.
+    let end = at + text[at..].find("</untrusted_ptc_output>").unwrap();
+    let body = &text[at..end];
+    let tampered = text.replace(body, &format!("{body} and more"));
+    let scratch = Scratch::new();
+    let log = scratch.write("tampered.inspection.jsonl", tampered);
+    let run = scratch.ptc(["import", "--replay", &log.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let recording: Json = serde_json::from_str(&run.stdout).unwrap();
+    assert!(lacks(&recording).contains(&"memory_values"));
+    for turn in recording["turns"].as_array().unwrap() {
+        assert!(
+            turn["memory"].as_object().is_none_or(|m| m.is_empty()),
+            "{}",
+            turn["memory"]
+        );
+    }
+}
