@@ -262,11 +262,35 @@ pub fn write_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), Error> {
+    write_to(path, write, false)
+}
+
+/// [`write_with`] to a file that must not exist: a regular file that exists, or that another
+/// process creates meanwhile, is left as it is and the write fails naming it.
+pub fn write_new(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Error> {
+    write_to(path, write, true)
+}
+
+fn write_to(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    new: bool,
+) -> Result<(), Error> {
     let fail = |source| Error::WriteFile {
         path: path.to_owned(),
         source,
     };
     let existing = match std::fs::metadata(path) {
+        // A pipe or a device is written in place, as given.
+        Ok(meta) if new && meta.is_file() => {
+            return Err(fail(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "it was created by another process meanwhile; left as it is",
+            )))
+        }
         Ok(meta) => Some(meta),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
         Err(err) => return Err(fail(err)),
@@ -447,6 +471,22 @@ mod tests {
             assert_eq!(status.signal(), Some(signal), "{status:?}");
             assert_eq!(names(dir.path()), Vec::<String>::new(), "signal {signal}");
         }
+    }
+
+    #[test]
+    fn a_file_that_must_be_new_is_never_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.json");
+        std::fs::write(&path, "theirs").unwrap();
+        let err = write_new(&path, |out| out.write_all(b"mine"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("out.json: it was created by another process"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "theirs");
+        assert_eq!(names(dir.path()), ["out.json"]);
     }
 
     #[test]
