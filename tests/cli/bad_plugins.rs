@@ -509,3 +509,34 @@ fn a_strategy_reading_an_option_wrongly_is_an_error() {
     assert!(err.contains(") failed: option `nope`: "), "{err}");
     scratch.render_json(&example("tool-actions.json"), 1, &[]);
 }
+
+#[test]
+fn a_strategy_that_ends_the_process_is_named_and_ptc_never_exits_0() {
+    let scratch = Scratch::with_plugins(&[TURN_COUNT]);
+    let file = dylib_name("ptc-strategy-turn-count");
+    for (end, code) in [("exit", 2), ("abort", -1), ("double-panic", -1)] {
+        let run: Run = scratch.ptc([
+            "render",
+            example("tool-actions.json").to_str().unwrap(),
+            "--strategy",
+            "turn-count",
+            "--set",
+            &format!("end={end}"),
+        ]);
+        // An abort ends the process by SIGABRT, which has no exit code.
+        assert_eq!(run.code, code, "{end}: {run:?}");
+        assert_eq!(run.stdout, "", "{end}");
+        let line = run
+            .stderr
+            .lines()
+            .find(|l| l.starts_with("error: strategy `turn-count` ("))
+            .unwrap_or_else(|| panic!("{end}: no line names the strategy: {}", run.stderr));
+        assert!(
+            line.contains(&file)
+                && line.ends_with(
+                    ") ended the process while ptc was running it: nothing more was written"
+                ),
+            "{end}: {line}"
+        );
+    }
+}

@@ -165,6 +165,17 @@ fn a_retried_slurm_task_needs_the_number_of_shards_and_fails_without_leaving_a_p
 fn a_shard_that_cannot_see_the_corpus_fails_and_a_failed_merge_keeps_the_results() {
     let scratch = Scratch::new();
     let missing = scratch.path().join("not-mounted");
+    // A previous run's parts, which the failed tasks below must not leave behind.
+    for index in 0..2 {
+        succeeds(
+            sbatch(&scratch, &corpus(), 2).env("SLURM_ARRAY_TASK_ID", index.to_string()),
+            scratch.path(),
+        );
+    }
+    assert_eq!(
+        names_in(&scratch.path().join("slurm/parts")),
+        ["SHARDS", "part-0.json", "part-1.json"]
+    );
     for index in 0..2 {
         let stderr = fails(
             sbatch(&scratch, &missing, 2).env("SLURM_ARRAY_TASK_ID", index.to_string()),

@@ -417,3 +417,78 @@ fn what_a_strategy_prints_never_reaches_the_answers() {
     assert!(answers.iter().all(|a| a.get("error").is_none()), "{stdout}");
     assert!(String::from_utf8_lossy(&output.stderr).contains(forged));
 }
+
+/// The answer lines of the server to `input`, as it writes them.
+fn answer_lines(input: &str) -> Vec<String> {
+    let host = in_process_host(&[]);
+    let mut output = Vec::new();
+    ptc::serve::serve(&host, input.as_bytes(), &mut output, 1 << 20).unwrap();
+    String::from_utf8(output)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_numeric_id_comes_back_as_written_whatever_its_size() {
+    let good = good_request(1);
+    for id in [
+        "18446744073709551616",
+        "-99999999999999999999999",
+        "0.1000000000000000055511151231257827",
+    ]
+    .into_iter()
+    .chain(["1E+2"])
+    {
+        let request = good.replacen("{\"id\":1,", &format!("{{\"id\": {id} ,"), 1);
+        assert_ne!(request, good, "the request starts with its id");
+        // The same id on a request that is answered and on one that is refused.
+        let refused = request.replacen("\"turns\":1", "\"turns\":-1", 1);
+        let lines = answer_lines(&format!("{request}\n{refused}\n"));
+        assert_eq!(lines.len(), 2);
+        assert!(
+            lines[0].starts_with(&format!("{{\"id\":{id},\"messages\"")),
+            "{}",
+            &lines[0][..200]
+        );
+        assert!(lines[1].contains("\"error\""), "{}", lines[1]);
+        assert!(
+            lines[1].ends_with(&format!(",\"id\":{id}}}")),
+            "{}",
+            lines[1]
+        );
+    }
+}
+
+#[test]
+fn a_bad_option_value_is_a_bad_request_whatever_the_number() {
+    for value in [
+        serde_json::json!(-1),
+        serde_json::json!(1e300),
+        serde_json::json!(-1.5),
+    ] {
+        let answer = answer_with(serde_json::json!({"options": {"println_limit": value}}));
+        assert_eq!(code(&answer), "bad_request", "{value}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("println_limit"), "{value}: {message}");
+    }
+}
+
+#[test]
+fn a_huge_name_is_refused_with_its_length_not_echoed_whole() {
+    let name = "n".repeat(1_000_000);
+    for (fields, what) in [
+        (serde_json::json!({"strategy": name}), "strategy"),
+        (serde_json::json!({"options": {name.clone(): 1}}), "option"),
+    ] {
+        let answer = answer_with(fields);
+        assert_eq!(code(&answer), "bad_request", "{what}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.len() < 300, "{what}: {} bytes", message.len());
+        assert!(
+            message.contains("(1000000 bytes, more than the 256"),
+            "{message}"
+        );
+    }
+}

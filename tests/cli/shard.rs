@@ -459,7 +459,7 @@ fn a_file_that_is_not_a_whole_part_is_an_error_naming_the_file_and_the_place() {
 }
 
 #[test]
-fn a_part_rewritten_with_its_rows_spread_over_lines_merges_only_without_rows() {
+fn a_part_rewritten_with_its_rows_spread_over_lines_is_refused_whatever_the_format() {
     let (scratch, parts) = parts();
     // The same JSON, its rows over two lines each.
     let text = std::fs::read_to_string(&parts[1]).unwrap();
@@ -476,17 +476,18 @@ fn a_part_rewritten_with_its_rows_spread_over_lines_merges_only_without_rows() {
         serde_json::from_str::<serde_json::Value>(&text).unwrap()
     );
     let p = [parts[0].as_path(), spread.as_path(), parts[2].as_path()];
-    let sums = merge(&scratch, &p, &[]).ok();
-    let original = [parts[0].as_path(), parts[1].as_path(), parts[2].as_path()];
-    assert_eq!(sums, merge(&scratch, &original, &[]).ok());
-    let err = merge(&scratch, &p, &["--format", "json"]).bad_input();
-    assert_eq!(
-        err,
-        format!(
-            "error: part {} does not hold together: runs[0] is not on a line of its own, as `ptc ab --format partial` writes it",
-            spread.display()
-        )
-    );
+    // A part is checked whole, its rows included, also where the output prints no row.
+    for format in [&[][..], &["--format", "json"], &["--format", "markdown"]] {
+        let err = merge(&scratch, &p, format).bad_input();
+        assert_eq!(
+            err,
+            format!(
+                "error: part {} does not hold together: runs[0] is not on a line of its own, as `ptc ab --format partial` writes it",
+                spread.display()
+            ),
+            "{format:?}"
+        );
+    }
 }
 
 /// FNV-1a 64, as the README documents the assignment of recordings to shards.
@@ -843,7 +844,13 @@ fn the_merge_refuses_figures_that_cannot_be_naming_the_file_and_the_place() {
 fn the_merge_refuses_rows_that_do_not_match_their_sums_or_their_shard() {
     let (scratch, parts) = parts();
     let p: Vec<&Path> = parts.iter().map(PathBuf::as_path).collect();
-    let json = ["--format", "json"];
+    // The rows are checked whatever the output prints: the default tables print none.
+    for json in [&["--format", "json"][..], &[]] {
+        rows_are_checked(&scratch, &p, json);
+    }
+}
+
+fn rows_are_checked(scratch: &Scratch, p: &[&Path], json: &[&str]) {
     let rows = |t: &str| -> Vec<String> {
         t.lines()
             .filter(|l| l.starts_with("    {\"position\""))

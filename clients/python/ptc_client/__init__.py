@@ -96,9 +96,41 @@ def _unsendable(value: Any, field: str) -> Optional[BadRequestValue]:
     return None
 
 
+# The deepest a request may nest: what `ptc serve` reads (a recorded value's 128 levels below
+# the at most 9 of a request and its recording).
+_MAX_DEPTH = 137
+
+
+def _misshapen(value: Any) -> Optional[BadRequestValue]:
+    """The first place in `value` that nests deeper than ptc reads, or that holds itself, as an
+    error; found without recursion, so that no input raises a bare RecursionError."""
+    stack = [(value, "", 0, ())]
+    while stack:
+        item, field, depth, holders = stack.pop()
+        if not isinstance(item, (Mapping, list, tuple)):
+            continue
+        if id(item) in holders:
+            return BadRequestValue(field or "request", "it holds itself (a circular reference)")
+        if depth >= _MAX_DEPTH:
+            return BadRequestValue(
+                field or "request", f"nested deeper than the {_MAX_DEPTH} levels ptc serve reads"
+            )
+        inside = holders + (id(item),)
+        if isinstance(item, Mapping):
+            children = [(v, f"{field}.{k}" if field else str(k)) for k, v in item.items()]
+        else:
+            children = [(v, f"{field}[{i}]") for i, v in enumerate(item)]
+        for child, name in reversed(children):
+            stack.append((child, name, depth + 1, inside))
+    return None
+
+
 def _encode(request: Mapping[str, Any]) -> bytes:
     """The request as one JSON line in UTF-8; `BadRequestValue` when it holds what JSON or UTF-8
-    cannot carry."""
+    cannot carry, nests deeper than ptc reads or holds itself."""
+    found = _misshapen(request)
+    if found is not None:
+        raise found
     try:
         return (json.dumps(request, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
     except (ValueError, UnicodeEncodeError) as err:

@@ -215,3 +215,31 @@ def test_a_value_json_or_utf8_cannot_carry_raises_naming_its_field(ptc):
         assert str(raised.value).startswith(f"cannot send the request: {field}: ")
     # Nothing was sent: the server answers the next request.
     assert ptc.render(recording)["turns"] == 1
+
+
+def test_deep_or_circular_input_raises_the_clients_error_naming_where():
+    from ptc_client import _encode
+
+    deep: list = []
+    inner = deep
+    for _ in range(100_000):
+        inner.append([])
+        inner = inner[0]
+    circular: dict = {"turns": []}
+    circular["turns"].append({"result": circular})
+    cases = [
+        ({"recording": {"data": deep}}, "recording.data[0]", "nested deeper than the 137 levels"),
+        ({"recording": circular}, "recording.turns[0].result", "it holds itself"),
+    ]
+    for request, field, reason in cases:
+        with pytest.raises(BadRequestValue) as raised:
+            _encode(request)
+        assert raised.value.field.startswith(field)
+        assert reason in raised.value.reason
+    # As deep as ptc reads is sent.
+    ok: list = []
+    inner = ok
+    for _ in range(130):
+        inner.append([])
+        inner = inner[0]
+    assert _encode({"recording": {"data": ok}}).endswith(b"\n")

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::host::Host;
-use crate::output::{pretty, write_with};
+use crate::output::{pretty, write_new, write_with};
 use crate::recording::import::{read_log, Format, Imported, Supplied};
 use crate::recording::RecordingDefaults;
 use crate::Error;
@@ -78,6 +78,10 @@ impl Import {
             Destination::Stdout => several(out)
                 .and_then(|()| out.flush())
                 .map_err(Error::Output),
+            // Without --force the file was found absent before reading: one created
+            // meanwhile (by another import to the same name) is not replaced.
+            Destination::Json(path) if !self.force => write_new(path, one),
+            Destination::Jsonl(path) if !self.force => write_new(path, several),
             Destination::Json(path) => write_with(path, one),
             Destination::Jsonl(path) => write_with(path, several),
             Destination::Directory(dir) => write_each(dir, runs, self.force),

@@ -12,6 +12,7 @@ mod error;
 mod file;
 mod found;
 mod manage_error;
+pub mod running;
 pub mod trust;
 
 use std::collections::HashSet;
@@ -43,6 +44,8 @@ pub struct LoadedStrategy {
     /// against an older contract, does not say).
     pub renders_from: Vec<String>,
     module: StrategyModRef,
+    /// What names it if it ends the process from inside a call.
+    label: running::Label,
 }
 
 impl LoadedStrategy {
@@ -60,18 +63,19 @@ impl LoadedStrategy {
         {
             return Err(LoadError::NotKebabCase(name));
         }
-        let options = (module.options())()
+        let label = running::Label::new(&name, &file);
+        let options = running::during(&label, || (module.options())())
             .into_result()
             .map_err(LoadError::Options)?
             .into_vec();
-        let templates = (module.templates())()
+        let templates = running::during(&label, || (module.templates())())
             .into_result()
             .map_err(LoadError::Templates)?
             .into_iter()
             .map(|t| (t.0.as_str().to_owned(), t.1.as_str().to_owned()))
             .collect();
         let renders_from = match module.renders_from() {
-            Some(renders_from) => renders_from()
+            Some(renders_from) => running::during(&label, || renders_from())
                 .iter()
                 .map(|k| k.as_str().to_owned())
                 .collect(),
@@ -89,6 +93,7 @@ impl LoadedStrategy {
             options,
             templates,
             module,
+            label,
         })
     }
 
@@ -149,7 +154,10 @@ impl LoadedStrategy {
         turns: &[Turn],
         options: &Options,
     ) -> Result<Output, RenderError> {
-        (self.module.render())(run, RSlice::from_slice(turns), options).into_result()
+        running::during(&self.label, || {
+            (self.module.render())(run, RSlice::from_slice(turns), options)
+        })
+        .into_result()
     }
 
     /// The model calls the strategy makes before sending the prompt for turn
@@ -161,9 +169,11 @@ impl LoadedStrategy {
         options: &Options,
     ) -> Result<Vec<ModelCall>, RenderError> {
         match self.module.model_calls() {
-            Some(calls) => calls(run, RSlice::from_slice(turns), options)
-                .into_result()
-                .map(RVec::into_vec),
+            Some(calls) => running::during(&self.label, || {
+                calls(run, RSlice::from_slice(turns), options)
+            })
+            .into_result()
+            .map(RVec::into_vec),
             None => Ok(Vec::new()),
         }
     }

@@ -7,7 +7,8 @@
 //! end), a field unknown or of the wrong type.
 //!
 //! The server keeps the renderers of the [`RENDERER_CACHE`] most recently used (strategy,
-//! options) pairs, so memory stays bounded whatever the requests ask for.
+//! options) pairs, whose options take at most [`RENDERER_CACHE_BYTES`] together (and the one
+//! in use, whatever its size), so memory stays bounded whatever the requests ask for.
 
 use std::io::{BufRead, Write};
 
@@ -32,6 +33,10 @@ pub const DEFAULT_MAX_REQUEST_BYTES: usize = 64 << 20;
 /// recently used one is dropped first.
 pub const RENDERER_CACHE: usize = 32;
 
+/// How many bytes of (strategy, options) the kept renderers may take together: 8 MiB. Each
+/// renderer holds its options, so this bounds the cache's memory, not its count only.
+pub const RENDERER_CACHE_BYTES: usize = 8 << 20;
+
 /// Answers requests from `input` on `output` until `input` ends. A request line longer than
 /// `max_request_bytes` gets a `too_large` error without being held in memory.
 pub fn serve(
@@ -55,7 +60,7 @@ pub fn serve(
             }
             Ok(Line::End) => return Ok(()),
             Ok(Line::TooLong) => Response::error(
-                Json::Null,
+                protocol::Id::default(),
                 Code::TooLarge,
                 format!(
                     "the request is longer than {max_request_bytes} bytes (--max-request-bytes)"
@@ -63,9 +68,12 @@ pub fn serve(
             )
             .line(),
             Ok(Line::Read) => match std::str::from_utf8(&line) {
-                Err(e) => {
-                    Response::error(Json::Null, Code::BadRequest, format!("not UTF-8: {e}")).line()
-                }
+                Err(e) => Response::error(
+                    protocol::Id::default(),
+                    Code::BadRequest,
+                    format!("not UTF-8: {e}"),
+                )
+                .line(),
                 Ok(text) if text.trim().is_empty() => continue,
                 Ok(text) => answer(host, text, &defaults, tokenizer, &mut prompters),
             },
@@ -154,6 +162,9 @@ fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>, limit: usize) -> std:
 struct Recent<T> {
     entries: Vec<(String, T)>,
     capacity: usize,
+    /// The most the keys may take together, in bytes (the most recent is kept whatever its
+    /// size).
+    bytes: usize,
 }
 
 /// The renderers of the most recently used (strategy, options) pairs.
@@ -164,13 +175,14 @@ impl<T> Default for Recent<T> {
         Recent {
             entries: Vec::new(),
             capacity: RENDERER_CACHE,
+            bytes: RENDERER_CACHE_BYTES,
         }
     }
 }
 
 impl<T> Recent<T> {
-    /// The value for `key`, made by `make` when it is not kept; the least recently used value
-    /// is dropped when the cache is full.
+    /// The value for `key`, made by `make` when it is not kept; the least recently used values
+    /// are dropped while the cache holds more than its count or its bytes.
     fn get<E>(&mut self, key: String, make: impl FnOnce() -> Result<T, E>) -> Result<&T, E> {
         match self.entries.iter().position(|(k, _)| *k == key) {
             Some(i) => {
@@ -179,10 +191,13 @@ impl<T> Recent<T> {
             }
             None => {
                 let value = make()?;
-                if self.entries.len() >= self.capacity {
-                    self.entries.remove(0);
-                }
                 self.entries.push((key, value));
+                let mut held: usize = self.entries.iter().map(|(k, _)| k.len()).sum();
+                while self.entries.len() > 1
+                    && (self.entries.len() > self.capacity || held > self.bytes)
+                {
+                    held -= self.entries.remove(0).0.len();
+                }
             }
         }
         Ok(&self.entries.last().expect("just pushed").1)
@@ -238,6 +253,11 @@ fn answer<'h>(
     ) {
         Ok(rendered) => rendered,
         Err(e @ RenderError::TurnsOutOfRange { .. }) => return fail(Code::BadRequest, &e),
+        // An option value the strategy cannot use is the request's fault, as one the
+        // configuration refuses is.
+        Err(e @ RenderError::Strategy { .. }) if is_option_error(&e) => {
+            return fail(Code::BadRequest, &e)
+        }
         Err(e) => return fail(Code::RenderFailed, &e),
     };
     let body = match rendered.request_body() {
@@ -260,6 +280,12 @@ fn answer<'h>(
         stats: StatsView::of(prompt),
     }
     .line()
+}
+
+/// Whether `e` is a strategy refusing an option's value.
+fn is_option_error(e: &RenderError) -> bool {
+    matches!(e, RenderError::Strategy { source, .. }
+        if source.kind == ptc_plugin_api::ErrorKind::Option)
 }
 
 /// A prompter for `strategy` with the request's `options` set for it.
@@ -293,6 +319,7 @@ mod tests {
         let mut recent: Recent<usize> = Recent {
             entries: Vec::new(),
             capacity: 2,
+            bytes: 1 << 20,
         };
         let mut made = 0;
         let mut get = |recent: &mut Recent<usize>, key: &str| {
@@ -311,6 +338,32 @@ mod tests {
         assert_eq!(get(&mut recent, "a"), 1, "still kept");
         assert_eq!(get(&mut recent, "b"), 4, "made again");
         assert_eq!(recent.entries.len(), 2);
+    }
+
+    #[test]
+    fn the_cache_keeps_no_more_bytes_than_its_bound_but_the_one_in_use() {
+        let mut recent: Recent<usize> = Recent {
+            entries: Vec::new(),
+            capacity: 32,
+            bytes: 10,
+        };
+        let get = |recent: &mut Recent<usize>, key: &str| {
+            *recent
+                .get(key.to_owned(), || Ok::<_, ()>(key.len()))
+                .unwrap()
+        };
+        get(&mut recent, "aaaa");
+        get(&mut recent, "bbbb");
+        assert_eq!(recent.entries.len(), 2, "8 bytes are kept");
+        get(&mut recent, "cccc");
+        let keys: Vec<&str> = recent.entries.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["bbbb", "cccc"], "12 bytes are not: the oldest goes");
+        assert_eq!(get(&mut recent, &"x".repeat(100)), 100);
+        assert_eq!(
+            recent.entries.len(),
+            1,
+            "only the one in use is kept past the bound"
+        );
     }
 
     #[test]

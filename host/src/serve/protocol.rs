@@ -24,7 +24,7 @@ use crate::render::{PromptView, StatsView};
 pub struct ServeRequest<'a> {
     /// Echoed in the response.
     #[serde(default)]
-    pub id: Json,
+    pub id: Id,
     /// The run so far, in the recording format: left unparsed here, so that the recording
     /// parser sees the keys of its maps in the order the request wrote them.
     #[serde(borrow)]
@@ -87,21 +87,21 @@ pub enum Response<'a> {
     /// The prompt, for `format: json`: `{"id", "strategy", "turns", "messages": [{"role",
     /// "content"}], "stats"}`, as `ptc render --format json` prints it.
     Prompt {
-        id: Json,
+        id: Id,
         #[serde(flatten)]
         prompt: PromptView<'a>,
     },
     /// A request body, for `format: anthropic` or `openai`: `{"id", "strategy", "turns",
     /// "request", "stats"}`.
     Body {
-        id: Json,
+        id: Id,
         strategy: &'a str,
         turns: usize,
         request: Json,
         stats: StatsView,
     },
     /// `{"id", "error": {"code", "message"}}`.
-    Error { id: Json, error: ErrorBody },
+    Error { id: Id, error: ErrorBody },
 }
 
 /// What went wrong.
@@ -112,15 +112,35 @@ pub struct ErrorBody {
 }
 
 impl Response<'_> {
-    /// The response as one line of JSON, with its newline.
+    /// The response as one line of JSON, with its newline; a numeric `id` as the request
+    /// wrote it.
     pub fn line(&self) -> String {
         let value = serde_json::to_value(self).expect("a response serializes");
-        let mut text = value.to_string();
-        text.push('\n');
+        let Json::Object(fields) = value else {
+            unreachable!("a response is an object")
+        };
+        let id = match self {
+            Response::Prompt { id, .. }
+            | Response::Body { id, .. }
+            | Response::Error { id, .. } => id,
+        };
+        let mut text = String::from("{");
+        for (i, (key, value)) in fields.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(&Json::from(key.as_str()).to_string());
+            text.push(':');
+            match (key.as_str(), &id.number) {
+                ("id", Some(number)) => text.push_str(number),
+                _ => text.push_str(&value.to_string()),
+            }
+        }
+        text.push_str("}\n");
         text
     }
 
-    pub fn error(id: Json, code: Code, message: impl std::fmt::Display) -> Response<'static> {
+    pub fn error(id: Id, code: Code, message: impl std::fmt::Display) -> Response<'static> {
         Response::Error {
             id,
             error: ErrorBody {
@@ -176,17 +196,44 @@ fn without_depth_limit(line: &str) -> Result<(), serde_json::Error> {
 #[derive(Deserialize)]
 struct IdOnly {
     #[serde(default)]
-    id: Json,
+    id: Id,
+}
+
+/// A request's `id`, echoed in its response: its JSON value, and a number also as the request
+/// wrote it, so that one beyond 64 bits (or with more digits than a float holds) comes back
+/// unchanged.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Id {
+    pub value: Json,
+    /// The number's text, when the id is a number.
+    number: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Id, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        let mut de = serde_json::Deserializer::from_str(raw.get());
+        de.disable_recursion_limit();
+        let value = Json::deserialize(&mut de).map_err(serde::de::Error::custom)?;
+        let number = value.is_number().then(|| raw.get().trim().to_owned());
+        Ok(Id { value, number })
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(serializer)
+    }
 }
 
 impl<'a> ServeRequest<'a> {
     /// Reads a request line; on failure, the request's `id` when it could be found, and why.
-    pub fn parse(line: &'a str) -> Result<ServeRequest<'a>, (Json, String)> {
+    pub fn parse(line: &'a str) -> Result<ServeRequest<'a>, (Id, String)> {
         // A struct also reads from a JSON array: only an object is a request.
         if !line.trim_start().starts_with('{') {
             return Err(match without_depth_limit(line) {
-                Ok(_) => (Json::Null, "a request is a JSON object".to_owned()),
-                Err(e) => (Json::Null, format!("not JSON: {e}")),
+                Ok(_) => (Id::default(), "a request is a JSON object".to_owned()),
+                Err(e) => (Id::default(), format!("not JSON: {e}")),
             });
         }
         // serde_json's own limit (128 levels in all) would refuse a recording that a file may
@@ -194,7 +241,7 @@ impl<'a> ServeRequest<'a> {
         // it, once it is known to nest no deeper than a recording may.
         if nesting(line) > MAX_REQUEST_DEPTH {
             return Err((
-                Json::Null,
+                Id::default(),
                 format!(
                     "bad request: nested deeper than {MAX_REQUEST_DEPTH} levels (a recorded value \
                      nests at most {MAX_DEPTH})"
@@ -211,12 +258,12 @@ impl<'a> ServeRequest<'a> {
             use serde_json::error::Category;
             match e.classify() {
                 Category::Syntax | Category::Eof | Category::Io => {
-                    (Json::Null, format!("not JSON: {e}"))
+                    (Id::default(), format!("not JSON: {e}"))
                 }
                 Category::Data => {
                     let mut de = serde_json::Deserializer::from_str(line);
                     de.disable_recursion_limit();
-                    let id = IdOnly::deserialize(&mut de).map_or(Json::Null, |r| r.id);
+                    let id = IdOnly::deserialize(&mut de).map_or(Id::default(), |r| r.id);
                     (id, format!("bad request: {e}"))
                 }
             }
@@ -231,6 +278,9 @@ impl<'a> ServeRequest<'a> {
             .ok_or("missing \"recording\"")?;
         let strategy = match &self.strategy {
             Json::Null => None,
+            Json::String(name) if name.len() > MAX_NAME_BYTES => {
+                return Err(format!("\"strategy\": no strategy is named {}", cut(name)))
+            }
             Json::String(name) => Some(name.clone()),
             other => {
                 return Err(format!(
@@ -244,6 +294,9 @@ impl<'a> ServeRequest<'a> {
             other => return Err(format!("\"options\" must be an object, not {other}")),
         };
         for (name, value) in &options {
+            if name.len() > MAX_NAME_BYTES {
+                return Err(format!("\"options\": no option is named {}", cut(name)));
+            }
             if option_value(value).is_none() {
                 return Err(format!(
                     "\"options\": option `{}` must be a string, a number or true or false, not {}",
@@ -324,6 +377,20 @@ impl<'a> ServeRequest<'a> {
     }
 }
 
+/// The longest strategy or option name a request may give, in bytes; a longer one is refused
+/// without being echoed whole.
+pub const MAX_NAME_BYTES: usize = 256;
+
+/// A name too long to echo: its first characters, then its length.
+fn cut(name: &str) -> String {
+    let start: String = name.chars().take(40).collect();
+    format!(
+        "`{}…` ({} bytes, more than the {MAX_NAME_BYTES} a name may have)",
+        start.escape_debug(),
+        name.len()
+    )
+}
+
 /// An option's value as the configuration holds it, taken as it is (a string is never parsed
 /// again): a string, an integer (of 64 bits), a float or a boolean; anything else is no option
 /// value.
@@ -361,7 +428,7 @@ mod tests {
         let (id, message) =
             ServeRequest::parse(r#"{"id": 7, "recording": {}, "stratgy": "delta-log"}"#)
                 .unwrap_err();
-        assert_eq!(id, Json::from(7));
+        assert_eq!(id.value, Json::from(7));
         assert!(message.contains("unknown field `stratgy`"), "{message}");
         assert!(message.contains("`strategy`"), "{message}");
     }

@@ -98,7 +98,8 @@ pub fn merge(
     let mut parts: Vec<(PathBuf, Part<CheckedRows>)> = Vec::with_capacity(files.len());
     let mut by_shard: BTreeMap<usize, PathBuf> = BTreeMap::new();
     for file in files {
-        let part = partial::read(&file, rows.is_some())?;
+        // Every part is read and checked whole, rows included, whatever is printed.
+        let part = partial::read(&file, true)?;
         check(&file, &part)?;
         if let Some((first_file, first)) = parts.first() {
             agree(first_file, first, &file, &part)?;
@@ -159,10 +160,11 @@ pub fn merge(
             options: v.asked.clone(),
         })
         .collect();
-    if let Some(each) = rows.as_mut() {
-        let mut each = |run: RunDetail| each(run, &variants, &pricing);
-        merge_rows(&parts, &print, corpus, &pricing, &mut each)?;
-    }
+    let mut each = |run: RunDetail| match rows.as_mut() {
+        Some(each) => each(run, &variants, &pricing),
+        None => Ok(()),
+    };
+    merge_rows(&parts, &print, corpus, &pricing, &mut each)?;
     let mut totals = Totals::new(print.variants.len(), pricing.len(), print.baseline);
     let mut bad = Vec::new();
     let mut timed = 0;

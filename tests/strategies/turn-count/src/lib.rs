@@ -5,7 +5,7 @@
 //! Its options also make it misbehave the ways a third-party strategy can: `panic_after`
 //! panics, `template` names the template to use (one it does not have), `read_option` reads
 //! an option by name as a count (a string one, or one it never declared), `print` prints a line
-//! on standard output.
+//! on standard output, `end` ends the process (`exit` with code 0, `abort`, or a `double-panic`).
 
 use ptc_plugin_api::{
     export_strategy, Message, OptionSpec, OptionValue, Options, Output, RenderError, Role, Run,
@@ -48,6 +48,11 @@ impl Strategy for TurnCount {
                 OptionValue::String(String::new().into()),
                 "read this option as a count too (empty: none)",
             ),
+            OptionSpec::new(
+                "end",
+                OptionValue::String(String::new().into()),
+                "end the process as it renders: exit, abort or double-panic (empty: never)",
+            ),
         ]
     }
 
@@ -68,6 +73,23 @@ impl Strategy for TurnCount {
                 use std::io::Write;
                 println!("{line}");
                 let _ = std::io::stdout().flush();
+            }
+        }
+        if let Some(OptionValue::String(how)) = options.get("end") {
+            match how.as_str() {
+                "exit" => std::process::exit(0),
+                "abort" => std::process::abort(),
+                "double-panic" => {
+                    struct PanicsWhenDropped;
+                    impl Drop for PanicsWhenDropped {
+                        fn drop(&mut self) {
+                            panic!("turn-count panicked again while unwinding");
+                        }
+                    }
+                    let _guard = PanicsWhenDropped;
+                    panic!("turn-count was told to panic twice");
+                }
+                _ => {}
             }
         }
         if let Some(OptionValue::String(name)) = options.get("read_option") {

@@ -13,6 +13,8 @@ use crate::host::Host;
 use crate::render::{Prompt, PromptView};
 use crate::Error;
 
+mod interrupted;
+
 /// Output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -260,11 +262,35 @@ pub fn write_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), Error> {
+    write_to(path, write, false)
+}
+
+/// [`write_with`] to a file that must not exist: a regular file that exists, or that another
+/// process creates meanwhile, is left as it is and the write fails naming it.
+pub fn write_new(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Error> {
+    write_to(path, write, true)
+}
+
+fn write_to(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    new: bool,
+) -> Result<(), Error> {
     let fail = |source| Error::WriteFile {
         path: path.to_owned(),
         source,
     };
     let existing = match std::fs::metadata(path) {
+        // A pipe or a device is written in place, as given.
+        Ok(meta) if new && meta.is_file() => {
+            return Err(fail(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "it was created by another process meanwhile; left as it is",
+            )))
+        }
         Ok(meta) => Some(meta),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
         Err(err) => return Err(fail(err)),
@@ -318,6 +344,8 @@ pub fn write_with(
         mode
     };
     let mut temporary = builder.tempfile_in(dir).map_err(fail)?;
+    // Removed on SIGINT or SIGTERM too, until it is renamed.
+    let pending = interrupted::pending(temporary.path());
     // On any error below, dropping `temporary` removes it.
     write(temporary.as_file_mut())
         .and_then(|()| temporary.as_file_mut().flush())
@@ -330,10 +358,20 @@ pub fn write_with(
             .set_permissions(std::fs::Permissions::from_mode(mode))
             .map_err(fail)?;
     }
-    temporary
-        .persist(&target)
-        .map(drop)
-        .map_err(|err| fail(err.error))
+    // A new file is created only if it still does not exist: of two writes to one new name,
+    // the later one fails instead of replacing the other's file.
+    let persisted = match existing {
+        Some(_) => temporary.persist(&target),
+        None => temporary.persist_noclobber(&target),
+    };
+    drop(pending);
+    persisted.map(drop).map_err(|err| match err.error.kind() {
+        std::io::ErrorKind::AlreadyExists if existing.is_none() => fail(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "it was created by another process while this was written; left as it is",
+        )),
+        _ => fail(err.error),
+    })
 }
 
 #[cfg(test)]
@@ -370,6 +408,85 @@ mod tests {
             escape_controls("plain"),
             std::borrow::Cow::Borrowed("plain")
         ));
+    }
+
+    #[test]
+    fn a_new_file_created_meanwhile_is_left_as_it_is_and_the_write_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.json");
+        let err = write_with(&path, |out| {
+            std::fs::write(&path, "theirs")?;
+            out.write_all(b"mine")
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("out.json: it was created by another process while this was written"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "theirs");
+        assert_eq!(names(dir.path()), ["out.json"], "no temporary file is left");
+    }
+
+    /// Run by `a_signal_during_a_write_leaves_no_temporary_file` in a process of its own:
+    /// raises the signal it is given while writing.
+    #[test]
+    #[ignore = "run in a child process by a_signal_during_a_write_leaves_no_temporary_file"]
+    fn signalled_while_writing() {
+        let (Some(dir), Ok(signal)) = (
+            std::env::var_os("PTC_TEST_SIGNAL_DIR"),
+            std::env::var("PTC_TEST_SIGNAL"),
+        ) else {
+            return;
+        };
+        let signal: i32 = signal.parse().unwrap();
+        let path = Path::new(&dir).join("out.json");
+        let _ = write_with(&path, |out| {
+            out.write_all(b"half")?;
+            // SAFETY: raising a signal in this test's own process.
+            unsafe { libc::raise(signal) };
+            out.write_all(b" and the rest")
+        });
+        panic!("the signal did not end the process");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_signal_during_a_write_leaves_no_temporary_file() {
+        use std::os::unix::process::ExitStatusExt;
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            let dir = tempfile::tempdir().unwrap();
+            let status = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--ignored",
+                    "--exact",
+                    "output::tests::signalled_while_writing",
+                ])
+                .env("PTC_TEST_SIGNAL_DIR", dir.path())
+                .env("PTC_TEST_SIGNAL", signal.to_string())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert_eq!(status.signal(), Some(signal), "{status:?}");
+            assert_eq!(names(dir.path()), Vec::<String>::new(), "signal {signal}");
+        }
+    }
+
+    #[test]
+    fn a_file_that_must_be_new_is_never_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.json");
+        std::fs::write(&path, "theirs").unwrap();
+        let err = write_new(&path, |out| out.write_all(b"mine"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("out.json: it was created by another process"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "theirs");
+        assert_eq!(names(dir.path()), ["out.json"]);
     }
 
     #[test]
