@@ -271,14 +271,7 @@ pub(super) fn seconds(text: &str) -> Option<f64> {
         time.next()?.parse::<i64>().ok()?,
     );
     let s: f64 = time.next()?.parse().ok()?;
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    let days = crate::pricing::days_from_civil(y, m, d);
     Some((days * 86_400 + h * 3_600 + min * 60) as f64 + s)
 }
 
