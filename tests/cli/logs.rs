@@ -167,6 +167,15 @@ fn a_split_run_of_named_recordings_merges_into_what_one_run_gives() {
     args.extend(["--format", "json"].map(String::from));
     let merged = all_strategies().ptc(&args).ok();
     assert_eq!(merged, whole);
+    // The runs were billed by several providers: each run is priced by its own profile, and
+    // the merge says so as one run does.
+    assert!(whole.contains("\"priced_by_run\""), "{whole}");
+    let table = all_strategies()
+        .ptc(["ab", &text(&dir), "--strategies", strategies, "--no-timing"])
+        .ok();
+    let merged = all_strategies().ptc(&args[..args.len() - 2]).ok();
+    assert_eq!(merged, table);
+    assert!(table.contains("priced run by run"), "{table}");
 }
 
 #[test]
@@ -355,7 +364,8 @@ fn ab_prices_runs_by_the_provider_their_usage_names_unless_asked() {
     assert!(table.ends_with("tokens  deepseek"), "{table}");
     let table = heading(&asked);
     assert!(table.contains("under 2 of the"), "{table}");
-    // Runs billed by two providers: each of their profiles prices every run, both shown.
+    // Runs billed by two providers: each run is priced by its own profile alone, and the cost
+    // column adds them up.
     let session = realrun("claude-code/session-5c0375b4.jsonl");
     let mixed = all_strategies().ptc([
         "ab",
@@ -367,18 +377,107 @@ fn ab_prices_runs_by_the_provider_their_usage_names_unless_asked() {
     ]);
     assert_eq!(mixed.code, 0, "{}", mixed.stderr);
     assert!(
-        mixed
-            .stderr
-            .contains("billed under several profiles (deepseek, anthropic)"),
+        mixed.stderr.contains(
+            "billed under several profiles (deepseek, anthropic): each run is priced by its own"
+        ),
         "{}",
         mixed.stderr
     );
-    let table = heading(&mixed.stdout);
-    assert!(table.contains("under 2 of the"), "{table}");
     assert!(
-        table.ends_with("deepseek  anthropic") || table.ends_with("anthropic  deepseek"),
-        "{table}"
+        mixed.stdout.contains("cost: as-billed pricing"),
+        "{}",
+        mixed.stdout
     );
+    let table = heading(&mixed.stdout);
+    assert!(table.ends_with("tokens  as-billed"), "{table}");
+    assert!(
+        mixed.stdout.contains(
+            "priced run by run: each run by the profile its usage names, in that profile's column only (runs:\n  deepseek 1, anthropic 3)"
+        ),
+        "{}",
+        mixed.stdout
+    );
+    // One verdict per billed profile, on its own runs, and one on the whole as billed; none
+    // for the profiles no run was billed by.
+    let verdicts: Vec<&str> = mixed
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("verdict:"))
+        .skip(2)
+        .take_while(|l| l.starts_with("  "))
+        .filter(|l| !l.starts_with("    "))
+        .collect();
+    let providers: Vec<&str> = verdicts
+        .iter()
+        .map(|l| l.trim().split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        providers,
+        ["anthropic", "deepseek", "as-billed"],
+        "{verdicts:?}"
+    );
+    assert!(verdicts[0].contains("its 3 billed runs"), "{verdicts:?}");
+    assert!(verdicts[1].contains("its 1 billed run"), "{verdicts:?}");
+    // Each run counts in its own profile's column only, and as-billed adds them up.
+    let json = all_strategies().ptc([
+        "ab",
+        &text(&mini),
+        &text(&session),
+        "--strategies",
+        "full-history,trim",
+        "--no-timing",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(
+        doc["priced_by_run"]["profiles"],
+        serde_json::json!([["deepseek", 1], ["anthropic", 3]])
+    );
+    assert_eq!(doc["primary_pricing"], "as-billed");
+    let csv = all_strategies().ptc([
+        "ab",
+        &text(&mini),
+        &text(&session),
+        "--strategies",
+        "full-history",
+        "--no-timing",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(csv.code, 0, "{}", csv.stderr);
+    let mut lines = csv.stdout.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (deepseek, anthropic, billed, none) = (
+        col("cost_deepseek"),
+        col("cost_anthropic"),
+        col("cost_as-billed"),
+        col("cost_none"),
+    );
+    let (mut sums, mut rows) = ([0.0f64; 3], 0);
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        let cost = |i: usize| cells[i].parse::<f64>().unwrap();
+        let claude = line.starts_with("session-5c0375b4");
+        // A run is priced by the profile it was billed by, and by no other billed one; a
+        // profile no run was billed by (what-if) prices every run.
+        assert_eq!(cost(deepseek) == 0.0, claude, "{line}");
+        assert_eq!(cost(anthropic) == 0.0, !claude, "{line}");
+        assert!(cost(none) > 0.0, "{line}");
+        assert_eq!(cost(billed), cost(deepseek) + cost(anthropic), "{line}");
+        sums[0] += cost(deepseek);
+        sums[1] += cost(anthropic);
+        sums[2] += cost(billed);
+        rows += 1;
+    }
+    assert!(
+        rows > 10 && sums[0] > 0.0 && sums[1] > 0.0,
+        "{}",
+        csv.stdout
+    );
+    assert!((sums[2] - sums[0] - sums[1]).abs() < 1e-9, "{sums:?}");
 }
 
 /// Logs that share a file name (every Kernel run writes `run.inspection.jsonl`) give runs
@@ -449,4 +548,51 @@ fn runs_of_logs_that_share_a_file_name_are_named_with_their_folders() {
             "fast/inspect/run.inspection.jsonl"
         ]
     );
+}
+
+/// A directory is read with its folders (sessions kept by date), hidden folders passed over.
+#[test]
+fn a_directory_is_read_with_its_folders() {
+    let scratch = Scratch::new();
+    let day = scratch.path().join("sessions/2026/02/23");
+    std::fs::create_dir_all(&day).unwrap();
+    let rollout = realrun("codex/rollout-2026-02-23T20-34-25-019c8bfe.jsonl");
+    std::fs::copy(&rollout, day.join(rollout.file_name().unwrap())).unwrap();
+    let mini = realrun("mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json");
+    std::fs::copy(
+        &mini,
+        scratch
+            .path()
+            .join("sessions")
+            .join(mini.file_name().unwrap()),
+    )
+    .unwrap();
+    let hidden = scratch.path().join("sessions/.git");
+    std::fs::create_dir_all(&hidden).unwrap();
+    std::fs::write(hidden.join("config.json"), "not a recording").unwrap();
+    let dir = scratch.path().join("sessions");
+    let run = all_strategies().ptc([
+        "ab",
+        &text(&dir),
+        "--strategies",
+        "full-history",
+        "--no-timing",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let runs: std::collections::BTreeSet<&str> = run
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    // The file directly in the directory first, then the folder's; the hidden one is not read.
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(runs.iter().any(|r| r.starts_with("rollout-")), "{runs:?}");
+    assert!(!run.stderr.contains("config.json"), "{}", run.stderr);
+    // `ptc import` of the directory reads the same logs.
+    let import = all_strategies().ptc(["import", &text(&dir)]);
+    assert_eq!(import.code, 0, "{}", import.stderr);
+    assert_eq!(import.stdout.lines().count(), 2, "{}", import.stdout);
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value as Json;
 
-use crate::support::{repo, Scratch};
+use crate::support::{all_strategies, repo, Scratch};
 
 fn kernel() -> String {
     repo()
@@ -110,5 +110,72 @@ fn a_run_with_a_turn_that_does_not_verify_records_no_memory() {
             "{}",
             turn["memory"]
         );
+    }
+}
+
+/// A turn whose replay reproduced the observation gets the program's value and every printed
+/// line, where the observation was cut: it no longer lacks them, and `ptc ab` judges the
+/// strategies built on prints and memory on the run, with figures (not `n/a`).
+#[test]
+fn a_replayed_run_holds_each_turns_value_and_prints_and_is_judged() {
+    let log = kernel();
+    let scratch = Scratch::new();
+    let plain = scratch.ptc(["import", &log]);
+    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    let plain: Json = serde_json::from_str(&plain.stdout).unwrap();
+    let turn_lacks = |r: &Json, kind: &str| {
+        r["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| {
+                t["lacks"]
+                    .as_array()
+                    .is_some_and(|l| l.iter().any(|l| l == kind))
+            })
+            .count()
+    };
+    // Without the replay, cut observations leave turns without their value or prints.
+    assert!(turn_lacks(&plain, "results") > 0 && turn_lacks(&plain, "prints") > 0);
+    let run = scratch.ptc(["import", "--replay", &log]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let replayed: Json = serde_json::from_str(&run.stdout).unwrap();
+    assert!(
+        turn_lacks(&replayed, "results") < turn_lacks(&plain, "results"),
+        "{}",
+        run.stdout
+    );
+    assert!(turn_lacks(&replayed, "prints") < turn_lacks(&plain, "prints"));
+    let lacks = lacks(&replayed);
+    assert!(
+        !lacks.contains(&"memory_values") && !lacks.contains(&"prints"),
+        "{lacks:?}"
+    );
+    // Every value and print kept is the replay's where the observation held it whole.
+    for (p, r) in plain["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(replayed["turns"].as_array().unwrap())
+    {
+        if p["lacks"].is_null() && p["success"] == true && p["result"].is_object() {
+            assert_eq!(p["result"], r["result"]);
+            assert_eq!(p["prints"], r["prints"]);
+        }
+    }
+    let file = scratch.write("replayed.json", &run.stdout);
+    let ab = all_strategies().ptc([
+        "ab",
+        &file.display().to_string(),
+        "--strategies",
+        "full-history,delta-log,single-user-coalesced",
+        "--no-timing",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(ab.code, 0, "{}", ab.stderr);
+    let doc: Json = serde_json::from_str(&ab.stdout).unwrap();
+    for strategy in doc["strategies"].as_array().unwrap() {
+        assert_eq!(strategy["judged_recordings"], 1, "{strategy}");
     }
 }

@@ -118,6 +118,12 @@ pub(super) struct Priced<'a> {
     pub profiles: &'a [Pricing],
     /// The index of the profile of the cost column.
     pub primary: usize,
+    /// Per profile, whether this recording is left out of it (priced run by run, another
+    /// profile prices it as billed); empty when it is priced by every profile.
+    pub skip: &'a [bool],
+    /// The column that takes its costs from another, the profile the run was billed by
+    /// (`as-billed`, priced run by run).
+    pub as_billed: Option<(usize, usize)>,
 }
 
 /// Renders every prompt of `recording` through `prompter` and measures it; `facts` are the
@@ -132,6 +138,7 @@ pub(super) fn measure(
     counter: &mut Counter,
 ) -> RunMeasure {
     let (pricing, primary) = (priced.profiles, priced.primary);
+    let skipped = |i: usize| priced.skip.get(i).copied().unwrap_or(false);
     let mut run = RunMeasure {
         judged: true,
         recording: recording.label(),
@@ -216,7 +223,7 @@ pub(super) fn measure(
                     Counting::OpenAiChat => chat_call.as_ref(),
                     Counting::AnthropicBlocks => blocks_call.as_ref(),
                 };
-                if let Some(request) = request {
+                if let (Some(request), false) = (request, skipped(i)) {
                     let mut cost = p.cost(request, cache);
                     cost.output = output;
                     cost.cost += p.output(output).cost;
@@ -257,17 +264,24 @@ pub(super) fn measure(
             Counting::OpenAiChat => &chat_request,
             Counting::AnthropicBlocks => &blocks_request,
         };
-        let costs = pricing
+        let mut costs: Vec<PromptCost> = pricing
             .iter()
             .zip(&countings)
             .zip(&mut provider_caches)
             .zip(call_costs)
-            .map(|(((p, &counting), cache), calls)| {
+            .enumerate()
+            .map(|(i, (((p, &counting), cache), calls))| {
+                if skipped(i) {
+                    return PromptCost::default();
+                }
                 let mut cost = p.cost(request_of(counting), cache);
                 cost.add_call(calls);
                 cost
             })
             .collect();
+        if let Some((slot, own)) = priced.as_billed {
+            costs[slot] = costs[own].clone();
+        }
         let (tokens, shared) = {
             let request = request_of(primary_counting);
             (request.tokens, request.shared)

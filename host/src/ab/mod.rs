@@ -11,6 +11,7 @@
 //! after the run and only for a report, in `prompts`.
 
 pub mod bill;
+mod by_run;
 mod corpus_facts;
 mod measure;
 pub mod merge;
@@ -42,6 +43,7 @@ use crate::render::trigger::Prompter;
 use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
 
+pub use by_run::PricedByRun;
 pub use corpus_facts::{BadRecording, BadRecordings, Lacking, RebuiltRun};
 pub use measure::{DroppedAction, PromptMeasure, RunMeasure, DRILL_DOWN};
 pub use plan::{AbPlan, Variant};
@@ -92,6 +94,8 @@ pub struct Ab {
     pub billed: Billed,
     /// The recordings whose as-sent baseline is rebuilt from their log, in path order.
     pub rebuilt: Vec<RebuiltRun>,
+    /// How a corpus billed by several profiles was priced run by run, when it was.
+    pub by_run: Option<PricedByRun>,
 }
 
 /// The recordings of a run read for the comparison with their bill, in corpus order.
@@ -233,6 +237,15 @@ pub fn run_listed(
     let lacking: Vec<std::sync::Mutex<(usize, std::collections::BTreeSet<&'static str>)>> =
         needs.iter().map(|_| Default::default()).collect();
     let rebuilt: std::sync::Mutex<Vec<(PathBuf, RebuiltRun)>> = Default::default();
+    let by_run = match plan.by_run.is_empty() {
+        true => None,
+        false => by_run::ByRun::new(
+            &plan.by_run,
+            &plan.pricing,
+            host.config().pricing_profiles()?,
+            host.config().pricing_info(),
+        ),
+    };
     let measure_all =
         |counter: &mut Counter, index: usize, source: &Source| -> Result<Vec<RunMeasure>, Error> {
             let recording = match source.load(&defaults) {
@@ -279,9 +292,15 @@ pub fn run_listed(
                 true => facts.without_evidence(),
                 false => facts,
             };
+            let (skip, as_billed) = by_run
+                .as_ref()
+                .map(|b| b.skip(index, &recording))
+                .unwrap_or_default();
             let pricing = Priced {
                 profiles: &plan.pricing,
                 primary: primary_pricing,
+                skip: &skip,
+                as_billed,
             };
             let runs = prompters
                 .iter()
@@ -379,7 +398,7 @@ pub fn run_listed(
             }
         }
     }
-    totals.price(&plan.pricing);
+    totals.price(&plan.pricing, &plan.by_run);
     let read = read.into_inner();
     let lacking: Vec<Lacking> = lacking
         .into_iter()
@@ -417,6 +436,7 @@ pub fn run_listed(
             rebuilt.sort_by(|a, b| a.1.recording.cmp(&b.1.recording));
             rebuilt.into_iter().map(|(_, run)| run).collect()
         },
+        by_run: by_run.map(by_run::ByRun::finish),
     })
 }
 

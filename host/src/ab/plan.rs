@@ -2,6 +2,7 @@
 //! `name@option=value`), the baseline among them, the pricing profiles and the tokenizer,
 //! resolved from the configuration and the command line.
 
+use crate::ab::by_run::AS_BILLED;
 use crate::ab::report::Requirements;
 use crate::ab::RunDetail;
 use crate::cache::{Placement, Ttl};
@@ -63,6 +64,9 @@ pub struct PlanOptions {
     pub baseline: Option<String>,
     /// Whether render times are measured.
     pub clock: Clock,
+    /// Whether each run is priced by the one of the `pricing` profiles its usage names (the
+    /// corpus was billed by several), rather than by every profile.
+    pub by_run: bool,
 }
 
 impl PlanOptions {
@@ -121,6 +125,9 @@ pub struct AbPlan {
     pub requirements: Requirements,
     /// Whether render times are measured.
     pub clock: Clock,
+    /// The profiles asked for when each run is priced by the one its usage names
+    /// ([`PlanOptions::by_run`]); empty when every run is priced by every profile.
+    pub by_run: Vec<String>,
 }
 
 impl AbPlan {
@@ -201,6 +208,18 @@ impl AbPlan {
                 profiles.push(pricing_variant(&configured, &info, spec)?);
             }
         }
+        // Priced run by run, the cost column adds up each run at its own profile's prices; it
+        // counts tokens as the first billed profile does.
+        let primary = match (options.by_run, profiles.iter().find(|p| p.name == primary)) {
+            (true, Some(first)) => {
+                profiles.push(Pricing {
+                    name: AS_BILLED.to_owned(),
+                    ..first.clone()
+                });
+                AS_BILLED.to_owned()
+            }
+            _ => primary,
+        };
         Ok(AbPlan {
             variants,
             baseline,
@@ -210,6 +229,10 @@ impl AbPlan {
             baseline_added,
             requirements: requirements(host, options.require.as_deref())?,
             clock: options.clock,
+            by_run: match options.by_run {
+                true => asked.iter().map(|s| (*s).to_owned()).collect(),
+                false => Vec::new(),
+            },
         })
     }
 }

@@ -208,13 +208,20 @@ impl Totals {
     }
 
     /// Prices every summary's costs from its summed tokens: called once everything is added.
-    pub(super) fn price(&mut self, pricing: &[Pricing]) {
-        for summary in &mut self.summaries {
+    /// A corpus priced run by run (`by_run`, the billed profiles) has its `as-billed`
+    /// column add up theirs.
+    pub(super) fn price(&mut self, pricing: &[Pricing], by_run: &[String]) {
+        let summed = crate::ab::by_run::summed(pricing, by_run);
+        let all = self.summaries.iter_mut().chain(
+            self.judged
+                .iter_mut()
+                .flat_map(|j| [&mut j.summary, &mut j.baseline]),
+        );
+        for summary in all {
             summary.price(pricing);
-        }
-        for judged in &mut self.judged {
-            judged.summary.price(pricing);
-            judged.baseline.price(pricing);
+            if let Some((slot, columns)) = &summed {
+                summary.costs[*slot] = columns.iter().map(|&c| summary.costs[c]).sum();
+            }
         }
     }
 }

@@ -97,6 +97,7 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     let given = matches!(&options.corpus, Corpus::Paths(paths) if !paths.is_empty());
     if asked.pricing.is_none() && given {
         asked.pricing = priced_as_billed(host, &options.corpus, &defaults)?;
+        asked.by_run = asked.pricing.as_deref().is_some_and(|p| p.contains(','));
     }
     let plan = AbPlan::new(host, &asked)?;
     let (format, shard) = (options.format, options.shard);
@@ -219,28 +220,34 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     Ok(())
 }
 
-/// How many recordings of a corpus are read ahead, at most, to find the profile its runs were
-/// billed by.
-const BILLED_AHEAD: usize = 16;
+/// How many recordings are read at once to find the profiles a corpus was billed by.
+const BILLED_CHUNK: usize = 64;
 
 /// The profile the corpus's runs were billed by, when no profile is asked for: that of the
-/// provider and model the usage of its first billed runs names (of the first
-/// [`BILLED_AHEAD`] recordings, read ahead once more), when they name one; those profiles, each
-/// pricing every run, when they name several (a note on stderr says so); `None` (the
-/// configuration's `[ab] pricing`) when no run carries a bill.
+/// provider and model their usage names, when they name one; those profiles, when they name
+/// several (each run is then priced by its own: [`PlanOptions::by_run`]); `None` (the
+/// configuration's `[ab] pricing`) when no run carries a bill. Every recording is read for it,
+/// a chunk at a time over every core; a note on stderr names the profiles.
 fn priced_as_billed(
     host: &Host,
     corpus: &Corpus,
     defaults: &crate::recording::RecordingDefaults,
 ) -> Result<Option<String>, Error> {
+    use rayon::prelude::*;
     let config = host.config();
     let (pricing, info) = (config.pricing_profiles()?, config.pricing_info());
     let mut named: Vec<String> = Vec::new();
-    for source in corpus.listing(defaults).take(BILLED_AHEAD).flatten() {
-        let Ok(recording) = source.load(defaults) else {
-            continue;
-        };
-        if let Some(name) = crate::ab::bill::billed_profile(&recording, &pricing, &info) {
+    let mut listing = corpus.listing(defaults).flatten().peekable();
+    while listing.peek().is_some() {
+        let chunk: Vec<_> = listing.by_ref().take(BILLED_CHUNK).collect();
+        let found: Vec<Option<String>> = chunk
+            .par_iter()
+            .map(|source| {
+                let recording = source.load(defaults).ok()?;
+                crate::ab::bill::billed_profile(&recording, &pricing, &info)
+            })
+            .collect();
+        for name in found.into_iter().flatten() {
             if !named.contains(&name) {
                 named.push(name);
             }
@@ -256,7 +263,7 @@ fn priced_as_billed(
         }
         several => {
             crate::output::note(format_args!(
-                "note: the runs were billed under several profiles ({}): every run is priced by each of them, a verdict per profile (give the runs of one provider alone to price them as billed; --pricing chooses others)",
+                "note: the runs were billed under several profiles ({}): each run is priced by its own, a verdict per profile on its runs (--pricing prices every run by each profile it names)",
                 several.join(", ")
             ));
             Ok(Some(several.join(",")))

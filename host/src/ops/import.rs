@@ -257,7 +257,7 @@ fn logs_in(paths: &[PathBuf], format_given: bool) -> Result<Vec<PathBuf>, Error>
             files.push(path.clone());
             continue;
         }
-        let found = crate::recording::corpus::files_in(path, &["json", "jsonl"])?;
+        let found = crate::recording::corpus::files_under(path, &["json", "jsonl"])?;
         let logs: Vec<PathBuf> = found
             .into_iter()
             .filter(|f| format_given || Format::detect(f).is_some())

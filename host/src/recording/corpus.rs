@@ -268,10 +268,12 @@ impl Iterator for Listing {
     }
 }
 
-/// Every `.json` and `.jsonl` file directly in `dir`, sorted by name.
+/// Every `.json` and `.jsonl` file under `dir` ([`files_under`]).
 fn dir_files(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
-    files_in(dir, &["json", "jsonl"])
+    files_under(dir, &["json", "jsonl"])
 }
+
+pub use super::folders::files_under;
 
 /// Every file directly in `dir` whose name ends in one of `extensions`, sorted by name.
 pub fn files_in(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, ReadError> {

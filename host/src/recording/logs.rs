@@ -70,7 +70,7 @@ pub fn passed_over_in(paths: &[std::path::PathBuf]) -> Option<String> {
     let files: Vec<std::path::PathBuf> = paths
         .iter()
         .filter(|path| path.is_dir())
-        .filter_map(|dir| crate::recording::corpus::files_in(dir, &["json", "jsonl"]).ok())
+        .filter_map(|dir| crate::recording::corpus::files_under(dir, &["json", "jsonl"]).ok())
         .flatten()
         .filter(|file| passed_over(file))
         .collect();

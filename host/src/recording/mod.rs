@@ -8,6 +8,7 @@
 //! path of the problem.
 
 pub mod corpus;
+mod folders;
 mod format;
 pub mod import;
 pub(crate) mod logs;

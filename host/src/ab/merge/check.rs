@@ -60,29 +60,40 @@ pub(super) fn countings(print: &Fingerprint) -> Vec<Counting> {
         .collect()
 }
 
+/// Per profile of a part, whether it prices some runs only: a corpus priced run by run
+/// prices each run by the billed profile its usage names alone (and `as-billed` adds them up).
+pub(super) fn partial(print: &Fingerprint) -> Vec<bool> {
+    crate::ab::by_run::partial_columns(&print.pricing, &print.by_run)
+}
+
 /// The first profile of `cache` that does not bill the tokens of its count, with what it
 /// bills. Each profile bills the request as its provider's format counts it: one that counts
 /// as the primary profile (`primary`) does bills `tokens`, the primary count; every other one
-/// bills what the first profile of its count bills.
+/// bills what the first profile of its count that prices every run bills. A profile that
+/// prices some runs only (`partial`) bills at most that.
 pub(super) fn misbilled<'c>(
     cache: &'c [CacheTokens],
     tokens: usize,
     countings: &[Counting],
+    partial: &[bool],
     primary: usize,
 ) -> Option<(usize, &'c CacheTokens)> {
     let primary = countings.get(primary).copied();
+    let some_only = |i: usize| partial.get(i).copied().unwrap_or(false);
     cache.iter().enumerate().find(|&(i, c)| {
         let counting = countings.get(i).copied();
         let expected = if counting == primary {
             Some(tokens)
         } else {
-            let first = countings
-                .iter()
-                .position(|&k| Some(k) == counting)
+            let first = (0..countings.len())
+                .find(|&k| Some(countings[k]) == counting && !some_only(k))
                 .unwrap_or(i);
             cache.get(first).and_then(|c| c.total())
         };
-        c.total().is_none() || c.total() != expected
+        match (c.total(), expected) {
+            (Some(total), Some(expected)) if some_only(i) => total > expected,
+            (total, expected) => total.is_none() || total != expected,
+        }
     })
 }
 
@@ -166,6 +177,7 @@ impl<'a> RowCheck<'a> {
                 &prompt.cache,
                 prompt.tokens,
                 &countings(print),
+                &partial(print),
                 print.primary_pricing,
             ) {
                 return Err(format!(
@@ -405,17 +417,20 @@ mod tests {
             billed(0, 0, 100),
             billed(100, 0, 10),
         ];
-        assert_eq!(misbilled(&good, 100, &countings, 0), None);
+        assert_eq!(misbilled(&good, 100, &countings, &[], 0), None);
         // Another count than the primary's bills what the first profile of that count bills.
         let mut bad = good;
         bad[3] = billed(100, 0, 11);
-        assert_eq!(misbilled(&bad, 100, &countings, 0), Some((3, &bad[3])));
+        assert_eq!(misbilled(&bad, 100, &countings, &[], 0), Some((3, &bad[3])));
         // A profile of the primary's count bills the prompt's tokens.
         let mut bad = good;
         bad[2] = billed(0, 0, 110);
-        assert_eq!(misbilled(&bad, 100, &countings, 0), Some((2, &bad[2])));
+        assert_eq!(misbilled(&bad, 100, &countings, &[], 0), Some((2, &bad[2])));
         // With the implicit profile primary, the prompt's tokens are its count.
-        assert_eq!(misbilled(&good, 110, &countings, 1), None);
-        assert_eq!(misbilled(&good, 100, &countings, 1), Some((1, &good[1])));
+        assert_eq!(misbilled(&good, 110, &countings, &[], 1), None);
+        assert_eq!(
+            misbilled(&good, 100, &countings, &[], 1),
+            Some((1, &good[1]))
+        );
     }
 }

@@ -170,7 +170,8 @@ pub fn merge(
     let mut timed = 0;
     let mut lacking = vec![crate::ab::Lacking::default(); print.variants.len()];
     let mut rebuilt: Vec<crate::ab::RebuiltRun> = Vec::new();
-    for (file, part) in parts {
+    let mut by_run: Option<crate::ab::PricedByRun> = None;
+    for (index, (file, part)) in parts.into_iter().enumerate() {
         // What its recordings lack: one entry per variant at most, each about no more
         // recordings than the part holds, with what they lack named when there are some.
         let bad_lack = part.lacking.iter().position(|l| {
@@ -201,6 +202,26 @@ pub fn merge(
             *sum = sum.merged(more);
         }
         rebuilt.extend(part.rebuilt.iter().cloned());
+        by_run = match (by_run, &part.by_run) {
+            (None, None) => None,
+            (Some(sum), Some(more)) => Some(sum.merged(more).ok_or_else(|| {
+                Error::MergeRefused {
+                    reason: format!(
+                        "{} was priced run by run by other profiles than the parts before it",
+                        file.display()
+                    ),
+                }
+            })?),
+            (None, Some(first)) if index == 0 => Some(first.clone()),
+            _ => {
+                return Err(Error::MergeRefused {
+                    reason: format!(
+                        "{} and the parts before it differ in whether each run is priced by the profile it was billed by",
+                        file.display()
+                    ),
+                })
+            }
+        };
         let summaries: Vec<Summary> = part.summaries.iter().map(|s| s.summary()).collect();
         // Not written: every variant is judged on every recording of the part.
         let judged = match part.judged.is_empty() {
@@ -249,7 +270,7 @@ pub fn merge(
             error: b.error,
         }));
     }
-    totals.price(&pricing);
+    totals.price(&pricing, &print.by_run);
     // Every price is finite and not negative, and every cost of a row or a turn is at most
     // the cost of its variant's sums: checking these checks them all.
     for (v, summary) in totals.summaries.iter().enumerate() {
@@ -302,6 +323,7 @@ pub fn merge(
                 rebuilt.sort_by(|a, b| a.recording.cmp(&b.recording));
                 rebuilt
             },
+            by_run,
         },
         sources: held,
         corpus,
@@ -336,7 +358,7 @@ fn merge_rows(
     while let Some(Reverse((_, i))) = next.pop() {
         let (file, reader, check, current) = &mut readers[i];
         let row = current.take().expect("a part in the heap has a row");
-        each(row.detail(pricing))?;
+        each(row.detail(pricing, &print.by_run))?;
         *current = fitting(file, reader, check, print, corpus)?;
         if let Some(row) = current {
             next.push(Reverse((row.position, i)));

@@ -30,6 +30,10 @@ pub struct Fingerprint {
     /// Hash of `max_turns` and the system prompt recordings without one get.
     pub recording_defaults: String,
     pub max_recording_bytes: u64,
+    /// The billed profiles each run was priced by alone, when the corpus was priced run by
+    /// run (their column `as-billed` adds them up).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_run: Vec<String>,
 }
 
 /// A variant as it renders.
@@ -117,6 +121,7 @@ impl Fingerprint {
             primary_pricing: position(&plan.primary_pricing).unwrap_or(0),
             recording_defaults: hex(fnv1a64(&text)),
             max_recording_bytes: defaults.max_recording_bytes,
+            by_run: plan.by_run.clone(),
         })
     }
 }

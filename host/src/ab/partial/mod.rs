@@ -129,6 +129,9 @@ pub struct Part<R> {
     /// prefix inferred for each (none written when there are none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rebuilt: Vec<crate::ab::RebuiltRun>,
+    /// How the shard's runs were priced, when the corpus is priced run by run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_run: Option<crate::ab::PricedByRun>,
     pub summaries: Vec<SummaryPart>,
     /// Per variant, its sums and the baseline's over the recordings it is judged on; written
     /// only when some variant is not judged on every recording (else they are `summaries`).
@@ -172,8 +175,10 @@ impl RowPart {
         }
     }
 
-    /// The row as one run lists it, its costs priced under `pricing`.
-    pub fn detail(self, pricing: &[Pricing]) -> RunDetail {
+    /// The row as one run lists it, its costs priced under `pricing` (`by_run`: the billed
+    /// profiles of a corpus priced run by run, whose run's own one `as-billed` copies).
+    pub fn detail(self, pricing: &[Pricing], by_run: &[String]) -> RunDetail {
+        let summed = crate::ab::by_run::summed(pricing, by_run);
         RunDetail {
             recording: PathBuf::from(self.recording),
             place: self.place.map(PathBuf::from),
@@ -182,17 +187,27 @@ impl RowPart {
             prompts: self
                 .prompts
                 .into_iter()
-                .map(|p| PromptMeasure {
-                    turns: p.turns,
-                    tokens: p.tokens,
-                    shared: p.shared,
-                    costs: pricing
+                .map(|p| {
+                    let mut costs: Vec<PromptCost> = pricing
                         .iter()
                         .zip(&p.cache)
                         .map(|(profile, c)| -> PromptCost { c.priced(profile) })
-                        .collect(),
-                    retention: p.retention,
-                    render_ns: p.render_ns,
+                        .collect();
+                    // The run's own billed profile is the one that billed its tokens.
+                    if let Some((slot, columns)) = &summed {
+                        let own = columns
+                            .iter()
+                            .find(|&&c| p.cache.get(c).and_then(|c| c.total()) > Some(0));
+                        costs[*slot] = own.map(|&c| costs[c].clone()).unwrap_or_default();
+                    }
+                    PromptMeasure {
+                        turns: p.turns,
+                        tokens: p.tokens,
+                        shared: p.shared,
+                        costs,
+                        retention: p.retention,
+                        render_ns: p.render_ns,
+                    }
                 })
                 .collect(),
         }

@@ -88,6 +88,7 @@ pub fn read(path: &Path, rows: bool) -> Result<Part<CheckedRows>, Error> {
             timed_recordings: part.timed_recordings,
             lacking: part.lacking,
             rebuilt: part.rebuilt,
+            by_run: part.by_run,
             summaries: part.summaries,
             judged: part.judged,
             turns: part.turns,

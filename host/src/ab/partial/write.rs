@@ -47,6 +47,7 @@ pub fn write(
         timed_recordings: ab.timed_recordings.unwrap_or(0),
         lacking: ab.lacking.clone(),
         rebuilt: ab.rebuilt.clone(),
+        by_run: ab.by_run.clone(),
         summaries: ab
             .summaries()
             .iter()

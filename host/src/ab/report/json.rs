@@ -229,5 +229,9 @@ pub fn json(ab: &Ab) -> Json {
     if !ab.rebuilt.is_empty() {
         out["rebuilt"] = json!(ab.rebuilt);
     }
+    // Only a corpus billed by several profiles, priced run by run, says how.
+    if let Some(by_run) = &ab.by_run {
+        out["priced_by_run"] = json!(by_run);
+    }
     out
 }

@@ -55,10 +55,32 @@ impl View {
     /// Whether the against-the-baseline table shows profile `p` of `ab`.
     fn shows_profile(&self, ab: &Ab, p: usize) -> bool {
         let name = &ab.pricing[p].name;
+        // A corpus priced run by run: its cost column adds up the billed profiles' (`--wide`
+        // shows them).
         self.wide
             || p == ab.primary_pricing
-            || self.asked.contains(name)
-            || self.billed.contains(name)
+            || ab.by_run.is_none() && (self.asked.contains(name) || self.billed.contains(name))
+    }
+
+    /// Whether the verdicts show that of `provider`: every one with `--wide` or `--explain`,
+    /// or when no profile was asked for and the runs were not priced run by run; else those
+    /// of the profiles asked for or billed.
+    pub(super) fn shows_verdict(&self, ab: &Ab, provider: &str) -> bool {
+        let primary = verdict::family(&ab.pricing[ab.primary_pricing].name);
+        let by_run = ab
+            .by_run
+            .iter()
+            .flat_map(|b| b.profiles.iter().map(|(n, _)| n));
+        self.wide
+            || self.explain
+            || (self.asked.is_empty() && ab.by_run.is_none())
+            || provider == primary
+            || self
+                .asked
+                .iter()
+                .chain(&self.billed)
+                .chain(by_run)
+                .any(|name| verdict::family(name) == provider)
     }
 }
 

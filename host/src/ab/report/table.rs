@@ -159,7 +159,9 @@ pub fn wrap(text: &str, width: usize) -> String {
 /// Whether time between calls was modelled: a line under the cost table.
 fn time_note(ab: &Ab) -> String {
     let read = ab.recordings();
-    match ab.timed_recordings {
+    let by_run = ab.by_run.as_ref().map(|b| b.note()).unwrap_or_default();
+    by_run
+        + &match ab.timed_recordings {
         None => String::new(),
         Some(0) => "time between calls: not modelled (no recording carries the time of its calls: each call is taken to follow the one before within every TTL; `--pricing anthropic@cache_ttl=1h` prices the 1-hour writes)\n".to_owned(),
         Some(timed) => format!(

@@ -129,6 +129,7 @@ fn cheapest_judged(
                         can_judge(v)
                             && j.recordings > 0
                             && j.summary.prompts > 0
+                            && crate::ab::by_run::priced_any(j, own)
                             && (!qualified || requirements.met_by(&j.summary))
                     })
                     .flat_map(|(v, j)| profiles.iter().map(move |&p| (v, p, relative(j, p, own))))
@@ -143,7 +144,11 @@ fn cheapest_judged(
             // Never the cheapest where it costs more than the baseline on the same recordings
             // under the profile judged: then the baseline stands.
             let chosen = &judged[variant];
-            let base = judged.get(baseline).filter(|b| b.summary.prompts > 0);
+            // (The baseline judged on none of the provider's runs, priced run by run, cannot
+            // stand: the cheapest judged there is the answer.)
+            let base = judged
+                .get(baseline)
+                .filter(|b| b.summary.prompts > 0 && crate::ab::by_run::priced_any(b, own));
             if let Some(base) = base.filter(|_| {
                 chosen.baseline.costs[own] > 0.0
                     && chosen.summary.costs[profile] > chosen.baseline.costs[own]
@@ -228,6 +233,9 @@ pub fn versus(ab: &Ab, verdict: &Verdict) -> String {
 pub fn qualifiers(ab: &Ab, verdict: &Verdict) -> Vec<Qualifier> {
     let profile = &ab.pricing[verdict.profile];
     let mut said = Vec::new();
+    if let Some((short, long)) = ab.by_run.as_ref().and_then(|b| b.qualifier(&profile.name)) {
+        said.push(Qualifier { short, long });
+    }
     let judged = &ab.judged()[verdict.variant];
     let all = ab.recordings();
     if judged.recordings < all {

@@ -38,6 +38,9 @@ fn text(ab: &Ab, view: &View) -> String {
         ));
     } else {
         for verdict in verdicts(ab) {
+            if !view.shows_verdict(ab, &verdict.provider) {
+                continue;
+            }
             let said = match view.explain {
                 true => line(ab, &verdict),
                 false => short(ab, &verdict),

@@ -113,6 +113,7 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
             require: args.require,
             baseline: None,
             clock: clock(args.no_timing),
+            by_run: false,
         },
         format: args.format,
         report: args.report,

@@ -2,11 +2,15 @@
 //! PTC-Lisp programs (the `ptc-lisp` crate) and recorded only when every turn an agent sent
 //! replays exactly. A run with any turn that does not keeps its recorded data, no memory, and
 //! still lacks `memory_values`: nothing is invented in place of what did not verify.
+//!
+//! A turn whose replay was checked against the observation the agent was sent (whole, or as
+//! far as the run cut it) also gets the program's value and every line it printed, which a
+//! cut observation did not hold: the turn no longer lacks them.
 
 use std::path::Path;
 
-use ptc_lisp::replay::{load_inspection, replay};
-use ptc_lisp::{Budget, Value};
+use ptc_lisp::replay::{load_inspection, replay, Checked, ReplayedTurn};
+use ptc_lisp::{Budget, Outcome, Value};
 use serde_json::{json, Map, Value as Json};
 
 use crate::recording::format::Lack;
@@ -50,7 +54,7 @@ pub(super) fn record_memory(path: &Path, version: u64, recording: &mut Json) {
                     };
                     memory.insert(name.clone(), v);
                 }
-                memories.push((i, memory));
+                memories.push((i, memory, r));
                 next += 1;
             }
             _ => return,
@@ -59,11 +63,60 @@ pub(super) fn record_memory(path: &Path, version: u64, recording: &mut Json) {
     if next != replayed.len() {
         return;
     }
-    for (i, memory) in memories {
+    for (i, memory, replayed) in memories {
         turns[i]["memory"] = Json::Object(memory);
+        complete(&mut turns[i], replayed);
     }
+    // What no turn lacks any more, the run does not lack.
+    let held = |kind: Lack| {
+        turns.iter().any(|t| {
+            t["lacks"]
+                .as_array()
+                .is_none_or(|l| l.iter().all(|l| l.as_str() != Some(kind.as_str())))
+        })
+    };
+    let (results, prints) = (held(Lack::Results), held(Lack::Prints));
     if let Some(lacks) = recording["lacks"].as_array_mut() {
-        lacks.retain(|l| l.as_str() != Some(Lack::MemoryValues.as_str()));
+        lacks.retain(|l| {
+            let l = l.as_str();
+            l != Some(Lack::MemoryValues.as_str())
+                && !(results && l == Some(Lack::Results.as_str()))
+                && !(prints && l == Some(Lack::Prints.as_str()))
+        });
+    }
+}
+
+/// The value and the printed lines of a successful turn whose replay reproduced the
+/// observation the agent was sent (whole, or as far as the run cut it), in place of what the
+/// observation held of them: the turn no longer lacks them.
+fn complete(turn: &mut Json, replayed: &ReplayedTurn) {
+    if !matches!(
+        replayed.checked,
+        Checked::Observation | Checked::CutObservation
+    ) || turn["success"] != json!(true)
+    {
+        return;
+    }
+    let Outcome::Value(value) = &replayed.outcome else {
+        return;
+    };
+    let Some(value) = encode(value, 1) else {
+        return;
+    };
+    turn["result"] = value;
+    turn["prints"] = json!(replayed.prints);
+    if let Some(object) = turn.as_object_mut() {
+        object.remove("partial_result");
+    }
+    if let Some(lacks) = turn.get_mut("lacks").and_then(Json::as_array_mut) {
+        lacks.retain(|l| {
+            l.as_str() != Some(Lack::Results.as_str()) && l.as_str() != Some(Lack::Prints.as_str())
+        });
+        if lacks.is_empty() {
+            if let Some(object) = turn.as_object_mut() {
+                object.remove("lacks");
+            }
+        }
     }
 }
 
