@@ -50,6 +50,16 @@ const CASES: &[Case] = &[
             "pub const ABI_VERSION: u32 = 3;",
         )],
     },
+    Case {
+        name: "api-version-changed",
+        // A version abi_stable's header check lets through (a 0.3 host takes a 0.9 library) but
+        // the types' layouts refuse.
+        patches: &[(
+            "Cargo.toml",
+            "version.workspace = true",
+            "version = \"0.9.9\"",
+        )],
+    },
 ];
 
 /// The strategy built against a plugin-api with another `ABI_VERSION`.
@@ -231,7 +241,7 @@ fn plugins_built_against_another_plugin_api_are_skipped_with_one_line_each() {
         "the control, built the same way from an unchanged copy, loads:\n{stderr}"
     );
     assert!(!stderr.contains('\0'));
-    assert_eq!(stderr.lines().count(), 4, "{stderr}");
+    assert_eq!(stderr.lines().count(), 5, "{stderr}");
     let version = env!("CARGO_PKG_VERSION");
 
     let field = line_about(&stderr, &dylib_name("field-type-changed"));
@@ -244,7 +254,7 @@ fn plugins_built_against_another_plugin_api_are_skipped_with_one_line_each() {
     );
     assert!(
         field.contains(
-            "first difference: at `Stats.turns_compressed` (u32): mismatched type, expected u64, found u32;"
+            "first difference: at `Stats.turns_compressed` (u32): mismatched type, this host has u64, the plugin u32;"
         ),
         "{field}"
     );
@@ -260,7 +270,7 @@ fn plugins_built_against_another_plugin_api_are_skipped_with_one_line_each() {
     );
     assert!(
         variant.contains(
-            "first difference: at `RenderError.kind` (ErrorKind): too many variants, expected 3, found 4;"
+            "first difference: at `RenderError.kind` (ErrorKind): too many variants, this host has 3, the plugin 4;"
         ),
         "{variant}"
     );
@@ -272,6 +282,14 @@ fn plugins_built_against_another_plugin_api_are_skipped_with_one_line_each() {
             ": built for ptc-plugin-api {version} (ABI version 3), {HOST}: the plugin speaks ABI version 3, this host 2; rebuild"
         )),
         "{abi}"
+    );
+
+    let api = line_about(&stderr, &dylib_name("api-version-changed"));
+    assert!(
+        api.ends_with(&format!(
+            ": built for ptc-plugin-api 0.9.9 (ABI version 2), {HOST}: the plugin's ptc-plugin-api version cannot be loaded by this host's; rebuild the plugin against this host's ptc-plugin-api"
+        )),
+        "each version named once, on its own side: {api}"
     );
 
     let none = line_about(&stderr, &dylib_name("no-root-module"));
@@ -294,7 +312,7 @@ fn the_other_strategies_render_beside_bad_plugins() {
         "--format",
         "json",
     ]);
-    assert_eq!(run.stderr.lines().count(), 4, "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 5, "{}", run.stderr);
     let render = run.json();
     assert_eq!(render["strategy"], "single-user-coalesced");
     assert!(render["messages"][1]["content"]

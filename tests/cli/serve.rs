@@ -492,3 +492,81 @@ fn a_huge_name_is_refused_with_its_length_not_echoed_whole() {
         );
     }
 }
+
+/// A run whose requests send more messages in all than one run may (4,000,000, each request
+/// counting again those it repeats: 2,001 turns of `appending_run` send 2,001², the 2,000
+/// before the last exactly the limit) is refused by `ab` and `serve` before it is measured,
+/// naming the turn; the server answers the next request. (In the main test binary: a run this
+/// large held by the memory tests' binary would count in their children's peak.)
+#[test]
+fn a_run_that_sends_more_messages_than_the_limit_is_refused_by_ab_and_serve() {
+    use std::io::Write;
+    let scratch = crate::support::Scratch::new();
+    let run = crate::support::appending_run(2_001);
+    let file = scratch.write("long.json", serde_json::to_vec(&run).unwrap());
+    let started = std::time::Instant::now();
+    let refused = scratch.ptc([
+        "ab",
+        file.to_str().unwrap(),
+        "--strategies",
+        "as-sent",
+        "--set",
+        "ab.baseline=as-sent",
+    ]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert_eq!(refused.stdout, "");
+    let cause = "at `turns[2000].request`: the requests up to this turn send 4004001 messages in all (each counting again those it repeats), over the limit of 4000000 one run may send to be measured";
+    let skipped = format!(
+        "warning: skipping recording {0}: invalid recording {0}: {cause}",
+        file.display()
+    );
+    assert!(
+        refused.stderr.lines().any(|l| l == skipped),
+        "{}",
+        refused.stderr
+    );
+    assert!(refused
+        .stderr
+        .ends_with("error: none of the 1 recording(s) could be read (see the warnings above)\n"));
+    assert!(started.elapsed().as_secs() < 60, "refused before measuring");
+
+    let line = |id: u32, run: &Json| {
+        format!(
+            "{}\n",
+            serde_json::json!({"id": id, "recording": run, "turns": 1})
+        )
+    };
+    let mut child = crate::support::ptc_command(scratch.path())
+        .args(["serve", "--stdio"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all((line(1, &run) + &line(2, &crate::support::appending_run(3))).as_bytes())
+        .unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let answers: Vec<Json> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(
+        answers[0]["error"]["code"], "bad_recording",
+        "{}",
+        answers[0]
+    );
+    assert!(
+        answers[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with(cause),
+        "{}",
+        answers[0]
+    );
+    assert!(answers[1].get("error").is_none(), "{}", answers[1]);
+}

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{all_strategies, generator, repo, Run, Scratch, TURN_COUNT};
+use crate::support::{all_strategies, example, generator, repo, Run, Scratch, TURN_COUNT};
 
 const FULL_HISTORY: &str = "ptc-strategy-full-history";
 
@@ -393,6 +393,62 @@ fn the_merge_refuses_parts_that_do_not_belong_together() {
         err.ends_with("come from different splits (shard 0/3 and shard 1/4)"),
         "{err}"
     );
+}
+
+#[test]
+fn parts_measured_on_other_contents_of_the_same_files_are_not_merged() {
+    // A corpus of the same names whose one recording changed between two runs of the shards
+    // (a task of the second run failed and left the first run's part): the parts name the
+    // same recordings, but not the same bytes.
+    let scratch = Scratch::new();
+    let corpus = scratch.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    for name in [
+        "data-exploration.json",
+        "failure-recovery.json",
+        "final-turn.json",
+    ] {
+        std::fs::copy(example(name), corpus.join(name)).unwrap();
+    }
+    let part = |k: usize| -> PathBuf {
+        let out = scratch.path().join(format!("part-{k}.json"));
+        let shard = format!("{k}/2");
+        let args = [
+            "ab",
+            "corpus",
+            "--strategies",
+            "turn-count",
+            "--set",
+            "ab.baseline=turn-count",
+            "--shard",
+            &shard,
+            "--format",
+            "partial",
+        ];
+        std::fs::write(&out, scratch.ptc(args).ok()).unwrap();
+        out
+    };
+    let (zero, one) = (part(0), part(1));
+    merge(&scratch, &[&zero, &one], &[]).ok();
+    let text = std::fs::read_to_string(corpus.join("final-turn.json")).unwrap();
+    std::fs::write(corpus.join("final-turn.json"), format!("{text}\n")).unwrap();
+    let one = part(1);
+    let err = merge(&scratch, &[&zero, &one], &[]).bad_input();
+    assert!(
+        err.starts_with(&format!(
+            "error: cannot merge: {} was run on other contents of the corpus than {}: the same 3 recordings, but their bytes differ (contents ",
+            one.display(),
+            zero.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("); measure every shard of the corpus as it is now"),
+        "{err}"
+    );
+    // Measured again on the corpus as it is now, the parts merge.
+    let zero = part(0);
+    merge(&scratch, &[&zero, &one], &[]).ok();
 }
 
 #[test]

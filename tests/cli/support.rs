@@ -452,3 +452,25 @@ pub fn generator() -> PathBuf {
         .join("examples")
         .join(format!("generate_corpus{}", std::env::consts::EXE_SUFFIX))
 }
+
+/// A run of `turns` short turns whose requests each send the previous one's messages again,
+/// then an assistant and a user message: request k sends 2k + 1 messages, the file holds 2
+/// per turn. Each turn carries billed usage, so `ptc bill` compares every call.
+pub fn appending_run(turns: usize) -> serde_json::Value {
+    let turns: Vec<serde_json::Value> = (0..turns)
+        .map(|k| {
+            let request = if k == 0 {
+                serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "start"}]})
+            } else {
+                serde_json::json!({"model": "m", "repeats": 2 * k - 1, "messages": [
+                    {"role": "assistant", "content": format!("a{k}")},
+                    {"role": "user", "content": format!("u{k}")}]})
+            };
+            serde_json::json!({"number": k + 1, "success": true, "raw_response": format!("r{k}"),
+                "request": request,
+                "usage": {"input": 10 + k, "output": 1, "provider": "anthropic",
+                    "model": "claude-sonnet-4-5"}})
+        })
+        .collect();
+    serde_json::json!({"mission": "m", "max_turns": turns.len(), "turns": turns})
+}

@@ -4,31 +4,9 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::support::Scratch;
+use crate::support::{appending_run, Scratch};
 #[cfg(target_os = "linux")]
 use crate::support::{peak_rss_kib, ptc_command, STRATEGIES};
-
-/// A run of `turns` short turns whose requests each send the previous one's messages again,
-/// then an assistant and a user message: request k sends 2k + 1 messages, the file holds 2
-/// per turn. Each turn carries billed usage, so `ptc bill` compares every call.
-fn appending_run(turns: usize) -> Json {
-    let turns: Vec<Json> = (0..turns)
-        .map(|k| {
-            let request = if k == 0 {
-                json!({"model": "m", "messages": [{"role": "user", "content": "start"}]})
-            } else {
-                json!({"model": "m", "repeats": 2 * k - 1, "messages": [
-                    {"role": "assistant", "content": format!("a{k}")},
-                    {"role": "user", "content": format!("u{k}")}]})
-            };
-            json!({"number": k + 1, "success": true, "raw_response": format!("r{k}"),
-                "request": request,
-                "usage": {"input": 10 + k, "output": 1, "provider": "anthropic",
-                    "model": "claude-sonnet-4-5"}})
-        })
-        .collect();
-    json!({"mission": "m", "max_turns": turns.len(), "turns": turns})
-}
 
 /// The most any command may take on the runs below, in KiB: a bound linear in the file (a
 /// little over a megabyte), well under what holding every request expanded took (2 GB for

@@ -248,7 +248,10 @@ pub fn run_listed(
     };
     let measure_all =
         |counter: &mut Counter, index: usize, source: &Source| -> Result<Vec<RunMeasure>, Error> {
-            let recording = match source.load(&defaults) {
+            let recording = match source.load(&defaults).and_then(|recording| {
+                recording.check_sent_messages()?;
+                Ok(recording)
+            }) {
                 Ok(recording) => recording,
                 Err(e) => {
                     progress();

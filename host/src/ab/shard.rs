@@ -6,6 +6,8 @@
 //! identity's UTF-8 bytes: the same on every platform and in every version.
 
 use std::fmt;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
@@ -74,6 +76,8 @@ pub struct ShardSources {
     /// Recordings of the corpus listed so far.
     listed: usize,
     identities: Fnv,
+    /// The bytes of every recording listed so far, when asked for ([`ShardSources::hashing_contents`]).
+    contents: Option<Fnv>,
     /// Recordings of the shard listed so far.
     pub selected: usize,
     /// The first recording, listed ahead by [`ShardSources::start`].
@@ -87,9 +91,18 @@ impl ShardSources {
             shard,
             listed: 0,
             identities: Fnv::default(),
+            contents: None,
             selected: 0,
             ahead: None,
         }
+    }
+
+    /// Also hashes the bytes of every recording of the corpus, the other shards' included, so
+    /// that [`CorpusIdentity::contents`] tells a corpus whose files changed from the one the
+    /// other parts were measured on. Reads the whole corpus once more.
+    pub fn hashing_contents(mut self) -> ShardSources {
+        self.contents = Some(Fnv::default());
+        self
     }
 
     /// Lists the shard's first recording ahead, so that a corpus with nothing to read or
@@ -112,6 +125,10 @@ impl ShardSources {
         CorpusIdentity {
             recordings: self.listed,
             identities: format!("{:016x}", self.identities.0),
+            contents: self
+                .contents
+                .map(|c| format!("{:016x}", c.0))
+                .unwrap_or_default(),
         }
     }
 }
@@ -133,11 +150,55 @@ impl Iterator for ShardSources {
             let identity = identity(&source);
             self.identities.write(identity.as_bytes());
             self.identities.write(b"\n");
+            if let Some(contents) = &mut self.contents {
+                hash_contents(&source, contents);
+            }
             if self.shard.holds(&identity) {
                 self.selected += 1;
                 return Some(Ok((position, source)));
             }
         }
+    }
+}
+
+/// Adds the bytes of `source` to `hash`, preceded by their length (so that no two corpora
+/// hash alike by moving bytes from one recording to the next); a recording that cannot be read
+/// adds the length `u64::MAX` and why, as its shard reports it.
+fn hash_contents(source: &Source, hash: &mut Fnv) {
+    let mut stream = |mut reader: Box<dyn Read>, len: Option<u64>| -> std::io::Result<()> {
+        let mut buffer = vec![0; 64 * 1024];
+        let mut bytes = Fnv::default();
+        let mut read = 0u64;
+        loop {
+            let n = reader.read(&mut buffer)?;
+            if n == 0 {
+                break;
+            }
+            bytes.write(&buffer[..n]);
+            read += n as u64;
+        }
+        if len.is_some_and(|len| len != read) {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        hash.write(&read.to_le_bytes());
+        hash.write(&bytes.0.to_le_bytes());
+        Ok(())
+    };
+    let read = match source {
+        Source::File(path) => File::open(path).and_then(|f| stream(Box::new(f), None)),
+        Source::Line {
+            path, offset, len, ..
+        } => File::open(path).and_then(|mut f| {
+            f.seek(SeekFrom::Start(*offset))?;
+            stream(Box::new(f.take(*len as u64)), Some(*len as u64))
+        }),
+        Source::Embedded { json, .. } => stream(Box::new(json.as_bytes()), None),
+        Source::Log { run: Ok(json), .. } => stream(Box::new(json.as_bytes()), None),
+        Source::Log { run: Err(why), .. } => Err(std::io::Error::other(why.to_string())),
+    };
+    if let Err(e) = read {
+        hash.write(&u64::MAX.to_le_bytes());
+        hash.write(e.to_string().as_bytes());
     }
 }
 
@@ -174,6 +235,11 @@ pub struct CorpusIdentity {
     pub recordings: usize,
     /// FNV-1a 64 of the identities, each followed by a newline, as 16 hex digits.
     pub identities: String,
+    /// FNV-1a 64 of the recordings' bytes, each as its length and the FNV-1a 64 of its bytes
+    /// (little-endian), as 16 hex digits: the same names with other contents are another
+    /// corpus. Empty where it was not computed (a part written before it was kept).
+    #[serde(default)]
+    pub contents: String,
 }
 
 impl CorpusIdentity {
@@ -185,9 +251,14 @@ impl CorpusIdentity {
             all.extend_from_slice(identity(source).as_bytes());
             all.push(b'\n');
         }
+        let mut contents = Fnv::default();
+        for source in sources {
+            hash_contents(source, &mut contents);
+        }
         CorpusIdentity {
             recordings: sources.len(),
             identities: format!("{:016x}", fnv1a64(&all)),
+            contents: format!("{:016x}", contents.0),
         }
     }
 }
@@ -261,12 +332,51 @@ mod tests {
         let all = crate::recording::corpus::sources(&paths, &defaults).unwrap();
         assert_eq!(all.len(), 43);
         for shard in [Shard::ALL, Shard { index: 1, count: 3 }] {
-            let mut listed = ShardSources::new(Listing::new(&paths).reading_logs(&defaults), shard);
+            let mut listed = ShardSources::new(Listing::new(&paths).reading_logs(&defaults), shard)
+                .hashing_contents();
             let (positions, mine): (Vec<usize>, Vec<Source>) =
                 listed.by_ref().map(Result::unwrap).unzip();
             assert_eq!((positions, mine), shard.select(&all));
             assert_eq!(listed.corpus(), CorpusIdentity::of(&all));
             assert_eq!(listed.selected, shard.select(&all).0.len());
         }
+        // The same names with one byte changed, in a file or in a line: another corpus, seen
+        // by every shard, whichever holds the recording.
+        let before = CorpusIdentity::of(&all);
+        for (file, text) in [
+            ("r07.json", MISSION.replacen('{', "{ ", 1)),
+            (
+                "more.jsonl",
+                format!(
+                    "{MISSION}\n\n{MISSION}\n{}\n",
+                    MISSION.replace("\"m\"", "\"n\"")
+                ),
+            ),
+        ] {
+            let kept = std::fs::read_to_string(dir.path().join(file)).unwrap();
+            std::fs::write(dir.path().join(file), text).unwrap();
+            let all = crate::recording::corpus::sources(&paths, &defaults).unwrap();
+            for index in 0..3 {
+                let shard = Shard { index, count: 3 };
+                let mut listed =
+                    ShardSources::new(Listing::new(&paths).reading_logs(&defaults), shard)
+                        .hashing_contents();
+                listed.by_ref().for_each(drop);
+                let after = listed.corpus();
+                assert_eq!(after.identities, before.identities, "{file}");
+                assert_ne!(after.contents, before.contents, "{file}");
+                assert_eq!(after, CorpusIdentity::of(&all));
+            }
+            std::fs::write(dir.path().join(file), kept).unwrap();
+        }
+        let mut listed =
+            ShardSources::new(Listing::new(&paths).reading_logs(&defaults), Shard::ALL)
+                .hashing_contents();
+        listed.by_ref().for_each(drop);
+        assert_eq!(
+            listed.corpus(),
+            before,
+            "restored, the corpus is the same again"
+        );
     }
 }

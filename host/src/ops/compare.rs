@@ -116,7 +116,12 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         true => progress::for_corpus(|| listed().take_while(Result::is_ok).count()),
         false => indicatif::ProgressBar::hidden(),
     };
-    let mut sources = listed();
+    let mut sources = match format {
+        // A part names its corpus by the recordings' bytes too, so that a merge never mixes
+        // parts measured on other contents of the same files.
+        Format::Partial => listed().hashing_contents(),
+        _ => listed(),
+    };
     if !sources.start()? {
         let corpus = sources.corpus().recordings;
         if corpus == 0 {

@@ -141,7 +141,13 @@ impl LoadError {
             LibraryError::AbiInstability(_) => {
                 let report = err.to_string();
                 tracing::debug!("the whole layout report:\n{report}");
-                Difference::Layout(first_difference(&report))
+                // The versions in the types' layouts, which the header's check lets through
+                // (0.9.x for a 0.3.x host): the same cause as a header that differs.
+                if report.contains("incompatible package versions") {
+                    Difference::ApiVersion
+                } else {
+                    Difference::Layout(first_difference(&report))
+                }
             }
             _ => return plain(err),
         };
@@ -173,7 +179,9 @@ impl fmt::Display for Difference {
                     "the plugin speaks ABI version {abi}, this host {ABI_VERSION}"
                 )
             }
-            Difference::ApiVersion => f.write_str("the plugin-api versions are incompatible"),
+            Difference::ApiVersion => {
+                f.write_str("the plugin's ptc-plugin-api version cannot be loaded by this host's")
+            }
             Difference::Layout(first) => {
                 write!(f, "their types differ; first difference: {first}")
             }
@@ -233,7 +241,7 @@ fn abi_version_symbol(path: &Path) -> Option<u32> {
 
 /// The first difference of an abi_stable layout report in one line: where (the field, in the
 /// type holding it, and the field's type), what, and the expected and found values, e.g.
-/// ``at `Stats.turns_compressed` (u32): mismatched type, expected u64, found u32``.
+/// ``at `Stats.turns_compressed` (u32): mismatched type, this host has u64, the plugin u32``.
 fn first_difference(report: &str) -> String {
     let lines: Vec<&str> = report.lines().map(str::trim).collect();
     let Some(at) = lines.iter().position(|l| l.starts_with("Error:")) else {
@@ -274,7 +282,9 @@ fn first_difference(report: &str) -> String {
         [] => what.to_owned(),
     };
     if let (Some(expected), Some(found)) = (values("Expected:"), values("Found:")) {
-        text.push_str(&format!(", expected {expected}, found {found}"));
+        // abi_stable's "expected" is this host's, "found" the plugin's: say so, as the rest of
+        // the line names the plugin's versions first.
+        text.push_str(&format!(", this host has {expected}, the plugin {found}"));
     }
     let mut text = one_line(&text);
     if text.len() > 300 {
@@ -345,12 +355,12 @@ Found:
     fn the_first_difference_names_field_holder_and_values() {
         assert_eq!(
             first_difference(REPORT),
-            "at `Stats.turns_compressed` (u32): mismatched type, expected u64, found u32"
+            "at `Stats.turns_compressed` (u32): mismatched type, this host has u64, the plugin u32"
         );
         assert_eq!(first_difference("no error here"), "unknown");
         assert_eq!(
             first_difference("Error:too many variants\nExpected:\n  3\nFound:\n  4\n"),
-            "too many variants, expected 3, found 4"
+            "too many variants, this host has 3, the plugin 4"
         );
     }
 

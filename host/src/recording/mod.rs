@@ -128,6 +128,24 @@ impl Recording {
             .map_or_else(|| self.path.clone(), PathBuf::from)
     }
 
+    /// Refuses a run whose requests send more than [`request::MAX_SENT_MESSAGES`] messages
+    /// in all, naming the turn where they pass it: what `ab` and `serve` take.
+    pub fn check_sent_messages(&self) -> Result<(), RecordingError> {
+        match request::over_sent_messages(&self.requests) {
+            None => Ok(()),
+            Some((turn, sent)) => Err(RecordingError::Rule {
+                path: self.path.clone(),
+                json_path: format!("turns[{turn}].request"),
+                message: format!(
+                    "the requests up to this turn send {sent} messages in all (each \
+                     counting again those it repeats), over the limit of {} one run may send \
+                     to be measured",
+                    request::MAX_SENT_MESSAGES
+                ),
+            }),
+        }
+    }
+
     /// Reads and checks the recording at `path` (no larger than
     /// [`RecordingDefaults::max_recording_bytes`]).
     pub fn load(path: &Path, defaults: &RecordingDefaults) -> Result<Recording, RecordingError> {

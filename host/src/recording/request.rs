@@ -11,6 +11,25 @@ use std::sync::Arc;
 
 use crate::recording::format::{RequestJson, RequestMessageJson as RequestMessage};
 
+/// Messages one run's requests may send in all, each counting again the messages it repeats:
+/// what `ptc ab` counts (and `ptc serve` takes) for one recording. Past it, a run is refused
+/// before it is measured, in a time linear in its file: 1,000 turns that each add two
+/// messages to the conversation send about 1,000,000; 2,000 such turns, 4,000,000.
+pub const MAX_SENT_MESSAGES: usize = 4_000_000;
+
+/// The first turn of `requests` at which the messages sent so far pass
+/// [`MAX_SENT_MESSAGES`], with how many they are then.
+pub fn over_sent_messages(requests: &[Option<Request>]) -> Option<(usize, usize)> {
+    let mut sent = 0usize;
+    for (i, request) in requests.iter().enumerate() {
+        sent = sent.saturating_add(request.as_ref().map_or(0, Request::len));
+        if sent > MAX_SENT_MESSAGES {
+            return Some((i, sent));
+        }
+    }
+    None
+}
+
 /// A request to a model as the agent sent it, as a recording holds it in memory.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Request {

@@ -385,6 +385,27 @@ fn agree(
             first.shard, part.shard
         ));
     }
+    if first.corpus.recordings == part.corpus.recordings
+        && first.corpus.identities == part.corpus.identities
+        && first.corpus.contents != part.corpus.contents
+    {
+        let hash = |h: &str| match h {
+            "" => "none: written before parts kept it".to_owned(),
+            h => h.to_owned(),
+        };
+        return Err(Error::MergeRefused {
+            reason: format!(
+                "{} was run on other contents of the corpus than {}: the same {} recordings, \
+                 but their bytes differ (contents {} and {}); measure every shard of the \
+                 corpus as it is now",
+                path.display(),
+                first_path.display(),
+                part.corpus.recordings,
+                hash(&part.corpus.contents),
+                hash(&first.corpus.contents),
+            ),
+        });
+    }
     if first.corpus != part.corpus {
         return refuse(format!(
             "were run on different corpora ({} and {} recordings, identities {} and {})",

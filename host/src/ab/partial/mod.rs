@@ -4,7 +4,7 @@
 //! are priced from the summed tokens by the merge), so that parts add up exactly:
 //!
 //! - `format` (`ptc-ab-partial/1`), `shard` (`{"index", "count"}`), `corpus` (the number of
-//!   recordings of the whole corpus and a hash of their identities: every shard must have
+//!   recordings of the whole corpus, a hash of their identities and one of their bytes: every shard must have
 //!   been given the same corpus) and `sources` (the recordings of this shard);
 //! - `fingerprint`: what must be equal for parts to be merged: the ptc version, every variant
 //!   with its plugin's version, its resolved options, its threshold and a hash of its
