@@ -27,7 +27,9 @@ fn embed(out: &mut String, folder: &str, doc: &str, name: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join(folder);
-    println!("cargo:rerun-if-changed={}", dir.display());
+    // Relative to the package, as the files below: a copy of a built checkout (a CI cache, a
+    // `cp -a`) finds the build up to date instead of running this script and rebuilding.
+    println!("cargo:rerun-if-changed=../{folder}");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .map(|entries| {
             entries
@@ -43,15 +45,14 @@ fn embed(out: &mut String, folder: &str, doc: &str, name: &str) {
     ));
     for path in files {
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let from_package = format!("/../{folder}/{file}");
         let label = if name == "EXAMPLES" {
             file
         } else {
             format!("{folder}/{file}")
         };
-        let absolute = path.canonicalize().unwrap();
         out.push_str(&format!(
-            "    ({label:?}, include_str!({:?})),\n",
-            absolute.display().to_string()
+            "    ({label:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), {from_package:?}))),\n"
         ));
     }
     out.push_str("];\n");

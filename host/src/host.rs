@@ -11,7 +11,7 @@ use ptc_plugin_api::{OptionSpec, SHOW_PRIVATE};
 use crate::config::Config;
 use crate::plugins::{LoadedStrategy, PluginError, PluginSet};
 use crate::recording::{Recording, RecordingDefaults};
-use crate::render::templates::Templates;
+use crate::render::templates::{Origin, Templates};
 use crate::render::trigger::{Prompter, Rendering, AS_SENT};
 use crate::render::Renderer;
 use crate::tokens::Tokenizer;
@@ -240,6 +240,8 @@ impl Host {
             strategy_overrides(&dir, &strategy.name),
             |file| insecure_template(&dir, file, config.allow_insecure_plugins()),
         )?;
+        let names = strategy.templates.iter().map(|(name, _)| name.as_str());
+        log_templates(&config, &dir, &strategy.name, &templates, names);
         Ok(Renderer::new(strategy, options, templates))
     }
 
@@ -293,12 +295,15 @@ impl Host {
             .collect();
         let dir = self.config.templates_directory();
         let allow = self.config.allow_insecure_plugins();
-        Ok(Templates::load_checked(
+        let templates = Templates::load_checked(
             "ptc",
             &defaults,
             |name| vec![dir.join(format!("{name}.tera"))],
             |file| insecure_template(&dir, file, allow),
-        )?)
+        )?;
+        let names = defaults.iter().map(|(name, _)| name.as_str());
+        log_templates(&self.config, &dir, "ptc", &templates, names);
+        Ok(templates)
     }
 
     /// What recordings take from the configuration: `max_turns`, and the default system prompt
@@ -374,4 +379,40 @@ pub fn is_shared_section(name: &str) -> bool {
         .iter()
         .chain(ptc_strategy_kit::transcript::TEMPLATES)
         .any(|(shared, _)| *shared == name)
+}
+
+/// Says on `-v` which of `owner`'s templates are in force and where each comes from: a file of
+/// the templates directory `dir` (and where that directory is set), or the built-in one. A
+/// template edited in a directory ptc does not read is not silently ignored.
+fn log_templates<'a>(
+    config: &Config,
+    dir: &Path,
+    owner: &str,
+    templates: &Templates,
+    names: impl Iterator<Item = &'a str>,
+) {
+    if !tracing::enabled!(tracing::Level::DEBUG) {
+        return;
+    }
+    let (files, built_in): (Vec<&str>, Vec<&str>) =
+        names.partition(|name| matches!(templates.origin(name), Origin::File(_)));
+    let from = format!(
+        "{} ({})",
+        dir.display(),
+        config.templates_directory_origin()
+    );
+    match files.is_empty() {
+        true => tracing::debug!(
+            "templates of {owner}: the built-in ones ({}); none in {from}",
+            built_in.join(", ")
+        ),
+        false => tracing::debug!(
+            "templates of {owner}: {} from {from}; built in: {}",
+            files.join(", "),
+            match built_in.is_empty() {
+                true => "none".to_owned(),
+                false => built_in.join(", "),
+            }
+        ),
+    }
 }

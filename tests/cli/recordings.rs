@@ -156,7 +156,7 @@ fn a_jsonl_line_is_a_recording_wherever_one_is_accepted() {
     );
     assert!(
         run.stderr
-            .contains("corpus.jsonl:1: at `mission`: placeholder {{who}}"),
+            .contains("corpus.jsonl:1:2: at `mission`: placeholder {{who}}"),
         "{}",
         run.stderr
     );
@@ -164,7 +164,7 @@ fn a_jsonl_line_is_a_recording_wherever_one_is_accepted() {
         .ptc(["ab", path.to_str().unwrap(), "--strict"])
         .bad_input();
     assert!(
-        err.contains("corpus.jsonl:1: at `mission`: placeholder {{who}}"),
+        err.contains("corpus.jsonl:1:2: at `mission`: placeholder {{who}}"),
         "{err}"
     );
 }
@@ -823,4 +823,82 @@ fn an_integer_beyond_64_bits_is_refused_by_validate_and_render_with_its_path() {
         .ptc(["render", file.to_str().unwrap(), "--turns", "1"])
         .bad_input();
     assert!(error.contains(expected), "{error}");
+}
+
+#[test]
+fn render_names_a_misspelt_or_missing_turn_field_where_and_as_validate_does() {
+    let scratch = Scratch::new();
+    let example = std::fs::read_to_string(example("failure-recovery.json")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&example).unwrap();
+    let turn = json["turns"][0].as_object_mut().unwrap();
+    let raw = turn.remove("raw_response").unwrap();
+    turn.insert("raw_respons".into(), raw);
+    let misspelt = scratch.write(
+        "misspelt.json",
+        serde_json::to_string_pretty(&json).unwrap(),
+    );
+    let mut json: serde_json::Value = serde_json::from_str(&example).unwrap();
+    json["turns"][1].as_object_mut().unwrap().remove("success");
+    let missing = scratch.write("missing.json", serde_json::to_string_pretty(&json).unwrap());
+    for (file, words) in [
+        (
+            &misspelt,
+            "unknown field `raw_respons`; did you mean `raw_response`?",
+        ),
+        (&missing, "at `turns[1]`: missing field `success`"),
+    ] {
+        let path = file.to_str().unwrap();
+        let run = scratch.ptc(["validate", path]);
+        assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+        // `FILE:LINE:COLUMN: error: at ...` from validate; `invalid recording FILE:LINE:COLUMN:
+        // at ...` from render: the same place and the same words.
+        let line = run.stdout.lines().next().unwrap();
+        let (place, said) = line.split_once(": error: ").unwrap();
+        assert!(said.contains(words), "{line}");
+        let error = scratch.ptc(["render", path]).bad_input();
+        assert!(
+            error.contains(&format!("invalid recording {place}: {said}")),
+            "{error}\nvalidate: {line}"
+        );
+    }
+}
+
+#[test]
+fn a_bundled_run_is_named_from_any_directory_and_said_so() {
+    let scratch = Scratch::new();
+    let whole = example("failure-recovery.json");
+    let expected = scratch
+        .ptc(["render", whole.to_str().unwrap(), "--turns", "1"])
+        .ok();
+    for name in [
+        "failure-recovery.json",
+        "examples/recordings/failure-recovery.json",
+    ] {
+        let run = scratch.ptc(["render", name, "--turns", "1"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(run.stdout, expected);
+        assert!(
+            run.stderr.contains(&format!(
+                "note: no file {name}: the bundled examples/recordings/failure-recovery.json"
+            )),
+            "{}",
+            run.stderr
+        );
+    }
+    // A file of that name wins, and nothing is said.
+    let mine = scratch.write(
+        "failure-recovery.json",
+        r#"{"mission": "Mine", "turns": []}"#,
+    );
+    let run = scratch.ptc(["render", "failure-recovery.json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("Mine") && !run.stderr.contains("bundled"),
+        "{}",
+        run.stderr
+    );
+    assert!(mine.is_file());
+    // A name that is neither a file nor a bundled run is still the error naming it.
+    let err = scratch.ptc(["render", "no-such-run.json"]).bad_input();
+    assert!(err.contains("no-such-run.json"), "{err}");
 }

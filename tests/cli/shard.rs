@@ -127,32 +127,54 @@ fn a_strategy_judged_on_some_runs_is_judged_on_the_same_runs_when_merged() {
         "{}",
         one.stdout
     );
-    // The table too.
+    // The table too: by default (the profiles the runs were billed by, which the shards were
+    // asked to price, as one run shows them), and every profile with the detail.
     let dir = shards(scratch, &[&args[..], &["--no-timing"]].concat(), 2);
-    // Every profile and the detail: a merge has no bill to show the profiles it names.
-    let merged = scratch
-        .ptc([
-            "ab",
-            "merge",
-            dir.to_str().unwrap(),
-            "--format",
-            "table",
-            "--wide",
-            "--explain",
-        ])
-        .ok();
-    let table = scratch
-        .ptc([&["ab"][..], &args, &["--no-timing", "--wide", "--explain"]].concat())
-        .ok();
-    // One run follows its table with the comparison with the bill, which parts do not carry.
-    let (table, bill) = table.split_once("\n\nSimulated against the bill").unwrap();
-    assert!(bill.contains("billed call(s)"), "{bill}");
-    assert_eq!(merged.trim_end(), table.trim_end());
-    assert!(
-        merged.contains("\njudged on some recordings only")
-            && merged.contains("  delta-log: 1 of 4 recordings (3 lack memory_values"),
-        "{merged}"
-    );
+    for view in [&[][..], &["--wide", "--explain"][..]] {
+        let merge = [
+            &["ab", "merge", dir.to_str().unwrap(), "--format", "table"][..],
+            view,
+        ];
+        let merged = scratch.ptc(merge.concat()).ok();
+        let table = scratch
+            .ptc([&["ab"][..], &args, &["--no-timing"], view].concat())
+            .ok();
+        // One run follows its table with the comparison with the bill, which parts do not
+        // carry.
+        let (table, bill) = table.split_once("\n\nSimulated against the bill").unwrap();
+        assert!(bill.contains("billed call(s)"), "{bill}");
+        assert_eq!(merged.trim_end(), table.trim_end(), "{view:?}");
+        assert!(
+            merged.contains("  delta-log: 1 of 4 recordings (3 lack memory_values")
+                || view.is_empty(),
+            "{merged}"
+        );
+    }
+}
+
+#[test]
+fn a_row_marked_a_verdict_shows_the_column_that_holds_it() {
+    // The bundled corpus: a verdict per provider, a table that shows few of their columns
+    // (per-turn-summary is a verdict only under a profile it does not show).
+    let scratch = all_strategies();
+    let table = scratch.ptc(["ab", "--no-timing"]).ok();
+    let (_, against) = table.split_once("\nvs baseline:").unwrap();
+    let rows: Vec<&str> = against
+        .lines()
+        .skip(2)
+        // The rows, up to the legend: a mark column three wide.
+        .take_while(|l| l.get(1..3) == Some("  ") || l.starts_with("B* "))
+        .collect();
+    assert!(!rows.is_empty(), "{table}");
+    let mut marked = 0;
+    for row in rows {
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        let row_marked = row.starts_with('*') || row.starts_with("B*");
+        let cell_marked = cells.iter().skip(2).any(|c| c.ends_with("x*"));
+        assert_eq!(row_marked, cell_marked, "{row}\n{table}");
+        marked += usize::from(row_marked);
+    }
+    assert!(marked > 0, "some verdict is shown: {table}");
 }
 
 #[test]

@@ -190,3 +190,48 @@ fn explain_says_where_each_section_comes_from() {
     let both = scratch.ptc(args(&["--format", "json"]));
     assert_eq!(both.code, 2, "{}", both.stderr);
 }
+
+#[test]
+fn verbose_says_which_templates_are_in_force_and_where_they_come_from() {
+    let scratch = Scratch::new();
+    let path = example("failure-recovery.json");
+    let args = ["-v", "render", path.to_str().unwrap(), "--turns", "1"];
+    let run = scratch.ptc(args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("templates of single-user-coalesced: the built-in ones (")
+            && run.stderr.contains(
+                "none in ./templates (the default templates.directory, from the working directory)"
+            ),
+        "{}",
+        run.stderr
+    );
+    scratch.write("templates/system_prompt.tera", "You write PTC-Lisp.\n");
+    scratch.write(
+        "templates/single-user-coalesced/turns_left.tera",
+        "{{ turns_left }} turns to go\n",
+    );
+    let run = scratch.ptc(args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for said in [
+        "templates of ptc: system_prompt from ./templates (the default templates.directory",
+        "templates of single-user-coalesced: turns_left from ./templates (",
+    ] {
+        assert!(run.stderr.contains(said), "{said}\n{}", run.stderr);
+    }
+    // Set elsewhere: the place that set it is named.
+    let run = scratch.ptc(
+        [
+            &args[..],
+            &["--set", "templates.directory=\"elsewhere\""][..],
+        ]
+        .concat(),
+    );
+    assert!(
+        run.stderr.contains("templates of ptc: the built-in ones")
+            && run.stderr.contains("(templates.directory set in "),
+        "{}",
+        run.stderr
+    );
+}

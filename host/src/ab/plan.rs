@@ -118,6 +118,9 @@ pub struct AbPlan {
     pub baseline: String,
     pub pricing: Vec<Pricing>,
     pub primary_pricing: String,
+    /// The profiles `--pricing` (or the runs' bill) asked for, as given: the tables show
+    /// them without `--wide`. Empty when none was asked for.
+    pub asked_pricing: Vec<String>,
     pub tokenizer: Tokenizer,
     /// Whether the baseline was added because the list did not name it.
     pub baseline_added: bool,
@@ -225,6 +228,10 @@ impl AbPlan {
             baseline,
             pricing: profiles,
             primary_pricing: primary,
+            asked_pricing: match pricing {
+                Some(_) => asked.iter().map(|&spec| spec.to_owned()).collect(),
+                None => Vec::new(),
+            },
             tokenizer,
             baseline_added,
             requirements: requirements(host, options.require.as_deref())?,

@@ -63,7 +63,7 @@ pub fn diff(
         )));
     };
     let plan = AbPlan::new(host, &PlanOptions::strategies(strategies))?;
-    let recording = host.recording(path)?;
+    let recording = crate::ops::recording_named(host, path)?;
     let turns = turns.unwrap_or(recording.turns.len());
     let mut counter = Counter::new(plan.tokenizer);
     let mut texts = Vec::new();

@@ -84,6 +84,31 @@ fn toml_path(path: &Path, flag: &str) -> Result<String, Error> {
     Ok(toml::Value::String(text.to_owned()).to_string())
 }
 
+/// `path` as seen from the directory `from` (which exists): `../ptc/plugin-api`; `path` as
+/// given when the two have nothing in common but the root, or either cannot be resolved.
+fn relative_to(path: &Path, from: &Path) -> PathBuf {
+    let absolute = |p: &Path| -> Option<PathBuf> {
+        let p = match p.is_absolute() {
+            true => p.to_owned(),
+            false => std::env::current_dir().ok()?.join(p),
+        };
+        // The contract's folder may not exist yet: resolve what does.
+        Some(p.canonicalize().unwrap_or(p))
+    };
+    let (Some(target), Some(base)) = (absolute(path), from.canonicalize().ok()) else {
+        return path.to_owned();
+    };
+    let (target, base): (Vec<_>, Vec<_>) =
+        (target.components().collect(), base.components().collect());
+    let common = target.iter().zip(&base).take_while(|(a, b)| a == b).count();
+    if common < 2 {
+        return path.to_owned();
+    }
+    let mut relative: PathBuf = base[common..].iter().map(|_| "..").collect();
+    relative.extend(&target[common..]);
+    relative
+}
+
 /// Writes the crate of strategy `name` into `dir`; returns the files written.
 pub fn scaffold(name: &str, dir: &Path, api_path: &Path) -> Result<Vec<PathBuf>, Error> {
     let kebab = !name.is_empty()
@@ -105,7 +130,14 @@ pub fn scaffold(name: &str, dir: &Path, api_path: &Path) -> Result<Vec<PathBuf>,
             path: dir.to_owned(),
         });
     }
-    let api = toml_path(api_path, "--api-path")?;
+    std::fs::create_dir_all(dir).map_err(|source| Error::WriteFile {
+        path: dir.to_owned(),
+        source,
+    })?;
+    // Written relative to the crate: the checkout and the crate can move together, and no
+    // machine's absolute path is written into a crate that may be shared.
+    let api_path = relative_to(api_path, dir);
+    let api = toml_path(&api_path, "--api-path")?;
     // The kit sits beside the contract in a checkout: <root>/plugin-api, <root>/plugins/kit.
     let kit_path = toml_path(
         &api_path
@@ -158,9 +190,34 @@ mod tests {
                 .unwrap()
                 .to_owned()
         };
-        assert_eq!(path("ptc-plugin-api"), api.to_str().unwrap());
-        let kit = dir.path().join("odd \"name\" \\ here/plugins/kit");
-        assert_eq!(path("ptc-strategy-kit"), kit.to_str().unwrap());
+        // Relative to the crate, so that neither names this machine's folders.
+        assert_eq!(path("ptc-plugin-api"), "../odd \"name\" \\ here/plugin-api");
+        assert_eq!(
+            path("ptc-strategy-kit"),
+            "../odd \"name\" \\ here/plugins/kit"
+        );
+    }
+
+    #[test]
+    fn the_api_path_is_relative_to_the_crate_wherever_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let checkout = dir.path().join("src/ptc");
+        std::fs::create_dir_all(checkout.join("plugin-api")).unwrap();
+        let krate = dir.path().join("work/strategies/mine");
+        scaffold("mine", &krate, &checkout.join("plugin-api")).unwrap();
+        let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+        assert!(
+            manifest.contains(r#"ptc-plugin-api = { path = "../../../src/ptc/plugin-api" }"#),
+            "{manifest}"
+        );
+        assert!(
+            manifest.contains(r#"ptc-strategy-kit = { path = "../../../src/ptc/plugins/kit" }"#),
+            "{manifest}"
+        );
+        assert!(
+            !manifest.contains(dir.path().to_str().unwrap()),
+            "{manifest}"
+        );
     }
 
     #[test]

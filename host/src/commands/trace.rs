@@ -124,7 +124,7 @@ fn trace_with(
             text.to_owned()
         }
     };
-    let recording = host.recording(path)?;
+    let recording = crate::ops::recording_named(host, path)?;
     let k = turns.unwrap_or(recording.turns.len());
     if k > recording.turns.len() {
         return Err(RenderError::TurnsOutOfRange {

@@ -60,11 +60,14 @@ pub struct Config {
     said_options: Vec<(String, String)>,
 }
 
+/// The name of the layer of the built-in defaults.
+const BUILT_IN: &str = "the built-in defaults";
+
 impl Config {
     /// The built-in defaults alone.
     pub fn defaults() -> Config {
         let origin = Origin {
-            name: "the built-in defaults".into(),
+            name: BUILT_IN.into(),
             dir: PathBuf::from("."),
         };
         let mut layers = Layered::default();
@@ -374,6 +377,16 @@ impl Config {
     /// The directory whose files replace default templates.
     pub fn templates_directory(&self) -> PathBuf {
         self.path("templates.directory", &self.typed.templates.directory)
+    }
+
+    /// Where [`Config::templates_directory`] comes from: the place that set it, or the default.
+    pub fn templates_directory_origin(&self) -> String {
+        match self.layers.source("templates.directory") {
+            Some(source) if source.origin.name != BUILT_IN => {
+                format!("templates.directory set in {source}")
+            }
+            _ => "the default templates.directory, from the working directory".to_owned(),
+        }
     }
 
     fn is_shared_limit(&self, key: &str) -> bool {

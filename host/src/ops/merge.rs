@@ -72,7 +72,11 @@ pub fn merge(host: &Host, options: &MergeOptions, out: &mut dyn Write) -> Result
         format,
         report: options.report.as_deref(),
         real_runs: None,
-        view: options.view.clone(),
+        // The profiles one run shows: those asked for (or billed, which the shards asked for).
+        view: crate::ab::report::View {
+            asked: merged.asked_pricing,
+            ..options.view.clone()
+        },
     };
     results::write(host, ab, &mut rows, &finish, out)
 }

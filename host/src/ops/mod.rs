@@ -26,7 +26,8 @@ pub use compare::{compare, CompareOptions, Format};
 pub use import::{import, Import, ImportOptions};
 pub use merge::{merge, MergeOptions};
 pub use render::{
-    explain, render, render_recording, Explanation, RenderOptions, Rendered, RequestBody,
+    explain, recording_named, render, render_recording, Explanation, RenderOptions, Rendered,
+    RequestBody,
 };
 
 /// The recordings an operation reads.

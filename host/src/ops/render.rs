@@ -77,6 +77,20 @@ pub struct Explanation {
     pub sections: Vec<Explained>,
 }
 
+/// The one recording `path` names ([`Host::recording`]); when no such file exists and it names
+/// a bundled run (`failure-recovery.json`, from any directory), that run, said on stderr.
+pub fn recording_named(host: &Host, path: &std::path::Path) -> Result<Recording, Error> {
+    let recording = host.recording(path)?;
+    if crate::recording::bundled::named(path).is_some() {
+        crate::output::note(format_args!(
+            "note: no file {}: the bundled {}",
+            path.display(),
+            recording.path.display()
+        ));
+    }
+    Ok(recording)
+}
+
 /// The prompt `options` asks for, read from its recording.
 pub fn render(host: &Host, options: &RenderOptions) -> Result<Rendered, Error> {
     let request = options
@@ -86,7 +100,7 @@ pub fn render(host: &Host, options: &RenderOptions) -> Result<Rendered, Error> {
         })
         .map_err(Error::Usage)?;
     let prompter = host.prompter_or_as_sent(options.strategy.as_deref())?;
-    let recording = host.recording(&options.recording)?;
+    let recording = recording_named(host, &options.recording)?;
     let mut counter = Counter::new(host.tokenizer(None)?);
     Ok(render_recording(
         &prompter,
@@ -126,7 +140,7 @@ pub fn explain(host: &Host, options: &RenderOptions) -> Result<Explanation, Erro
         )));
     }
     let prompter = host.prompter(options.strategy.as_deref())?;
-    let recording = host.recording(&options.recording)?;
+    let recording = recording_named(host, &options.recording)?;
     let turns = options.turns.unwrap_or(recording.turns.len());
     let mut counter = Counter::new(host.tokenizer(None)?);
     let renderer = prompter.chosen(&recording, turns, &mut counter)?;

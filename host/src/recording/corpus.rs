@@ -323,6 +323,9 @@ pub fn check_given(paths: &[PathBuf]) -> Result<(), ReadError> {
 /// The one recording `path` names (a file, `FILE.jsonl:LINE`, a log of one run, or a corpus of
 /// one).
 pub fn source(path: &Path, defaults: &RecordingDefaults) -> Result<Source, ReadError> {
+    if let Some(found) = crate::recording::bundled::named(path) {
+        return Ok(found);
+    }
     let mut listing = Listing::new(&[path.to_owned()]).reading_logs(defaults);
     let first = listing
         .next()

@@ -7,6 +7,7 @@
 //! text by `place`. Errors name the file, the line and column, and the JSON
 //! path of the problem.
 
+pub mod bundled;
 pub mod corpus;
 mod folders;
 mod format;
@@ -104,6 +105,8 @@ pub enum RecordingError {
     },
     #[error("recording {path} is larger than the limit of {}; raise it with --max-recording-bytes", show_bytes(*.limit))]
     TooLarge { path: PathBuf, limit: u64 },
+    /// A problem placed in the text, worded as `ptc validate` words it: bad JSON, a problem of
+    /// shape, or a rule broken.
     #[error("invalid recording {path}:{line}:{column}: at `{json_path}`: {message}")]
     Syntax {
         path: PathBuf,
@@ -170,7 +173,13 @@ impl Recording {
         first_line: usize,
         defaults: &RecordingDefaults,
     ) -> Result<Recording, RecordingError> {
-        let json = parse_json(bytes, path, first_line)?;
+        // The first error is reported as `ptc validate` places and words it (one home for the
+        // diagnostic: its line, its closest known name); the reader's own is kept only where the
+        // check finds none.
+        let placed = |err: RecordingError| {
+            Recording::first_error(bytes, path, first_line, defaults).unwrap_or(err)
+        };
+        let json = parse_json(bytes, path, first_line).map_err(placed)?;
         // A JSONL line is named `file:line`.
         let located = || {
             if first_line > 1 || path.extension().is_some_and(|e| e == "jsonl") {
@@ -183,22 +192,22 @@ impl Recording {
             .into_iter()
             .find(|p| p.severity == Severity::Error)
         {
-            return Err(RecordingError::Rule {
+            return Err(placed(RecordingError::Rule {
                 path: located(),
                 json_path: problem.json_path,
                 message: problem.message,
-            });
+            }));
         }
         let max_turns = json.max_turns.unwrap_or(defaults.max_turns);
         let mission = if json.literal_mission {
             json.mission
         } else {
             mission::expand(&json.mission, &json.data.0).map_err(|message| {
-                RecordingError::Rule {
+                placed(RecordingError::Rule {
                     path: located(),
                     json_path: "mission".into(),
                     message,
-                }
+                })
             })?
         };
         // A run whose log kept no system prompt (it lacks one, or its requests are rebuilt) is
@@ -442,11 +451,11 @@ mod tests {
         assert_eq!(
             parse("{\"mission\": \"x\",\n \"turns\": [{\"number\": 1, \"success\": \"yes\"}]}")
                 .unwrap_err(),
-            "invalid recording r.json:2:41: at `turns[0].success`: invalid type: string \"yes\", expected a boolean"
+            "invalid recording r.json:2:37: at `turns[0].success`: invalid type: string \"yes\", expected a boolean"
         );
         assert_eq!(
             parse(r#"{"turns": []}"#).unwrap_err(),
-            "invalid recording r.json:1:13: at `.`: missing field `mission`"
+            "invalid recording r.json:1:1: at `.`: missing field `mission`"
         );
         assert!(parse(r#"{"mission": "x", "extra": 1}"#)
             .unwrap_err()
@@ -457,6 +466,41 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("invalid recording r.json:1:"));
+    }
+
+    #[test]
+    fn a_recording_that_cannot_be_read_is_placed_and_worded_as_validate_does() {
+        // A misspelt turn field, a missing one at the end of a long turn, a rule broken: each
+        // has the place and the words of the first error `ptc validate` reports.
+        let cases = [
+            "{\"mission\": \"x\",\n \"turns\": [{\"number\": 1, \"success\": true, \"raw_respons\": \"r\"}]}",
+            "{\"mission\": \"x\",\n \"turns\": [{\"number\": 1,\n\n  \"prints\": []\n}]}",
+            "{\"mission\": \"x\",\n \"max_turns\": 1, \"turns\": [{\"number\": 1, \"success\": true},\n {\"number\": 2, \"success\": true}]}",
+        ];
+        for json in cases {
+            let err = parse(json).unwrap_err();
+            let first = Recording::check(json.as_bytes(), Path::new("r.json"), 1, &defaults())
+                .into_iter()
+                .next()
+                .unwrap();
+            let expected = format!(
+                "invalid recording r.json:{}:{}: at `{}`: {}",
+                first.line.unwrap(),
+                first.column.unwrap(),
+                first.json_path,
+                first.message
+            );
+            assert_eq!(err, expected);
+        }
+        assert_eq!(
+            parse(cases[0]).unwrap_err(),
+            "invalid recording r.json:2:43: at `turns[0].raw_respons`: unknown field `raw_respons`; did you mean `raw_response`?"
+        );
+        // The turn that lacks `success` is named where it starts, not where it ends.
+        assert_eq!(
+            parse(cases[1]).unwrap_err(),
+            "invalid recording r.json:2:12: at `turns[0]`: missing field `success`"
+        );
     }
 
     #[test]
@@ -528,7 +572,7 @@ mod tests {
         let err = parse(&over).unwrap_err();
         assert_eq!(
             err,
-            "invalid recording r.json: at `mission`: with its placeholders filled in the mission is over 1 MiB (1048576 bytes); placeholder {{x}} takes it past the limit"
+            "invalid recording r.json:1:524306: at `mission`: with its placeholders filled in the mission is over 1 MiB (1048576 bytes); placeholder {{x}} takes it past the limit"
         );
         let problems = Recording::check(over.as_bytes(), Path::new("r.json"), 1, &defaults());
         assert_eq!(problems.len(), 1, "{problems:?}");
@@ -563,7 +607,7 @@ mod tests {
             parse(r#"{"mission": "Use {{_key}}", "data": {"_key": "token123"}}"#).unwrap_err();
         assert_eq!(
             err,
-            "invalid recording r.json: at `mission`: placeholder {{_key}} names a private value: data/_key starts with `_`, and private values are never shown"
+            "invalid recording r.json:1:2: at `mission`: placeholder {{_key}} names a private value: data/_key starts with `_`, and private values are never shown"
         );
         // A public value expands without its private entries.
         let r = parse(

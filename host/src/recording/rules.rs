@@ -26,16 +26,8 @@ impl Recording {
         defaults: &RecordingDefaults,
     ) -> Vec<Problem> {
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        de.disable_recursion_limit();
-        if let Err(err) = IgnoredAny::deserialize(&mut de).and_then(|_| de.end()) {
-            return vec![Problem {
-                severity: Severity::Error,
-                line: Some(err.line() + first_line - 1),
-                column: Some(err.column()),
-                json_path: ".".into(),
-                message: strip_place(&err),
-            }];
+        if let Some(problem) = not_json(bytes, first_line) {
+            return vec![problem];
         }
         let shape = shape::check(bytes);
         let lines = Lines::new(bytes);
@@ -88,6 +80,49 @@ impl Recording {
         found.sort_by_key(|(at, _)| *at);
         found.into_iter().map(|(_, p)| p).collect()
     }
+}
+
+impl Recording {
+    /// The first error [`Recording::check`] finds, as the error of reading the recording: the
+    /// same place, path and words as `ptc validate` gives (none when the check finds none).
+    pub(super) fn first_error(
+        bytes: &[u8],
+        path: &Path,
+        first_line: usize,
+        defaults: &RecordingDefaults,
+    ) -> Option<RecordingError> {
+        // Text that is not JSON: the reader's error names the JSON path too.
+        let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        if not_json(text, first_line).is_some() {
+            return None;
+        }
+        let problem = Recording::check(bytes, path, first_line, defaults)
+            .into_iter()
+            .find(|p| p.severity == Severity::Error)?;
+        Some(RecordingError::Syntax {
+            path: path.to_owned(),
+            line: problem.line?,
+            column: problem.column?,
+            json_path: problem.json_path,
+            message: problem.message,
+        })
+    }
+}
+
+/// The error of a text that is not JSON, placed (nothing else can be placed in it).
+fn not_json(bytes: &[u8], first_line: usize) -> Option<Problem> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    let err = IgnoredAny::deserialize(&mut de)
+        .and_then(|_| de.end())
+        .err()?;
+    Some(Problem {
+        severity: Severity::Error,
+        line: Some(err.line() + first_line - 1),
+        column: Some(err.column()),
+        json_path: ".".into(),
+        message: strip_place(&err),
+    })
 }
 
 /// How bad a problem is: an error makes the recording unusable.

@@ -37,6 +37,8 @@ pub struct Merged {
     pub missing: Vec<usize>,
     /// How many shards no part holds.
     pub missing_count: usize,
+    /// The profiles the shards were asked to price ([`crate::ab::AbPlan::asked_pricing`]).
+    pub asked_pricing: Vec<String>,
 }
 
 /// How many missing shards a refusal or a warning names; the others are counted.
@@ -330,6 +332,7 @@ pub fn merge(
         shards,
         missing,
         missing_count,
+        asked_pricing: print.asked_pricing.clone(),
     })
 }
 

@@ -27,6 +27,10 @@ pub struct Fingerprint {
     pub pricing: Vec<Pricing>,
     /// Index of the primary profile in `pricing`.
     pub primary_pricing: usize,
+    /// The profiles asked for ([`AbPlan::asked_pricing`]): the merged tables show them, as
+    /// one run's do (written only when some were asked for).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked_pricing: Vec<String>,
     /// Hash of `max_turns` and the system prompt recordings without one get.
     pub recording_defaults: String,
     pub max_recording_bytes: u64,
@@ -119,6 +123,7 @@ impl Fingerprint {
             tokenizer: plan.tokenizer.name().to_owned(),
             pricing: plan.pricing.clone(),
             primary_pricing: position(&plan.primary_pricing).unwrap_or(0),
+            asked_pricing: plan.asked_pricing.clone(),
             recording_defaults: hex(fnv1a64(&text)),
             max_recording_bytes: defaults.max_recording_bytes,
             by_run: plan.by_run.clone(),

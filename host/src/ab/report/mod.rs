@@ -310,12 +310,18 @@ fn partly_judged_legend(ab: &Ab) -> String {
     }
 }
 
-/// [`pricing_table`] with the profiles `view` shows.
+/// [`pricing_table`] with the profiles `view` shows; a row is marked a verdict's only when a
+/// column shown holds that verdict (the mark never points at a hidden column).
 fn pricing_view(ab: &Ab, view: &View) -> Table {
     // The strategy and tokens, then a column per profile.
-    narrow(pricing_table(ab), |i, _| {
+    let mut table = narrow(pricing_table(ab), |i, _| {
         i < 2 || view.shows_profile(ab, i - 2)
-    })
+    });
+    for row in &mut table.rows {
+        row.verdict = row.cells[2..].iter().any(|c| c.ends_with(VERDICT_MARK));
+        row.mark = mark(row.baseline, row.verdict);
+    }
+    table
 }
 
 /// Cost vs baseline under every pricing profile, and tokens vs baseline; the verdict of each
