@@ -306,6 +306,11 @@ fn rule(p: &Pricing, i: &ProfileInfo) -> String {
             }
             rule
         }
+        Caching::PrefixUnits => format!(
+            "prefix-units: a request reads only a whole cached unit it starts with (its earlier requests' inputs and outputs, and prefixes two of them shared), from {} tokens, in steps of {}",
+            thousands(p.min_cacheable_tokens),
+            thousands(p.cache_step_tokens.max(1))
+        ),
         Caching::Explicit => format!(
             "explicit: breakpoints ({}), from {} tokens, TTL {}, at most {} breakpoints, {}-block lookback",
             p.placement.as_str(),

@@ -196,7 +196,7 @@ impl Profile {
                 Caching::Explicit => Ttl::FiveMinutes,
                 Caching::OpenAiBreakpoints => Ttl::ThirtyMinutes,
                 Caching::GeminiExplicit => Ttl::OneHour,
-                Caching::Implicit => Ttl::Unstated,
+                Caching::Implicit | Caching::PrefixUnits => Ttl::Unstated,
             }),
             placement: self.placement.unwrap_or(Placement::Strategy),
             output_per_mtok: self.output_per_mtok.map_or(0.0, |p| p.0),

@@ -109,6 +109,24 @@ impl Simulator {
                 };
                 (read, 0)
             }
+            Caching::PrefixUnits => {
+                // The units are found in ptc's count, then scaled; the minimum and the steps
+                // apply in billed tokens.
+                let mut units = profile.clone();
+                (units.min_cacheable_tokens, units.cache_step_tokens) = (1, 1);
+                let cache = explicit.entry(cache_key).or_default();
+                let unit = (units.cost(&request, cache).read as f64 * scale) as u64;
+                let (min, step) = (
+                    profile.min_cacheable_tokens as u64,
+                    profile.cache_step_tokens.max(1) as u64,
+                );
+                let read = if call.billed_prompt >= min && unit >= min {
+                    (unit / step * step).min(call.billed_prompt)
+                } else {
+                    0
+                };
+                (read, 0)
+            }
             Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
                 // Nothing recorded where the agent asked for caching: the breakpoints go where
                 // automatic caching puts them, unless the profile says otherwise.
@@ -136,7 +154,9 @@ impl Simulator {
             + output;
         call.best_cost *= tier;
         call.miss_cost = match profile.caching {
-            Caching::Implicit => profile.priced(0, 0, call.billed_prompt as usize).cost,
+            Caching::Implicit | Caching::PrefixUnits => {
+                profile.priced(0, 0, call.billed_prompt as usize).cost
+            }
             Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
                 profile
                     .priced(0, (read + written) as usize, plain as usize)
