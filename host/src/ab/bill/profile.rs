@@ -59,12 +59,12 @@ pub(super) fn for_model(
     model: Option<&str>,
     at: Option<f64>,
 ) -> usize {
-    let Some((variant, long_prompt)) =
+    let Some((variant, tiers)) =
         model.and_then(|m| info[profile].for_model_at(&pricing[profile], m, at))
     else {
         return profile;
     };
-    let differs = long_prompt.is_some()
+    let differs = !tiers.is_empty()
         || variant.name.contains("@rule=")
         || Pricing {
             name: pricing[profile].name.clone(),
@@ -79,7 +79,7 @@ pub(super) fn for_model(
     let mut variant_info = info[profile].clone();
     variant_info.name = variant.name.clone();
     variant_info.output_per_mtok = variant.output_per_mtok;
-    variant_info.long_prompt = long_prompt;
+    variant_info.tiers = tiers;
     pricing.push(variant);
     info.push(variant_info);
     pricing.len() - 1

@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use super::{MissFit, MissRate, Pending, RunBill};
 use crate::cache::{CacheState, Caching, Placement};
-use crate::pricing::{LongPrompt, Pricing, ProfileInfo};
+use crate::pricing::{Pricing, ProfileInfo};
 
 /// What the simulated caches hold, as calls are simulated one after another.
 pub(super) struct Simulator {
@@ -142,8 +142,9 @@ impl Simulator {
                 (read.min(call.billed_prompt), written)
             }
         };
-        // A price tier by prompt length multiplies every price of the call, output included.
-        let tier = LongPrompt::factor(about.long_prompt, call.billed_prompt);
+        // A price tier (by prompt length, by the hour) multiplies every price of the call,
+        // output included.
+        let tier = about.tiers.factor(call.billed_prompt, call.at);
         let output = call.output as f64 * about.output_per_mtok / 1_000_000.0;
         let plain = call.billed_prompt - read - written;
         call.simulated_read = read;
