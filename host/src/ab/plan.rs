@@ -348,7 +348,11 @@ pub fn variant_tiers(info: &[ProfileInfo], spec: &str) -> Tiers {
     let mut prices = None;
     for (key, value) in parts.filter_map(|part| part.split_once('=')) {
         match key.trim() {
-            "model" => prices = about.and_then(|i| i.model(value.trim())).map(|(_, p)| p.clone()),
+            "model" => {
+                prices = about
+                    .and_then(|i| i.model(value.trim()))
+                    .map(|(_, p)| p.clone())
+            }
             "rule" => prices = prices.and_then(|p| p.rule(value.trim()).ok()),
             _ => {}
         }
