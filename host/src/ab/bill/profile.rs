@@ -49,8 +49,8 @@ pub(super) fn first_sent(recording: &Recording) -> Option<f64> {
 }
 
 /// The profile that prices `model` with `profile` for a run first sent at `at`: `profile`
-/// itself, or, when the profile lists the model with prices, a minimum or a dated rule of its
-/// own, the profile with them (`anthropic@model=claude-haiku-4-5`), by the rule in force at
+/// itself, or, when the profile lists the model with prices, a minimum, a caching rule or
+/// tiers of its own in force then, the profile with them (`anthropic@model=claude-haiku-4-5`), by the rule in force at
 /// `at` (the current one without a time), added to `pricing` and `info` the first time.
 pub(super) fn for_model(
     pricing: &mut Vec<Pricing>,
@@ -64,8 +64,9 @@ pub(super) fn for_model(
     else {
         return profile;
     };
+    // A dated rule whose figures are the profile's own (DeepSeek's models before their prefix
+    // units) is the profile.
     let differs = !tiers.is_empty()
-        || variant.name.contains("@rule=")
         || Pricing {
             name: pricing[profile].name.clone(),
             ..variant.clone()
