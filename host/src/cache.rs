@@ -35,6 +35,11 @@ pub enum Caching {
     /// request's first breakpoint, created once (its write price holds its storage for the
     /// TTL) and read by every request that starts with it until the TTL runs out.
     GeminiExplicit,
+    /// DeepSeek's prefix units (its guide, read 2026-11-26): no markers, nothing paid for
+    /// writing; a request reads only a whole cached unit that is a prefix of it. Units are
+    /// persisted at the end of each request's input and of its output, and at a prefix two
+    /// requests were found to share (for the requests after that one).
+    PrefixUnits,
 }
 
 /// Where a request carries its cache breakpoints (explicit caching only).
@@ -58,6 +63,7 @@ impl Caching {
             "implicit" => Some(Caching::Implicit),
             "openai-breakpoints" => Some(Caching::OpenAiBreakpoints),
             "gemini-explicit" => Some(Caching::GeminiExplicit),
+            "prefix-units" => Some(Caching::PrefixUnits),
             _ => None,
         }
     }
@@ -68,12 +74,19 @@ impl Caching {
             Caching::Implicit => "implicit",
             Caching::OpenAiBreakpoints => "openai-breakpoints",
             Caching::GeminiExplicit => "gemini-explicit",
+            Caching::PrefixUnits => "prefix-units",
         }
     }
 
     /// Whether requests carry breakpoints and pay for writes.
     pub fn has_breakpoints(self) -> bool {
-        self != Caching::Implicit
+        !self.is_implicit()
+    }
+
+    /// Whether the provider caches without markers: the longest shared prefix
+    /// (`implicit`) or whole prefix units (`prefix-units`).
+    pub fn is_implicit(self) -> bool {
+        matches!(self, Caching::Implicit | Caching::PrefixUnits)
     }
 }
 
@@ -213,7 +226,7 @@ macro_rules! deserialize_by_name {
 deserialize_by_name!(
     Caching,
     "cache rule",
-    "\"explicit\", \"implicit\", \"openai-breakpoints\" or \"gemini-explicit\""
+    "\"explicit\", \"implicit\", \"openai-breakpoints\", \"gemini-explicit\" or \"prefix-units\""
 );
 deserialize_by_name!(
     Placement,
@@ -304,4 +317,8 @@ pub struct CacheState {
     pub(crate) written: std::collections::VecDeque<u64>,
     /// When the previous request was sent (implicit caching).
     pub(crate) last_at: Option<f64>,
+    /// Prefix units: every block prefix an earlier request sent (a later request sharing one
+    /// makes it a unit), and the previous request's whole input.
+    pub(crate) seen: rustc_hash::FxHashSet<u64>,
+    pub(crate) last_input: Option<u64>,
 }

@@ -51,9 +51,10 @@ impl Counting {
     pub fn of(caching: Caching) -> Counting {
         match caching {
             Caching::Explicit => Counting::AnthropicBlocks,
-            Caching::Implicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
-                Counting::OpenAiChat
-            }
+            Caching::Implicit
+            | Caching::PrefixUnits
+            | Caching::OpenAiBreakpoints
+            | Caching::GeminiExplicit => Counting::OpenAiChat,
         }
     }
 

@@ -72,6 +72,7 @@ fn the_bill_is_read_back_exactly_and_each_run_priced_by_its_provider() {
     for (name, profile) in [
         ("k9.json", "openrouter-deepseek"),
         ("fast.json", "openrouter-deepseek"),
+        // A run of 2025: DeepSeek's rule before its prefix units, the profile's own.
         ("swe.json", "deepseek"),
     ] {
         let run = by_name(name);

@@ -264,21 +264,56 @@ fn models_table(text: &mut String, p: &Pricing, i: &ProfileInfo) {
                 tier.multiplier
             );
         }
-        if let Some(effective) = &own.effective {
-            let before = match own.rule(&format!("before-{effective}")) {
-                Ok(earlier) => {
-                    let mut then = p.clone();
-                    earlier.apply(&mut then);
+        if let Some(peak) = own.tiers().peak {
+            let windows: Vec<String> = peak
+                .windows
+                .iter()
+                .map(|w| {
                     format!(
-                        "; before it (@rule=before-{effective}): input {}, read {}, output {}",
-                        price(then.input_per_mtok),
-                        price(then.cache_read_per_mtok),
-                        price(then.output_per_mtok)
+                        "{:02}:{:02}-{:02}:{:02}",
+                        w.from / 60,
+                        w.from % 60,
+                        w.to / 60,
+                        w.to % 60
                     )
+                })
+                .collect();
+            let _ = writeln!(
+                text,
+                "    {model}: a request sent Monday to Friday {} UTC pays {}x on every token (peak hours)",
+                windows.join(", "),
+                peak.multiplier
+            );
+        }
+        if let Some(caching) = own.caching {
+            let _ = writeln!(text, "    {model}: caching {}", caching.as_str());
+        }
+        if let Some(effective) = &own.effective {
+            let mut line = format!("    {model}: in force since {effective}");
+            let names = own.rule("").err().unwrap_or_default();
+            for name in names.iter().skip(1) {
+                let Ok(earlier) = own.rule(name) else {
+                    continue;
+                };
+                let mut then = p.clone();
+                earlier.apply(&mut then);
+                let since = match name.strip_prefix("before-") {
+                    Some(_) => String::new(),
+                    None => format!(" in force since {name}"),
+                };
+                let _ = write!(
+                    line,
+                    "; before it (@rule={name}){since}: input {}, read {}, output {}, caching {}",
+                    price(then.input_per_mtok),
+                    price(then.cache_read_per_mtok),
+                    price(then.output_per_mtok),
+                    then.caching.as_str()
+                );
+                if earlier.tiers().peak.is_none() && own.tiers().peak.is_some() {
+                    line.push_str(", no peak hours");
                 }
-                Err(_) => String::new(),
-            };
-            let _ = writeln!(text, "    {model}: in force since {effective}{before}");
+            }
+            let _ = writeln!(text, "{line}");
         }
     }
 }
@@ -306,6 +341,11 @@ fn rule(p: &Pricing, i: &ProfileInfo) -> String {
             }
             rule
         }
+        Caching::PrefixUnits => format!(
+            "prefix-units: a request reads only a whole cached unit it starts with (its earlier requests' inputs and outputs, and prefixes two of them shared), from {} tokens, in steps of {}",
+            thousands(p.min_cacheable_tokens),
+            thousands(p.cache_step_tokens.max(1))
+        ),
         Caching::Explicit => format!(
             "explicit: breakpoints ({}), from {} tokens, TTL {}, at most {} breakpoints, {}-block lookback",
             p.placement.as_str(),

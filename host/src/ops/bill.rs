@@ -44,8 +44,22 @@ fn read(
     options: &BillOptions,
 ) -> Result<Bill, Error> {
     let config = host.config();
-    let pricing = config.pricing_profiles()?;
-    let info = config.pricing_info();
+    let mut pricing = config.pricing_profiles()?;
+    let mut info = config.pricing_info();
+    // A profile with keys for one run (`deepseek@model=deepseek-chat@rule=2026-11-26`) prices
+    // every run as it says, whatever the runs' dates.
+    if let Some(spec) = options.profile.as_deref().filter(|spec| spec.contains('@')) {
+        let variant = crate::ab::pricing_variant(&pricing, &info, spec)?;
+        let base = spec.split('@').next().unwrap_or("").trim();
+        if let Some(mut about) = info.iter().find(|i| i.name == base).cloned() {
+            about.tiers = crate::ab::variant_tiers(&info, spec);
+            about.name = variant.name.clone();
+            about.output_per_mtok = variant.output_per_mtok;
+            about.models.clear();
+            info.push(about);
+            pricing.push(variant);
+        }
+    }
     let tokenizer = host.tokenizer(None)?;
     Bill::read(recordings, &pricing, &info, tokenizer, options)
 }

@@ -16,7 +16,7 @@ use crate::cache::{Caching, Placement, Ttl};
 #[cfg(test)]
 pub use profile::{ModelPrices, Price};
 pub use profile::{Profile, ProfileInfo};
-pub use rule::{days_from_civil, LongPrompt};
+pub use rule::{days_from_civil, Tiers};
 
 /// A provider's prices (per million tokens) and caching rule, for one model or for every model
 /// of a profile: what the simulation prices with. Serialized as parts of `ptc ab` carry it,

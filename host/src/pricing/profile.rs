@@ -14,7 +14,7 @@ use std::fmt;
 use serde::de::{self, Unexpected, Visitor};
 use serde::Deserialize;
 
-use super::rule::{Date, LongPrompt};
+use super::rule::{Date, LongPrompt, PeakHours, PeakWindow, Tiers};
 use super::Pricing;
 use crate::cache::{Caching, Placement, Ttl};
 
@@ -76,11 +76,18 @@ pub struct ModelPrices {
     /// request (output included) is multiplied by `long_prompt_multiplier`.
     pub long_prompt_tokens: Option<Price>,
     pub long_prompt_multiplier: Option<Price>,
+    /// A price tier by the hour: on Monday to Friday, a request sent within one of these
+    /// windows (UTC) pays `peak_multiplier` times every price.
+    pub weekday_peak_hours_utc: Option<Vec<PeakWindow>>,
+    pub peak_multiplier: Option<Price>,
+    /// The model's caching rule, where it is not the profile's (DeepSeek's prefix units).
+    pub caching: Option<Caching>,
     pub source: Option<String>,
     pub as_of: Option<String>,
     /// The day these figures took effect, when the provider states it.
     pub effective: Option<Date>,
-    /// The figures in force before `effective` (a key not set is the model's current one).
+    /// The figures in force before `effective` (a key not set is the model's current one);
+    /// they may be dated themselves, with figures earlier still.
     pub earlier: Option<Box<ModelPrices>>,
 }
 
@@ -103,6 +110,9 @@ impl ModelPrices {
         if let Some(Price(min)) = self.min_cacheable_tokens {
             profile.min_cacheable_tokens = min as usize;
         }
+        if let Some(caching) = self.caching {
+            profile.caching = caching;
+        }
     }
 
     /// The price tier by prompt length these figures set, if any.
@@ -116,6 +126,25 @@ impl ModelPrices {
         }
     }
 
+    /// The price tiers these figures set: by prompt length, by the hour.
+    pub fn tiers(&self) -> Tiers {
+        let peak = match (&self.weekday_peak_hours_utc, self.peak_multiplier) {
+            (Some(windows), Some(Price(multiplier)))
+                if !windows.is_empty() && multiplier != 1.0 =>
+            {
+                Some(PeakHours {
+                    windows: windows.clone(),
+                    multiplier,
+                })
+            }
+            _ => None,
+        };
+        Tiers {
+            long_prompt: self.long_prompt(),
+            peak,
+        }
+    }
+
     /// The rule in force at `at` (seconds, UTC; `None`: now): these figures, or, for a call
     /// sent before they took effect, the earlier ones over them; with the rule's name
     /// (`2026-10-07`, `before-2026-10-07`) when the figures are dated.
@@ -124,8 +153,12 @@ impl ModelPrices {
             return (self.clone(), None);
         };
         match (&self.earlier, at) {
-            (Some(earlier), Some(at)) if effective.after(at) => {
-                (self.over(earlier), Some(format!("before-{effective}")))
+            (Some(earlier), Some(t)) if effective.after(t) => {
+                let older = self.over(earlier);
+                match older.effective {
+                    Some(_) => older.at(at),
+                    None => (older, Some(format!("before-{effective}"))),
+                }
             }
             _ => (self.clone(), Some(effective.to_string())),
         }
@@ -136,17 +169,28 @@ impl ModelPrices {
         let Some(effective) = &self.effective else {
             return Err(Vec::new());
         };
-        let mut names = vec![effective.to_string()];
-        if name == names[0] {
-            return Ok(self.clone());
-        }
-        if let Some(earlier) = &self.earlier {
-            names.push(format!("before-{effective}"));
-            if name == names[1] {
-                return Ok(self.over(earlier));
+        let (mut names, mut rule) = (Vec::new(), self.clone());
+        let mut effective = effective.clone();
+        loop {
+            names.push(effective.to_string());
+            if name == effective.to_string() {
+                return Ok(rule);
+            }
+            let Some(earlier) = &rule.earlier else {
+                return Err(names);
+            };
+            let older = rule.over(earlier);
+            match &older.effective {
+                Some(date) => (effective, rule) = (date.clone(), older),
+                None => {
+                    names.push(format!("before-{effective}"));
+                    return match name == format!("before-{effective}") {
+                        true => Ok(older),
+                        false => Err(names),
+                    };
+                }
             }
         }
-        Err(names)
     }
 
     /// These figures with `earlier`'s where it sets them.
@@ -167,10 +211,16 @@ impl ModelPrices {
                 earlier.long_prompt_multiplier,
                 self.long_prompt_multiplier,
             ),
+            weekday_peak_hours_utc: earlier
+                .weekday_peak_hours_utc
+                .clone()
+                .or_else(|| self.weekday_peak_hours_utc.clone()),
+            peak_multiplier: pick(earlier.peak_multiplier, self.peak_multiplier),
+            caching: earlier.caching.or(self.caching),
             source: earlier.source.clone().or_else(|| self.source.clone()),
             as_of: earlier.as_of.clone().or_else(|| self.as_of.clone()),
-            effective: None,
-            earlier: None,
+            effective: earlier.effective.clone(),
+            earlier: earlier.earlier.clone(),
         }
     }
 }
@@ -196,7 +246,7 @@ impl Profile {
                 Caching::Explicit => Ttl::FiveMinutes,
                 Caching::OpenAiBreakpoints => Ttl::ThirtyMinutes,
                 Caching::GeminiExplicit => Ttl::OneHour,
-                Caching::Implicit => Ttl::Unstated,
+                Caching::Implicit | Caching::PrefixUnits => Ttl::Unstated,
             }),
             placement: self.placement.unwrap_or(Placement::Strategy),
             output_per_mtok: self.output_per_mtok.map_or(0.0, |p| p.0),
@@ -220,7 +270,7 @@ impl Profile {
             source: self.source.clone(),
             as_of: self.as_of.clone(),
             hits_not_guaranteed: self.cache_hits_guaranteed == Some(false),
-            long_prompt: None,
+            tiers: Tiers::default(),
         }
     }
 }
@@ -251,9 +301,8 @@ pub struct ProfileInfo {
     /// The provider promises no cache hit (Gemini's implicit caching): the simulated reads
     /// are the best case, and reading nothing is as possible.
     pub hits_not_guaranteed: bool,
-    /// The price tier by prompt length of the model it prices, if any (set on a profile priced
-    /// for one model).
-    pub long_prompt: Option<LongPrompt>,
+    /// The price tiers of the model it prices (set on a profile priced for one model).
+    pub tiers: Tiers,
 }
 
 /// The name a provider's profiles give it, for the name a log gives it: Google's Gemini API is
@@ -318,13 +367,13 @@ impl ProfileInfo {
     /// As [`ProfileInfo::for_model`], by the rule in force at `at` (seconds, UTC; `None`: the
     /// current rule), named after it when the model's figures are dated
     /// (`anthropic@model=claude-sonnet-5-5@rule=before-2026-10-07`); with the rule's price tier
-    /// by prompt length.
+    /// by prompt length and by the hour.
     pub fn for_model_at(
         &self,
         profile: &Pricing,
         model: &str,
         at: Option<f64>,
-    ) -> Option<(Pricing, Option<LongPrompt>)> {
+    ) -> Option<(Pricing, Tiers)> {
         let (name, prices) = self.model(model)?;
         let (prices, rule) = prices.at(at);
         let mut priced = profile.clone();
@@ -333,7 +382,7 @@ impl ProfileInfo {
             priced.name = format!("{}@rule={rule}", priced.name);
         }
         prices.apply(&mut priced);
-        Some((priced, prices.long_prompt()))
+        Some((priced, prices.tiers()))
     }
 }
 

@@ -1,6 +1,7 @@
-//! Dated price rules: the date a model's figures took effect ([`Date`]), and the price tier
-//! by prompt length ([`LongPrompt`]). A run with call times is priced by the rule in force
-//! when its first call was sent; a run without times by the current one.
+//! Dated price rules: the date a model's figures took effect ([`Date`]), and the price tiers
+//! of a request ([`Tiers`]): by prompt length ([`LongPrompt`]) and by the hour it was sent
+//! ([`PeakHours`]). A run with call times is priced by the rule in force when its first call
+//! was sent; a run without times by the current one.
 
 use std::fmt;
 
@@ -95,6 +96,93 @@ impl LongPrompt {
     }
 }
 
+/// A window of peak hours, `HH:MM-HH:MM` (UTC), as the registry writes it: from its start up
+/// to (not including) its end, in minutes of the day.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PeakWindow {
+    pub from: u32,
+    pub to: u32,
+}
+
+impl PeakWindow {
+    /// The window `text` names (`01:00-04:00`), or why it names none.
+    pub fn parse(text: &str) -> Result<PeakWindow, String> {
+        let bad = || format!("expected hours written HH:MM-HH:MM (UTC), found `{text}`");
+        let minute = |part: &str| -> Result<u32, String> {
+            let (h, m) = part.split_once(':').ok_or_else(bad)?;
+            if h.len() != 2 || m.len() != 2 {
+                return Err(bad());
+            }
+            let (h, m): (u32, u32) = (h.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
+            if m >= 60 || h * 60 + m > 24 * 60 {
+                return Err(bad());
+            }
+            Ok(h * 60 + m)
+        };
+        let (from, to) = text.split_once('-').ok_or_else(bad)?;
+        let (from, to) = (minute(from)?, minute(to)?);
+        if from >= to {
+            return Err(format!("{}: the window ends before it starts", bad()));
+        }
+        Ok(PeakWindow { from, to })
+    }
+}
+
+impl<'de> Deserialize<'de> for PeakWindow {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        PeakWindow::parse(&text).map_err(de::Error::custom)
+    }
+}
+
+/// A price tier by the hour a request is sent: on Monday to Friday (UTC), a request sent
+/// within one of `windows` pays `multiplier` times every price, output included (DeepSeek:
+/// peak hours at twice the off-peak prices the registry lists).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PeakHours {
+    pub windows: Vec<PeakWindow>,
+    pub multiplier: f64,
+}
+
+impl PeakHours {
+    /// Whether a request sent at `at` (seconds since 1970, UTC) is sent in peak hours.
+    pub fn peak(&self, at: f64) -> bool {
+        let days = (at / 86_400.0).floor();
+        // 1970-01-01 was a Thursday: Monday is 0.
+        let weekday = (days as i64 + 3).rem_euclid(7);
+        let minute = ((at - days * 86_400.0) / 60.0).floor() as u32;
+        weekday < 5
+            && self
+                .windows
+                .iter()
+                .any(|w| (w.from..w.to).contains(&minute))
+    }
+}
+
+/// The price tiers of a model's rule: every price of a request is multiplied by each tier it
+/// falls in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tiers {
+    pub long_prompt: Option<LongPrompt>,
+    pub peak: Option<PeakHours>,
+}
+
+impl Tiers {
+    /// What every price of a request of `prompt` tokens sent at `at` is multiplied by; a
+    /// request without a time is priced off-peak (the prices listed).
+    pub fn factor(&self, prompt: u64, at: Option<f64>) -> f64 {
+        let peak = match (&self.peak, at) {
+            (Some(peak), Some(at)) if peak.peak(at) => peak.multiplier,
+            _ => 1.0,
+        };
+        LongPrompt::factor(self.long_prompt, prompt) * peak
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.long_prompt.is_none() && self.peak.is_none()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +222,65 @@ mod tests {
         assert_eq!(LongPrompt::factor(haiku, 100_000), 1.0);
         assert_eq!(LongPrompt::factor(haiku, 100_001), 5.0);
         assert_eq!(LongPrompt::factor(None, 1_000_000), 1.0);
+    }
+}
+
+#[cfg(test)]
+mod peak_tests {
+    use super::*;
+
+    #[test]
+    fn peak_hours_take_weekday_windows_and_no_other_minute() {
+        let windows = ["01:00-04:00", "06:00-10:00"].map(|w| PeakWindow::parse(w).unwrap());
+        let tiers = Tiers {
+            long_prompt: None,
+            peak: Some(PeakHours {
+                windows: windows.to_vec(),
+                multiplier: 2.0,
+            }),
+        };
+        // 2026-11-23 was a Monday; its 00:00 UTC is day 20,780.
+        let monday = 20_780.0 * 86_400.0;
+        let at =
+            |day: f64, h: f64, m: f64, s: f64| monday + day * 86_400.0 + h * 3600.0 + m * 60.0 + s;
+        assert_eq!(tiers.factor(10, Some(at(0.0, 0.0, 59.0, 59.0))), 1.0);
+        assert_eq!(tiers.factor(10, Some(at(0.0, 1.0, 0.0, 0.0))), 2.0);
+        assert_eq!(tiers.factor(10, Some(at(0.0, 3.0, 59.0, 59.0))), 2.0);
+        assert_eq!(tiers.factor(10, Some(at(0.0, 4.0, 0.0, 0.0))), 1.0);
+        assert_eq!(tiers.factor(10, Some(at(4.0, 9.0, 59.0, 0.0))), 2.0);
+        assert_eq!(tiers.factor(10, Some(at(4.0, 10.0, 0.0, 0.0))), 1.0);
+        // Saturday and Sunday are off-peak all day; a request without a time is too.
+        assert_eq!(tiers.factor(10, Some(at(5.0, 2.0, 0.0, 0.0))), 1.0);
+        assert_eq!(tiers.factor(10, Some(at(6.0, 7.0, 0.0, 0.0))), 1.0);
+        assert_eq!(tiers.factor(10, None), 1.0);
+        // With a prompt tier too, the factors multiply.
+        let both = Tiers {
+            long_prompt: Some(LongPrompt {
+                above_tokens: 100,
+                multiplier: 5.0,
+            }),
+            ..tiers
+        };
+        assert_eq!(both.factor(101, Some(at(1.0, 1.0, 0.0, 0.0))), 10.0);
+        for bad in [
+            "1:00-04:00",
+            "04:00-01:00",
+            "01:00-25:00",
+            "01:60-02:00",
+            "01:00",
+        ] {
+            let err = PeakWindow::parse(bad).unwrap_err();
+            assert!(
+                err.contains("HH:MM-HH:MM") && err.contains(bad),
+                "{bad}: {err}"
+            );
+        }
+        assert_eq!(
+            PeakWindow::parse("18:00-24:00").unwrap(),
+            PeakWindow {
+                from: 1080,
+                to: 1440
+            }
+        );
     }
 }

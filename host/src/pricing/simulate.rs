@@ -31,6 +31,15 @@
 //!   prompt shares with the previous request of its run is read, when the prompt and the
 //!   prefix reach the minimum, counted in steps of `cache_step_tokens`; everything else is
 //!   plain input. No write premium.
+//! - **Prefix units** (DeepSeek's guide, read 2026-11-26). No markers, no write premium; each
+//!   cached prefix is a complete unit, and a request reads only a unit it starts with whole
+//!   (the longest, in whole steps, when it reaches the minimum). A request persists the unit
+//!   of its whole input and, when the next request sends its response back after it, the unit
+//!   that ends with that response; a block prefix two requests share becomes a unit for the
+//!   requests after the second (the guide's "common prefix detection": `A+B` then `A+C` reads
+//!   nothing, and `A+D` then reads `A`). The guide also cuts units "at fixed token intervals"
+//!   of long inputs without saying the interval: those are not simulated, so a long prompt
+//!   edited in its middle reads no more than its last whole unit.
 //!
 //! The requests of one run are assumed to follow each other within the TTL, unless the
 //! recording has per-turn timestamps: an entry not used for longer than the TTL is then gone
@@ -92,6 +101,7 @@ impl Pricing {
         }
         match self.caching {
             Caching::Implicit => self.implicit(request, cache),
+            Caching::PrefixUnits => self.prefix_units(request, cache),
             Caching::Explicit => self.explicit(request, cache),
             Caching::OpenAiBreakpoints => self.openai_breakpoints(request, cache),
             Caching::GeminiExplicit => self.gemini_explicit(request, cache),
@@ -116,6 +126,53 @@ impl Pricing {
         let step = self.cache_step_tokens.max(1);
         let read = shared.min(total) / step * step;
         self.priced(read, 0, total - read)
+    }
+
+    /// DeepSeek's prefix units, as the module documentation says.
+    fn prefix_units(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
+        let now = request.at.unwrap_or(0.0);
+        let ttl = self.ttl.seconds();
+        cache.entries.retain(|_, at| now - *at <= ttl);
+        let blocks = &request.blocks;
+        // The previous request's output: the assistant blocks sent right after its whole input.
+        if let Some(input) = cache.last_input {
+            if let Some(at) = blocks.iter().position(|b| b.prefix == input) {
+                let output = blocks[at + 1..].iter().take_while(|b| b.assistant).last();
+                if let Some(output) = output {
+                    cache.entries.entry(output.prefix).or_insert(now);
+                }
+            }
+        }
+        let hit = blocks
+            .iter()
+            .rev()
+            .find(|b| cache.entries.contains_key(&b.prefix));
+        let step = self.cache_step_tokens.max(1);
+        let read = match hit {
+            Some(hit) if request.tokens >= self.min_cacheable_tokens => {
+                cache.entries.insert(hit.prefix, now);
+                let read = hit.end.min(request.tokens) / step * step;
+                if read >= self.min_cacheable_tokens {
+                    read
+                } else {
+                    0
+                }
+            }
+            _ => 0,
+        };
+        // Units for the requests after this one: the longest prefix it shares with an earlier
+        // request, and its whole input.
+        let shared = blocks
+            .iter()
+            .rev()
+            .find(|b| cache.seen.contains(&b.prefix))
+            .map(|b| b.prefix);
+        for unit in shared.into_iter().chain(blocks.last().map(|b| b.prefix)) {
+            cache.entries.insert(unit, now);
+        }
+        cache.seen.extend(blocks.iter().map(|b| b.prefix));
+        cache.last_input = blocks.last().map(|b| b.prefix);
+        self.priced(read, 0, request.tokens - read)
     }
 
     /// Explicit caching, as the module documentation says.

@@ -49,8 +49,8 @@ pub(super) fn first_sent(recording: &Recording) -> Option<f64> {
 }
 
 /// The profile that prices `model` with `profile` for a run first sent at `at`: `profile`
-/// itself, or, when the profile lists the model with prices, a minimum or a dated rule of its
-/// own, the profile with them (`anthropic@model=claude-haiku-4-5`), by the rule in force at
+/// itself, or, when the profile lists the model with prices, a minimum, a caching rule or
+/// tiers of its own in force then, the profile with them (`anthropic@model=claude-haiku-4-5`), by the rule in force at
 /// `at` (the current one without a time), added to `pricing` and `info` the first time.
 pub(super) fn for_model(
     pricing: &mut Vec<Pricing>,
@@ -59,13 +59,14 @@ pub(super) fn for_model(
     model: Option<&str>,
     at: Option<f64>,
 ) -> usize {
-    let Some((variant, long_prompt)) =
+    let Some((variant, tiers)) =
         model.and_then(|m| info[profile].for_model_at(&pricing[profile], m, at))
     else {
         return profile;
     };
-    let differs = long_prompt.is_some()
-        || variant.name.contains("@rule=")
+    // A dated rule whose figures are the profile's own (DeepSeek's models before their prefix
+    // units) is the profile.
+    let differs = !tiers.is_empty()
         || Pricing {
             name: pricing[profile].name.clone(),
             ..variant.clone()
@@ -79,7 +80,7 @@ pub(super) fn for_model(
     let mut variant_info = info[profile].clone();
     variant_info.name = variant.name.clone();
     variant_info.output_per_mtok = variant.output_per_mtok;
-    variant_info.long_prompt = long_prompt;
+    variant_info.tiers = tiers;
     pricing.push(variant);
     info.push(variant_info);
     pricing.len() - 1

@@ -143,6 +143,11 @@ pub(super) fn rule(pricing: &Pricing, info: &ProfileInfo) -> String {
             pricing.min_cacheable_tokens,
             pricing.cache_step_tokens.max(1)
         ),
+        Caching::PrefixUnits => format!(
+            "prefix units from {} tokens in steps of {}",
+            pricing.min_cacheable_tokens,
+            pricing.cache_step_tokens.max(1)
+        ),
         Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => format!(
             "{} caching from {} tokens, {} TTL, the breakpoint where automatic caching puts it",
             pricing.caching.as_str(),

@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use super::{MissFit, MissRate, Pending, RunBill};
 use crate::cache::{CacheState, Caching, Placement};
-use crate::pricing::{LongPrompt, Pricing, ProfileInfo};
+use crate::pricing::{Pricing, ProfileInfo};
 
 /// What the simulated caches hold, as calls are simulated one after another.
 pub(super) struct Simulator {
@@ -109,6 +109,24 @@ impl Simulator {
                 };
                 (read, 0)
             }
+            Caching::PrefixUnits => {
+                // The units are found in ptc's count, then scaled; the minimum and the steps
+                // apply in billed tokens.
+                let mut units = profile.clone();
+                (units.min_cacheable_tokens, units.cache_step_tokens) = (1, 1);
+                let cache = explicit.entry(cache_key).or_default();
+                let unit = (units.cost(&request, cache).read as f64 * scale) as u64;
+                let (min, step) = (
+                    profile.min_cacheable_tokens as u64,
+                    profile.cache_step_tokens.max(1) as u64,
+                );
+                let read = if call.billed_prompt >= min && unit >= min {
+                    (unit / step * step).min(call.billed_prompt)
+                } else {
+                    0
+                };
+                (read, 0)
+            }
             Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
                 // Nothing recorded where the agent asked for caching: the breakpoints go where
                 // automatic caching puts them, unless the profile says otherwise.
@@ -124,8 +142,9 @@ impl Simulator {
                 (read.min(call.billed_prompt), written)
             }
         };
-        // A price tier by prompt length multiplies every price of the call, output included.
-        let tier = LongPrompt::factor(about.long_prompt, call.billed_prompt);
+        // A price tier (by prompt length, by the hour) multiplies every price of the call,
+        // output included.
+        let tier = about.tiers.factor(call.billed_prompt, call.at);
         let output = call.output as f64 * about.output_per_mtok / 1_000_000.0;
         let plain = call.billed_prompt - read - written;
         call.simulated_read = read;
@@ -136,7 +155,9 @@ impl Simulator {
             + output;
         call.best_cost *= tier;
         call.miss_cost = match profile.caching {
-            Caching::Implicit => profile.priced(0, 0, call.billed_prompt as usize).cost,
+            Caching::Implicit | Caching::PrefixUnits => {
+                profile.priced(0, 0, call.billed_prompt as usize).cost
+            }
             Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
                 profile
                     .priced(0, (read + written) as usize, plain as usize)

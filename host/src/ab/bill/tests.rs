@@ -563,3 +563,70 @@ fn a_model_is_labelled_with_its_provider_once() {
         "openrouter (no model named)"
     );
 }
+
+#[test]
+fn a_call_in_peak_hours_pays_the_peak_multiplier_and_the_rule_of_its_date_caches() {
+    use crate::pricing::Profile;
+    // The calls are sent at 1,000 s and 1,010 s: 00:16 on Thursday 1970-01-01, a weekday.
+    let usage = [(900, 0, 50, None), (300, 800, 60, None)];
+    let bill = |window: &str, effective: &str| {
+        let table: Profile = toml::from_str(&format!(
+            r#"
+            [models."m-1"]
+            output_per_mtok = 0.40
+            weekday_peak_hours_utc = ["{window}"]
+            peak_multiplier = 2
+            caching = "prefix-units"
+            effective = "{effective}"
+            [models."m-1".earlier]
+            caching = "implicit"
+            "#
+        ))
+        .unwrap();
+        let mut about = info("p", "router", 0.40, false);
+        about.models = table.info("p").models;
+        Bill::new(
+            [run("a", "router", &usage)],
+            &[implicit("p", 64, 64)],
+            &[about],
+            Tokenizer::O200kBase,
+            &options(MissRate::Fit),
+        )
+        .unwrap()
+    };
+    // By hand, at $0.27 input, $0.135 read, $0.40 output per Mtok: 900 x 0.27 + 50 x 0.40 =
+    // 263 µ$ and 300 x 0.27 + 800 x 0.135 + 60 x 0.40 = 213 µ$ off-peak; twice that at peak.
+    for (window, factor) in [
+        ("00:16-00:17", 2.0),
+        ("00:17-01:00", 1.0),
+        ("00:00-00:16", 1.0),
+    ] {
+        let priced: Vec<f64> = bill(window, "1970-01-01").runs[0]
+            .calls
+            .iter()
+            .map(|c| c.priced_bill)
+            .collect();
+        assert!(
+            (priced[0] - 263e-6 * factor).abs() < 1e-12,
+            "{window}: {priced:?}"
+        );
+        assert!(
+            (priced[1] - 213e-6 * factor).abs() < 1e-12,
+            "{window}: {priced:?}"
+        );
+    }
+    // The caching rule is the one in force on the run's day.
+    let now = bill("00:16-00:17", "1970-01-01");
+    assert_eq!(now.profiles[0].0.caching, Caching::PrefixUnits);
+    let before = bill("00:16-00:17", "1970-01-02");
+    assert_eq!(
+        before.profiles[0].0.name,
+        "p@model=m-1@rule=before-1970-01-02"
+    );
+    assert_eq!(before.profiles[0].0.caching, Caching::Implicit);
+    // Each request sends the whole previous one and its response: both rules read it.
+    for bill in [now, before] {
+        assert!(bill.runs[0].calls[1].simulated_read > 0);
+        assert_eq!(bill.runs[0].calls[0].simulated_read, 0);
+    }
+}

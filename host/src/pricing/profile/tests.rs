@@ -198,7 +198,7 @@ fn a_run_is_priced_by_the_rule_in_force_when_it_was_sent() {
         .for_model_at(&base, "claude-opus-5", Some(day))
         .unwrap();
     assert_eq!(p.name, "anthropic@model=claude-opus-5");
-    assert_eq!(tier, None);
+    assert!(tier.is_empty());
 }
 
 #[test]
@@ -236,6 +236,81 @@ fn the_registry_reads_dated_rules_and_tiers_and_refuses_a_bad_date() {
             .to_string();
     assert!(
         err.contains("YYYY-MM-DD") && err.contains("2026-10-32"),
+        "{err}"
+    );
+}
+
+#[test]
+fn rules_chain_back_by_their_dates() {
+    let table: Profile = toml::from_str(
+        r#"
+        input_per_mtok = 1
+        cache_read_per_mtok = 0.1
+        cache_write_per_mtok = 1
+        min_cacheable_tokens = 64
+        cache_step_tokens = 64
+        [models."m"]
+        input_per_mtok = 3
+        caching = "prefix-units"
+        weekday_peak_hours_utc = ["01:00-04:00"]
+        peak_multiplier = 2
+        effective = "2026-11-26"
+        [models."m".earlier]
+        caching = "implicit"
+        effective = "2026-08-17"
+        [models."m".earlier.earlier]
+        input_per_mtok = 2
+        peak_multiplier = 1
+        "#,
+    )
+    .unwrap();
+    let (profile, info) = (table.complete("p").unwrap(), table.info("p"));
+    let day = |y, m, d| crate::pricing::days_from_civil(y, m, d) as f64 * 86_400.0;
+    let at = |t: f64| info.for_model_at(&profile, "m", Some(t)).unwrap();
+    let (now, tiers) = at(day(2026, 11, 26));
+    assert_eq!(now.name, "p@model=m@rule=2026-11-26");
+    assert_eq!(
+        (now.input_per_mtok, now.caching),
+        (3.0, Caching::PrefixUnits)
+    );
+    assert!(tiers.peak.is_some());
+    // The second before 2026-11-26: the rule of 2026-08-17, with the newer figures it does
+    // not set.
+    let (then, tiers) = at(day(2026, 11, 26) - 1.0);
+    assert_eq!(then.name, "p@model=m@rule=2026-08-17");
+    assert_eq!(
+        (then.input_per_mtok, then.caching),
+        (3.0, Caching::Implicit)
+    );
+    assert!(tiers.peak.is_some());
+    let (first, tiers) = at(day(2026, 8, 17) - 1.0);
+    assert_eq!(first.name, "p@model=m@rule=before-2026-08-17");
+    assert_eq!(
+        (first.input_per_mtok, first.caching),
+        (2.0, Caching::Implicit)
+    );
+    assert!(tiers.peak.is_none());
+    // `@rule=` names each, and the error names them all.
+    let (_, prices) = info.model("m").unwrap();
+    assert_eq!(
+        prices.rule("2026-08-17").unwrap().caching,
+        Some(Caching::Implicit)
+    );
+    assert_eq!(
+        prices.rule("before-2026-08-17").unwrap().input_per_mtok,
+        Some(Price(2.0))
+    );
+    assert_eq!(
+        prices.rule("2025-01-01").unwrap_err(),
+        ["2026-11-26", "2026-08-17", "before-2026-08-17"]
+    );
+    // A window that is no window is refused with the place it is in.
+    let err =
+        toml::from_str::<Profile>("[models.\"m\"]\nweekday_peak_hours_utc = [\"10:00-09:00\"]\n")
+            .unwrap_err()
+            .to_string();
+    assert!(
+        err.contains("ends before it starts") && err.contains("10:00-09:00"),
         "{err}"
     );
 }

@@ -426,6 +426,8 @@ fn names_parse_back() {
         Caching::Explicit,
         Caching::Implicit,
         Caching::OpenAiBreakpoints,
+        Caching::GeminiExplicit,
+        Caching::PrefixUnits,
     ] {
         assert_eq!(Caching::parse(c.as_str()), Some(c));
     }
@@ -915,4 +917,74 @@ fn an_inferred_prefix_is_a_leading_cached_block_of_its_size() {
     // No prefix changes nothing.
     let plain = request(&[(200, 1, true)], 210);
     assert_eq!(plain.clone().after_prefix(0, true), plain);
+}
+
+fn deepseek_units() -> Pricing {
+    Pricing {
+        name: "deepseek".into(),
+        input_per_mtok: 0.28,
+        cache_read_per_mtok: 0.028,
+        cache_write_per_mtok: 0.28,
+        cache_write_1h_per_mtok: 0.28,
+        min_cacheable_tokens: 64,
+        cache_step_tokens: 64,
+        caching: Caching::PrefixUnits,
+        ttl: Ttl::Unstated,
+        placement: Placement::Strategy,
+        output_per_mtok: 0.42,
+    }
+}
+
+#[test]
+fn prefix_units_read_only_a_whole_unit() {
+    // The guide's examples, in blocks: A (1,000 tokens), then B, C or D after it.
+    let (p, mut cache) = (deepseek_units(), CacheState::default());
+    let (a, ab, ac, ad, out, next) = (1, 2, 3, 4, 5, 6);
+    let cost = |tokens: [usize; 3]| {
+        dollars(tokens[0], 0.028) + dollars(tokens[1], 0.0) + dollars(tokens[2], 0.28)
+    };
+    // A+B: nothing cached yet.
+    let first = p.cost(
+        &turns(&[(1000, a, false, false), (1500, ab, false, false)], 1500),
+        &mut cache,
+    );
+    assert_cost(first, 0, 0, 1500, cost([0, 0, 1500]));
+    // A+C shares A with A+B, but A is no unit: nothing is read (the longest shared prefix
+    // would read 960). A is persisted now, as a prefix two requests shared.
+    let mut second = turns(&[(1000, a, false, false), (1600, ac, false, false)], 1600);
+    second.shared = 1000;
+    assert_cost(p.cost(&second, &mut cache), 0, 0, 1600, cost([0, 0, 1600]));
+    let old = Pricing {
+        caching: Caching::Implicit,
+        ..p.clone()
+    };
+    assert_eq!(old.cost(&second, &mut CacheState::default()).read, 960);
+    // A+D reads the unit A, in whole steps of 64: 960 read, 740 plain.
+    let third = turns(&[(1000, a, false, false), (1700, ad, false, false)], 1700);
+    assert_cost(p.cost(&third, &mut cache), 960, 0, 740, cost([960, 0, 740]));
+    // A+D, its response, then a new message: the unit that ends with the response (1,900
+    // tokens) is read: 1,856 in whole steps, 144 plain.
+    let fourth = turns(
+        &[
+            (1000, a, false, false),
+            (1700, ad, false, false),
+            (1900, out, false, true),
+            (2000, next, false, false),
+        ],
+        2000,
+    );
+    assert_cost(
+        p.cost(&fourth, &mut cache),
+        1856,
+        0,
+        144,
+        cost([1856, 0, 144]),
+    );
+    // At the minimum: a unit of 127 tokens reads one step of 64; one of 63 reads nothing.
+    for (unit, read) in [(127, 64), (63, 0)] {
+        let mut cache = CacheState::default();
+        p.cost(&turns(&[(unit, 10, false, false)], unit), &mut cache);
+        let then = turns(&[(unit, 10, false, false), (300, 11, false, false)], 300);
+        assert_eq!(p.cost(&then, &mut cache).read, read, "{unit}");
+    }
 }
