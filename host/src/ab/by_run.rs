@@ -44,6 +44,30 @@ pub(crate) fn partial_columns(pricing: &[Pricing], names: &[String]) -> Vec<bool
         .collect()
 }
 
+/// How the parts merged so far (`sum`) and the next one (`part`, read from `file`; the first
+/// when `first`) were priced run by run: refused when they differ.
+pub(crate) fn merged(
+    sum: Option<PricedByRun>,
+    part: Option<&PricedByRun>,
+    first: bool,
+    file: &std::path::Path,
+) -> Result<Option<PricedByRun>, crate::Error> {
+    let refused = |why: &str| crate::Error::MergeRefused {
+        reason: format!("{} {why}", file.display()),
+    };
+    match (sum, part) {
+        (None, None) => Ok(None),
+        (Some(sum), Some(more)) => sum
+            .merged(more)
+            .map(Some)
+            .ok_or_else(|| refused("was priced run by run by other profiles than the parts before it")),
+        (None, Some(part)) if first => Ok(Some(part.clone())),
+        _ => Err(refused(
+            "and the parts before it differ in whether each run is priced by the profile it was billed by",
+        )),
+    }
+}
+
 /// Whether the recordings `judged` is judged on put any token in the column `own`: a corpus
 /// priced run by run leaves a billed profile's column empty on the runs of another.
 pub(crate) fn priced_any(judged: &crate::ab::Judged, own: usize) -> bool {

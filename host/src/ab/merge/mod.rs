@@ -204,26 +204,7 @@ pub fn merge(
             *sum = sum.merged(more);
         }
         rebuilt.extend(part.rebuilt.iter().cloned());
-        by_run = match (by_run, &part.by_run) {
-            (None, None) => None,
-            (Some(sum), Some(more)) => Some(sum.merged(more).ok_or_else(|| {
-                Error::MergeRefused {
-                    reason: format!(
-                        "{} was priced run by run by other profiles than the parts before it",
-                        file.display()
-                    ),
-                }
-            })?),
-            (None, Some(first)) if index == 0 => Some(first.clone()),
-            _ => {
-                return Err(Error::MergeRefused {
-                    reason: format!(
-                        "{} and the parts before it differ in whether each run is priced by the profile it was billed by",
-                        file.display()
-                    ),
-                })
-            }
-        };
+        by_run = crate::ab::by_run::merged(by_run, part.by_run.as_ref(), index == 0, file)?;
         let summaries: Vec<Summary> = part.summaries.iter().map(|s| s.summary()).collect();
         // Not written: every variant is judged on every recording of the part.
         let judged = match part.judged.is_empty() {
