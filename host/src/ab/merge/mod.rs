@@ -204,7 +204,7 @@ pub fn merge(
             *sum = sum.merged(more);
         }
         rebuilt.extend(part.rebuilt.iter().cloned());
-        by_run = crate::ab::by_run::merged(by_run, part.by_run.as_ref(), index == 0, file)?;
+        by_run = crate::ab::by_run::merged(by_run, part.by_run.as_ref(), index == 0, &file)?;
         let summaries: Vec<Summary> = part.summaries.iter().map(|s| s.summary()).collect();
         // Not written: every variant is judged on every recording of the part.
         let judged = match part.judged.is_empty() {
