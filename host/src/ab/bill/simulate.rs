@@ -98,16 +98,7 @@ impl Simulator {
                     _ => shared as f64 * scale,
                 };
                 let prefix = from_previous.max(stored as f64 * scale) as u64;
-                let (min, step) = (
-                    profile.min_cacheable_tokens as u64,
-                    profile.cache_step_tokens.max(1) as u64,
-                );
-                let read = if call.billed_prompt >= min && prefix >= min {
-                    (prefix / step * step).min(call.billed_prompt)
-                } else {
-                    0
-                };
-                (read, 0)
+                (stepped(prefix, call.billed_prompt, profile), 0)
             }
             Caching::PrefixUnits => {
                 // The units are found in ptc's count, then scaled; the minimum and the steps
@@ -116,16 +107,7 @@ impl Simulator {
                 (units.min_cacheable_tokens, units.cache_step_tokens) = (1, 1);
                 let cache = explicit.entry(cache_key).or_default();
                 let unit = (units.cost(&request, cache).read as f64 * scale) as u64;
-                let (min, step) = (
-                    profile.min_cacheable_tokens as u64,
-                    profile.cache_step_tokens.max(1) as u64,
-                );
-                let read = if call.billed_prompt >= min && unit >= min {
-                    (unit / step * step).min(call.billed_prompt)
-                } else {
-                    0
-                };
-                (read, 0)
+                (stepped(unit, call.billed_prompt, profile), 0)
             }
             Caching::Explicit | Caching::OpenAiBreakpoints | Caching::GeminiExplicit => {
                 // Nothing recorded where the agent asked for caching: the breakpoints go where
@@ -218,4 +200,17 @@ pub(super) fn miss_fit(
         MissRate::Fit => (1.0 - fit.read_tokens as f64 / fit.predicted_tokens as f64).max(0.0),
     };
     fit
+}
+/// What an implicit cache reads of a `prefix` (billed tokens) for a call billed `billed`
+/// prompt tokens: nothing under the profile's minimum, else the prefix in its steps.
+fn stepped(prefix: u64, billed: u64, profile: &Pricing) -> u64 {
+    let (min, step) = (
+        profile.min_cacheable_tokens as u64,
+        profile.cache_step_tokens.max(1) as u64,
+    );
+    if billed >= min && prefix >= min {
+        (prefix / step * step).min(billed)
+    } else {
+        0
+    }
 }
