@@ -57,6 +57,11 @@ pub use totals::Judged;
 /// core busy, few enough that their measures take little memory.
 const CHUNK: usize = 1024;
 
+/// The most bytes of recordings a chunk holds (it holds fewer than [`CHUNK`] long ones): the
+/// recordings handed on to the comparison with their bill are held until their chunk is
+/// measured, so what is held does not grow with the corpus.
+const CHUNK_BYTES: u64 = 16 << 20;
+
 /// An A/B run: the variants, the pricing profiles, and the measures added up per variant.
 pub struct Ab {
     pub variants: Vec<Variant>,
@@ -89,8 +94,8 @@ pub struct Ab {
     pub lacking: Vec<Lacking>,
     /// What the verdict requires of a strategy (`--require`, `[ab] require`).
     pub requirements: report::Requirements,
-    /// The recordings that carry their bill, when the run was asked to keep them
-    /// ([`RunOptions::keep_billed`]); else empty.
+    /// The recordings that carry no bill, when the run was asked to hand the others on
+    /// ([`RunOptions::billed`]); else empty.
     pub billed: Billed,
     /// The recordings whose as-sent baseline is rebuilt from their log, in path order.
     pub rebuilt: Vec<RebuiltRun>,
@@ -98,29 +103,11 @@ pub struct Ab {
     pub by_run: Option<PricedByRun>,
 }
 
-/// The recordings of a run read for the comparison with their bill, in corpus order.
+/// The recordings of a run that carry no bill, when the run was asked to hand the others to
+/// the comparison with their bill ([`RunOptions::billed`]), in corpus order.
 #[derive(Default)]
 pub struct Billed {
-    /// Those that carry their bill, whole.
-    pub recordings: Vec<Recording>,
-    /// The others.
     pub without_bill: Vec<PathBuf>,
-}
-
-impl Billed {
-    /// Each recording kept with its position in the corpus, or its path when it carries no
-    /// bill.
-    fn of(mut kept: Vec<(usize, Result<Recording, PathBuf>)>) -> Billed {
-        kept.sort_by_key(|(index, _)| *index);
-        let mut billed = Billed::default();
-        for (_, kept) in kept {
-            match kept {
-                Ok(recording) => billed.recordings.push(recording),
-                Err(path) => billed.without_bill.push(path),
-            }
-        }
-        billed
-    }
 }
 
 /// What [`run_listed`] does with every prompt's measures besides adding them up.
@@ -157,9 +144,10 @@ pub struct RunOptions<'a> {
     pub strict: bool,
     /// Called once per recording done.
     pub progress: &'a (dyn Fn() + Sync),
-    /// Keep the recordings that carry their bill, in corpus order ([`Ab::billed`]), so that
-    /// `ptc bill`'s comparison comes from the same read.
-    pub keep_billed: bool,
+    /// Hands each recording that carries its bill to this function once it is measured, in
+    /// corpus order, so that `ptc bill`'s comparison comes from the same read (the others are
+    /// named in [`Ab::billed`]). Nothing is kept.
+    pub billed: Option<&'a mut dyn FnMut(Recording)>,
 }
 
 impl Default for RunOptions<'_> {
@@ -169,7 +157,7 @@ impl Default for RunOptions<'_> {
             rows: Rows::Sums,
             strict: false,
             progress: &|| {},
-            keep_billed: false,
+            billed: None,
         }
     }
 }
@@ -203,11 +191,11 @@ pub fn run_listed(
         mut rows,
         strict,
         progress,
-        keep_billed,
+        billed: mut hand_billed,
     } = options;
     let clock = plan.clock;
-    let kept_billed: std::sync::Mutex<Vec<(usize, Result<Recording, PathBuf>)>> =
-        Default::default();
+    let keep_billed = hand_billed.is_some();
+    let mut without_bill = Vec::new();
     let detail = !matches!(rows, Rows::Sums);
     let prompters: Vec<Result<Prompter<'_>, String>> = plan
         .variants
@@ -246,8 +234,11 @@ pub fn run_listed(
             host.config().pricing_info(),
         ),
     };
+    // A run's measures, and the recording when it is handed on: whole when it carries its
+    // bill, else its name.
+    type Measured = (Vec<RunMeasure>, Option<Result<Recording, PathBuf>>);
     let measure_all =
-        |counter: &mut Counter, index: usize, source: &Source| -> Result<Vec<RunMeasure>, Error> {
+        |counter: &mut Counter, index: usize, source: &Source| -> Result<Measured, Error> {
             let recording = match source.load(&defaults).and_then(|recording| {
                 recording.check_sent_messages()?;
                 Ok(recording)
@@ -327,18 +318,12 @@ pub fn run_listed(
                     run
                 })
                 .collect();
-            if keep_billed {
-                let kept = match is_billed {
-                    true => Ok(recording),
-                    false => Err(recording.label()),
-                };
-                kept_billed
-                    .lock()
-                    .expect("no panic holds it")
-                    .push((index, kept));
-            }
+            let kept = keep_billed.then(|| match is_billed {
+                true => Ok(recording),
+                false => Err(recording.label()),
+            });
             progress();
-            Ok(runs)
+            Ok((runs, kept))
         };
     let baseline = plan
         .variants
@@ -351,16 +336,21 @@ pub fn run_listed(
     let mut chunk: Vec<(usize, Source)> = Vec::with_capacity(CHUNK);
     loop {
         chunk.clear();
-        while chunk.len() < CHUNK {
+        let mut bytes = 0;
+        while chunk.len() < CHUNK && bytes < CHUNK_BYTES {
             match sources.next() {
-                Some(next) => chunk.push(next?),
+                Some(next) => {
+                    let next = next?;
+                    bytes += next.1.size();
+                    chunk.push(next);
+                }
                 None => break,
             }
         }
         if chunk.is_empty() {
             break;
         }
-        let measured: Vec<Result<Vec<RunMeasure>, Error>> = chunk
+        let measured: Vec<Result<Measured, Error>> = chunk
             .par_iter()
             .map_init(
                 // A counter per piece of work: the texts recordings share (the system prompt,
@@ -372,7 +362,12 @@ pub fn run_listed(
         for ((index, source), result) in chunk.iter().zip(measured) {
             let index = *index;
             match result {
-                Ok(measures) => {
+                Ok((measures, kept)) => {
+                    match (kept, &mut hand_billed) {
+                        (Some(Ok(recording)), Some(hand)) => hand(recording),
+                        (Some(Err(path)), _) => without_bill.push(path),
+                        _ => {}
+                    }
                     totals.add(index, &measures);
                     let label = source.label();
                     let details = measures.into_iter().map(|m| RunDetail {
@@ -433,7 +428,7 @@ pub fn run_listed(
         unjudged,
         lacking,
         requirements: plan.requirements,
-        billed: Billed::of(kept_billed.into_inner().expect("no panic holds it")),
+        billed: Billed { without_bill },
         rebuilt: {
             let mut rebuilt = rebuilt.into_inner().expect("no panic holds it");
             rebuilt.sort_by(|a, b| a.1.recording.cmp(&b.1.recording));
@@ -585,6 +580,41 @@ mod tests {
             let back: Vec<BadRecording> = bad.iter().unwrap().map(Result::unwrap).collect();
             assert_eq!(back, all);
         }
+    }
+
+    #[test]
+    fn billed_recordings_are_handed_on_in_order_as_their_chunk_is_measured() {
+        let host = host();
+        let (name, json) = crate::examples::REAL_RUNS
+            .iter()
+            .find(|(name, _)| name.ends_with("mini-swe-agent-pvlib-1707.json"))
+            .unwrap();
+        // More copies than the bytes one chunk holds.
+        let copies = (CHUNK_BYTES / json.len() as u64) as usize + 8;
+        let listed = std::cell::Cell::new(0);
+        let mut sources = (0..copies).map(|i| {
+            listed.set(i + 1);
+            Ok((i, Source::Embedded { name, json }))
+        });
+        let mut handed: Vec<(usize, usize)> = Vec::new();
+        let mut hand = |recording: Recording| handed.push((listed.get(), recording.turns.len()));
+        let plan = AbPlan::new(&host, &PlanOptions::strategies("full-history")).unwrap();
+        let options = RunOptions {
+            billed: Some(&mut hand),
+            ..strict(Rows::Sums)
+        };
+        let ab = run_listed(&host, plan, &mut sources, options).unwrap();
+        assert_eq!(ab.billed_recordings, copies);
+        assert!(ab.billed.without_bill.is_empty());
+        assert_eq!(handed.len(), copies, "every billed recording, whole");
+        assert!(handed.iter().all(|&(_, turns)| turns > 0));
+        // The first chunk's recordings went on before the corpus was listed to its end: none
+        // is held for the whole run.
+        assert!(
+            handed[0].0 < copies,
+            "handed on after {} listed",
+            handed[0].0
+        );
     }
 
     #[test]

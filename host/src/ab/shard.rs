@@ -195,6 +195,11 @@ fn hash_contents(source: &Source, hash: &mut Fnv) {
         Source::Embedded { json, .. } => stream(Box::new(json.as_bytes()), None),
         Source::Log { run: Ok(json), .. } => stream(Box::new(json.as_bytes()), None),
         Source::Log { run: Err(why), .. } => Err(std::io::Error::other(why.to_string())),
+        Source::Spooled {
+            file, offset, len, ..
+        } => file
+            .read(*offset, *len)
+            .and_then(|bytes| stream(Box::new(std::io::Cursor::new(bytes)), None)),
     };
     if let Err(e) = read {
         hash.write(&u64::MAX.to_le_bytes());
@@ -214,7 +219,9 @@ pub fn identity(source: &Source) -> String {
         Source::File(path) => name(path),
         Source::Line { path, line, .. } => format!("{}:{line}", name(path)),
         Source::Embedded { name, .. } => (*name).to_owned(),
-        Source::Log { name: run, .. } => name(std::path::Path::new(&**run)),
+        Source::Log { name: run, .. } | Source::Spooled { name: run, .. } => {
+            name(std::path::Path::new(&**run))
+        }
     }
 }
 

@@ -29,13 +29,13 @@ pub fn bill(host: &Host, request: &BillRequest) -> Result<Bill, Error> {
     read(host, recordings, &request.options)
 }
 
-/// The comparison of recordings already read with their bill.
+/// The comparison of recordings already read with their bill, taken one at a time.
 pub(super) fn of_recordings(
     host: &Host,
-    recordings: Vec<Recording>,
+    recordings: impl Iterator<Item = Recording>,
     options: &BillOptions,
 ) -> Result<Bill, Error> {
-    read(host, recordings.into_iter().map(Ok), options)
+    read(host, recordings.map(Ok), options)
 }
 
 fn read(

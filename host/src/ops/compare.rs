@@ -14,7 +14,8 @@ use crate::host::Host;
 use crate::ops::results::{self, Finish};
 use crate::ops::{progress, Corpus};
 use crate::output::write_out;
-use crate::recording::ReadError;
+use crate::recording::corpus::Imports;
+use crate::recording::{ReadError, Recording};
 use crate::render::trigger::AS_SENT;
 use crate::Error;
 
@@ -95,9 +96,13 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     let mut asked = options.plan.clone();
     // The bundled runs keep the configured profile: their output is the reference one.
     let given = matches!(&options.corpus, Corpus::Paths(paths) if !paths.is_empty());
+    // The runs of the logs read to find the profiles, taken from there by the listings below.
+    let mut imports = None;
     if asked.pricing.is_none() && given {
-        asked.pricing = priced_as_billed(host, &options.corpus, &defaults)?;
+        let (pricing, kept) = priced_as_billed(host, &options.corpus, &defaults)?;
+        asked.pricing = pricing;
         asked.by_run = asked.pricing.as_deref().is_some_and(|p| p.contains(','));
+        imports = Some(std::sync::Arc::new(kept));
     }
     let plan = AbPlan::new(host, &asked)?;
     let (format, shard) = (options.format, options.shard);
@@ -111,7 +116,10 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         // one recording that cannot be read and succeed; the merge would fail much later.
         crate::recording::corpus::check_given(paths)?;
     }
-    let listed = || ShardSources::new(options.corpus.listing(&defaults), shard);
+    let listed = || {
+        let listing = options.corpus.listing(&defaults);
+        ShardSources::new(listing.reusing_imports(imports.as_ref()), shard)
+    };
     let bar = match options.progress {
         true => progress::for_corpus(|| listed().take_while(Result::is_ok).count()),
         false => indicatif::ProgressBar::hidden(),
@@ -156,17 +164,33 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     let mut each =
         |_: usize, run: RunDetail| results::spool_row(&mut rows, format, &variants, &pricing, run);
     let whole = shard.count == 1;
-    let run = RunOptions {
-        rows: match format.lists_rows() {
-            true => Rows::Each(&mut each),
-            false => Rows::Sums,
-        },
-        strict: options.strict,
-        progress: &|| bar.inc(1),
-        // The tables end with the comparison with the bill, made from this same read.
-        keep_billed: whole && format.for_people(),
-    };
-    let result = run_listed(host, plan, &mut sources, run)?;
+    // The tables end with the comparison with the bill, made from this same read: each
+    // recording that carries its bill goes to it once measured, on a thread of its own.
+    let keep_billed = whole && format.for_people();
+    let (result, bill) = std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::sync_channel::<Recording>(BILL_QUEUE);
+        let bill = keep_billed
+            .then(|| scope.spawn(move || results::of_the_billed(host, receive.into_iter())));
+        // The comparison may end early (an error it reports); the run goes on without it.
+        let mut hand = move |recording| drop(send.send(recording));
+        let run = RunOptions {
+            rows: match format.lists_rows() {
+                true => Rows::Each(&mut each),
+                false => Rows::Sums,
+            },
+            strict: options.strict,
+            progress: &|| bar.inc(1),
+            billed: match keep_billed {
+                true => Some(&mut hand),
+                false => None,
+            },
+        };
+        let result = run_listed(host, plan, &mut sources, run);
+        drop(hand);
+        let bill = bill.map(|b| b.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        (result, bill)
+    });
+    let result = result?;
     bar.finish_and_clear();
     // Without a corpus, the bundled real runs follow the generated ones (in the formats for
     // people, and in the report): the same comparison, against what their agents sent.
@@ -209,7 +233,7 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
             ..options.view.clone()
         },
     };
-    results::write(host, result, &mut rows, &finish, out)?;
+    results::write(host, result, &mut rows, &finish, bill, out)?;
     if bundled && format.for_people() {
         let section = match (in_report, format) {
             (Some(text), Format::Table) => text,
@@ -225,6 +249,9 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     Ok(())
 }
 
+/// How many recordings measured wait for the comparison with their bill, at most.
+const BILL_QUEUE: usize = 8;
+
 /// How many recordings are read at once to find the profiles a corpus was billed by.
 const BILLED_CHUNK: usize = 64;
 
@@ -232,19 +259,21 @@ const BILLED_CHUNK: usize = 64;
 /// provider and model their usage names, when they name one; those profiles, when they name
 /// several (each run is then priced by its own: [`PlanOptions::by_run`]); `None` (the
 /// configuration's `[ab] pricing`) when no run carries a bill. Every recording is read for it,
-/// a chunk at a time over every core; a note on stderr names the profiles.
+/// a chunk at a time over every core; a note on stderr names the profiles. The runs of the
+/// agents' logs imported for it are returned, so that they are not imported again.
 fn priced_as_billed(
     host: &Host,
     corpus: &Corpus,
     defaults: &crate::recording::RecordingDefaults,
-) -> Result<Option<String>, Error> {
+) -> Result<(Option<String>, Imports), Error> {
     use rayon::prelude::*;
     let config = host.config();
     let (pricing, info) = (config.pricing_profiles()?, config.pricing_info());
     let mut named: Vec<String> = Vec::new();
-    let mut listing = corpus.listing(defaults).flatten().peekable();
-    while listing.peek().is_some() {
-        let chunk: Vec<_> = listing.by_ref().take(BILLED_CHUNK).collect();
+    let mut listing = corpus.listing(defaults).keeping_imports();
+    let mut runs = listing.by_ref().flatten().peekable();
+    while runs.peek().is_some() {
+        let chunk: Vec<_> = runs.by_ref().take(BILLED_CHUNK).collect();
         let found: Vec<Option<String>> = chunk
             .par_iter()
             .map(|source| {
@@ -258,20 +287,22 @@ fn priced_as_billed(
             }
         }
     }
-    match &named[..] {
-        [] => Ok(None),
+    let imports = listing.into_imports();
+    let profiles = match &named[..] {
+        [] => None,
         [one] => {
             crate::output::note(format_args!(
                 "note: priced by {one}, the profile of the provider and model the runs' usage names (--pricing chooses others)"
             ));
-            Ok(Some(one.clone()))
+            Some(one.clone())
         }
         several => {
             crate::output::note(format_args!(
                 "note: the runs were billed under several profiles ({}): each run is priced by its own, a verdict per profile on its runs (--pricing prices every run by each profile it names)",
                 several.join(", ")
             ));
-            Ok(Some(several.join(",")))
+            Some(several.join(","))
         }
-    }
+    };
+    Ok((profiles, imports))
 }

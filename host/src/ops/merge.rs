@@ -78,5 +78,5 @@ pub fn merge(host: &Host, options: &MergeOptions, out: &mut dyn Write) -> Result
             ..options.view.clone()
         },
     };
-    results::write(host, ab, &mut rows, &finish, out)
+    results::write(host, ab, &mut rows, &finish, None, out)
 }

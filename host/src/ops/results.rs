@@ -5,7 +5,7 @@
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use crate::ab::bill::{BillOptions, MissRate};
+use crate::ab::bill::{Bill, BillOptions, MissRate};
 use crate::ab::shard::Shard;
 use crate::ab::spool::Spool;
 use crate::ab::{report, Ab, PromptLog, RunDetail, Variant};
@@ -13,7 +13,7 @@ use crate::host::Host;
 use crate::ops::{Corpus, Format};
 use crate::output::{write_atomically, write_out};
 use crate::pricing::Pricing;
-use crate::recording::ReadError;
+use crate::recording::{ReadError, Recording};
 use crate::Error;
 
 /// How results are written.
@@ -92,12 +92,14 @@ pub(super) fn part_written(mut result: Ab, selected: usize, shard: Shard) -> Res
 
 /// Warns on stderr about what was left out and what failed, writes the HTML report when
 /// asked, and writes `result` in `finish.format`, with the per-prompt rows of JSON and CSV
-/// from `rows` (made by [`spool_row`]).
+/// from `rows` (made by [`spool_row`]), and the tables for people with `bill`, the
+/// comparison of the recordings that carry their bill with it ([`of_the_billed`]).
 pub(super) fn write(
     host: &Host,
     mut result: Ab,
     rows: &mut Spool,
     finish: &Finish<'_>,
+    bill: Option<Result<Bill, Error>>,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let count = finish.count;
@@ -130,11 +132,11 @@ pub(super) fn write(
     }
     // Real runs carry their bill: the tables say how the simulation compares with it.
     let mut view = finish.view.clone();
-    let (bill, per_run) = match finish.corpus {
-        Some((_, shard))
+    let (bill, per_run) = match (finish.corpus, bill) {
+        (Some((_, shard)), Some(bill))
             if result.billed_recordings > 0 && shard.count == 1 && finish.format.for_people() =>
         {
-            against_the_bill(host, &mut result, &mut view)
+            against_the_bill(bill, &mut result, &mut view)
         }
         _ => Default::default(),
     };
@@ -169,18 +171,32 @@ pub(super) fn write(
     }
 }
 
-/// `ptc bill`'s heading for the recordings the run kept, after a blank line, and its table
-/// of runs when `view` asks for more (else a line saying where it is); a warning instead when
-/// the corpus cannot be compared with its bill (no profile for its provider, say). The
-/// profiles that price the runs as billed are shown in `view`.
-fn against_the_bill(host: &Host, result: &mut Ab, view: &mut report::View) -> (String, String) {
+/// The comparison with their bill of the recordings a run hands on ([`RunOptions::billed`]),
+/// taken one at a time from `recordings` as the run measures them.
+///
+/// [`RunOptions::billed`]: crate::ab::RunOptions::billed
+pub(super) fn of_the_billed(
+    host: &Host,
+    recordings: impl Iterator<Item = Recording>,
+) -> Result<Bill, Error> {
     let options = BillOptions {
         miss_rate: MissRate::Fit,
         shared_cache: false,
         profile: None,
     };
+    crate::ops::bill::of_recordings(host, recordings, &options)
+}
+
+/// `ptc bill`'s heading for the recordings the run handed on, after a blank line, and its
+/// table of runs when `view` asks for more (else a line saying where it is); a warning instead
+/// when the corpus cannot be compared with its bill (no profile for its provider, say). The
+/// profiles that price the runs as billed are shown in `view`.
+fn against_the_bill(
+    bill: Result<Bill, Error>,
+    result: &mut Ab,
+    view: &mut report::View,
+) -> (String, String) {
     let kept = std::mem::take(&mut result.billed);
-    let bill = crate::ops::bill::of_recordings(host, kept.recordings, &options);
     match bill {
         Ok(mut bill) => {
             bill.without_bill = kept.without_bill;

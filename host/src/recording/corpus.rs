@@ -6,10 +6,12 @@
 //! [`max_recording_bytes`](crate::recording::max_recording_bytes) is read: it is an error
 //! found before more than that is read.
 
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use crate::recording::corpus_imports::{Imports, RunFile};
+use crate::recording::corpus_lines::JsonlLines;
 use crate::recording::{
     read_limited, ReadError, Recording, RecordingDefaults, RecordingError,
     DEFAULT_MAX_RECORDING_BYTES,
@@ -40,6 +42,14 @@ pub enum Source {
         name: Arc<str>,
         run: Result<Arc<str>, Arc<str>>,
     },
+    /// A run of an agent's log imported by an earlier listing of the same command, its JSON
+    /// `len` bytes from byte `offset` of the file that keeps it ([`Imports`]).
+    Spooled {
+        name: Arc<str>,
+        file: Arc<RunFile>,
+        offset: u64,
+        len: usize,
+    },
 }
 
 impl Source {
@@ -51,7 +61,7 @@ impl Source {
             // The examples by their file name, the real runs by their path.
             Source::Embedded { name, .. } if name.contains('/') => PathBuf::from(name),
             Source::Embedded { name, .. } => PathBuf::from(format!("examples/recordings/{name}")),
-            Source::Log { name, .. } => PathBuf::from(&**name),
+            Source::Log { name, .. } | Source::Spooled { name, .. } => PathBuf::from(&**name),
         }
     }
 
@@ -60,7 +70,9 @@ impl Source {
         match self {
             Source::File(path) => (path.clone(), 1),
             Source::Line { path, line, .. } => (path.to_path_buf(), *line),
-            Source::Embedded { .. } | Source::Log { .. } => (self.label(), 1),
+            Source::Embedded { .. } | Source::Log { .. } | Source::Spooled { .. } => {
+                (self.label(), 1)
+            }
         }
     }
 
@@ -95,6 +107,28 @@ impl Source {
                 Ok(json) => Ok(json.as_bytes().to_vec()),
                 Err(error) => Err(ReadError::Log(error.to_string())),
             },
+            Source::Spooled {
+                file, offset, len, ..
+            } => {
+                if *len as u64 > limit {
+                    return Err(ReadError::Recording(RecordingError::TooLarge {
+                        path: self.label(),
+                        limit,
+                    }));
+                }
+                file.read(*offset, *len)
+                    .map_err(|e| io(&std::env::temp_dir(), e))
+            }
+        }
+    }
+
+    /// About how many bytes its JSON takes (0 when that cannot be told), without reading it.
+    pub fn size(&self) -> u64 {
+        match self {
+            Source::File(path) => std::fs::metadata(path).map_or(0, |m| m.len()),
+            Source::Line { len, .. } | Source::Spooled { len, .. } => *len as u64,
+            Source::Embedded { json, .. } => json.len() as u64,
+            Source::Log { run, .. } => run.as_ref().map_or(0, |json| json.len() as u64),
         }
     }
 
@@ -133,6 +167,10 @@ pub struct Listing {
     /// What the runs of each log are named after, where its file name is not enough to tell
     /// it from the corpus' other files (`import::unique_names`).
     shown: std::collections::HashMap<PathBuf, String>,
+    /// The runs of logs imported by an earlier listing, taken from there; or, when kept, the
+    /// runs this listing imports.
+    imports: Option<Arc<Imports>>,
+    keeping: Option<Imports>,
     /// The longest line of a JSONL file listed, in bytes.
     limit: u64,
     failed: bool,
@@ -158,6 +196,8 @@ impl Listing {
             runs: Default::default(),
             defaults: None,
             shown: Default::default(),
+            imports: None,
+            keeping: None,
             limit: DEFAULT_MAX_RECORDING_BYTES,
             failed: false,
         }
@@ -182,6 +222,24 @@ impl Listing {
         self
     }
 
+    /// The listing keeping the runs of the logs it imports, for [`Listing::into_imports`].
+    pub fn keeping_imports(mut self) -> Listing {
+        self.keeping = Some(Imports::default());
+        self
+    }
+
+    /// The runs of the logs this listing imported, when it kept them.
+    pub fn into_imports(self) -> Imports {
+        self.keeping.unwrap_or_default()
+    }
+
+    /// The listing taking the runs of the logs `imports` kept from there, not importing them
+    /// again.
+    pub fn reusing_imports(mut self, imports: Option<&Arc<Imports>>) -> Listing {
+        self.imports = imports.cloned();
+        self
+    }
+
     pub fn new(paths: &[PathBuf]) -> Listing {
         let pending = if paths.is_empty() {
             crate::examples::EXAMPLES
@@ -197,6 +255,8 @@ impl Listing {
             runs: Default::default(),
             defaults: None,
             shown: Default::default(),
+            imports: None,
+            keeping: None,
             limit: DEFAULT_MAX_RECORDING_BYTES,
             failed: false,
         }
@@ -240,8 +300,16 @@ impl Listing {
                 }
             };
             if let Some(defaults) = &self.defaults {
+                if let Some(runs) = self.imports.as_ref().and_then(|i| i.runs(&path)) {
+                    self.runs.extend(runs.iter().cloned());
+                    continue;
+                }
                 let shown = self.shown.get(&path).map(String::as_str);
                 if let Some(runs) = crate::recording::logs::runs(&path, defaults, shown) {
+                    let runs = match &mut self.keeping {
+                        Some(imports) => imports.keep(&path, runs),
+                        None => runs,
+                    };
                     self.runs.extend(runs);
                     continue;
                 }
@@ -371,85 +439,6 @@ fn jsonl_lines_within(path: &Path, limit: u64) -> Result<Vec<Source>, ReadError>
         sources.push(source);
     }
     Ok(sources)
-}
-
-/// The non-blank lines of a JSONL file, scanned as they are asked for; a line longer than
-/// `limit` bytes is refused once that much of it is read.
-struct JsonlLines {
-    path: Arc<Path>,
-    reader: BufReader<std::fs::File>,
-    limit: u64,
-    /// The number of the line being scanned.
-    line: usize,
-    /// Where the current line starts, where reading is, and where the line's last
-    /// non-whitespace byte ends, if it has one.
-    start: u64,
-    at: u64,
-    content_end: Option<u64>,
-    done: bool,
-}
-
-impl JsonlLines {
-    fn open(path: &Path, limit: u64) -> Result<JsonlLines, ReadError> {
-        let file = std::fs::File::open(path).map_err(|source| ReadError::Input {
-            path: path.to_owned(),
-            source,
-        })?;
-        Ok(JsonlLines {
-            path: Arc::from(path),
-            reader: BufReader::with_capacity(1 << 20, file),
-            limit,
-            line: 1,
-            start: 0,
-            at: 0,
-            content_end: None,
-            done: false,
-        })
-    }
-
-    fn next_line(&mut self) -> Result<Option<Source>, ReadError> {
-        let io = |path: &Path, source| ReadError::Input {
-            path: path.to_owned(),
-            source,
-        };
-        while !self.done {
-            let buffer = self.reader.fill_buf().map_err(|e| io(&self.path, e))?;
-            let (chunk, ends_line) = match memchr::memchr(b'\n', buffer) {
-                Some(i) => (&buffer[..i], true),
-                None => (buffer, false),
-            };
-            let at_end = buffer.is_empty();
-            if let Some(last) = chunk.iter().rposition(|b| !b.is_ascii_whitespace()) {
-                self.content_end = Some(self.at + last as u64 + 1);
-            }
-            let consumed = chunk.len() + usize::from(ends_line);
-            self.at += chunk.len() as u64;
-            if self.at - self.start > self.limit {
-                self.done = true;
-                return Err(ReadError::Recording(RecordingError::TooLarge {
-                    path: PathBuf::from(format!("{}:{}", self.path.display(), self.line)),
-                    limit: self.limit,
-                }));
-            }
-            self.reader.consume(consumed);
-            if ends_line || at_end {
-                let found = self.content_end.take().map(|end| Source::Line {
-                    path: Arc::clone(&self.path),
-                    line: self.line,
-                    offset: self.start,
-                    len: usize::try_from(end - self.start).expect("a line within the limit"),
-                });
-                self.done = at_end;
-                self.at += 1;
-                self.start = self.at;
-                self.line += 1;
-                if found.is_some() {
-                    return Ok(found);
-                }
-            }
-        }
-        Ok(None)
-    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@
 
 pub mod bundled;
 pub mod corpus;
+mod corpus_imports;
+mod corpus_lines;
 mod folders;
 mod format;
 pub mod import;

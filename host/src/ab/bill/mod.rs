@@ -191,6 +191,9 @@ impl Bill {
         let mut total: u64 = 0;
         for recording in recordings {
             let recording = recording?;
+            // The texts of the runs before are forgotten: what the counter holds does not grow
+            // with the corpus.
+            counter.next_run();
             for usage in recording.usage.iter().flatten() {
                 total = usage
                     .tokens()

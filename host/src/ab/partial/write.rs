@@ -34,7 +34,7 @@ pub fn write(
         rows: Rows::Each(&mut each),
         strict,
         progress,
-        keep_billed: false,
+        billed: None,
     };
     let mut ab = run_listed(host, plan, sources, options)?;
     let part = Part {
