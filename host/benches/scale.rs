@@ -1,0 +1,94 @@
+//! `ptc ab` on whole corpora, as a user runs it: each iteration is the `ptc` binary over the
+//! corpus, process start, the tokenizer's tables, the imports and the comparison with the bill
+//! included.
+//!
+//! - W3: 10,000 generated runs of 20 turns (the corpus generator, `--seed 7`), five
+//!   strategies. The corpus is `$PTC_W3_CORPUS` when set, else it is generated once into
+//!   `target/w3-corpus` with the example `generate_corpus` (built by `cargo bench`).
+//! - W5: real agents' logs, every loaded strategy (no `--strategies`), read as they are (imported as they are listed)
+//!   and priced by the profile their usage names: the logs in `$PTC_W5_LOGS` (a directory;
+//!   for example a few hundred mini-swe-agent trajectories). Skipped, saying so, when it is
+//!   not set: no real logs of that size are in the repository.
+//!
+//! Run: `PTC_W5_LOGS=DIR cargo bench -p ptc-host --bench scale` (`-- w3` or `-- w5` for one).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+const PTC: &str = env!("CARGO_BIN_EXE_ptc");
+
+/// The four strategies of W3 (the baseline, full-history, is added).
+const W3_STRATEGIES: &str =
+    "single-user-coalesced,rolling-window,per-turn-summary,observation-masking";
+
+fn ptc(args: &[&str]) {
+    let out = Command::new(PTC).args(args).output().expect("ptc runs");
+    assert!(
+        out.status.success(),
+        "ptc {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The W3 corpus: `$PTC_W3_CORPUS`, else generated once beside the build.
+fn w3_corpus() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("PTC_W3_CORPUS") {
+        return Some(dir.into());
+    }
+    let exe = std::env::current_exe().ok()?;
+    let release = exe.parent()?.parent()?.to_owned();
+    let corpus = release.join("../w3-corpus");
+    if corpus.join("done").is_file() {
+        return Some(corpus);
+    }
+    let generator = release
+        .join("examples")
+        .join(format!("generate_corpus{}", std::env::consts::EXE_SUFFIX));
+    if !generator.is_file() {
+        eprintln!(
+            "w3 skipped: no corpus ($PTC_W3_CORPUS) and no generator at {} (`cargo build --release -p ptc-host --examples`)",
+            generator.display()
+        );
+        return None;
+    }
+    let status = Command::new(&generator)
+        .args(["--count", "10000", "--turns", "20", "--seed", "7", "--out"])
+        .arg(&corpus)
+        .status()
+        .expect("the generator runs");
+    assert!(status.success(), "the generator failed");
+    std::fs::write(corpus.join("done"), "").unwrap();
+    Some(corpus)
+}
+
+fn whole_commands(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scale");
+    // Each iteration takes seconds: the fewest samples criterion takes.
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(1));
+    if let Some(corpus) = w3_corpus() {
+        let corpus = corpus.display().to_string();
+        group.bench_function("w3_ab_10000_generated_runs_5_strategies", |b| {
+            b.iter(|| ptc(&["ab", &corpus, "--strategies", W3_STRATEGIES, "--no-timing"]))
+        });
+    }
+    match std::env::var_os("PTC_W5_LOGS") {
+        Some(logs) if Path::new(&logs).is_dir() => {
+            let logs = logs.to_string_lossy().into_owned();
+            let runs = std::fs::read_dir(&logs).map_or(0, |d| d.count());
+            group.bench_function(format!("w5_ab_{runs}_real_logs_every_strategy"), |b| {
+                b.iter(|| ptc(&["ab", &logs, "--no-timing"]))
+            });
+        }
+        _ => eprintln!(
+            "w5 skipped: set PTC_W5_LOGS to a directory of real agents' logs (a few hundred mini-swe-agent trajectories, say)"
+        ),
+    }
+    group.finish();
+}
+
+criterion_group!(benches, whole_commands);
+criterion_main!(benches);
