@@ -93,8 +93,12 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         crate::output::note(format_args!("note: {note}"));
     }
     let mut asked = options.plan.clone();
-    // The bundled runs keep the configured profile: their output is the reference one.
-    let given = matches!(&options.corpus, Corpus::Paths(paths) if !paths.is_empty());
+    // The bundled generated runs keep the configured profile: their output is the reference
+    // one. Real runs, the bundled ones included, are priced as billed.
+    let given = match &options.corpus {
+        Corpus::Paths(paths) => !paths.is_empty(),
+        Corpus::RealRuns => true,
+    };
     if asked.pricing.is_none() && given {
         asked.pricing = priced_as_billed(host, &options.corpus, &defaults)?;
         asked.by_run = asked.pricing.as_deref().is_some_and(|p| p.contains(','));
@@ -245,14 +249,15 @@ fn priced_as_billed(
     let mut listing = corpus.listing(defaults).flatten().peekable();
     while listing.peek().is_some() {
         let chunk: Vec<_> = listing.by_ref().take(BILLED_CHUNK).collect();
-        let found: Vec<Option<String>> = chunk
+        // A run whose calls were billed under several profiles names each of them.
+        let found: Vec<Option<Vec<String>>> = chunk
             .par_iter()
             .map(|source| {
                 let recording = source.load(defaults).ok()?;
-                crate::ab::bill::billed_profile(&recording, &pricing, &info)
+                crate::ab::bill::billed_by_turn(&recording, &pricing, &info)
             })
             .collect();
-        for name in found.into_iter().flatten() {
+        for name in found.into_iter().flatten().flatten() {
             if !named.contains(&name) {
                 named.push(name);
             }

@@ -15,13 +15,7 @@ pub(super) fn one_profile(
     info: &mut Vec<ProfileInfo>,
 ) -> Result<usize, Error> {
     let mut profiles: Vec<(usize, usize)> = Vec::new();
-    for (usage, request) in recording.usage.iter().zip(&recording.requests) {
-        let (Some(usage), Some(request)) = (usage, request) else {
-            continue;
-        };
-        let model = usage.model.as_deref().or(request.model.as_deref());
-        let profile = choose(recording, usage.provider.as_deref(), model, info)?;
-        let profile = for_model(pricing, info, profile, model, first_sent(recording));
+    for (_, profile) in per_call(recording, pricing, info)? {
         match profiles.iter_mut().find(|(p, _)| *p == profile) {
             Some((_, calls)) => *calls += 1,
             None => profiles.push((profile, 1)),
@@ -41,6 +35,52 @@ pub(super) fn one_profile(
                 .join(", "),
         }),
     }
+}
+
+/// Each billed call of `recording` (its turn), with the profile of the provider and model its
+/// usage names, in turn order.
+fn per_call(
+    recording: &Recording,
+    pricing: &mut Vec<Pricing>,
+    info: &mut Vec<ProfileInfo>,
+) -> Result<Vec<(usize, usize)>, Error> {
+    let mut calls = Vec::new();
+    let billed = recording.usage.iter().zip(&recording.requests).enumerate();
+    for (turn, (usage, request)) in billed {
+        let (Some(usage), Some(request)) = (usage, request) else {
+            continue;
+        };
+        let model = usage.model.as_deref().or(request.model.as_deref());
+        let profile = choose(recording, usage.provider.as_deref(), model, info)?;
+        let profile = for_model(pricing, info, profile, model, first_sent(recording));
+        calls.push((turn, profile));
+    }
+    Ok(calls)
+}
+
+/// Per turn of `recording`, the name of the profile that prices it as billed: each turn with
+/// a billed call by the provider and model its usage names, a turn without one by the billed
+/// call before it (the first billed call, for the turns before that). `None` when the run
+/// holds no billed call, or a call names no provider or one no profile prices.
+pub fn billed_by_turn(
+    recording: &Recording,
+    pricing: &[Pricing],
+    info: &[ProfileInfo],
+) -> Option<Vec<String>> {
+    let (mut pricing, mut info) = (pricing.to_vec(), info.to_vec());
+    let calls = per_call(recording, &mut pricing, &mut info).ok()?;
+    let &(_, first) = calls.first()?;
+    let mut calls = calls.into_iter().peekable();
+    let mut profile = first;
+    let turns = (0..recording.turns.len())
+        .map(|turn| {
+            if let Some((_, own)) = calls.next_if(|&(t, _)| t == turn) {
+                profile = own;
+            }
+            pricing[profile].name.clone()
+        })
+        .collect();
+    Some(turns)
 }
 
 /// When the run's first call with a time was sent: the rule in force then prices it.
@@ -128,18 +168,4 @@ pub(super) fn choose(
         provider: provider.to_owned(),
         model: model.map_or("a model it does not name".into(), |m| format!("`{m}`")),
     })
-}
-
-/// The name of the profile that prices `recording` as billed (`deepseek`, or a model's own
-/// prices: `anthropic@model=claude-sonnet-4`), when it holds billed calls that one profile
-/// prices.
-pub fn billed_profile(
-    recording: &Recording,
-    pricing: &[Pricing],
-    info: &[ProfileInfo],
-) -> Option<String> {
-    first_billed(recording)?;
-    let (mut pricing, mut info) = (pricing.to_vec(), info.to_vec());
-    let profile = one_profile(recording, &mut pricing, &mut info).ok()?;
-    Some(pricing[profile].name.clone())
 }
