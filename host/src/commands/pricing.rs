@@ -76,7 +76,7 @@ pub fn requests(
     strategy: Option<&str>,
 ) -> Result<serde_json::Value, Error> {
     let prompter = host.prompter(strategy)?;
-    let recording = host.recording(path)?;
+    let recording = crate::ops::recording_named(host, path)?;
     let tokenizer = host.tokenizer(None)?;
     let config = host.config();
     let profile = crate::ab::pricing_variant(
