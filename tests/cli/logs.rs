@@ -702,3 +702,59 @@ fn a_run_billed_by_several_providers_is_priced_call_by_call() {
         "{bill}"
     );
 }
+
+/// A log whose usage names the model and not its provider (OpenHands, ATIF) is priced by the
+/// provider the model names, and the output says the provider was inferred.
+#[test]
+fn a_run_whose_usage_names_only_its_model_is_priced_by_that_models_provider_said_inferred() {
+    let scratch = all_strategies();
+    let sonnet = realrun("openhands/replay-wrong_initial_state.json");
+    let gpt = realrun("openhands/atif-rfc-example-openhands_trajectory.json");
+    let run = scratch.ptc([
+        "ab",
+        &text(&sonnet),
+        &text(&gpt),
+        "--strategies",
+        "as-sent,full-history",
+        "--no-timing",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("note: 2 run(s) name their model but not its provider, priced by the provider inferred from the model (its prefix, or the one provider whose profile lists it): replay-wrong_initial_state.json (claude-3-5-sonnet-20241022), atif-rfc-example-openhands_trajectory.json (gpt-5-2025-08-07); --pricing chooses another"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.stderr.matches("name their model").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("(runs:\n  anthropic 1, openai 1)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("no usage names its provider"),
+        "{}",
+        run.stdout
+    );
+    // `ptc bill` prices it too, and says so; asked for a profile, it says nothing.
+    let bill = scratch.ptc(["bill", &text(&sonnet)]);
+    assert_eq!(bill.code, 0, "{}", bill.stderr);
+    assert!(
+        bill.stderr
+            .contains("note: 1 run(s) name their model but not its provider"),
+        "{}",
+        bill.stderr
+    );
+    assert!(bill.stdout.contains("\n  anthropic"), "{}", bill.stdout);
+    let asked = scratch.ptc(["bill", &text(&sonnet), "--pricing", "openai"]);
+    assert_eq!(asked.code, 0, "{}", asked.stderr);
+    assert!(
+        !asked.stderr.contains("name their model"),
+        "{}",
+        asked.stderr
+    );
+}

@@ -246,22 +246,39 @@ fn priced_as_billed(
     let config = host.config();
     let (pricing, info) = (config.pricing_profiles()?, config.pricing_info());
     let mut named: Vec<String> = Vec::new();
+    let (mut inferred_runs, mut inferred_count) = (Vec::new(), 0);
     let mut listing = corpus.listing(defaults).flatten().peekable();
     while listing.peek().is_some() {
         let chunk: Vec<_> = listing.by_ref().take(BILLED_CHUNK).collect();
         // A run whose calls were billed under several profiles names each of them.
-        let found: Vec<Option<Vec<String>>> = chunk
+        let found: Vec<Option<(Vec<String>, Option<(String, String)>)>> = chunk
             .par_iter()
             .map(|source| {
                 let recording = source.load(defaults).ok()?;
-                crate::ab::bill::billed_by_turn(&recording, &pricing, &info)
+                let turns = crate::ab::bill::billed_by_turn(&recording, &pricing, &info)?;
+                let inferred = crate::ab::bill::model_without_provider(&recording)
+                    .map(|model| (recording.label().display().to_string(), model.to_owned()));
+                Some((turns, inferred))
             })
             .collect();
-        for name in found.into_iter().flatten().flatten() {
+        let (turns, inferred): (Vec<_>, Vec<_>) = found.into_iter().flatten().unzip();
+        for run in inferred.into_iter().flatten() {
+            inferred_count += 1;
+            if inferred_runs.len() < 3 {
+                inferred_runs.push(run);
+            }
+        }
+        for name in turns.into_iter().flatten() {
             if !named.contains(&name) {
                 named.push(name);
             }
         }
+    }
+    if inferred_count > 0 {
+        crate::output::note(format_args!(
+            "{}",
+            crate::ab::bill::inferred_provider_note(&inferred_runs, inferred_count)
+        ));
     }
     match &named[..] {
         [] => Ok(None),

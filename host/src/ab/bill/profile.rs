@@ -155,7 +155,12 @@ pub(super) fn choose(
     info: &[ProfileInfo],
 ) -> Result<usize, Error> {
     let path = recording.path.display().to_string();
-    let provider = provider.ok_or_else(|| Error::NoBillProvider { path: path.clone() })?;
+    let provider = match provider {
+        Some(provider) => provider,
+        None => model
+            .and_then(|m| provider_of_model(m, info))
+            .ok_or_else(|| Error::NoBillProvider { path: path.clone() })?,
+    };
     let named = info
         .iter()
         .position(|i| i.serves(provider) && model.is_some_and(|m| i.model(m).is_some()));
@@ -168,4 +173,53 @@ pub(super) fn choose(
         provider: provider.to_owned(),
         model: model.map_or("a model it does not name".into(), |m| format!("`{m}`")),
     })
+}
+
+/// The provider of a call whose usage names its model and not its provider: the one the model
+/// is prefixed with (`openai/gpt-4o`), or else the one provider whose profiles list the model
+/// (`claude-3-5-sonnet-20241022`: Anthropic); `None` when no profile, or several providers'
+/// profiles, list it.
+pub fn provider_of_model<'a>(model: &str, info: &'a [ProfileInfo]) -> Option<&'a str> {
+    let serving = |provider: &str| info.iter().find(|i| i.serves(provider));
+    if let Some((named, _)) = model.split_once('/') {
+        if let Some(profile) = serving(named) {
+            return profile.provider.as_deref();
+        }
+    }
+    let mut providers = info
+        .iter()
+        .filter(|i| i.model(model).is_some())
+        .filter_map(|i| i.provider.as_deref());
+    let first = providers.next()?;
+    providers.all(|p| p == first).then_some(first)
+}
+
+/// The model of `recording`'s first billed call whose usage names no provider, when one does:
+/// its provider is then the one the model names ([`provider_of_model`]), inferred.
+pub fn model_without_provider(recording: &Recording) -> Option<&str> {
+    recording
+        .usage
+        .iter()
+        .zip(&recording.requests)
+        .filter_map(|(usage, request)| usage.as_ref().zip(request.as_ref()))
+        .find(|(usage, _)| usage.provider.is_none())
+        .and_then(|(usage, request)| usage.model.as_deref().or(request.model.as_deref()))
+}
+
+/// The note that says which runs were priced by a provider inferred from the model their usage
+/// names (`runs`: each run's name and model, the first ones), of `count` in all.
+pub fn inferred_provider_note(runs: &[(String, String)], count: usize) -> String {
+    let named: Vec<String> = runs
+        .iter()
+        .take(3)
+        .map(|(run, model)| format!("{run} ({model})"))
+        .collect();
+    let more = match count.saturating_sub(named.len()) {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    format!(
+        "note: {count} run(s) name their model but not its provider, priced by the provider inferred from the model (its prefix, or the one provider whose profile lists it): {}{more}; --pricing chooses another",
+        named.join(", ")
+    )
 }
