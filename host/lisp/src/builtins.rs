@@ -65,8 +65,9 @@ fn seq_or_nil(items: Vec<Value>) -> Value {
 
 fn char_slice(s: &str, start: i64, end: Option<i64>) -> R<Value> {
     let chars: Vec<char> = s.chars().collect();
-    // ptc_runner clamps an end past the string to its length.
+    // ptc_runner clamps a start or an end past the string to its length.
     let end = end.unwrap_or(chars.len() as i64).min(chars.len() as i64);
+    let start = start.min(end.max(0));
     if start < 0 || end < start {
         return err(
             "index_out_of_bounds",
@@ -141,7 +142,8 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
             }
         } as i64),
         ("keys" | "vals", [m]) => match m {
-            Value::Map(e) => seq_or_nil(
+            // ptc_runner answers `[]` for an empty map, not nil.
+            Value::Map(e) => Value::vector(
                 e.iter()
                     .map(|(k, v)| if name == "keys" { k.clone() } else { v.clone() })
                     .collect(),

@@ -197,7 +197,7 @@ fn collection_functions() {
 fn errors_name_their_kind() {
     assert_eq!(error_kind(r#"(get "text" "k")"#), "type_error");
     assert_eq!(error_kind("(undefined-fn 1)"), "unbound_var");
-    assert_eq!(error_kind("(subs \"ab\" 3)"), "index_out_of_bounds");
+    assert_eq!(error_kind("(subs \"ab\" -1)"), "index_out_of_bounds");
     assert_eq!(error_kind("(+ 9223372036854775807 1)"), "arithmetic_error");
     assert_eq!(error_kind("(1 2)"), "type_error");
     assert_eq!(error_kind("(+ 1"), "parse_error");
@@ -318,4 +318,26 @@ fn only_regexes_that_match_themselves_are_read() {
         error_kind(r#"(clojure.string/split "a1" #"\d")"#),
         "parse_error"
     );
+}
+
+// Differences the differential check against ptc_runner's interpreter found.
+#[test]
+fn division_always_yields_a_float_as_in_ptc_runner() {
+    assert_eq!(value("(/ 2 2)"), "1.0");
+    assert_eq!(value("(/ 6 3 2)"), "1.0");
+    assert_eq!(error_kind("(/ 1 0)"), "arithmetic_error");
+}
+
+#[test]
+fn keys_and_vals_of_an_empty_map_are_an_empty_vector() {
+    assert_eq!(value("(keys {})"), "[]");
+    assert_eq!(value("(vals {})"), "[]");
+    assert_eq!(value("(keys nil)"), "nil");
+}
+
+#[test]
+fn subs_clamps_a_start_past_the_end() {
+    assert_eq!(value(r#"(subs "" 1)"#), r#""""#);
+    assert_eq!(value(r#"(subs "c" 2)"#), r#""""#);
+    assert_eq!(value(r#"(subs "abc" 5 9)"#), r#""""#);
 }
