@@ -402,17 +402,7 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
             })?),
             other => Value::Float(num(other, "abs")?.abs()),
         },
-        ("mod" | "quot", [x, y]) => {
-            let (x, y) = (int(x, name)?, int(y, name)?);
-            if y == 0 {
-                return err("arithmetic_error", format!("{name}: division by zero"));
-            }
-            Value::Int(if name == "mod" {
-                x.rem_euclid(y)
-            } else {
-                x / y
-            })
-        }
+        ("mod" | "quot" | "rem" | "double", _) => numbers::integral(name, a)?,
         ("conj", [c, xs @ ..]) => match c {
             Value::Set(s) => Value::set(s.iter().chain(xs).cloned().collect()),
             Value::Map(m) => {

@@ -341,3 +341,13 @@ fn subs_clamps_a_start_past_the_end() {
     assert_eq!(value(r#"(subs "c" 2)"#), r#""""#);
     assert_eq!(value(r#"(subs "abc" 5 9)"#), r#""""#);
 }
+
+#[test]
+fn rem_and_double_as_in_ptc_runner() {
+    assert_eq!(
+        value("[(rem 7 3) (rem -7 3) (rem 7 -3) (mod -7 3)]"),
+        "[1 -1 1 2]"
+    );
+    assert_eq!(value("(double 11)"), "11.0");
+    assert_eq!(error_kind("(rem 1 0)"), "arithmetic_error");
+}

@@ -107,3 +107,21 @@ pub(super) fn compare(name: &str, args: &[Value]) -> R<Value> {
     }
     Ok(Value::Bool(true))
 }
+
+/// `mod`, `quot` and `rem` of two integers, and `double` of a number.
+pub(super) fn integral(name: &str, args: &[Value]) -> R<Value> {
+    let (x, y) = match args {
+        [x] if name == "double" => return Ok(Value::Float(num(x, name)?)),
+        [x, y] if name != "double" => (int(x, name)?, int(y, name)?),
+        _ => return arity(name),
+    };
+    if y == 0 {
+        return err("arithmetic_error", format!("{name}: division by zero"));
+    }
+    Ok(Value::Int(match name {
+        "mod" => x.rem_euclid(y),
+        // `rem` keeps the sign of the dividend (Clojure's, and ptc_runner's).
+        "rem" => x % y,
+        _ => x / y,
+    }))
+}
