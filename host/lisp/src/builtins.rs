@@ -389,7 +389,7 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
                 _ => n == 0.0,
             })
         }
-        ("even?" | "odd?", [x]) => Value::Bool((int(x, name)? % 2 == 0) == (name == "even?")),
+        ("even?" | "odd?", [x]) => Value::Bool(numbers::parity(x) == Some(name == "even?")),
         ("keyword", [Value::Str(s) | Value::Keyword(s)]) => Value::Keyword(s.clone()),
         ("name", [Value::Str(s) | Value::Keyword(s) | Value::Symbol(s)]) => Value::Str(s.clone()),
         ("+" | "-" | "*" | "/", _) => arith(name, a)?,

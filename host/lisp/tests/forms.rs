@@ -351,3 +351,9 @@ fn rem_and_double_as_in_ptc_runner() {
     assert_eq!(value("(double 11)"), "11.0");
     assert_eq!(error_kind("(rem 1 0)"), "arithmetic_error");
 }
+
+#[test]
+fn even_and_odd_are_false_for_what_is_not_a_whole_number() {
+    assert_eq!(value("(filterv odd? [1 2.5 3.0 4 \"x\"])"), "[1 3.0]");
+    assert_eq!(value("(filterv even? [1 2.5 4.0 4 nil])"), "[4.0 4]");
+}

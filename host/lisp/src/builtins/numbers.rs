@@ -125,3 +125,13 @@ pub(super) fn integral(name: &str, args: &[Value]) -> R<Value> {
         _ => x / y,
     }))
 }
+
+/// Whether a number is even: `None` for what is not a whole number (ptc_runner's `even?` and
+/// `odd?` both answer false there, a fractional float or a string alike).
+pub(super) fn parity(v: &Value) -> Option<bool> {
+    match v {
+        Value::Int(i) => Some(i % 2 == 0),
+        Value::Float(f) if f.is_finite() && *f == f.trunc() => Some(*f % 2.0 == 0.0),
+        _ => None,
+    }
+}
