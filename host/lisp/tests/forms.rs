@@ -357,3 +357,12 @@ fn even_and_odd_are_false_for_what_is_not_a_whole_number() {
     assert_eq!(value("(filterv odd? [1 2.5 3.0 4 \"x\"])"), "[1 3.0]");
     assert_eq!(value("(filterv even? [1 2.5 4.0 4 nil])"), "[4.0 4]");
 }
+
+#[test]
+fn a_boolean_map_key_prints_as_a_keyword_as_in_ptc_runner() {
+    assert_eq!(
+        value("(pr-str (group-by odd? [1 2]))"),
+        r#""{:false [2] :true [1]}""#
+    );
+    assert_eq!(value("(keys (group-by odd? [1]))"), "[true]");
+}
