@@ -867,7 +867,7 @@ fn the_merge_refuses_figures_that_cannot_be_naming_the_file_and_the_place() {
     let t: Vec<&Path> = twice.iter().map(PathBuf::as_path).collect();
     let err = refused(&t, &[]);
     assert!(
-        err.starts_with(&inconsistent(t[0], "fingerprint.pricing[9].name"))
+        err.starts_with(&inconsistent(t[0], "fingerprint.pricing[11].name"))
             && err.contains("`openai`"),
         "{err}"
     );

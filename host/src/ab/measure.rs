@@ -224,8 +224,7 @@ pub(super) fn measure(
                 };
                 if let (Some(request), false) = (request, skipped(i, turns)) {
                     let mut cost = p.cost(request, cache);
-                    cost.output = output;
-                    cost.cost += p.output(output).cost;
+                    p.add_output(&mut cost, output);
                     call_costs[i].add_call(cost);
                 }
             }
@@ -263,6 +262,15 @@ pub(super) fn measure(
             Counting::OpenAiChat => &chat_request,
             Counting::AnthropicBlocks => &blocks_request,
         };
+        // The turn's response, priced only for the surcharge of a prompt in a price tier: the
+        // billed output where the run has it, else ptc's count of the response.
+        let mut response = None;
+        let mut response_tokens = || {
+            *response.get_or_insert_with(|| match recording.usage.get(turns) {
+                Some(Some(usage)) if usage.output > 0 => usage.output as usize,
+                _ => counter.text(&recording.turns[turns].raw_response),
+            })
+        };
         let mut costs: Vec<PromptCost> = pricing
             .iter()
             .zip(&countings)
@@ -274,6 +282,9 @@ pub(super) fn measure(
                     return PromptCost::default();
                 }
                 let mut cost = p.cost(request_of(counting), cache);
+                if cost.class.is_some() {
+                    p.add_response_surcharge(&mut cost, response_tokens());
+                }
                 cost.add_call(calls);
                 cost
             })

@@ -18,7 +18,7 @@ pub mod merge;
 pub mod partial;
 mod plan;
 mod prompters;
-pub use plan::{pricing_variant, requirements, variant_tiers, Clock, PlanOptions};
+pub use plan::{pricing_variant, requirements, Clock, PlanOptions};
 mod prompts;
 pub mod report;
 pub mod retention;

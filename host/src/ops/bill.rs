@@ -70,7 +70,6 @@ fn read(
         let variant = crate::ab::pricing_variant(&pricing, &info, spec)?;
         let base = spec.split('@').next().unwrap_or("").trim();
         if let Some(mut about) = info.iter().find(|i| i.name == base).cloned() {
-            about.tiers = crate::ab::variant_tiers(&info, spec);
             about.name = variant.name.clone();
             about.output_per_mtok = variant.output_per_mtok;
             about.models.clear();

@@ -99,18 +99,16 @@ pub(super) fn for_model(
     model: Option<&str>,
     at: Option<f64>,
 ) -> usize {
-    let Some((variant, tiers)) =
-        model.and_then(|m| info[profile].for_model_at(&pricing[profile], m, at))
+    let Some(variant) = model.and_then(|m| info[profile].for_model_at(&pricing[profile], m, at))
     else {
         return profile;
     };
     // A dated rule whose figures are the profile's own (DeepSeek's models before their prefix
     // units) is the profile.
-    let differs = !tiers.is_empty()
-        || Pricing {
-            name: pricing[profile].name.clone(),
-            ..variant.clone()
-        } != pricing[profile];
+    let differs = Pricing {
+        name: pricing[profile].name.clone(),
+        ..variant.clone()
+    } != pricing[profile];
     if !differs {
         return profile;
     }
@@ -120,7 +118,6 @@ pub(super) fn for_model(
     let mut variant_info = info[profile].clone();
     variant_info.name = variant.name.clone();
     variant_info.output_per_mtok = variant.output_per_mtok;
-    variant_info.tiers = tiers;
     pricing.push(variant);
     info.push(variant_info);
     pricing.len() - 1
