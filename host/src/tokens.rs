@@ -16,7 +16,8 @@
 //!
 //! The tokenizer is not the providers' own: the counts compare strategies with each other, and
 //! give the same prompt's tokens in each provider's request format. Both counts go through the
-//! same [`Counter`], which counts each distinct line once.
+//! same [`Counter`], which counts each distinct line once, and a request from the one before:
+//! the messages it repeats keep their counts, compared and not counted again.
 
 use std::hash::Hash;
 
