@@ -104,7 +104,7 @@ pub enum Error {
         model: String,
     },
     #[error(
-        "{path}: its usage names no provider, so no profile can be chosen; give one with --pricing"
+        "{path}: its usage names no provider, and no profile lists its model, so no profile can be chosen; give one with --pricing"
     )]
     NoBillProvider { path: String },
     #[error("{}: with the recordings before it, the billed tokens add up to more than 18446744073709551615, which no bill can", .path.display())]

@@ -16,7 +16,8 @@
 //!
 //! The tokenizer is not the providers' own: the counts compare strategies with each other, and
 //! give the same prompt's tokens in each provider's request format. Both counts go through the
-//! same [`Counter`], which counts each distinct line once.
+//! same [`Counter`], which counts each distinct line once, and a request from the one before:
+//! the messages it repeats keep their counts, compared and not counted again.
 
 use std::hash::Hash;
 
@@ -27,6 +28,7 @@ use crate::message::{wire, RenderedMessage};
 
 mod anthropic;
 mod openai;
+mod recent;
 pub mod redaction;
 
 use openai::BlockEnds;
@@ -99,6 +101,11 @@ pub struct Counter {
     sent: FxHashMap<String, anthropic::SentBlocks>,
     lines: FxHashMap<Box<str>, u32>,
     pieces: FxHashMap<Box<str>, u32>,
+    /// The messages of the last requests counted, with their counts ([`recent`]).
+    recent: recent::Recent,
+    /// How many times a message's count was not carried from an earlier request.
+    #[cfg(test)]
+    counted_anew: usize,
 }
 
 /// Lines (and pieces) a [`Counter`] keeps from one run to the next, at most.
@@ -138,6 +145,9 @@ impl Counter {
             sent: FxHashMap::default(),
             lines: FxHashMap::default(),
             pieces: FxHashMap::default(),
+            recent: recent::Recent::default(),
+            #[cfg(test)]
+            counted_anew: 0,
         }
     }
 
@@ -249,10 +259,30 @@ impl Counter {
 
     /// Tokens a request made of `messages` is billed in OpenAI's chat format.
     pub fn prompt(&mut self, messages: &[RenderedMessage]) -> usize {
-        REPLY_PRIMING
-            + wire::openai_messages(messages)
-                .map(|m| self.message(m))
-                .sum::<usize>()
+        let mut known = self.recent.take(messages);
+        let mut total = REPLY_PRIMING;
+        for (i, _) in wire::openai_indexed(messages) {
+            total += self.chat_tokens(&mut known[i]);
+        }
+        self.recent.put(known);
+        total
+    }
+
+    /// [`Counter::message`] of a message of a request, counted once while the requests after
+    /// it repeat it.
+    fn chat_tokens(&mut self, known: &mut recent::Known) -> usize {
+        match known.chat {
+            Some(n) => n,
+            None => {
+                #[cfg(test)]
+                {
+                    self.counted_anew += 1;
+                }
+                let n = self.message(&known.message);
+                known.chat = Some(n);
+                n
+            }
+        }
     }
 
     /// Tokens of the longest prefix `messages` shares with `previous`, as a provider's prompt
@@ -274,11 +304,12 @@ impl Counter {
         messages: &[RenderedMessage],
     ) -> (usize, usize) {
         let previous: Vec<&RenderedMessage> = wire::openai_messages(previous).collect();
+        let mut known = self.recent.take(messages);
         let mut total = REPLY_PRIMING;
         let mut shared = 0;
         let mut sharing = !previous.is_empty();
-        for (i, message) in wire::openai_messages(messages).enumerate() {
-            let tokens = self.message(message);
+        for (i, (at, message)) in wire::openai_indexed(messages).enumerate() {
+            let tokens = self.chat_tokens(&mut known[at]);
             total += tokens;
             if !sharing {
                 continue;
@@ -301,6 +332,7 @@ impl Counter {
                 _ => sharing = false,
             }
         }
+        self.recent.put(known);
         (total, shared)
     }
 
@@ -545,6 +577,42 @@ mod tests {
         };
         let other = counter.blocks(&[msg(Role::System, "S"), assistant]);
         assert_ne!(other[1].prefix, blocks[1].prefix);
+    }
+
+    /// A request that repeats the messages of the one before counts only the messages it adds,
+    /// in each format, and counts the same as a counter that never saw the one before.
+    #[test]
+    fn a_request_that_repeats_the_one_before_counts_only_what_it_adds() {
+        let mut counter = Counter::new(Tokenizer::O200kBase);
+        let mut fresh = Counter::new(Tokenizer::O200kBase);
+        let conversation: Vec<RenderedMessage> = (0..40)
+            .map(|i| match i {
+                0 => msg(Role::System, "You are an agent.\n\nBe brief."),
+                i if i % 2 == 1 => msg(Role::User, &format!("(println {i})\n{i}")),
+                i => msg(Role::Assistant, &format!("Turn {i}: (def x{i} {i})")),
+            })
+            .collect();
+        let each =
+            |counter: &mut Counter, previous: &[RenderedMessage], now: &[RenderedMessage]| {
+                (
+                    counter.measure(previous, now),
+                    counter.blocks(now),
+                    counter.request_as(Counting::AnthropicBlocks, previous, now, None),
+                )
+            };
+        let mut previous: &[RenderedMessage] = &[];
+        for len in [2, 3, 5, 21, 40] {
+            let now = &conversation[..len];
+            let before = counter.counted_anew;
+            let counted = each(&mut counter, previous, now);
+            assert_eq!(counted, each(&mut fresh, previous, now), "{len} messages");
+            assert_eq!(
+                counter.counted_anew - before,
+                3 * (len - previous.len()),
+                "each message added counted once in each format, the repeated ones not again"
+            );
+            previous = now;
+        }
     }
 
     #[test]

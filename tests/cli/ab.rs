@@ -380,7 +380,7 @@ fn bad_arguments_are_errors() {
     assert!(err.contains("unknown strategy `nope`"), "{err}");
     let err = scratch.ptc(["ab", "--pricing", "cheap"]).bad_input();
     assert!(
-        err.contains("unknown pricing profile `cheap` (known: anthropic, deepseek, gemini, gemini-explicit, none, openai, openai-gpt-5-6, openrouter-deepseek)"),
+        err.contains("unknown pricing profile `cheap` (known: anthropic, deepseek, gemini, gemini-explicit, mistral, none, openai, openai-gpt-5-6, openrouter-deepseek, qwen, qwen-explicit, xai)"),
         "{err}"
     );
     let err = scratch.ptc(["ab", "--tokenizer", "gpt2"]).bad_input();
@@ -430,7 +430,7 @@ fn misspelt_names_are_usage_errors_with_a_suggestion() {
     let err = scratch.ptc(["ab", "--pricing", "anthropc"]).bad_input();
     assert_eq!(
         err,
-        "error: unknown pricing profile `anthropc` (known: anthropic, deepseek, gemini, gemini-explicit, none, openai, openai-gpt-5-6, openrouter-deepseek); did you mean `anthropic`?"
+        "error: unknown pricing profile `anthropc` (known: anthropic, deepseek, gemini, gemini-explicit, mistral, none, openai, openai-gpt-5-6, openrouter-deepseek, qwen, qwen-explicit, xai); did you mean `anthropic`?"
     );
     let err = scratch
         .ptc(["ab", "--pricing", "anthropic@cache_tl=1h"])

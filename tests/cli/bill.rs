@@ -275,23 +275,29 @@ fn ab_without_a_corpus_shows_the_bundled_real_runs_against_what_was_sent_and_the
         real.contains("4 recording(s)") && real.contains("baseline as-sent"),
         "{real}"
     );
-    // The Kernel logs lack what the strategies' prompts are made from: each strategy is judged
-    // on the one run that holds it, against as-sent on that run, and says so.
+    // The Kernel runs were imported with --replay: every strategy is judged on each run.
+    assert!(!real.contains("of 4 recordings ("), "{real}");
     assert!(
-        real.contains("as-sent (") && real.contains("on the 1 of 4 recordings it is judged on"),
+        real.contains(
+            "(the literals the next actions cite: cited by 35 of 45 actions, in 4 of 4 runs)"
+        ),
         "{real}"
     );
-    for strategy in [
-        "full-history",
-        "delta-log",
-        "bounded-transcript",
-        "single-user-coalesced",
+    // Real runs are priced as billed, each by its own profile, with a verdict per profile.
+    assert!(
+        real.contains("cost: as-billed pricing, baseline as-sent"),
+        "{real}"
+    );
+    assert!(
+        real.contains("(runs: openrouter-deepseek 3, deepseek 1)"),
+        "{real}"
+    );
+    for verdict in [
+        "\n  deepseek: per-turn-summary, 0.53x as-sent (47% less), on the 1 run billed under it (priced run by run), ",
+        "\n  openrouter-deepseek: delta-log, 0.74x as-sent (26% less), on the 3 runs billed under it (priced run by run), ",
+        "\n  as-billed: delta-log, 0.71x as-sent (29% less), ",
     ] {
-        assert!(
-            real.lines()
-                .any(|l| l.starts_with(&format!("  {strategy}: 1 of 4 recordings (3 lack "))),
-            "{strategy} not said to be judged on one run:\n{real}"
-        );
+        assert!(real.contains(verdict), "{verdict}\n{real}");
     }
     assert!(
         real.contains("Simulated against the bill: 4 run(s)"),

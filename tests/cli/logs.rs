@@ -596,3 +596,165 @@ fn a_directory_is_read_with_its_folders() {
     assert_eq!(import.code, 0, "{}", import.stderr);
     assert_eq!(import.stdout.lines().count(), 2, "{}", import.stdout);
 }
+
+/// A run whose calls were billed under several profiles (a gateway that routed them to
+/// several providers) is priced call by call: each turn in the column of its own call's
+/// profile, the run in each of those columns, and `as-billed` adds them up.
+#[test]
+fn a_run_billed_by_several_providers_is_priced_call_by_call() {
+    let scratch = all_strategies();
+    let pure = repo().join("examples/realruns/mini-swe-agent-pvlib-1707.json");
+    let mut doc: Json = serde_json::from_slice(&std::fs::read(&pure).unwrap()).unwrap();
+    doc["name"] = "routed".into();
+    let turns = doc["turns"].as_array_mut().unwrap();
+    assert_eq!(turns.len(), 16);
+    for turn in turns.iter_mut().skip(10) {
+        turn["usage"]["provider"] = "anthropic".into();
+        turn["usage"]["model"] = "claude-sonnet-4-5".into();
+    }
+    let routed = scratch.write("routed.json", doc.to_string());
+    let ab = |format: &str| {
+        scratch
+            .ptc([
+                "ab",
+                &text(&routed),
+                &text(&pure),
+                "--strategies",
+                "full-history",
+                "--no-timing",
+                "--format",
+                format,
+            ])
+            .ok()
+    };
+    let table = ab("table");
+    for said in [
+        "  1 run(s) billed under several of them, priced call by call (each turn by its call's profile, the\n    run in each column):\n",
+        "\n    routed: deepseek 10 turn(s), anthropic 6 turn(s)\n",
+        // The routed run counts in both profiles' runs.
+        "(runs:\n  deepseek 2, anthropic 1)\n",
+    ] {
+        assert!(table.contains(said), "{said}\n{table}");
+    }
+    let csv = ab("csv");
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (deepseek, sonnet, billed) = (
+        col("cost_deepseek"),
+        col("cost_anthropic"),
+        col("cost_as-billed"),
+    );
+    // A row per prompt: a run's costs are the sums of its rows.
+    let row = |name: &str| -> Vec<f64> {
+        let mut sums = vec![0.0; 3];
+        for line in csv.lines().filter(|l| l.starts_with(name)) {
+            let cells: Vec<&str> = line.split(',').collect();
+            for (sum, i) in sums.iter_mut().zip([deepseek, sonnet, billed]) {
+                *sum += cells[i].parse::<f64>().unwrap();
+            }
+        }
+        sums
+    };
+    let (routed_costs, pure_costs) = (row("routed"), row("deepseek_reasoner_dev_pvlib"));
+    // The routed run's first ten turns are priced by DeepSeek, the last six by Sonnet.
+    assert!(routed_costs[0] > 0.0 && routed_costs[1] > 0.0, "{csv}");
+    assert!(routed_costs[0] < pure_costs[0], "{csv}");
+    assert_eq!(pure_costs[1], 0.0, "{csv}");
+    assert!(
+        (routed_costs[2] - routed_costs[0] - routed_costs[1]).abs() < 1e-9,
+        "{csv}"
+    );
+    // Each turn is in one billed column: the first ten turns in DeepSeek's, where the whole
+    // run has sixteen; the eleventh writes Sonnet's cache, which held nothing.
+    let turn = |n: usize| -> Vec<f64> {
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("routed,full-history,{n},")))
+            .unwrap();
+        let cells: Vec<&str> = line.split(',').collect();
+        [deepseek, sonnet, billed]
+            .iter()
+            .map(|&i| cells[i].parse::<f64>().unwrap())
+            .collect()
+    };
+    for n in 0..16 {
+        let costs = turn(n);
+        assert_eq!(costs[0] > 0.0, n < 10, "turn {n}: {costs:?}");
+        assert_eq!(costs[1] > 0.0, n >= 10, "turn {n}: {costs:?}");
+        assert_eq!(costs[2], costs[0] + costs[1], "turn {n}: {costs:?}");
+    }
+    let written = header
+        .iter()
+        .position(|h| *h == "written_anthropic")
+        .unwrap();
+    let eleventh = csv
+        .lines()
+        .find(|l| l.starts_with("routed,full-history,10,"))
+        .unwrap();
+    let tokens: u64 = eleventh.split(',').nth(3).unwrap().parse().unwrap();
+    let wrote: u64 = eleventh.split(',').nth(written).unwrap().parse().unwrap();
+    assert!(wrote > tokens / 2, "{eleventh}");
+    // The bill compares a run with one profile's cache rule: it says why it will not.
+    let bill = scratch.ptc(["bill", &text(&routed)]).bad_input();
+    assert!(
+        bill.contains("its calls are billed under several pricing profiles (deepseek (10 call(s)), anthropic (6 call(s)))"),
+        "{bill}"
+    );
+}
+
+/// A log whose usage names the model and not its provider (OpenHands, ATIF) is priced by the
+/// provider the model names, and the output says the provider was inferred.
+#[test]
+fn a_run_whose_usage_names_only_its_model_is_priced_by_that_models_provider_said_inferred() {
+    let scratch = all_strategies();
+    let sonnet = realrun("openhands/replay-wrong_initial_state.json");
+    let gpt = realrun("openhands/atif-rfc-example-openhands_trajectory.json");
+    let run = scratch.ptc([
+        "ab",
+        &text(&sonnet),
+        &text(&gpt),
+        "--strategies",
+        "as-sent,full-history",
+        "--no-timing",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("note: 2 run(s) name their model but not its provider, priced by the provider inferred from the model (its prefix, or the one provider whose profile lists it): replay-wrong_initial_state.json (claude-3-5-sonnet-20241022), atif-rfc-example-openhands_trajectory.json (gpt-5-2025-08-07); --pricing chooses another"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.stderr.matches("name their model").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("(runs:\n  anthropic 1, openai 1)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("no usage names its provider"),
+        "{}",
+        run.stdout
+    );
+    // `ptc bill` prices it too, and says so; asked for a profile, it says nothing.
+    let bill = scratch.ptc(["bill", &text(&sonnet)]);
+    assert_eq!(bill.code, 0, "{}", bill.stderr);
+    assert!(
+        bill.stderr
+            .contains("note: 1 run(s) name their model but not its provider"),
+        "{}",
+        bill.stderr
+    );
+    assert!(bill.stdout.contains("\n  anthropic"), "{}", bill.stdout);
+    let asked = scratch.ptc(["bill", &text(&sonnet), "--pricing", "openai"]);
+    assert_eq!(asked.code, 0, "{}", asked.stderr);
+    assert!(
+        !asked.stderr.contains("name their model"),
+        "{}",
+        asked.stderr
+    );
+}

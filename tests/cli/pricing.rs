@@ -20,10 +20,14 @@ fn every_built_in_profile_says_its_provider_source_and_date() {
             "deepseek",
             "gemini",
             "gemini-explicit",
+            "mistral",
             "none",
             "openai",
             "openai-gpt-5-6",
-            "openrouter-deepseek"
+            "openrouter-deepseek",
+            "qwen",
+            "qwen-explicit",
+            "xai"
         ]
     );
     for profile in list {
@@ -68,10 +72,10 @@ fn every_built_in_profile_says_its_provider_source_and_date() {
     assert_eq!(explicit["caching"], "gemini-explicit");
     assert_eq!(explicit["cache_ttl"], "1h");
     assert_eq!(explicit["cache_write_1h_per_mtok"].as_f64(), Some(1.375));
-    assert_eq!(list[4]["caching"], "none");
-    let openai = &list[5];
+    assert_eq!(list[5]["caching"], "none");
+    let openai = &list[6];
     assert_eq!(openai["cache_ttl"], "5m");
-    let gpt_5_6 = &list[6];
+    let gpt_5_6 = &list[7];
     assert_eq!(gpt_5_6["caching"], "openai-breakpoints");
     assert_eq!(gpt_5_6["cache_ttl"], "30m");
     assert_eq!(gpt_5_6["breakpoints"], "strategy");
@@ -83,6 +87,46 @@ fn every_built_in_profile_says_its_provider_source_and_date() {
         ),
         (Some(2.5), Some(0.25), Some(3.125))
     );
+    // The rules of November 2026: each provider's ratios to its input price.
+    let profile = |name: &str| list.iter().find(|p| p["name"] == name).unwrap();
+    let ratios = |p: &Json| {
+        let input = p["input_per_mtok"].as_f64().unwrap();
+        let ratio = |key: &str| {
+            p[key]
+                .as_f64()
+                .map(|v| (v / input * 1000.0).round() / 1000.0)
+        };
+        (
+            p["caching"].as_str().unwrap().to_owned(),
+            ratio("cache_read_per_mtok"),
+            ratio("cache_write_per_mtok"),
+            p["min_cacheable_tokens"].as_u64(),
+        )
+    };
+    let xai = profile("xai");
+    assert_eq!(
+        ratios(xai),
+        ("implicit".into(), Some(0.25), None, Some(128))
+    );
+    assert_eq!(xai["cache_step_tokens"], 128);
+    let grok = &xai["models"]["grok-4.7"];
+    assert_eq!(
+        (&grok["long_prompt_tokens"], &grok["long_prompt_multiplier"]),
+        (&Json::from(199_999), &Json::from(2.0))
+    );
+    assert_eq!(
+        ratios(profile("qwen")),
+        ("implicit".into(), Some(0.2), None, Some(1024))
+    );
+    assert_eq!(
+        ratios(profile("qwen-explicit")),
+        ("explicit".into(), Some(0.1), Some(1.25), Some(1024))
+    );
+    assert_eq!(profile("qwen-explicit")["cache_ttl"], "5m");
+    assert_eq!(ratios(profile("mistral")).1, Some(0.1));
+    for name in ["xai", "qwen", "mistral"] {
+        assert_eq!(profile(name)["hits_guaranteed"], false, "{name}");
+    }
 }
 
 #[test]
@@ -353,10 +397,14 @@ fn an_unguaranteed_cache_is_reported_as_a_range() {
     );
     assert!(!text.contains("breakpoints="), "{text}");
     // The providers that promise hits give a single figure; DeepSeek's cache, direct or
-    // through OpenRouter, is best effort too.
+    // through OpenRouter, is best effort too, as are xAI's, Model Studio's implicit one and
+    // Mistral's.
     for v in verdicts.iter() {
         let provider = v["provider"].as_str().unwrap();
-        let ranged = matches!(provider, "gemini" | "deepseek" | "openrouter-deepseek");
+        let ranged = matches!(
+            provider,
+            "gemini" | "deepseek" | "openrouter-deepseek" | "xai" | "qwen" | "mistral"
+        );
         assert_eq!(v["best_case"], ranged, "{provider}");
         assert_eq!(
             v["text"].as_str().unwrap().contains("best case"),
@@ -435,4 +483,82 @@ fn an_independent_cost_model_prices_the_same_requests_alike() {
     );
     assert!(stdout.starts_with("ok: "), "{stdout}");
     println!("{stdout}");
+}
+
+/// A price tier by prompt length in `ptc ab`: each request over the line pays 5x on every
+/// token (no caching and no output price, so that a prompt's cost is its tokens at $1 per
+/// Mtok, times 5 over 1,660 tokens). On failure-recovery, full-history's last prompt (1,661
+/// tokens) passes the line and per-turn-summary's (1,656) does not: per-turn-summary, which
+/// sends more tokens in all, is the verdict, and the verdict says a tier decided it.
+#[test]
+fn ab_prices_each_request_by_its_tier_and_says_when_a_tier_decided_the_verdict() {
+    let scratch = all_strategies();
+    scratch.write(
+        "tier.toml",
+        "[pricing.t]\nprovider = \"t\"\ninput_per_mtok = 1\ncache_read_per_mtok = 0.1\ncache_write_per_mtok = 1\nmin_cacheable_tokens = 0\ncache_step_tokens = 1\n\n[pricing.t.models.\"m\"]\nlong_prompt_tokens = 1660\nlong_prompt_multiplier = 5\n",
+    );
+    let path = example("failure-recovery.json").display().to_string();
+    let args = |format: &str| {
+        [
+            "ab",
+            "--config",
+            "tier.toml",
+            &path,
+            "--strategies",
+            "full-history,per-turn-summary",
+            "--pricing",
+            "t@model=m,t",
+            "--format",
+            format,
+            "--no-timing",
+        ]
+        .map(String::from)
+    };
+    let ab = scratch.ptc(args("json")).json();
+    let tiers = ab["pricing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "t@model=m")
+        .unwrap()["tiers"]
+        .clone();
+    assert_eq!(tiers["long_prompt"]["above_tokens"], 1660);
+    for run in ab["runs"].as_array().unwrap() {
+        let mut tokens = Vec::new();
+        for prompt in run["prompts"].as_array().unwrap() {
+            let n = prompt["tokens"].as_u64().unwrap();
+            let factor = if n > 1660 { 5.0 } else { 1.0 };
+            let cost = prompt["cost"]["t@model=m"]["cost"].as_f64().unwrap();
+            assert!(
+                (cost - factor * n as f64 / 1e6).abs() < 1e-12,
+                "{n}: {cost}"
+            );
+            // The profile without the tier prices every token alike.
+            let plain = prompt["cost"]["t"]["cost"].as_f64().unwrap();
+            assert!((plain - n as f64 / 1e6).abs() < 1e-12, "{n}: {plain}");
+            tokens.push(n);
+        }
+        // The prompts this test is about, on either side of the line.
+        let last = *tokens.last().unwrap();
+        match run["strategy"].as_str().or(run["variant"].as_str()) {
+            Some("full-history") => assert_eq!(last, 1661, "{tokens:?}"),
+            Some("per-turn-summary") => assert_eq!(last, 1656, "{tokens:?}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    let verdicts = ab["verdict"].as_array().unwrap();
+    let tiered = verdicts
+        .iter()
+        .find(|v| v["provider"] == "t@model=m")
+        .unwrap();
+    assert_eq!(tiered["strategy"], "per-turn-summary");
+    assert_eq!(tiered["without_tiers"]["strategy"], "full-history");
+    let plain = verdicts.iter().find(|v| v["provider"] == "t").unwrap();
+    assert_eq!(plain["strategy"], "full-history");
+    assert!(plain.get("without_tiers").is_none(), "{plain}");
+    let table = scratch.ptc(args("table")).ok();
+    assert!(
+        table.contains("t@model=m: per-turn-summary 0.48x full-history (52% less; a tier decided it: full-history without\n    tiers)"),
+        "{table}"
+    );
 }

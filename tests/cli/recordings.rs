@@ -885,6 +885,20 @@ fn a_bundled_run_is_named_from_any_directory_and_said_so() {
             run.stderr
         );
     }
+    // Every command that reads one recording says so.
+    for command in [
+        &["trace", "failure-recovery.json"][..],
+        &["pricing", "--requests", "failure-recovery.json"],
+    ] {
+        let run = scratch.ptc(command);
+        assert_eq!(run.code, 0, "{command:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("note: no file failure-recovery.json: the bundled"),
+            "{command:?}: {}",
+            run.stderr
+        );
+    }
     // A file of that name wins, and nothing is said.
     let mine = scratch.write(
         "failure-recovery.json",

@@ -570,3 +570,44 @@ fn a_run_that_sends_more_messages_than_the_limit_is_refused_by_ab_and_serve() {
     );
     assert!(answers[1].get("error").is_none(), "{}", answers[1]);
 }
+
+/// `as-sent`, the recorded requests, is a strategy name `serve` takes as every command does:
+/// the answer is the request the agent sent before the turn asked for; an option is refused,
+/// saying that it has none.
+#[test]
+fn serve_answers_as_sent_with_the_recorded_request() {
+    let run = crate::support::appending_run(3);
+    let request = |id: u32, options: Json| {
+        serde_json::json!({"id": id, "recording": run, "turns": 2, "strategy": "as-sent",
+            "options": options})
+        .to_string()
+            + "\n"
+    };
+    let input = request(1, serde_json::json!({})) + &request(2, serde_json::json!({"keep": 1}));
+    let answers = answers(input.as_bytes(), 1 << 20);
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    let sent: Vec<(&str, &str)> = answers[0]["messages"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", answers[0]))
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("user", "start"),
+            ("assistant", "a1"),
+            ("user", "u1"),
+            ("assistant", "a2"),
+            ("user", "u2")
+        ]
+    );
+    assert_eq!(answers[0]["strategy"], "as-sent");
+    assert_eq!(code(&answers[1]), "bad_request", "{}", answers[1]);
+    let message = answers[1]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("as-sent sends the recorded requests and has no option `keep`"),
+        "{message}"
+    );
+    assert!(!message.contains("did you mean"), "{message}");
+}

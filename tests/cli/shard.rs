@@ -110,12 +110,16 @@ fn assert_merges_exactly(scratch: &Scratch, args: &[&str], splits: &[usize]) -> 
 
 #[test]
 fn a_strategy_judged_on_some_runs_is_judged_on_the_same_runs_when_merged() {
-    // The bundled Kernel runs lack the memory values delta-log's prompts are made from: it is
-    // judged on the one run that has them, in one run and in merged parts alike.
+    // A Kernel log imported without its replay lacks the memory values delta-log's prompts
+    // are made from: delta-log is judged on the four bundled real runs, which have them, in
+    // one run and in merged parts alike.
     let scratch = all_strategies();
     let real = repo().join("examples/realruns");
+    let log = repo()
+        .join("tests/fixtures/realruns/ptc_runner-kernel/fast-checkout-5xx-10.inspection.jsonl");
     let args = [
         real.to_str().unwrap(),
+        log.to_str().unwrap(),
         "--strategies",
         "as-sent,delta-log",
         "--set",
@@ -123,7 +127,7 @@ fn a_strategy_judged_on_some_runs_is_judged_on_the_same_runs_when_merged() {
     ];
     let one = assert_merges_exactly(scratch, &args, &[2, 4]);
     assert!(
-        one.stdout.contains("\"judged_recordings\": 1,"),
+        one.stdout.contains("\"judged_recordings\": 4,"),
         "{}",
         one.stdout
     );
@@ -145,7 +149,7 @@ fn a_strategy_judged_on_some_runs_is_judged_on_the_same_runs_when_merged() {
         assert!(bill.contains("billed call(s)"), "{bill}");
         assert_eq!(merged.trim_end(), table.trim_end(), "{view:?}");
         assert!(
-            merged.contains("  delta-log: 1 of 4 recordings (3 lack memory_values")
+            merged.contains("  delta-log: 4 of 5 recordings (1 lack memory_values")
                 || view.is_empty(),
             "{merged}"
         );
@@ -863,7 +867,7 @@ fn the_merge_refuses_figures_that_cannot_be_naming_the_file_and_the_place() {
     let t: Vec<&Path> = twice.iter().map(PathBuf::as_path).collect();
     let err = refused(&t, &[]);
     assert!(
-        err.starts_with(&inconsistent(t[0], "fingerprint.pricing[9].name"))
+        err.starts_with(&inconsistent(t[0], "fingerprint.pricing[11].name"))
             && err.contains("`openai`"),
         "{err}"
     );

@@ -28,28 +28,74 @@ fn a_run_whose_requests_repeat_each_other_takes_memory_linear_in_its_file() {
         serde_json::to_vec(&appending_run(4_000)).unwrap(),
     );
     let long = long.display().to_string();
-    // `ab` renders every prompt of both variants, in time that grows with the messages of
-    // every request: a shorter run, still one that took more than the bound before.
+    // `ab` renders every prompt of both variants: a run of 4,000 such turns sends more
+    // messages in all than one run may (it is refused, in the memory it read), a shorter one
+    // is measured.
     let shorter = scratch.write(
         "shorter.json",
         serde_json::to_vec(&appending_run(1_000)).unwrap(),
     );
     let shorter = shorter.display().to_string();
-    let commands: [&[&str]; 5] = [
-        &["validate", &long],
-        &["render", &long, "--turns", "1"],
-        &["trace", &long],
-        &["bill", &long],
-        &["ab", &shorter, "--strategies", "as-sent,full-history"],
+    // `serve`: the last prompt of each run, as sent and through a strategy; it refuses the
+    // long run as `ab` does, in the memory it read, and answers for the shorter one.
+    let requests: String = [(4_000, "as-sent"), (4_000, "full-history")]
+        .iter()
+        .chain(&[(1_000, "as-sent"), (1_000, "full-history")])
+        .enumerate()
+        .map(|(id, (turns, strategy))| {
+            let recording = std::fs::read_to_string(if *turns == 4_000 {
+                &long
+            } else {
+                &shorter
+            })
+            .unwrap();
+            format!(
+                "{{\"id\": {id}, \"strategy\": \"{strategy}\", \"turns\": {}, \"recording\": {recording}}}\n",
+                turns - 1
+            )
+        })
+        .collect();
+    let requests = scratch.write("requests.jsonl", requests);
+    let commands: [(&[&str], i32); 7] = [
+        (&["validate", &long], 0),
+        (&["render", &long, "--turns", "1"], 0),
+        (&["trace", &long], 0),
+        (&["bill", &long], 0),
+        (&["ab", &long, "--strategies", "as-sent,full-history"], 2),
+        (&["ab", &shorter, "--strategies", "as-sent,full-history"], 0),
+        (&["serve", "--stdio"], 0),
     ];
-    for args in commands {
-        let (kib, code) = peak_rss_kib(ptc_command(scratch.path()).args(args));
-        assert_eq!(code, 0, "ptc {args:?}");
+    let input = || std::fs::File::open(&requests).unwrap();
+    for (args, expected) in commands {
+        let mut command = ptc_command(scratch.path());
+        command.args(args).stdin(input());
+        let (kib, code) = peak_rss_kib(&mut command);
+        assert_eq!(code, expected, "ptc {args:?}");
         assert!(
             kib < BOUND_KIB,
             "ptc {args:?} took {kib} KiB, over {BOUND_KIB}"
         );
     }
+    let served = ptc_command(scratch.path())
+        .args(["serve", "--stdio"])
+        .stdin(input())
+        .output()
+        .unwrap();
+    let answers: Vec<Json> = String::from_utf8(served.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let codes: Vec<&str> = answers
+        .iter()
+        .map(|a| a["error"]["code"].as_str().unwrap_or("none"))
+        .collect();
+    assert_eq!(
+        codes,
+        ["bad_recording", "bad_recording", "none", "none"],
+        "{answers:?}"
+    );
+    assert_eq!(answers[2]["messages"].as_array().map(Vec::len), Some(1_999));
 }
 
 #[test]

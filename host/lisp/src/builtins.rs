@@ -65,8 +65,9 @@ fn seq_or_nil(items: Vec<Value>) -> Value {
 
 fn char_slice(s: &str, start: i64, end: Option<i64>) -> R<Value> {
     let chars: Vec<char> = s.chars().collect();
-    // ptc_runner clamps an end past the string to its length.
+    // ptc_runner clamps a start or an end past the string to its length.
     let end = end.unwrap_or(chars.len() as i64).min(chars.len() as i64);
+    let start = start.min(end.max(0));
     if start < 0 || end < start {
         return err(
             "index_out_of_bounds",
@@ -141,7 +142,8 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
             }
         } as i64),
         ("keys" | "vals", [m]) => match m {
-            Value::Map(e) => seq_or_nil(
+            // ptc_runner answers `[]` for an empty map, not nil.
+            Value::Map(e) => Value::vector(
                 e.iter()
                     .map(|(k, v)| if name == "keys" { k.clone() } else { v.clone() })
                     .collect(),
@@ -387,7 +389,7 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
                 _ => n == 0.0,
             })
         }
-        ("even?" | "odd?", [x]) => Value::Bool((int(x, name)? % 2 == 0) == (name == "even?")),
+        ("even?" | "odd?", [x]) => Value::Bool(numbers::parity(x) == Some(name == "even?")),
         ("keyword", [Value::Str(s) | Value::Keyword(s)]) => Value::Keyword(s.clone()),
         ("name", [Value::Str(s) | Value::Keyword(s) | Value::Symbol(s)]) => Value::Str(s.clone()),
         ("+" | "-" | "*" | "/", _) => arith(name, a)?,
@@ -400,17 +402,7 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
             })?),
             other => Value::Float(num(other, "abs")?.abs()),
         },
-        ("mod" | "quot", [x, y]) => {
-            let (x, y) = (int(x, name)?, int(y, name)?);
-            if y == 0 {
-                return err("arithmetic_error", format!("{name}: division by zero"));
-            }
-            Value::Int(if name == "mod" {
-                x.rem_euclid(y)
-            } else {
-                x / y
-            })
-        }
+        ("mod" | "quot" | "rem" | "double", _) => numbers::integral(name, a)?,
         ("conj", [c, xs @ ..]) => match c {
             Value::Set(s) => Value::set(s.iter().chain(xs).cloned().collect()),
             Value::Map(m) => {

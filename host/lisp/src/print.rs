@@ -109,6 +109,10 @@ fn write_pr(v: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(' ');
                 }
+                // A boolean key is an atom in ptc_runner, and prints as a keyword.
+                if let Value::Bool(_) = k {
+                    out.push(':');
+                }
                 write_pr(k, out);
                 out.push(' ');
                 write_pr(v, out);

@@ -197,7 +197,7 @@ fn collection_functions() {
 fn errors_name_their_kind() {
     assert_eq!(error_kind(r#"(get "text" "k")"#), "type_error");
     assert_eq!(error_kind("(undefined-fn 1)"), "unbound_var");
-    assert_eq!(error_kind("(subs \"ab\" 3)"), "index_out_of_bounds");
+    assert_eq!(error_kind("(subs \"ab\" -1)"), "index_out_of_bounds");
     assert_eq!(error_kind("(+ 9223372036854775807 1)"), "arithmetic_error");
     assert_eq!(error_kind("(1 2)"), "type_error");
     assert_eq!(error_kind("(+ 1"), "parse_error");
@@ -318,4 +318,51 @@ fn only_regexes_that_match_themselves_are_read() {
         error_kind(r#"(clojure.string/split "a1" #"\d")"#),
         "parse_error"
     );
+}
+
+// Differences the differential check against ptc_runner's interpreter found.
+#[test]
+fn division_always_yields_a_float_as_in_ptc_runner() {
+    assert_eq!(value("(/ 2 2)"), "1.0");
+    assert_eq!(value("(/ 6 3 2)"), "1.0");
+    assert_eq!(error_kind("(/ 1 0)"), "arithmetic_error");
+}
+
+#[test]
+fn keys_and_vals_of_an_empty_map_are_an_empty_vector() {
+    assert_eq!(value("(keys {})"), "[]");
+    assert_eq!(value("(vals {})"), "[]");
+    assert_eq!(value("(keys nil)"), "nil");
+}
+
+#[test]
+fn subs_clamps_a_start_past_the_end() {
+    assert_eq!(value(r#"(subs "" 1)"#), r#""""#);
+    assert_eq!(value(r#"(subs "c" 2)"#), r#""""#);
+    assert_eq!(value(r#"(subs "abc" 5 9)"#), r#""""#);
+}
+
+#[test]
+fn rem_and_double_as_in_ptc_runner() {
+    assert_eq!(
+        value("[(rem 7 3) (rem -7 3) (rem 7 -3) (mod -7 3)]"),
+        "[1 -1 1 2]"
+    );
+    assert_eq!(value("(double 11)"), "11.0");
+    assert_eq!(error_kind("(rem 1 0)"), "arithmetic_error");
+}
+
+#[test]
+fn even_and_odd_are_false_for_what_is_not_a_whole_number() {
+    assert_eq!(value("(filterv odd? [1 2.5 3.0 4 \"x\"])"), "[1 3.0]");
+    assert_eq!(value("(filterv even? [1 2.5 4.0 4 nil])"), "[4.0 4]");
+}
+
+#[test]
+fn a_boolean_map_key_prints_as_a_keyword_as_in_ptc_runner() {
+    assert_eq!(
+        value("(pr-str (group-by odd? [1 2]))"),
+        r#""{:false [2] :true [1]}""#
+    );
+    assert_eq!(value("(keys (group-by odd? [1]))"), "[true]");
 }

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ab::bill::billed_profile;
+use crate::ab::bill::billed_by_turn;
 use crate::pricing::{Pricing, ProfileInfo};
 use crate::recording::Recording;
 
@@ -87,6 +87,21 @@ pub struct PricedByRun {
     /// The runs no billed profile priced (their usage names another profile, or none), in
     /// corpus order: they count in no column of a billed profile.
     pub unpriced: Vec<Unpriced>,
+    /// The runs whose calls were billed under several of the profiles, in corpus order: each
+    /// turn is priced by its own call's profile, and the run counts in each of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub split: Vec<Split>,
+}
+
+/// A run of a corpus priced run by run whose calls were billed under several profiles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Split {
+    /// Its position in the corpus.
+    pub position: usize,
+    pub run: String,
+    /// Each profile and how many of the run's turns it priced, in the order of its calls.
+    pub turns: Vec<(String, usize)>,
 }
 
 /// A run of a corpus priced run by run that no billed profile priced.
@@ -100,6 +115,37 @@ pub struct Unpriced {
     pub billed: Option<String>,
 }
 
+/// Per billed profile, the runs it priced; the runs none priced; the runs several did.
+type Tally = (Vec<usize>, Vec<(usize, String, Option<String>)>, Vec<Split>);
+
+/// How one run is priced, run by run: per turn, the billed profile of its call.
+#[derive(Clone, Debug, Default)]
+pub(super) struct RunPricing {
+    owner: Vec<Option<usize>>,
+    columns: Vec<Option<usize>>,
+    slot: Option<usize>,
+    /// Per turn, the billed profile that prices it; empty when none does (the run is in the
+    /// what-if columns only).
+    turns: Vec<usize>,
+}
+
+impl RunPricing {
+    /// Whether the prompt before turn `turn` is left out of `column`: a billed profile's column
+    /// other than the one that priced the turn's call, or [`AS_BILLED`] (it takes that one's
+    /// costs).
+    pub fn skipped(&self, column: usize, turn: usize) -> bool {
+        let own = self.turns.get(turn).copied();
+        let owner = self.owner.get(column).copied().flatten();
+        (owner.is_some() && owner != own) || Some(column) == self.slot
+    }
+
+    /// The column [`AS_BILLED`] takes the costs of turn `turn` from, the billed profile's.
+    pub fn as_billed(&self, turn: usize) -> Option<(usize, usize)> {
+        let own = *self.turns.get(turn)?;
+        self.slot.zip(self.columns.get(own).copied().flatten())
+    }
+}
+
 /// The billed profiles and, per column, the one it belongs to; the tally as runs are read.
 pub(super) struct ByRun {
     names: Vec<String>,
@@ -109,7 +155,7 @@ pub(super) struct ByRun {
     slot: Option<usize>,
     configured: Vec<Pricing>,
     info: Vec<ProfileInfo>,
-    tally: Mutex<(Vec<usize>, Vec<(usize, String, Option<String>)>)>,
+    tally: Mutex<Tally>,
 }
 
 impl ByRun {
@@ -133,41 +179,68 @@ impl ByRun {
             slot: column(AS_BILLED),
             configured,
             info,
-            tally: Mutex::new((vec![0; names.len()], Vec::new())),
+            tally: Mutex::new((vec![0; names.len()], Vec::new(), Vec::new())),
         })
     }
 
-    /// Per column, whether `recording` (the `index`th of the corpus) is left out of it (the
-    /// columns of the billed profiles other than its own, and [`AS_BILLED`]), and the column
-    /// [`AS_BILLED`] takes its costs from.
-    pub fn skip(&self, index: usize, recording: &Recording) -> (Vec<bool>, Option<(usize, usize)>) {
-        let named = billed_profile(recording, &self.configured, &self.info);
-        let own = named
-            .as_deref()
-            .and_then(|n| self.names.iter().position(|name| name == n));
+    /// How `recording` (the `index`th of the corpus) is priced: each turn in the column of the
+    /// billed profile that priced its call, and in [`AS_BILLED`]; left out of the other billed
+    /// profiles' columns.
+    pub fn run(&self, index: usize, recording: &Recording) -> RunPricing {
+        let named = billed_by_turn(recording, &self.configured, &self.info);
+        let owners: Option<Vec<usize>> = named.as_ref().and_then(|turns| {
+            turns
+                .iter()
+                .map(|n| self.names.iter().position(|name| name == n))
+                .collect()
+        });
         let mut tally = self.tally.lock().expect("no panic holds it");
-        match own {
-            Some(own) => tally.0[own] += 1,
-            None => tally
-                .1
-                .push((index, recording.label().display().to_string(), named)),
+        match &owners {
+            Some(owners) => {
+                let mut calls: Vec<(usize, usize)> = Vec::new();
+                for &own in owners {
+                    match calls.iter_mut().find(|(p, _)| *p == own) {
+                        Some((_, turns)) => *turns += 1,
+                        None => calls.push((own, 1)),
+                    }
+                }
+                for &(own, _) in &calls {
+                    tally.0[own] += 1;
+                }
+                if calls.len() > 1 {
+                    let calls = calls
+                        .iter()
+                        .map(|&(own, turns)| (self.names[own].clone(), turns))
+                        .collect();
+                    tally.2.push(Split {
+                        position: index,
+                        run: recording.label().display().to_string(),
+                        turns: calls,
+                    });
+                }
+            }
+            None => tally.1.push((
+                index,
+                recording.label().display().to_string(),
+                named.and_then(|turns| turns.first().cloned()),
+            )),
         }
-        let skip = self
-            .owner
-            .iter()
-            .enumerate()
-            .map(|(i, o)| (o.is_some() && *o != own) || Some(i) == self.slot)
-            .collect();
-        let copy = self.slot.zip(own.and_then(|own| self.columns[own]));
-        (skip, copy)
+        RunPricing {
+            owner: self.owner.clone(),
+            columns: self.columns.clone(),
+            slot: self.slot,
+            turns: owners.unwrap_or_default(),
+        }
     }
 
     /// What the runs were priced by, the unpriced ones in corpus order.
     pub fn finish(self) -> PricedByRun {
-        let (counts, mut unpriced) = self.tally.into_inner().expect("no panic holds it");
+        let (counts, mut unpriced, mut split) = self.tally.into_inner().expect("no panic holds it");
         unpriced.sort_by_key(|(index, _, _)| *index);
+        split.sort_by_key(|s| s.position);
         PricedByRun {
             profiles: self.names.into_iter().zip(counts).collect(),
+            split,
             unpriced: unpriced
                 .into_iter()
                 .map(|(position, run, billed)| Unpriced {
@@ -211,6 +284,8 @@ impl PricedByRun {
         }
         self.unpriced.extend(other.unpriced.iter().cloned());
         self.unpriced.sort_by_key(|u| u.position);
+        self.split.extend(other.split.iter().cloned());
+        self.split.sort_by_key(|s| s.position);
         Some(self)
     }
 
@@ -241,6 +316,22 @@ impl PricedByRun {
                 out.push_str(&format!("    and {} more\n", self.unpriced.len() - 5));
             }
         }
+        if !self.split.is_empty() {
+            out.push_str(&format!(
+                "  {} run(s) billed under several of them, priced call by call (each turn by its call's profile, the run in each column):\n",
+                self.split.len()
+            ));
+            for Split { run, turns, .. } in self.split.iter().take(5) {
+                let turns: Vec<String> = turns
+                    .iter()
+                    .map(|(name, turns)| format!("{name} {turns} turn(s)"))
+                    .collect();
+                out.push_str(&format!("    {run}: {}\n", turns.join(", ")));
+            }
+            if self.split.len() > 5 {
+                out.push_str(&format!("    and {} more\n", self.split.len() - 5));
+            }
+        }
         out
     }
 
@@ -252,10 +343,11 @@ impl PricedByRun {
             1 => "its 1 billed run".to_owned(),
             _ => format!("its {runs} billed runs"),
         };
-        Some((
-            short,
-            format!("on the {runs} runs billed under it (priced run by run)"),
-        ))
+        let long = match runs {
+            1 => "on the 1 run billed under it (priced run by run)".to_owned(),
+            _ => format!("on the {runs} runs billed under it (priced run by run)"),
+        };
+        Some((short, long))
     }
 
     /// How many runs the column of `name` holds, when it belongs to a billed profile.
@@ -306,6 +398,11 @@ mod tests {
                     billed: None,
                 },
             ],
+            split: vec![Split {
+                position: 3,
+                run: "routed.json".into(),
+                turns: vec![("deepseek".into(), 10), ("anthropic".into(), 6)],
+            }],
         };
         let note = priced.note();
         assert!(note.contains("(runs: anthropic 3, deepseek 8)"), "{note}");
@@ -318,6 +415,14 @@ mod tests {
             note.contains("b.json: no usage names its provider"),
             "{note}"
         );
+        assert!(
+            note.contains("1 run(s) billed under several of them, priced call by call"),
+            "{note}"
+        );
+        assert!(
+            note.contains("    routed.json: deepseek 10 turn(s), anthropic 6 turn(s)\n"),
+            "{note}"
+        );
         assert_eq!(priced.runs_of("deepseek@hits=none"), Some(8));
         assert_eq!(priced.runs_of("gemini"), None);
         // Parts add up, their unpriced runs in corpus order.
@@ -328,6 +433,11 @@ mod tests {
                 run: "c.json".into(),
                 billed: None,
             }],
+            split: vec![Split {
+                position: 1,
+                run: "first.json".into(),
+                turns: vec![("anthropic".into(), 1), ("deepseek".into(), 1)],
+            }],
         };
         let merged = priced.clone().merged(&other).unwrap();
         assert_eq!(
@@ -336,10 +446,37 @@ mod tests {
         );
         let runs: Vec<&str> = merged.unpriced.iter().map(|u| u.run.as_str()).collect();
         assert_eq!(runs, ["a.json", "c.json", "b.json"]);
+        let split: Vec<&str> = merged.split.iter().map(|s| s.run.as_str()).collect();
+        assert_eq!(split, ["first.json", "routed.json"]);
         let renamed = PricedByRun {
             profiles: vec![("gemini".into(), 1), ("deepseek".into(), 0)],
             ..other
         };
         assert_eq!(priced.merged(&renamed), None);
+    }
+
+    #[test]
+    fn each_turn_is_priced_in_the_column_of_its_calls_profile() {
+        // Columns: anthropic, anthropic@breakpoints=auto, deepseek, gemini (what-if), as-billed.
+        let pricing = RunPricing {
+            owner: vec![Some(0), Some(0), Some(1), None, None],
+            columns: vec![Some(0), Some(2)],
+            slot: Some(4),
+            turns: vec![1, 1, 0],
+        };
+        let left_out =
+            |turn: usize| -> Vec<bool> { (0..5).map(|c| pricing.skipped(c, turn)).collect() };
+        assert_eq!(left_out(0), [true, true, false, false, true]);
+        assert_eq!(left_out(2), [false, false, true, false, true]);
+        assert_eq!(pricing.as_billed(0), Some((4, 2)));
+        assert_eq!(pricing.as_billed(2), Some((4, 0)));
+        // A run no billed profile priced is in the what-if columns only.
+        let unpriced = RunPricing {
+            turns: Vec::new(),
+            ..pricing
+        };
+        let left_out: Vec<bool> = (0..5).map(|c| unpriced.skipped(c, 0)).collect();
+        assert_eq!(left_out, [true, true, true, false, true]);
+        assert_eq!(unpriced.as_billed(0), None);
     }
 }

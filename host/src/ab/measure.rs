@@ -8,6 +8,7 @@
 
 use std::path::PathBuf;
 
+use crate::ab::by_run::RunPricing;
 use crate::ab::retention::{Facts, Retention, Search};
 use crate::ab::summary::CacheTokens;
 use crate::ab::Summary;
@@ -118,12 +119,10 @@ pub(super) struct Priced<'a> {
     pub profiles: &'a [Pricing],
     /// The index of the profile of the cost column.
     pub primary: usize,
-    /// Per profile, whether this recording is left out of it (priced run by run, another
-    /// profile prices it as billed); empty when it is priced by every profile.
-    pub skip: &'a [bool],
-    /// The column that takes its costs from another, the profile the run was billed by
-    /// (`as-billed`, priced run by run).
-    pub as_billed: Option<(usize, usize)>,
+    /// Priced run by run: per turn, the profiles it is left out of (another billed profile
+    /// prices its call) and the column `as-billed` takes its costs from; `None` when every
+    /// profile prices every turn.
+    pub by_run: Option<&'a RunPricing>,
 }
 
 /// Renders every prompt of `recording` through `prompter` and measures it; `facts` are the
@@ -138,7 +137,7 @@ pub(super) fn measure(
     counter: &mut Counter,
 ) -> RunMeasure {
     let (pricing, primary) = (priced.profiles, priced.primary);
-    let skipped = |i: usize| priced.skip.get(i).copied().unwrap_or(false);
+    let skipped = |i: usize, turn: usize| priced.by_run.is_some_and(|b| b.skipped(i, turn));
     let mut run = RunMeasure {
         judged: true,
         recording: recording.label(),
@@ -223,10 +222,9 @@ pub(super) fn measure(
                     Counting::OpenAiChat => chat_call.as_ref(),
                     Counting::AnthropicBlocks => blocks_call.as_ref(),
                 };
-                if let (Some(request), false) = (request, skipped(i)) {
+                if let (Some(request), false) = (request, skipped(i, turns)) {
                     let mut cost = p.cost(request, cache);
-                    cost.output = output;
-                    cost.cost += p.output(output).cost;
+                    p.add_output(&mut cost, output);
                     call_costs[i].add_call(cost);
                 }
             }
@@ -264,6 +262,15 @@ pub(super) fn measure(
             Counting::OpenAiChat => &chat_request,
             Counting::AnthropicBlocks => &blocks_request,
         };
+        // The turn's response, priced only for the surcharge of a prompt in a price tier: the
+        // billed output where the run has it, else ptc's count of the response.
+        let mut response = None;
+        let mut response_tokens = || {
+            *response.get_or_insert_with(|| match recording.usage.get(turns) {
+                Some(Some(usage)) if usage.output > 0 => usage.output as usize,
+                _ => counter.text(&recording.turns[turns].raw_response),
+            })
+        };
         let mut costs: Vec<PromptCost> = pricing
             .iter()
             .zip(&countings)
@@ -271,15 +278,18 @@ pub(super) fn measure(
             .zip(call_costs)
             .enumerate()
             .map(|(i, (((p, &counting), cache), calls))| {
-                if skipped(i) {
+                if skipped(i, turns) {
                     return PromptCost::default();
                 }
                 let mut cost = p.cost(request_of(counting), cache);
+                if cost.class.is_some() {
+                    p.add_response_surcharge(&mut cost, response_tokens());
+                }
                 cost.add_call(calls);
                 cost
             })
             .collect();
-        if let Some((slot, own)) = priced.as_billed {
+        if let Some((slot, own)) = priced.by_run.and_then(|b| b.as_billed(turns)) {
             costs[slot] = costs[own].clone();
         }
         let (tokens, shared) = {

@@ -18,7 +18,7 @@ pub mod merge;
 pub mod partial;
 mod plan;
 mod prompters;
-pub use plan::{pricing_variant, requirements, variant_tiers, Clock, PlanOptions};
+pub use plan::{pricing_variant, requirements, Clock, PlanOptions};
 mod prompts;
 pub mod report;
 pub mod retention;
@@ -286,15 +286,11 @@ pub fn run_listed(
                 true => facts.without_evidence(),
                 false => facts,
             };
-            let (skip, as_billed) = by_run
-                .as_ref()
-                .map(|b| b.skip(index, &recording))
-                .unwrap_or_default();
+            let run_pricing = by_run.as_ref().map(|b| b.run(index, &recording));
             let pricing = Priced {
                 profiles: &plan.pricing,
                 primary: primary_pricing,
-                skip: &skip,
-                as_billed,
+                by_run: run_pricing.as_ref(),
             };
             let runs = prompters
                 .iter()

@@ -7,7 +7,7 @@ use crate::ab::report::Requirements;
 use crate::ab::RunDetail;
 use crate::cache::{Placement, Ttl};
 use crate::host::Host;
-use crate::pricing::{Pricing, ProfileInfo, Tiers};
+use crate::pricing::{Pricing, ProfileInfo};
 use crate::tokens::Tokenizer;
 use crate::Error;
 
@@ -367,29 +367,6 @@ pub fn pricing_variant(
     Ok(profile)
 }
 
-/// The price tiers of the model and rule a profile's keys for one run name
-/// (`deepseek@model=deepseek-flash@rule=2026-11-26`), as [`pricing_variant`] takes them;
-/// none when they name no model, or one the profile does not list.
-pub fn variant_tiers(info: &[ProfileInfo], spec: &str) -> Tiers {
-    let mut parts = spec.split('@');
-    let about = parts
-        .next()
-        .and_then(|name| info.iter().find(|i| i.name == name.trim()));
-    let mut prices = None;
-    for (key, value) in parts.filter_map(|part| part.split_once('=')) {
-        match key.trim() {
-            "model" => {
-                prices = about
-                    .and_then(|i| i.model(value.trim()))
-                    .map(|(_, p)| p.clone())
-            }
-            "rule" => prices = prices.and_then(|p| p.rule(value.trim()).ok()),
-            _ => {}
-        }
-    }
-    prices.map(|p| p.tiers()).unwrap_or_default()
-}
-
 /// The requirements of the verdict given (`--require`), else those of `[ab] require`.
 pub fn requirements(host: &Host, given: Option<&str>) -> Result<Requirements, Error> {
     match given {
@@ -433,6 +410,7 @@ mod tests {
             ttl: Ttl::FiveMinutes,
             placement: Placement::Strategy,
             output_per_mtok: 15.0,
+            tiers: crate::pricing::Tiers::default(),
         };
         let profiles = [base.clone()];
         let minimum = |min: f64| crate::pricing::ModelPrices {

@@ -8,7 +8,7 @@
 use crate::ab::measure::DroppedAction;
 use crate::ab::retention::Retention;
 use crate::ab::{Ab, Judged, PromptMeasure};
-use crate::pricing::{Pricing, PromptCost};
+use crate::pricing::{Pricing, PromptCost, TierTokens};
 
 /// Input tokens by how a provider's cache billed them, and the output tokens of the model
 /// calls a strategy made besides its prompts.
@@ -29,6 +29,10 @@ pub struct CacheTokens {
     pub call_plain: usize,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub output: usize,
+    /// Of those, the tokens of requests that fell in one of the profile's price tiers, per
+    /// tier: they pay its surcharge on top ([`Pricing::surcharge`]).
+    #[serde(default, skip_serializing_if = "TierTokens::none")]
+    pub tiered: [TierTokens; 3],
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -44,6 +48,12 @@ impl std::ops::AddAssign for CacheTokens {
         self.call_written += more.call_written;
         self.call_plain += more.call_plain;
         self.output += more.output;
+        for (mine, theirs) in self.tiered.iter_mut().zip(more.tiered) {
+            mine.read += theirs.read;
+            mine.written += theirs.written;
+            mine.plain += theirs.plain;
+            mine.output += theirs.output;
+        }
     }
 }
 
@@ -58,6 +68,7 @@ impl CacheTokens {
             call_written: self.call_written.checked_add(more.call_written)?,
             call_plain: self.call_plain.checked_add(more.call_plain)?,
             output: self.output.checked_add(more.output)?,
+            tiered: TierTokens::add_all(self.tiered, more.tiered)?,
         })
     }
 
@@ -67,13 +78,16 @@ impl CacheTokens {
         self.read.checked_add(self.written)?.checked_add(self.plain)
     }
 
-    /// What these tokens cost under `profile`, the model calls' included.
+    /// What these tokens cost under `profile`, the model calls' included, the tiers'
+    /// surcharge included.
     pub fn priced(self, profile: &Pricing) -> PromptCost {
         let mut cost = profile.priced(self.read, self.written, self.plain);
         let mut calls = profile.priced(self.call_read, self.call_written, self.call_plain);
         calls.output = self.output;
         calls.cost += profile.output(self.output).cost;
         cost.add_call(calls);
+        cost.cost += profile.surcharge(&self.tiered);
+        cost.tiered = self.tiered;
         cost
     }
 }
@@ -88,6 +102,7 @@ impl From<&PromptCost> for CacheTokens {
             call_written: cost.call_written,
             call_plain: cost.call_plain,
             output: cost.output,
+            tiered: cost.tiered,
         }
     }
 }
@@ -187,6 +202,19 @@ impl Summary {
                 c.priced(profile).cost
             })
             .collect();
+    }
+
+    /// As [`Summary::price`], and the column `summed` names (`as-billed`, of a corpus priced
+    /// run by run) the sum of the columns it adds up.
+    pub(super) fn price_summed(
+        &mut self,
+        pricing: &[Pricing],
+        summed: Option<&(usize, Vec<usize>)>,
+    ) {
+        self.price(pricing);
+        if let Some((slot, columns)) = summed {
+            self.costs[*slot] = columns.iter().map(|&c| self.costs[c]).sum();
+        }
     }
 
     pub fn mean_tokens(&self) -> f64 {

@@ -218,10 +218,7 @@ impl Totals {
                 .flat_map(|j| [&mut j.summary, &mut j.baseline]),
         );
         for summary in all {
-            summary.price(pricing);
-            if let Some((slot, columns)) = &summed {
-                summary.costs[*slot] = columns.iter().map(|&c| summary.costs[c]).sum();
-            }
+            summary.price_summed(pricing, summed.as_ref());
         }
     }
 }

@@ -76,7 +76,7 @@ pub fn requests(
     strategy: Option<&str>,
 ) -> Result<serde_json::Value, Error> {
     let prompter = host.prompter(strategy)?;
-    let recording = host.recording(path)?;
+    let recording = crate::ops::recording_named(host, path)?;
     let tokenizer = host.tokenizer(None)?;
     let config = host.config();
     let profile = crate::ab::pricing_variant(
@@ -133,7 +133,7 @@ pub fn json(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> serde_
                     .iter()
                     .filter_map(|(model, own)| {
                         let m = i.for_model(p, model)?;
-                        Some((model.clone(), json!({
+                        let mut said = json!({
                             "input_per_mtok": m.input_per_mtok,
                             "cache_read_per_mtok": m.cache_read_per_mtok,
                             "cache_write_per_mtok": explicit.then_some(m.cache_write_per_mtok),
@@ -142,7 +142,16 @@ pub fn json(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> serde_
                             "min_cacheable_tokens": m.min_cacheable_tokens,
                             "source": own.source.as_ref().or(i.source.as_ref()),
                             "as_of": own.as_of.as_ref().or(i.as_of.as_ref()),
-                        })))
+                        });
+                        // Only a model with price tiers, or dated figures, says them.
+                        if let Some(tier) = m.tiers.long_prompt {
+                            said["long_prompt_tokens"] = json!(tier.above_tokens);
+                            said["long_prompt_multiplier"] = json!(tier.multiplier);
+                        }
+                        if let Some(effective) = &own.effective {
+                            said["effective"] = json!(effective.to_string());
+                        }
+                        Some((model.clone(), said))
                     })
                     .collect::<serde_json::Map<_, _>>(),
                 "prices_unlisted_models": i.prices_unlisted_models,
@@ -150,6 +159,7 @@ pub fn json(profiles: &[Pricing], info: &[ProfileInfo], primary: &str) -> serde_
                 "cache_ttl": p.ttl.as_str(),
                 "breakpoints": explicit.then_some(p.placement.as_str()),
                 "cache_includes_output": i.cache_includes_output,
+                "hits_guaranteed": !i.hits_not_guaranteed,
                 "input_per_mtok": p.input_per_mtok,
                 "cache_read_per_mtok": p.cache_read_per_mtok,
                 "cache_write_per_mtok": explicit.then_some(p.cache_write_per_mtok),

@@ -34,7 +34,7 @@ fn the_built_in_file_sets_every_key() {
         schema.compression.shared_limits()
     );
     assert_eq!(direct.pricing.len(), schema.pricing.len());
-    assert_eq!(Config::defaults().pricing_profiles().unwrap().len(), 8);
+    assert_eq!(Config::defaults().pricing_profiles().unwrap().len(), 12);
 }
 
 #[test]
@@ -179,10 +179,14 @@ fn values_are_checked() {
             "gemini",
             "gemini-explicit",
             "mine",
+            "mistral",
             "none",
             "openai",
             "openai-gpt-5-6",
-            "openrouter-deepseek"
+            "openrouter-deepseek",
+            "qwen",
+            "qwen-explicit",
+            "xai"
         ]
     );
 }

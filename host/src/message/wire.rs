@@ -23,7 +23,17 @@ pub fn blank(text: &str) -> bool {
 
 /// The messages of `messages` an OpenAI Chat Completions body sends, each whole.
 pub fn openai_messages(messages: &[RenderedMessage]) -> impl Iterator<Item = &RenderedMessage> {
-    messages.iter().filter(|m| !blank(&m.content))
+    openai_indexed(messages).map(|(_, m)| m)
+}
+
+/// [`openai_messages`], each with its index in `messages`.
+pub fn openai_indexed(
+    messages: &[RenderedMessage],
+) -> impl Iterator<Item = (usize, &RenderedMessage)> {
+    messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !blank(&m.content))
 }
 
 /// One text block of an Anthropic Messages API body.

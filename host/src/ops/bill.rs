@@ -26,7 +26,25 @@ pub fn bill(host: &Host, request: &BillRequest) -> Result<Bill, Error> {
     let recordings = corpus::sources(&request.recordings, &defaults)?
         .into_iter()
         .map(|source| source.load(&defaults).map_err(Error::from));
-    read(host, recordings, &request.options)
+    let bill = read(host, recordings, &request.options)?;
+    // The runs whose provider was inferred from their model, unless a profile was asked for
+    // (`ptc ab` says it before its tables).
+    let inferred: Vec<(String, String)> = bill
+        .runs
+        .iter()
+        .filter(|run| run.provider.is_none() && request.options.profile.is_none())
+        .map(|run| {
+            let model = run.model.clone().unwrap_or_default();
+            (run.recording.display().to_string(), model)
+        })
+        .collect();
+    if !inferred.is_empty() {
+        crate::output::note(format_args!(
+            "{}",
+            crate::ab::bill::inferred_provider_note(&inferred, inferred.len())
+        ));
+    }
+    Ok(bill)
 }
 
 /// The comparison of recordings already read with their bill, taken one at a time.
@@ -52,7 +70,6 @@ fn read(
         let variant = crate::ab::pricing_variant(&pricing, &info, spec)?;
         let base = spec.split('@').next().unwrap_or("").trim();
         if let Some(mut about) = info.iter().find(|i| i.name == base).cloned() {
-            about.tiers = crate::ab::variant_tiers(&info, spec);
             about.name = variant.name.clone();
             about.output_per_mtok = variant.output_per_mtok;
             about.models.clear();

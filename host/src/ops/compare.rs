@@ -94,8 +94,12 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         crate::output::note(format_args!("note: {note}"));
     }
     let mut asked = options.plan.clone();
-    // The bundled runs keep the configured profile: their output is the reference one.
-    let given = matches!(&options.corpus, Corpus::Paths(paths) if !paths.is_empty());
+    // The bundled generated runs keep the configured profile: their output is the reference
+    // one. Real runs, the bundled ones included, are priced as billed.
+    let given = match &options.corpus {
+        Corpus::Paths(paths) => !paths.is_empty(),
+        Corpus::RealRuns => true,
+    };
     // The runs of the logs read to find the profiles, taken from there by the listings below.
     let mut imports = None;
     if asked.pricing.is_none() && given {
@@ -270,24 +274,42 @@ fn priced_as_billed(
     let config = host.config();
     let (pricing, info) = (config.pricing_profiles()?, config.pricing_info());
     let mut named: Vec<String> = Vec::new();
+    let (mut inferred_runs, mut inferred_count) = (Vec::new(), 0);
     let mut listing = corpus.listing(defaults).keeping_imports();
     let mut runs = listing.by_ref().flatten().peekable();
     while runs.peek().is_some() {
         let chunk: Vec<_> = runs.by_ref().take(BILLED_CHUNK).collect();
-        let found: Vec<Option<String>> = chunk
+        // A run whose calls were billed under several profiles names each of them.
+        let found: Vec<Option<(Vec<String>, Option<(String, String)>)>> = chunk
             .par_iter()
             .map(|source| {
                 let recording = source.load(defaults).ok()?;
-                crate::ab::bill::billed_profile(&recording, &pricing, &info)
+                let turns = crate::ab::bill::billed_by_turn(&recording, &pricing, &info)?;
+                let inferred = crate::ab::bill::model_without_provider(&recording)
+                    .map(|model| (recording.label().display().to_string(), model.to_owned()));
+                Some((turns, inferred))
             })
             .collect();
-        for name in found.into_iter().flatten() {
+        let (turns, inferred): (Vec<_>, Vec<_>) = found.into_iter().flatten().unzip();
+        for run in inferred.into_iter().flatten() {
+            inferred_count += 1;
+            if inferred_runs.len() < 3 {
+                inferred_runs.push(run);
+            }
+        }
+        for name in turns.into_iter().flatten() {
             if !named.contains(&name) {
                 named.push(name);
             }
         }
     }
     let imports = listing.into_imports();
+    if inferred_count > 0 {
+        crate::output::note(format_args!(
+            "{}",
+            crate::ab::bill::inferred_provider_note(&inferred_runs, inferred_count)
+        ));
+    }
     let profiles = match &named[..] {
         [] => None,
         [one] => {

@@ -16,7 +16,9 @@ use crate::cache::{Caching, Placement, Ttl};
 #[cfg(test)]
 pub use profile::{ModelPrices, Price};
 pub use profile::{Profile, ProfileInfo};
-pub use rule::{days_from_civil, Tiers};
+pub use rule::{days_from_civil, TierClass, Tiers};
+#[cfg(test)]
+pub use rule::{LongPrompt, PeakHours, PeakWindow};
 
 /// A provider's prices (per million tokens) and caching rule, for one model or for every model
 /// of a profile: what the simulation prices with. Serialized as parts of `ptc ab` carry it,
@@ -54,6 +56,10 @@ pub struct Pricing {
     /// written before model calls were priced).
     #[serde(default, deserialize_with = "exact_f64")]
     pub output_per_mtok: f64,
+    /// The price tiers of the model's rule (by prompt length, by the hour): every price of a
+    /// request in a tier, output included, is multiplied by it. None for most profiles.
+    #[serde(default, skip_serializing_if = "Tiers::is_empty")]
+    pub tiers: Tiers,
 }
 
 /// A price read from its text by Rust's correctly rounded parser, so that a price written
@@ -74,6 +80,45 @@ fn exact_f64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error
     Ok(price)
 }
 
+/// The tokens of the requests that fell in one of a rule's tiers ([`TierClass`]): already
+/// counted at the prices listed, they pay the tier's surcharge on top. `output` holds the
+/// output of those requests, the response of a prompt included (the same for every strategy,
+/// so only its surcharge is priced).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierTokens {
+    pub read: usize,
+    pub written: usize,
+    pub plain: usize,
+    pub output: usize,
+}
+
+impl TierTokens {
+    /// `self + more`, `None` when a sum does not fit.
+    pub fn checked_add(self, more: TierTokens) -> Option<TierTokens> {
+        Some(TierTokens {
+            read: self.read.checked_add(more.read)?,
+            written: self.written.checked_add(more.written)?,
+            plain: self.plain.checked_add(more.plain)?,
+            output: self.output.checked_add(more.output)?,
+        })
+    }
+
+    /// Per tier, `a + b`; `None` when a sum does not fit.
+    pub fn add_all(a: [TierTokens; 3], b: [TierTokens; 3]) -> Option<[TierTokens; 3]> {
+        Some([
+            a[0].checked_add(b[0])?,
+            a[1].checked_add(b[1])?,
+            a[2].checked_add(b[2])?,
+        ])
+    }
+
+    /// Whether no request fell in any tier.
+    pub fn none(tiered: &[TierTokens; 3]) -> bool {
+        tiered.iter().all(|t| *t == TierTokens::default())
+    }
+}
+
 /// What one prompt costs, with the model calls made to build it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PromptCost {
@@ -91,8 +136,12 @@ pub struct PromptCost {
     /// Their output tokens (the prompt's own response is the recording's, the same for every
     /// strategy, and not counted).
     pub output: usize,
-    /// In dollars, the calls' included.
+    /// In dollars, the calls' included, each request's tier surcharge included.
     pub cost: f64,
+    /// The tokens of this prompt and its calls that fell in a tier, per [`TierClass`].
+    pub tiered: [TierTokens; 3],
+    /// The tier this prompt's own request fell in.
+    pub class: Option<TierClass>,
 }
 
 impl PromptCost {
@@ -104,6 +153,12 @@ impl PromptCost {
         self.call_plain += call.plain + call.call_plain;
         self.output += call.output;
         self.cost += call.cost;
+        for (mine, theirs) in self.tiered.iter_mut().zip(call.tiered) {
+            mine.read += theirs.read;
+            mine.written += theirs.written;
+            mine.plain += theirs.plain;
+            mine.output += theirs.output;
+        }
     }
 }
 
@@ -134,6 +189,7 @@ mod tests {
                 ttl: Ttl::OneHour,
                 placement: Placement::Auto,
                 output_per_mtok: 15.0,
+                tiers: Tiers::default(),
             };
             let text = serde_json::to_string(&pricing).unwrap();
             let back: Pricing = serde_json::from_reader(text.as_bytes()).unwrap();

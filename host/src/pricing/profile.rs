@@ -113,6 +113,7 @@ impl ModelPrices {
         if let Some(caching) = self.caching {
             profile.caching = caching;
         }
+        profile.tiers = self.tiers();
     }
 
     /// The price tier by prompt length these figures set, if any.
@@ -250,6 +251,7 @@ impl Profile {
             }),
             placement: self.placement.unwrap_or(Placement::Strategy),
             output_per_mtok: self.output_per_mtok.map_or(0.0, |p| p.0),
+            tiers: Tiers::default(),
         })
     }
 
@@ -270,7 +272,6 @@ impl Profile {
             source: self.source.clone(),
             as_of: self.as_of.clone(),
             hits_not_guaranteed: self.cache_hits_guaranteed == Some(false),
-            tiers: Tiers::default(),
         }
     }
 }
@@ -301,8 +302,6 @@ pub struct ProfileInfo {
     /// The provider promises no cache hit (Gemini's implicit caching): the simulated reads
     /// are the best case, and reading nothing is as possible.
     pub hits_not_guaranteed: bool,
-    /// The price tiers of the model it prices (set on a profile priced for one model).
-    pub tiers: Tiers,
 }
 
 /// The name a provider's profiles give it, for the name a log gives it: Google's Gemini API is
@@ -361,19 +360,13 @@ impl ProfileInfo {
     /// profile does not list the model.
     pub fn for_model(&self, profile: &Pricing, model: &str) -> Option<Pricing> {
         self.for_model_at(profile, model, None)
-            .map(|(priced, _)| priced)
     }
 
     /// As [`ProfileInfo::for_model`], by the rule in force at `at` (seconds, UTC; `None`: the
     /// current rule), named after it when the model's figures are dated
-    /// (`anthropic@model=claude-sonnet-5-5@rule=before-2026-10-07`); with the rule's price tier
-    /// by prompt length and by the hour.
-    pub fn for_model_at(
-        &self,
-        profile: &Pricing,
-        model: &str,
-        at: Option<f64>,
-    ) -> Option<(Pricing, Tiers)> {
+    /// (`anthropic@model=claude-sonnet-5-5@rule=before-2026-10-07`), with the rule's price
+    /// tiers by prompt length and by the hour.
+    pub fn for_model_at(&self, profile: &Pricing, model: &str, at: Option<f64>) -> Option<Pricing> {
         let (name, prices) = self.model(model)?;
         let (prices, rule) = prices.at(at);
         let mut priced = profile.clone();
@@ -382,7 +375,7 @@ impl ProfileInfo {
             priced.name = format!("{}@rule={rule}", priced.name);
         }
         prices.apply(&mut priced);
-        Some((priced, prices.tiers()))
+        Some(priced)
     }
 }
 

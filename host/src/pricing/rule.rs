@@ -5,7 +5,9 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer};
+use serde::de::{self, Deserializer};
+use serde::Deserialize;
+use serde::{Serialize, Serializer};
 
 /// A day, `YYYY-MM-DD` (UTC), as the registry writes the date a rule took effect.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -80,9 +82,11 @@ pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 /// A price tier by prompt length: a request whose prompt (cache reads and writes included)
 /// passes `above_tokens` pays `multiplier` times every price on every token of the request,
 /// output included (Claude Haiku 5.5: 5x above 100,000 tokens).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LongPrompt {
     pub above_tokens: u64,
+    #[serde(deserialize_with = "super::exact_f64")]
     pub multiplier: f64,
 }
 
@@ -128,6 +132,19 @@ impl PeakWindow {
     }
 }
 
+impl fmt::Display for PeakWindow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hm = |m: u32| format!("{:02}:{:02}", m / 60, m % 60);
+        write!(f, "{}-{}", hm(self.from), hm(self.to))
+    }
+}
+
+impl Serialize for PeakWindow {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 impl<'de> Deserialize<'de> for PeakWindow {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
@@ -138,9 +155,11 @@ impl<'de> Deserialize<'de> for PeakWindow {
 /// A price tier by the hour a request is sent: on Monday to Friday (UTC), a request sent
 /// within one of `windows` pays `multiplier` times every price, output included (DeepSeek:
 /// peak hours at twice the off-peak prices the registry lists).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PeakHours {
     pub windows: Vec<PeakWindow>,
+    #[serde(deserialize_with = "super::exact_f64")]
     pub multiplier: f64,
 }
 
@@ -160,22 +179,57 @@ impl PeakHours {
 }
 
 /// The price tiers of a model's rule: every price of a request is multiplied by each tier it
-/// falls in.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// falls in. The one home of the tier rule: `ptc ab` and `ptc bill` both price through it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Tiers {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub long_prompt: Option<LongPrompt>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak: Option<PeakHours>,
 }
 
+/// Which of a rule's tiers a request falls in: the long prompt's, the peak hours', or both.
+/// Its number indexes the tokens kept per tier ([`TierTokens`](super::TierTokens)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TierClass {
+    Long = 0,
+    Peak = 1,
+    Both = 2,
+}
+
+impl TierClass {
+    pub const ALL: [TierClass; 3] = [TierClass::Long, TierClass::Peak, TierClass::Both];
+}
+
 impl Tiers {
-    /// What every price of a request of `prompt` tokens sent at `at` is multiplied by; a
-    /// request without a time is priced off-peak (the prices listed).
+    /// The tiers a request of `prompt` tokens (cache reads and writes included) sent at `at`
+    /// falls in; a request without a time is priced off-peak (the prices listed).
+    pub fn class(&self, prompt: u64, at: Option<f64>) -> Option<TierClass> {
+        let peak = matches!((&self.peak, at), (Some(peak), Some(at)) if peak.peak(at));
+        let long = LongPrompt::factor(self.long_prompt, prompt) != 1.0;
+        match (long, peak) {
+            (true, true) => Some(TierClass::Both),
+            (true, false) => Some(TierClass::Long),
+            (false, true) => Some(TierClass::Peak),
+            (false, false) => None,
+        }
+    }
+
+    /// What every price of a request in `class` is multiplied by.
+    pub fn multiplier(&self, class: TierClass) -> f64 {
+        let long = self.long_prompt.map_or(1.0, |t| t.multiplier);
+        let peak = self.peak.as_ref().map_or(1.0, |p| p.multiplier);
+        match class {
+            TierClass::Long => long,
+            TierClass::Peak => peak,
+            TierClass::Both => long * peak,
+        }
+    }
+
+    /// What every price of a request of `prompt` tokens sent at `at` is multiplied by.
     pub fn factor(&self, prompt: u64, at: Option<f64>) -> f64 {
-        let peak = match (&self.peak, at) {
-            (Some(peak), Some(at)) if peak.peak(at) => peak.multiplier,
-            _ => 1.0,
-        };
-        LongPrompt::factor(self.long_prompt, prompt) * peak
+        self.class(prompt, at).map_or(1.0, |c| self.multiplier(c))
     }
 
     pub fn is_empty(&self) -> bool {

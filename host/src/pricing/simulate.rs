@@ -46,7 +46,7 @@
 //! (for the implicit rule: nothing is read after a gap longer than the TTL). A profile whose
 //! provider states no lifetime (`unstated`) expires nothing.
 
-use super::{Pricing, PromptCost};
+use super::{Pricing, PromptCost, TierTokens};
 #[cfg(test)]
 use crate::cache::CacheBlock;
 use crate::cache::{
@@ -81,6 +81,7 @@ impl Pricing {
             cost: Pricing::per(read, self.cache_read_per_mtok)
                 + Pricing::per(written, self.write_price())
                 + Pricing::per(plain, self.input_per_mtok),
+            ..PromptCost::default()
         }
     }
 
@@ -93,9 +94,61 @@ impl Pricing {
         }
     }
 
+    /// What the requests that fell in a tier pay on top of the prices listed: per tier, its
+    /// multiplier less one times what their tokens cost. Linear in each tier's tokens, so the
+    /// surcharge of many prompts is that of their summed tokens.
+    pub fn surcharge(&self, tiered: &[TierTokens; 3]) -> f64 {
+        super::TierClass::ALL
+            .iter()
+            .zip(tiered)
+            .filter(|(_, t)| **t != TierTokens::default())
+            .map(|(&class, t)| {
+                let listed = self.priced(t.read, t.written, t.plain).cost
+                    + Pricing::per(t.output, self.output_per_mtok);
+                (self.tiers.multiplier(class) - 1.0) * listed
+            })
+            .sum()
+    }
+
+    /// Adds `output` tokens of the response to `cost`'s request, at the output price times
+    /// the request's tier.
+    pub fn add_output(&self, cost: &mut PromptCost, output: usize) {
+        cost.output += output;
+        cost.cost += Pricing::per(output, self.output_per_mtok);
+        self.add_response_surcharge(cost, output);
+    }
+
+    /// Adds the tier's surcharge on `response` tokens of the output of `cost`'s request: the
+    /// response of a recorded turn is the same whatever the strategy and is not counted, but
+    /// a prompt in a tier pays the tier on it too, which a prompt under the tier does not.
+    pub fn add_response_surcharge(&self, cost: &mut PromptCost, response: usize) {
+        if let Some(class) = cost.class {
+            cost.tiered[class as usize].output += response;
+            cost.cost +=
+                (self.tiers.multiplier(class) - 1.0) * Pricing::per(response, self.output_per_mtok);
+        }
+    }
+
     /// The cost of `request`, given what earlier requests of its run left in `cache`, which it
-    /// updates.
+    /// updates; in the tier it falls in ([`Tiers`](super::Tiers)), every price times the
+    /// tier's.
     pub fn cost(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
+        let mut cost = self.cached(request, cache);
+        if let Some(class) = self.tiers.class(request.tokens as u64, request.at) {
+            cost.class = Some(class);
+            cost.tiered[class as usize] = TierTokens {
+                read: cost.read,
+                written: cost.written,
+                plain: cost.plain,
+                output: 0,
+            };
+            cost.cost *= self.tiers.multiplier(class);
+        }
+        cost
+    }
+
+    /// The cost of `request` at the prices listed, as the caching rule reads and writes it.
+    fn cached(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
         if self.min_cacheable_tokens == 0 {
             return self.priced(0, 0, request.tokens);
         }

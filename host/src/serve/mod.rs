@@ -20,7 +20,7 @@ use crate::config::Config;
 use crate::host::Host;
 use crate::ops::render_recording;
 use crate::recording::Recording;
-use crate::render::trigger::Prompter;
+use crate::render::trigger::{Prompter, AS_SENT};
 use crate::render::{PromptView, RenderError, StatsView};
 use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
@@ -290,12 +290,21 @@ fn is_option_error(e: &RenderError) -> bool {
         if source.kind == ptc_plugin_api::ErrorKind::Option)
 }
 
-/// A prompter for `strategy` with the request's `options` set for it.
+/// A prompter for `strategy` with the request's `options` set for it; `as-sent` gives the
+/// recording's requests, as every command takes it, and has no option to set.
 fn prompter<'h>(
     host: &'h Host,
     strategy: &str,
     options: &Map<String, Json>,
 ) -> Result<Prompter<'h>, Error> {
+    if strategy == AS_SENT {
+        if let Some(name) = options.keys().next() {
+            return Err(Error::Usage(format!(
+                "{AS_SENT} sends the recorded requests and has no option `{name}`"
+            )));
+        }
+        return Ok(Prompter::AsSent);
+    }
     let mut config: Config = host.config().clone();
     for (name, value) in options {
         // Checked by the protocol: a string, a number or a boolean.

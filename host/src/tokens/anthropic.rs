@@ -10,12 +10,14 @@ use std::hash::{Hash, Hasher};
 use ptc_plugin_api::Role;
 use rustc_hash::FxHasher;
 
+use super::recent::Known;
 use super::{common_prefix, Counter};
 use crate::cache::{CacheBlock, CacheRequest};
 use crate::message::wire::{self, blank, SentBlock};
 use crate::message::RenderedMessage;
 
 /// The blocks of one message text as the body sends them, counted once per run.
+#[derive(Clone)]
 pub(super) struct SentBlocks {
     /// The blocks, as byte ranges of the text.
     spans: Vec<(usize, usize)>,
@@ -26,26 +28,39 @@ pub(super) struct SentBlocks {
 }
 
 impl Counter {
-    /// The blocks of `message` as the body sends them, counted once per distinct text and
-    /// layout.
-    fn sent_blocks(&mut self, message: &RenderedMessage) -> &SentBlocks {
-        let same_layout = |known: &SentBlocks| {
-            known.spans.len() == message.blocks.len()
-                && known
-                    .spans
-                    .iter()
-                    .zip(&message.blocks)
-                    .all(|(&(start, end), b)| start == b.start && end == b.end)
-        };
-        if !self
-            .sent
-            .get(message.content.as_str())
-            .is_some_and(same_layout)
-        {
-            let blocks = self.sent_blocks_of(message);
-            self.sent.insert(message.content.clone(), blocks);
+    /// The blocks of a message of a request as the body sends them, counted once while the
+    /// requests after it repeat it, and once per distinct text and layout in a run.
+    fn sent_blocks<'k>(&mut self, known: &'k mut Known) -> &'k SentBlocks {
+        if known.sent.is_none() {
+            #[cfg(test)]
+            {
+                self.counted_anew += 1;
+            }
+            let message = &known.message;
+            let same_layout = |counted: &&SentBlocks| {
+                counted.spans.len() == message.blocks.len()
+                    && counted
+                        .spans
+                        .iter()
+                        .zip(&message.blocks)
+                        .all(|(&(start, end), b)| start == b.start && end == b.end)
+            };
+            let counted = self
+                .sent
+                .get(message.content.as_str())
+                .filter(same_layout)
+                .cloned();
+            let blocks = match counted {
+                Some(blocks) => blocks,
+                None => {
+                    let blocks = self.sent_blocks_of(message);
+                    self.sent.insert(message.content.clone(), blocks.clone());
+                    blocks
+                }
+            };
+            known.sent = Some(blocks);
         }
-        &self.sent[message.content.as_str()]
+        known.sent.as_ref().expect("counted above")
     }
 
     /// Counts the blocks of `message`, each line once.
@@ -129,6 +144,7 @@ impl Counter {
         messages: &'m [RenderedMessage],
     ) -> (Vec<CacheBlock>, Vec<SentBlock<'m>>) {
         let sent: Vec<SentBlock<'m>> = wire::anthropic_blocks(messages).collect();
+        let mut known = self.recent.take(messages);
         let mut blocks: Vec<CacheBlock> = Vec::with_capacity(sent.len());
         let mut before = 0;
         let mut key = FxHasher::default();
@@ -142,7 +158,7 @@ impl Counter {
             }
             let span = message.blocks[block.block];
             if block.text.len() == span.end - span.start {
-                let counted = self.sent_blocks(message);
+                let counted = self.sent_blocks(&mut known[block.message]);
                 key.write_u64(counted.hashes[block.block]);
                 before += counted.tokens[block.block];
             } else {
@@ -160,6 +176,7 @@ impl Counter {
                 assistant: block.role == Role::Assistant,
             });
         }
+        self.recent.put(known);
         (blocks, sent)
     }
 }

@@ -6,6 +6,7 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::FxHasher;
 
+use super::recent::Known;
 use super::{lines, Counter, MESSAGE_OVERHEAD};
 use crate::cache::{CacheBlock, CacheRequest};
 use crate::message::{wire, RenderedMessage};
@@ -33,26 +34,12 @@ impl Counter {
         let mut blocks = Vec::new();
         let mut before = 0;
         let mut key = FxHasher::default();
-        for (i, message) in wire::openai_messages(messages).enumerate() {
+        let mut known = self.recent.take(messages);
+        for (i, (at, message)) in wire::openai_indexed(messages).enumerate() {
             let head = MESSAGE_OVERHEAD + self.text(message.role.as_str());
             i.hash(&mut key);
             message.role.as_str().hash(&mut key);
-            // The prompts of a run repeat most of their messages: each text's blocks once.
-            let spans: Vec<(usize, usize)> =
-                message.blocks.iter().map(|b| (b.start, b.end)).collect();
-            let known = self
-                .block_ends
-                .get(message.content.as_str())
-                .filter(|known| known.spans == spans);
-            let ends = match known {
-                Some(known) => known.clone(),
-                None => {
-                    let ends = self.block_ends_of(&message.content, spans);
-                    self.block_ends
-                        .insert(message.content.clone(), ends.clone());
-                    ends
-                }
-            };
+            let ends = self.block_ends(&mut known[at]);
             for ((span, end), hash) in message.blocks.iter().zip(&ends.ends).zip(&ends.hashes) {
                 key.write_u64(*hash);
                 blocks.push(CacheBlock {
@@ -65,7 +52,38 @@ impl Counter {
             }
             before += head + ends.tokens;
         }
+        self.recent.put(known);
         blocks
+    }
+
+    /// Where the blocks of a message of a request end, counted once while the requests after
+    /// it repeat it, and once per distinct text and layout in a run.
+    fn block_ends<'k>(&mut self, known: &'k mut Known) -> &'k BlockEnds {
+        if known.ends.is_none() {
+            #[cfg(test)]
+            {
+                self.counted_anew += 1;
+            }
+            let message = &known.message;
+            let spans: Vec<(usize, usize)> =
+                message.blocks.iter().map(|b| (b.start, b.end)).collect();
+            let counted = self
+                .block_ends
+                .get(message.content.as_str())
+                .filter(|counted| counted.spans == spans)
+                .cloned();
+            let ends = match counted {
+                Some(ends) => ends,
+                None => {
+                    let ends = self.block_ends_of(&message.content, spans);
+                    self.block_ends
+                        .insert(message.content.clone(), ends.clone());
+                    ends
+                }
+            };
+            known.ends = Some(ends);
+        }
+        known.ends.as_ref().expect("counted above")
     }
 
     /// Where the blocks `spans` of `content` end, counted in one pass over its lines: the

@@ -83,6 +83,8 @@ const NAMES: &[&str] = &[
     "abs",
     "mod",
     "quot",
+    "rem",
+    "double",
     "interpose",
     "join",
     "clojure.string/split",

@@ -74,7 +74,7 @@ pub(super) fn arith(name: &str, args: &[Value]) -> R<Value> {
                     None => return err("arithmetic_error", format!("{name}: integer overflow")),
                 }
             }
-            (Value::Int(x), Value::Int(y)) if *y != 0 && x % y == 0 => Value::Int(x / y),
+            // ptc_runner's `/` always yields a float, even when the division is exact.
             (Value::Int(_), Value::Int(0)) => {
                 return err("arithmetic_error", "/: division by zero")
             }
@@ -106,4 +106,32 @@ pub(super) fn compare(name: &str, args: &[Value]) -> R<Value> {
         }
     }
     Ok(Value::Bool(true))
+}
+
+/// `mod`, `quot` and `rem` of two integers, and `double` of a number.
+pub(super) fn integral(name: &str, args: &[Value]) -> R<Value> {
+    let (x, y) = match args {
+        [x] if name == "double" => return Ok(Value::Float(num(x, name)?)),
+        [x, y] if name != "double" => (int(x, name)?, int(y, name)?),
+        _ => return arity(name),
+    };
+    if y == 0 {
+        return err("arithmetic_error", format!("{name}: division by zero"));
+    }
+    Ok(Value::Int(match name {
+        "mod" => x.rem_euclid(y),
+        // `rem` keeps the sign of the dividend (Clojure's, and ptc_runner's).
+        "rem" => x % y,
+        _ => x / y,
+    }))
+}
+
+/// Whether a number is even: `None` for what is not a whole number (ptc_runner's `even?` and
+/// `odd?` both answer false there, a fractional float or a string alike).
+pub(super) fn parity(v: &Value) -> Option<bool> {
+    match v {
+        Value::Int(i) => Some(i % 2 == 0),
+        Value::Float(f) if f.is_finite() && *f == f.trunc() => Some(*f % 2.0 == 0.0),
+        _ => None,
+    }
 }

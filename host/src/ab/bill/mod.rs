@@ -34,7 +34,7 @@ use crate::Error;
 
 use call::billed;
 pub use call::Call;
-pub use profile::{billed_profile, is_billed};
+pub use profile::{billed_by_turn, inferred_provider_note, is_billed, model_without_provider};
 use profile::{first_billed, first_sent, for_model, one_profile};
 pub use report::{billed_profiles, heading, table};
 use simulate::{miss_fit, Simulator};

@@ -15,13 +15,7 @@ pub(super) fn one_profile(
     info: &mut Vec<ProfileInfo>,
 ) -> Result<usize, Error> {
     let mut profiles: Vec<(usize, usize)> = Vec::new();
-    for (usage, request) in recording.usage.iter().zip(&recording.requests) {
-        let (Some(usage), Some(request)) = (usage, request) else {
-            continue;
-        };
-        let model = usage.model.as_deref().or(request.model.as_deref());
-        let profile = choose(recording, usage.provider.as_deref(), model, info)?;
-        let profile = for_model(pricing, info, profile, model, first_sent(recording));
+    for (_, profile) in per_call(recording, pricing, info)? {
         match profiles.iter_mut().find(|(p, _)| *p == profile) {
             Some((_, calls)) => *calls += 1,
             None => profiles.push((profile, 1)),
@@ -43,6 +37,52 @@ pub(super) fn one_profile(
     }
 }
 
+/// Each billed call of `recording` (its turn), with the profile of the provider and model its
+/// usage names, in turn order.
+fn per_call(
+    recording: &Recording,
+    pricing: &mut Vec<Pricing>,
+    info: &mut Vec<ProfileInfo>,
+) -> Result<Vec<(usize, usize)>, Error> {
+    let mut calls = Vec::new();
+    let billed = recording.usage.iter().zip(&recording.requests).enumerate();
+    for (turn, (usage, request)) in billed {
+        let (Some(usage), Some(request)) = (usage, request) else {
+            continue;
+        };
+        let model = usage.model.as_deref().or(request.model.as_deref());
+        let profile = choose(recording, usage.provider.as_deref(), model, info)?;
+        let profile = for_model(pricing, info, profile, model, first_sent(recording));
+        calls.push((turn, profile));
+    }
+    Ok(calls)
+}
+
+/// Per turn of `recording`, the name of the profile that prices it as billed: each turn with
+/// a billed call by the provider and model its usage names, a turn without one by the billed
+/// call before it (the first billed call, for the turns before that). `None` when the run
+/// holds no billed call, or a call names no provider or one no profile prices.
+pub fn billed_by_turn(
+    recording: &Recording,
+    pricing: &[Pricing],
+    info: &[ProfileInfo],
+) -> Option<Vec<String>> {
+    let (mut pricing, mut info) = (pricing.to_vec(), info.to_vec());
+    let calls = per_call(recording, &mut pricing, &mut info).ok()?;
+    let &(_, first) = calls.first()?;
+    let mut calls = calls.into_iter().peekable();
+    let mut profile = first;
+    let turns = (0..recording.turns.len())
+        .map(|turn| {
+            if let Some((_, own)) = calls.next_if(|&(t, _)| t == turn) {
+                profile = own;
+            }
+            pricing[profile].name.clone()
+        })
+        .collect();
+    Some(turns)
+}
+
 /// When the run's first call with a time was sent: the rule in force then prices it.
 pub(super) fn first_sent(recording: &Recording) -> Option<f64> {
     recording.started_at.iter().flatten().next().copied()
@@ -59,18 +99,16 @@ pub(super) fn for_model(
     model: Option<&str>,
     at: Option<f64>,
 ) -> usize {
-    let Some((variant, tiers)) =
-        model.and_then(|m| info[profile].for_model_at(&pricing[profile], m, at))
+    let Some(variant) = model.and_then(|m| info[profile].for_model_at(&pricing[profile], m, at))
     else {
         return profile;
     };
     // A dated rule whose figures are the profile's own (DeepSeek's models before their prefix
     // units) is the profile.
-    let differs = !tiers.is_empty()
-        || Pricing {
-            name: pricing[profile].name.clone(),
-            ..variant.clone()
-        } != pricing[profile];
+    let differs = Pricing {
+        name: pricing[profile].name.clone(),
+        ..variant.clone()
+    } != pricing[profile];
     if !differs {
         return profile;
     }
@@ -80,7 +118,6 @@ pub(super) fn for_model(
     let mut variant_info = info[profile].clone();
     variant_info.name = variant.name.clone();
     variant_info.output_per_mtok = variant.output_per_mtok;
-    variant_info.tiers = tiers;
     pricing.push(variant);
     info.push(variant_info);
     pricing.len() - 1
@@ -115,7 +152,12 @@ pub(super) fn choose(
     info: &[ProfileInfo],
 ) -> Result<usize, Error> {
     let path = recording.path.display().to_string();
-    let provider = provider.ok_or_else(|| Error::NoBillProvider { path: path.clone() })?;
+    let provider = match provider {
+        Some(provider) => provider,
+        None => model
+            .and_then(|m| provider_of_model(m, info))
+            .ok_or_else(|| Error::NoBillProvider { path: path.clone() })?,
+    };
     let named = info
         .iter()
         .position(|i| i.serves(provider) && model.is_some_and(|m| i.model(m).is_some()));
@@ -130,16 +172,51 @@ pub(super) fn choose(
     })
 }
 
-/// The name of the profile that prices `recording` as billed (`deepseek`, or a model's own
-/// prices: `anthropic@model=claude-sonnet-4`), when it holds billed calls that one profile
-/// prices.
-pub fn billed_profile(
-    recording: &Recording,
-    pricing: &[Pricing],
-    info: &[ProfileInfo],
-) -> Option<String> {
-    first_billed(recording)?;
-    let (mut pricing, mut info) = (pricing.to_vec(), info.to_vec());
-    let profile = one_profile(recording, &mut pricing, &mut info).ok()?;
-    Some(pricing[profile].name.clone())
+/// The provider of a call whose usage names its model and not its provider: the one the model
+/// is prefixed with (`openai/gpt-4o`), or else the one provider whose profiles list the model
+/// (`claude-3-5-sonnet-20241022`: Anthropic); `None` when no profile, or several providers'
+/// profiles, list it.
+pub fn provider_of_model<'a>(model: &str, info: &'a [ProfileInfo]) -> Option<&'a str> {
+    let serving = |provider: &str| info.iter().find(|i| i.serves(provider));
+    if let Some((named, _)) = model.split_once('/') {
+        if let Some(profile) = serving(named) {
+            return profile.provider.as_deref();
+        }
+    }
+    let mut providers = info
+        .iter()
+        .filter(|i| i.model(model).is_some())
+        .filter_map(|i| i.provider.as_deref());
+    let first = providers.next()?;
+    providers.all(|p| p == first).then_some(first)
+}
+
+/// The model of `recording`'s first billed call whose usage names no provider, when one does:
+/// its provider is then the one the model names ([`provider_of_model`]), inferred.
+pub fn model_without_provider(recording: &Recording) -> Option<&str> {
+    recording
+        .usage
+        .iter()
+        .zip(&recording.requests)
+        .filter_map(|(usage, request)| usage.as_ref().zip(request.as_ref()))
+        .find(|(usage, _)| usage.provider.is_none())
+        .and_then(|(usage, request)| usage.model.as_deref().or(request.model.as_deref()))
+}
+
+/// The note that says which runs were priced by a provider inferred from the model their usage
+/// names (`runs`: each run's name and model, the first ones), of `count` in all.
+pub fn inferred_provider_note(runs: &[(String, String)], count: usize) -> String {
+    let named: Vec<String> = runs
+        .iter()
+        .take(3)
+        .map(|(run, model)| format!("{run} ({model})"))
+        .collect();
+    let more = match count.saturating_sub(named.len()) {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    format!(
+        "note: {count} run(s) name their model but not its provider, priced by the provider inferred from the model (its prefix, or the one provider whose profile lists it): {}{more}; --pricing chooses another",
+        named.join(", ")
+    )
 }

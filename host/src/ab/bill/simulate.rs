@@ -126,7 +126,7 @@ impl Simulator {
         };
         // A price tier (by prompt length, by the hour) multiplies every price of the call,
         // output included.
-        let tier = about.tiers.factor(call.billed_prompt, call.at);
+        let tier = profile.tiers.factor(call.billed_prompt, call.at);
         let output = call.output as f64 * about.output_per_mtok / 1_000_000.0;
         let plain = call.billed_prompt - read - written;
         call.simulated_read = read;

@@ -66,6 +66,7 @@ fn implicit(name: &str, min: usize, step: usize) -> Pricing {
         ttl: crate::cache::Ttl::FiveMinutes,
         placement: Placement::Strategy,
         output_per_mtok: 15.0,
+        tiers: crate::pricing::Tiers::default(),
     }
 }
 

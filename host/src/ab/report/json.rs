@@ -192,7 +192,7 @@ pub fn json(ab: &Ab) -> Json {
         "counting": Counting::of(ab.pricing[ab.primary_pricing].caching).as_str(),
         "baseline": ab.variants[ab.baseline].label,
         "cited_runs": ab.cited_runs(),
-        "pricing": ab.pricing.iter().map(|p| json!({
+        "pricing": ab.pricing.iter().map(|p| (p, json!({
             "name": p.name,
             "input_per_mtok": p.input_per_mtok,
             "cache_read_per_mtok": p.cache_read_per_mtok,
@@ -203,13 +203,20 @@ pub fn json(ab: &Ab) -> Json {
             "caching": p.caching.as_str(),
             "cache_ttl": p.ttl.as_str(),
             "breakpoints": p.placement.as_str(),
-        })).collect::<Vec<_>>(),
+        }))).map(|(p, mut said)| {
+            // Only a profile with price tiers says them.
+            if !p.tiers.is_empty() {
+                said["tiers"] = json!(p.tiers);
+            }
+            said
+        }).collect::<Vec<_>>(),
         "primary_pricing": ab.pricing[ab.primary_pricing].name,
         "requirements": ab.requirements.0.iter().map(|r| json!({
             "measure": r.measure.key(),
             "at_least": r.percent / 100.0,
         })).collect::<Vec<_>>(),
-        "verdict": verdict::verdicts(ab).iter().map(|v| json!({
+        "verdict": verdict::verdicts(ab).iter().map(|v| {
+            let mut said = json!({
             "provider": v.provider,
             "strategy": ab.variants[v.variant].label,
             "pricing": ab.pricing[v.profile].name,
@@ -221,7 +228,16 @@ pub fn json(ab: &Ab) -> Json {
             "drops": verdict::dropped(&summaries[v.variant], &ab.requirements).iter().map(|d| d.category).collect::<Vec<_>>(),
             "retention": retention_ratios(&summaries[v.variant].retention),
             "text": verdict::line(ab, v),
-        })).collect::<Vec<_>>(),
+            });
+            // Only a verdict a price tier decided names the one without tiers.
+            if let Some((variant, profile)) = v.untiered {
+                said["without_tiers"] = json!({
+                    "strategy": ab.variants[variant].label,
+                    "pricing": ab.pricing[profile].name,
+                });
+            }
+            said
+        }).collect::<Vec<_>>(),
         "strategies": strategies,
         "runs": runs,
     });

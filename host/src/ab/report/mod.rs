@@ -13,6 +13,7 @@ pub mod judged;
 mod providers;
 mod requirement;
 mod table;
+mod tier_decided;
 pub mod verdict;
 mod verdict_section;
 

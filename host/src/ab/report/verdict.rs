@@ -8,6 +8,8 @@
 
 pub use super::providers::{family, is_no_hits};
 use super::requirement::{Measure, Requirement, Requirements, MIN_EVIDENCE};
+#[cfg(test)]
+use super::tier_decided::tiered;
 use crate::ab::plan::NO_HITS;
 use crate::ab::{Ab, Judged, Summary};
 use crate::cache::{Caching, Ttl};
@@ -31,18 +33,15 @@ pub struct Verdict {
     /// hit at all (its profile with `hits=none`), the other end of the range whose best case
     /// is `vs_baseline`.
     pub no_hits: Option<f64>,
+    /// When a price tier decided it: the variant and profile that would be the verdict with
+    /// every request priced at the prices listed (no tier).
+    pub untiered: Option<(usize, usize)>,
 }
 
 /// One verdict per provider, in the order of the profiles. Each strategy is weighed on the
 /// recordings it is judged on, against the baseline on the same recordings ([`Ab::judged`]).
 pub fn verdicts(ab: &Ab) -> Vec<Verdict> {
-    cheapest_judged(
-        &ab.pricing,
-        ab.judged(),
-        ab.baseline,
-        &ab.requirements,
-        &ab.unjudged,
-    )
+    super::tier_decided::verdicts(ab)
 }
 
 /// [`verdicts`] from the profiles, the baseline's summary, every variant's and the
@@ -94,7 +93,7 @@ fn relative(judged: &Judged, p: usize, own: usize) -> f64 {
 
 /// [`cheapest`] among the variants that can be judged (`unjudged[v]` is `None`, or missing),
 /// each weighed against the baseline on the recordings it is judged on.
-fn cheapest_judged(
+pub(super) fn cheapest_judged(
     pricing: &[Pricing],
     judged: &[Judged],
     baseline: usize,
@@ -170,6 +169,7 @@ fn cheapest_judged(
                 vs_baseline: ratio(own),
                 meets,
                 no_hits: none.and_then(ratio),
+                untiered: None,
             })
         })
         .collect()
@@ -245,6 +245,7 @@ pub fn qualifiers(ab: &Ab, verdict: &Verdict) -> Vec<Qualifier> {
             long: format!("on the {n} of {all} recordings it is judged on"),
         });
     }
+    said.extend(super::tier_decided::qualifier(ab, verdict));
     if let Some(r) = verdict.no_hits {
         said.push(Qualifier {
             short: format!("best case, {r:.2}x with no cache hit"),
@@ -490,6 +491,7 @@ mod tests {
             ttl: Ttl::FiveMinutes,
             placement: Placement::Strategy,
             output_per_mtok: 15.0,
+            tiers: crate::pricing::Tiers::default(),
         }
     }
 
@@ -540,6 +542,59 @@ mod tests {
             family("anthropic@model=m@breakpoints=auto@cache_ttl=1h"),
             "anthropic@model=m"
         );
+    }
+
+    /// A profile whose requests over 100 tokens pay 5x: the strategy whose prompts stay
+    /// under the line is the verdict, and the verdict says the tier decided it, naming the
+    /// one that is cheapest at the prices listed.
+    #[test]
+    fn a_verdict_a_tier_decided_names_the_one_without_tiers() {
+        use crate::ab::summary::CacheTokens;
+        use crate::pricing::{LongPrompt, TierTokens, Tiers};
+        let mut tiered = profile("haiku");
+        (tiered.input_per_mtok, tiered.min_cacheable_tokens) = (1.0, 0);
+        tiered.tiers = Tiers {
+            long_prompt: Some(LongPrompt {
+                above_tokens: 100,
+                multiplier: 5.0,
+            }),
+            peak: None,
+        };
+        let pricing = [tiered.clone()];
+        // Every token plain: the baseline 400 under the line; `short` 300 under it; `long`
+        // 250, 200 of them in requests over the line.
+        let priced = |plain: usize, over: usize| {
+            let mut s = summary(&[0.0], 10, 10);
+            let mut cache = CacheTokens {
+                plain,
+                ..CacheTokens::default()
+            };
+            cache.tiered[0] = TierTokens {
+                plain: over,
+                ..TierTokens::default()
+            };
+            s.cache = vec![cache];
+            s.price(&pricing);
+            s
+        };
+        let summaries = [priced(400, 0), priced(300, 0), priced(250, 200)];
+        // 250 + 4 x 200 tokens at $1 per Mtok.
+        assert!((summaries[2].costs[0] - 1050e-6).abs() < 1e-15);
+        let judged = judged_on_all(&summaries, 0);
+        let v = tiered_verdicts(&pricing, &judged);
+        assert_eq!((v[0].variant, v[0].untiered), (1, Some((2, 0))));
+        assert!((v[0].vs_baseline.unwrap() - 0.75).abs() < 1e-12);
+        // Without the tier no verdict says so.
+        let plain = [Pricing {
+            tiers: Tiers::default(),
+            ..tiered
+        }];
+        let v = tiered_verdicts(&plain, &judged);
+        assert_eq!((v[0].variant, v[0].untiered), (1, None));
+    }
+
+    fn tiered_verdicts(pricing: &[Pricing], judged: &[Judged]) -> Vec<Verdict> {
+        tiered(pricing, judged, 0, &Requirements::default(), &[], &[])
     }
 
     #[test]

@@ -62,6 +62,7 @@ fn sonnet() -> Pricing {
         ttl: Ttl::FiveMinutes,
         placement: Placement::Strategy,
         output_per_mtok: 15.0,
+        tiers: crate::pricing::Tiers::default(),
     }
 }
 
@@ -154,7 +155,7 @@ fn a_run_is_priced_by_the_rule_in_force_when_it_was_sent() {
     let base = sonnet();
     // 2026-10-07T00:00:00Z is 1,791,331,200 s.
     let day = 1_791_331_200.0;
-    let priced = |at| info.for_model_at(&base, "claude-sonnet-5-5", at).unwrap().0;
+    let priced = |at| info.for_model_at(&base, "claude-sonnet-5-5", at).unwrap();
     let before = priced(Some(day - 1.0));
     assert_eq!(
         before.name,
@@ -194,11 +195,11 @@ fn a_run_is_priced_by_the_rule_in_force_when_it_was_sent() {
     // Undated figures have one rule and no name for it.
     assert!(minimum(512.0).rule("2026-10-07").unwrap_err().is_empty());
     let plain = listing(&[("claude-opus-5", minimum(512.0))]);
-    let (p, tier) = plain
+    let p = plain
         .for_model_at(&base, "claude-opus-5", Some(day))
         .unwrap();
     assert_eq!(p.name, "anthropic@model=claude-opus-5");
-    assert!(tier.is_empty());
+    assert!(p.tiers.is_empty());
 }
 
 #[test]
@@ -267,29 +268,29 @@ fn rules_chain_back_by_their_dates() {
     let (profile, info) = (table.complete("p").unwrap(), table.info("p"));
     let day = |y, m, d| crate::pricing::days_from_civil(y, m, d) as f64 * 86_400.0;
     let at = |t: f64| info.for_model_at(&profile, "m", Some(t)).unwrap();
-    let (now, tiers) = at(day(2026, 11, 26));
+    let now = at(day(2026, 11, 26));
     assert_eq!(now.name, "p@model=m@rule=2026-11-26");
     assert_eq!(
         (now.input_per_mtok, now.caching),
         (3.0, Caching::PrefixUnits)
     );
-    assert!(tiers.peak.is_some());
+    assert!(now.tiers.peak.is_some());
     // The second before 2026-11-26: the rule of 2026-08-17, with the newer figures it does
     // not set.
-    let (then, tiers) = at(day(2026, 11, 26) - 1.0);
+    let then = at(day(2026, 11, 26) - 1.0);
     assert_eq!(then.name, "p@model=m@rule=2026-08-17");
     assert_eq!(
         (then.input_per_mtok, then.caching),
         (3.0, Caching::Implicit)
     );
-    assert!(tiers.peak.is_some());
-    let (first, tiers) = at(day(2026, 8, 17) - 1.0);
+    assert!(then.tiers.peak.is_some());
+    let first = at(day(2026, 8, 17) - 1.0);
     assert_eq!(first.name, "p@model=m@rule=before-2026-08-17");
     assert_eq!(
         (first.input_per_mtok, first.caching),
         (2.0, Caching::Implicit)
     );
-    assert!(tiers.peak.is_none());
+    assert!(first.tiers.peak.is_none());
     // `@rule=` names each, and the error names them all.
     let (_, prices) = info.model("m").unwrap();
     assert_eq!(

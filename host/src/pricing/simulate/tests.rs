@@ -17,6 +17,7 @@ fn anthropic() -> Pricing {
         ttl: Ttl::FiveMinutes,
         placement: Placement::Strategy,
         output_per_mtok: 15.0,
+        tiers: crate::pricing::Tiers::default(),
     }
 }
 
@@ -33,6 +34,7 @@ fn openai() -> Pricing {
         ttl: Ttl::FiveMinutes,
         placement: Placement::Strategy,
         output_per_mtok: 10.0,
+        tiers: crate::pricing::Tiers::default(),
     }
 }
 
@@ -544,6 +546,7 @@ fn gpt_5_6() -> Pricing {
         ttl: Ttl::ThirtyMinutes,
         placement: Placement::Strategy,
         output_per_mtok: 15.0,
+        tiers: crate::pricing::Tiers::default(),
     }
 }
 
@@ -837,6 +840,7 @@ fn gemini_explicit() -> Pricing {
         ttl: Ttl::OneHour,
         placement: Placement::Strategy,
         output_per_mtok: 2.5,
+        tiers: crate::pricing::Tiers::default(),
     }
 }
 
@@ -932,6 +936,7 @@ fn deepseek_units() -> Pricing {
         ttl: Ttl::Unstated,
         placement: Placement::Strategy,
         output_per_mtok: 0.42,
+        tiers: crate::pricing::Tiers::default(),
     }
 }
 
@@ -987,4 +992,74 @@ fn prefix_units_read_only_a_whole_unit() {
         let then = turns(&[(unit, 10, false, false), (300, 11, false, false)], 300);
         assert_eq!(p.cost(&then, &mut cache).read, read, "{unit}");
     }
+}
+
+/// Claude Haiku 5.5's tier on Sonnet's prices: a request whose prompt, cache reads and writes
+/// included, passes 100,000 tokens pays 5x on every token, its output included; a request of
+/// 100,000 tokens does not. DeepSeek's peak hours (2x, weekdays 01:00-04:00 UTC) multiply too.
+#[test]
+fn a_request_over_the_tiers_line_pays_its_multiplier_on_every_token() {
+    use crate::pricing::{LongPrompt, PeakHours, PeakWindow, TierClass, Tiers};
+    let mut haiku = anthropic();
+    haiku.tiers = Tiers {
+        long_prompt: Some(LongPrompt {
+            above_tokens: 100_000,
+            multiplier: 5.0,
+        }),
+        peak: Some(PeakHours {
+            windows: vec![PeakWindow::parse("01:00-04:00").unwrap()],
+            multiplier: 2.0,
+        }),
+    };
+    // One breakpoint at 50,000 tokens: written on the first request, read on the second.
+    let blocks = [(50_000, 1, true)];
+    let mut cache = CacheState::default();
+    let at_line = haiku.cost(&request(&blocks, 100_000), &mut cache);
+    assert_cost(
+        at_line,
+        0,
+        50_000,
+        50_000,
+        dollars(50_000, 3.75) + dollars(50_000, 3.0),
+    );
+    assert_eq!(at_line.class, None);
+    let over = haiku.cost(&request(&blocks, 100_001), &mut cache);
+    // 50,000 read at $0.30 and 50,001 plain at $3, times 5.
+    let listed = dollars(50_000, 0.3) + dollars(50_001, 3.0);
+    assert_cost(over, 50_000, 0, 50_001, 5.0 * listed);
+    assert_eq!(over.class, Some(TierClass::Long));
+    // The tokens kept for the tier pay its surcharge on top of the prices listed.
+    assert!(
+        (haiku.priced(50_000, 0, 50_001).cost + haiku.surcharge(&over.tiered) - over.cost).abs()
+            < 1e-12
+    );
+    // Its output pays 5x too ($15 per Mtok listed); the response of a recorded turn, the
+    // same for every strategy, pays the surcharge only.
+    let mut with_output = over;
+    haiku.add_output(&mut with_output, 1_000);
+    assert!((with_output.cost - over.cost - 5.0 * dollars(1_000, 15.0)).abs() < 1e-12);
+    let mut with_response = over;
+    haiku.add_response_surcharge(&mut with_response, 1_000);
+    assert!((with_response.cost - over.cost - 4.0 * dollars(1_000, 15.0)).abs() < 1e-12);
+    assert_eq!(with_response.tiered[TierClass::Long as usize].output, 1_000);
+    let mut under = at_line;
+    haiku.add_response_surcharge(&mut under, 1_000);
+    assert_eq!(under, at_line);
+    // In peak hours (Monday 2026-11-23, 01:00 UTC) 2x; over the line as well, 10x.
+    let monday_one = 20_780.0 * 86_400.0 + 3_600.0;
+    let mut timed = request(&[], 10);
+    timed.at = Some(monday_one);
+    let peak = haiku.cost(&timed, &mut CacheState::default());
+    assert_cost(peak, 0, 0, 10, 2.0 * dollars(10, 3.0));
+    assert_eq!(peak.class, Some(TierClass::Peak));
+    let mut both = request(&[], 100_001);
+    both.at = Some(monday_one);
+    let both = haiku.cost(&both, &mut CacheState::default());
+    assert_cost(both, 0, 0, 100_001, 10.0 * dollars(100_001, 3.0));
+    assert_eq!(both.class, Some(TierClass::Both));
+    // Off-peak at 04:00 and without a time.
+    timed.at = Some(monday_one + 3.0 * 3_600.0);
+    assert_eq!(haiku.cost(&timed, &mut CacheState::default()).class, None);
+    timed.at = None;
+    assert_eq!(haiku.cost(&timed, &mut CacheState::default()).class, None);
 }

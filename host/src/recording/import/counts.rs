@@ -82,6 +82,10 @@ pub(crate) fn less(whole: (u64, &str), parts: &[(u64, &str)]) -> Result<u64, Cou
 /// OpenHands and mini-swe-agent save them: `prompt_tokens` holds the cache reads and writes;
 /// litellm before its Anthropic usage counted the writes in, when `prompt_tokens` is smaller
 /// than the reads and writes together, holds the reads only); none without `prompt_tokens`.
+/// The writes are Anthropic's `cache_creation_input_tokens`, else OpenAI's
+/// `prompt_tokens_details.cache_write_tokens` (GPT-5.6 and later bill writes at a premium;
+/// the Responses API reports them as `input_tokens_details.cache_write_tokens`, included in
+/// the input tokens as the cached ones are).
 /// `at` is where the log holds it, for the errors: a count that is not one, or reads above
 /// `prompt_tokens`.
 pub(crate) fn litellm_usage(usage: &Json, at: &str) -> Result<Option<Json>, CountError> {
@@ -98,7 +102,13 @@ pub(crate) fn litellm_usage(usage: &Json, at: &str) -> Result<Option<Json>, Coun
             (read.unwrap_or(0), name)
         }
     };
-    let written = number("cache_creation_input_tokens")?.unwrap_or(0);
+    let written = match number("cache_creation_input_tokens")? {
+        Some(written) => written,
+        None => {
+            let name = field("prompt_tokens_details.cache_write_tokens");
+            count(&usage["prompt_tokens_details"]["cache_write_tokens"], &name)?.unwrap_or(0)
+        }
+    };
     let output = number("completion_tokens")?.unwrap_or(0);
     let uncached = less((prompt, &field("prompt_tokens")), &[(read, &read_field)])?;
     Ok(Some(serde_json::json!({
@@ -167,5 +177,43 @@ mod tests {
             "`read` and `written` (11) are more than `input` (10), which includes them"
         );
         assert!(less((1, "i"), &[(u64::MAX, "a"), (u64::MAX, "b")]).is_err());
+    }
+
+    /// OpenAI's cache writes (GPT-5.6 on), as litellm keeps them beside the cached tokens:
+    /// out of the plain input, at 5 minutes; Anthropic's field, when both are there, wins.
+    #[test]
+    fn openai_cache_writes_are_read_beside_its_cached_tokens() {
+        let u = litellm_usage(
+            &json!({"prompt_tokens": 5000, "completion_tokens": 9, "prompt_tokens_details": {"cached_tokens": 3000, "cache_write_tokens": 1200}}),
+            "u",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            [
+                &u["input"],
+                &u["cache_read"],
+                &u["cache_write_5m"],
+                &u["output"]
+            ],
+            [800, 3000, 1200, 9]
+        );
+        let u = litellm_usage(
+            &json!({"prompt_tokens": 5000, "cache_creation_input_tokens": 100, "prompt_tokens_details": {"cached_tokens": 3000, "cache_write_tokens": 1200}}),
+            "u",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(u["cache_write_5m"], 100);
+        let err = litellm_usage(
+            &json!({"prompt_tokens": 5000, "prompt_tokens_details": {"cache_write_tokens": "1200"}}),
+            "u",
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("u.prompt_tokens_details.cache_write_tokens"),
+            "{err}"
+        );
     }
 }

@@ -1,0 +1,126 @@
+//! Counts carried from one request to the next: the messages of the requests counted last, with
+//! what was counted of each.
+//!
+//! The requests of a run repeat the messages of the one before (an agent appends to its
+//! conversation; a strategy's prompts keep their system prompt and history). A request that
+//! starts with the messages of one counted before takes their counts: each such message is
+//! compared with the one kept (as it was made, a comparison takes no more than making it took),
+//! never hashed, cut into lines or looked up again, and only the messages after the shared
+//! start are counted. The counts are those the message's text gives whatever came before it,
+//! so a request counts the same whether or not it follows another.
+
+use super::anthropic::SentBlocks;
+use super::openai::BlockEnds;
+use crate::message::RenderedMessage;
+
+/// A message of a request counted recently, with what has been counted of it so far.
+pub(super) struct Known {
+    pub message: RenderedMessage,
+    /// Its tokens in OpenAI's chat format: overhead, role and content.
+    pub chat: Option<usize>,
+    /// Where its cache blocks end in OpenAI's chat format.
+    pub ends: Option<BlockEnds>,
+    /// Its blocks as Anthropic's body sends them.
+    pub sent: Option<SentBlocks>,
+}
+
+/// The messages of the last two sequences of requests counted: a run's prompts follow each other
+/// in one, and the requests it alternates with (the full history the trigger measures before a
+/// strategy's prompt, a model call before a prompt) in the other.
+#[derive(Default)]
+pub(super) struct Recent {
+    slots: [Vec<Known>; 2],
+    /// The slot taken last.
+    last: usize,
+}
+
+impl Recent {
+    /// The messages of `messages` with what is known of them, to be given back with
+    /// [`Recent::put`]: a slot's leading messages equal to the first ones of `messages` keep
+    /// their counts, the rest are `messages` with nothing counted yet.
+    ///
+    /// The slot taken is the one `messages` continues (all its messages lead `messages`), the
+    /// longest such; else an empty one; else the one sharing the most leading messages, the one
+    /// taken longer ago when both share as many.
+    pub fn take(&mut self, messages: &[RenderedMessage]) -> Vec<Known> {
+        let shared = |slot: &[Known]| {
+            slot.iter()
+                .zip(messages)
+                .take_while(|(known, message)| known.message == **message)
+                .count()
+        };
+        let n = [shared(&self.slots[0]), shared(&self.slots[1])];
+        let continued = |i: usize| n[i] == self.slots[i].len() && n[i] > 0;
+        let slot = match (continued(0), continued(1)) {
+            (true, true) => usize::from(n[1] > n[0]),
+            (true, false) => 0,
+            (false, true) => 1,
+            (false, false) => match self.slots.iter().position(Vec::is_empty) {
+                Some(empty) => empty,
+                None if n[0] == n[1] => 1 - self.last,
+                None => usize::from(n[1] > n[0]),
+            },
+        };
+        self.last = slot;
+        let mut known = std::mem::take(&mut self.slots[slot]);
+        known.truncate(n[slot]);
+        known.extend(messages[n[slot]..].iter().map(|message| Known {
+            message: message.clone(),
+            chat: None,
+            ends: None,
+            sent: None,
+        }));
+        known
+    }
+
+    /// Gives back the messages [`Recent::take`] gave, with what was counted of them.
+    pub fn put(&mut self, known: Vec<Known>) {
+        self.slots[self.last] = known;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptc_plugin_api::Role;
+
+    fn messages(texts: &[&str]) -> Vec<RenderedMessage> {
+        texts
+            .iter()
+            .map(|t| RenderedMessage::plain(Role::User, *t))
+            .collect()
+    }
+
+    /// Takes `texts`, marks every message counted, gives them back; returns how many of them
+    /// were already counted.
+    fn count(recent: &mut Recent, texts: &[&str]) -> usize {
+        let mut known = recent.take(&messages(texts));
+        let texts_kept: Vec<&str> = known.iter().map(|k| k.message.content.as_str()).collect();
+        assert_eq!(texts_kept, texts);
+        let counted = known.iter().filter(|k| k.chat.is_some()).count();
+        assert!(known[..counted].iter().all(|k| k.chat.is_some()));
+        for k in &mut known {
+            k.chat = Some(1);
+        }
+        recent.put(known);
+        counted
+    }
+
+    #[test]
+    fn a_request_takes_the_counts_of_the_messages_it_repeats() {
+        let mut recent = Recent::default();
+        assert_eq!(count(&mut recent, &["s", "a"]), 0);
+        assert_eq!(count(&mut recent, &["s", "a", "b"]), 2);
+        // Another sequence (a trigger's full history) keeps the first one's counts.
+        assert_eq!(count(&mut recent, &["s", "x"]), 0);
+        assert_eq!(count(&mut recent, &["s", "a", "b", "c"]), 3);
+        assert_eq!(count(&mut recent, &["s", "x", "y"]), 2);
+        // A message changed counts again from where it changed, a changed layout too.
+        assert_eq!(count(&mut recent, &["s", "a", "B", "c", "d"]), 2);
+        let mut known = recent.take(&messages(&["s", "a"]));
+        assert_eq!(known.len(), 2);
+        known[1].message.blocks.clear();
+        recent.put(known);
+        assert_eq!(count(&mut recent, &["s", "a"]), 1);
+    }
+}
