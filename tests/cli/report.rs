@@ -100,8 +100,29 @@ fn the_report_fits_wide_and_narrow_windows_and_shows_prompts_side_by_side() {
     assert!(terminal.contains("\nReal runs (bundled in examples/realruns"));
     assert!(html.contains("<h2>Real runs</h2>"));
     assert!(
-        html.contains("cost: anthropic pricing, baseline as-sent"),
+        html.contains("cost: as-billed pricing, baseline as-sent"),
         "the real runs are measured against what their agents sent"
+    );
+    // The table against the baseline shows the profiles holding a verdict; every profile is
+    // one click away.
+    let against = html.split("<h2>Against the baseline</h2>").nth(1).unwrap();
+    let (first, rest) = against
+        .split_once("<details class=\"every-profile\">")
+        .unwrap();
+    assert!(
+        rest.starts_with("<summary>Under every pricing profile ("),
+        "{rest}"
+    );
+    let every = rest.split("</details>").next().unwrap();
+    for profile in [
+        "<th>anthropic@breakpoints=auto</th>",
+        "<th>qwen-explicit</th>",
+    ] {
+        assert!(every.contains(profile), "{profile}");
+    }
+    assert!(
+        first.contains("<th>anthropic</th>")
+            && !first.contains("<th>anthropic@breakpoints=auto</th>")
     );
     // A measure is shown where there is something to measure: the bundled runs cite too few
     // literals for evidence, which is left out and said so, not eleven bars at 0%.

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use serde_json::json;
 
 use super::charts::{retention_bars, LineChart, Unit, MIN_SHARE};
-use super::{intro, pricing_table, summary_table, Table};
+use super::{intro, pricing_verdicts, summary_table, Table};
 use crate::ab::{script_json, Ab, PromptLog, PROMPT_BYTES, PROMPT_RECORDINGS};
 use crate::render::templates::{TemplateError, Templates};
 use crate::tokens::Counting;
@@ -109,7 +109,9 @@ fn html_table(table: &Table) -> String {
 /// them in words), `rebuilt` (the note on the runs whose as-sent baseline is
 /// rebuilt from their log, a line each, with the prefix inferred; empty when none is),
 /// `baseline` (label), `summary_table` and
-/// `baseline_table` (HTML tables, their marks explained under them), `failures` (one line per
+/// `baseline_table` (HTML tables, their marks explained under them; the second under the
+/// profile of the cost column and those holding a verdict), `baseline_table_all` (under every
+/// profile, when that leaves some out) and `profiles` (how many), `failures` (one line per
 /// strategy that failed, with its first error), `strategies` (`label`, `colour`, `rendered`:
 /// whether it rendered any prompt), `tokens_chart` and `cost_chart` (SVG figures),
 /// `retention_chart` (HTML bars), `min_share` (the percentage of the recordings a turn must
@@ -126,6 +128,7 @@ pub fn html(
     templates: &Templates,
 ) -> Result<String, TemplateError> {
     let summaries = ab.summaries();
+    let (shown, every) = pricing_verdicts(ab);
     let labels: Vec<String> = ab.variants.iter().map(|v| v.label.clone()).collect();
     let by_turn = ab.by_turn();
     let reach = ab.turn_reach();
@@ -238,7 +241,9 @@ pub fn html(
             .collect::<Vec<_>>(),
         "baseline": escape(&ab.variants[ab.baseline].label),
         "summary_table": html_table(&summary_table(ab, summaries)),
-        "baseline_table": html_table(&pricing_table(ab)),
+        "baseline_table": html_table(&shown),
+        "baseline_table_all": every.as_ref().map(html_table),
+        "profiles": ab.pricing.len(),
         "failures": failures,
         "strategies": strategies,
         "tokens_chart": LineChart {

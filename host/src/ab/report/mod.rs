@@ -325,6 +325,26 @@ fn pricing_view(ab: &Ab, view: &View) -> Table {
     table
 }
 
+/// [`pricing_table`] as the report shows it first: the cost column's profile and each profile
+/// that holds a verdict; and the whole table, when that leaves some profiles out.
+fn pricing_verdicts(ab: &Ab) -> (Table, Option<Table>) {
+    let every = pricing_table(ab);
+    let kept: Vec<bool> = (0..every.header.len())
+        .map(|i| {
+            i < 2
+                || i - 2 == ab.primary_pricing
+                || every
+                    .rows
+                    .iter()
+                    .any(|r| r.cells[i].ends_with(VERDICT_MARK))
+        })
+        .collect();
+    if kept.iter().all(|&k| k) {
+        return (every, None);
+    }
+    (narrow(pricing_table(ab), |i, _| kept[i]), Some(every))
+}
+
 /// Cost vs baseline under every pricing profile, and tokens vs baseline; the verdict of each
 /// provider marked in the column of the placement it names.
 fn pricing_table(ab: &Ab) -> Table {
