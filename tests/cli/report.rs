@@ -115,14 +115,14 @@ fn the_report_fits_wide_and_narrow_windows_and_shows_prompts_side_by_side() {
     );
     let every = rest.split("</details>").next().unwrap();
     for profile in [
-        "<th>anthropic@breakpoints=auto</th>",
-        "<th>qwen-explicit</th>",
+        "<th>anthropic@<wbr>breakpoints=<wbr>auto</th>",
+        "<th>qwen-<wbr>explicit</th>",
     ] {
         assert!(every.contains(profile), "{profile}");
     }
     assert!(
         first.contains("<th>anthropic</th>")
-            && !first.contains("<th>anthropic@breakpoints=auto</th>")
+            && !first.contains("<th>anthropic@<wbr>breakpoints=<wbr>auto</th>")
     );
     // A measure is shown where there is something to measure: the bundled runs cite too few
     // literals for evidence, which is left out and said so, not eleven bars at 0%.
