@@ -1039,6 +1039,42 @@ fn the_report_says_whether_time_between_calls_was_modelled() {
 }
 
 #[test]
+fn the_ttl_hint_names_a_profile_shown_whose_ttl_a_request_may_lengthen() {
+    let scratch = all_strategies();
+    let real = repo().join("examples/realruns");
+    let run = |pricing: &[&str]| {
+        let mut args = vec![
+            "ab",
+            real.to_str().unwrap(),
+            "--no-timing",
+            "--strategies",
+            "delta-log",
+        ];
+        args.extend_from_slice(pricing);
+        let table = scratch.ptc(args).ok();
+        table
+            .split_once("\ntime between calls: ")
+            .map(|(_, note)| note.split("\n\n").next().unwrap().replace("\n  ", " "))
+            .unwrap_or_else(|| panic!("no time note in {table}"))
+    };
+    // Runs billed by DeepSeek only: DeepSeek states no TTL, so no TTL is suggested.
+    let deepseek = run(&[]);
+    assert!(
+        deepseek.starts_with("modelled on 4 of 4 recording(s)"),
+        "{deepseek}"
+    );
+    assert!(!deepseek.contains("cache_ttl"), "{deepseek}");
+    // A profile asked for whose entries last 5 minutes is named with its own key.
+    let anthropic = run(&["--pricing", "anthropic@model=claude-haiku-4-5"]);
+    assert!(
+        anthropic.contains(
+            "compare TTLs with `--pricing anthropic@model=claude-haiku-4-5@cache_ttl=1h`"
+        ),
+        "{anthropic}"
+    );
+}
+
+#[test]
 fn require_sets_what_the_verdict_asks_and_names_who_fails_what() {
     let scratch = all_strategies();
     let strict = scratch

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::{intro, pricing_view, summary_view, Table, View};
 use crate::ab::{Ab, Summary};
+use crate::cache::Ttl;
 
 fn aligned(table: &Table) -> String {
     let mut header = vec![String::new()];
@@ -100,7 +101,7 @@ pub fn table(ab: &Ab, view: &View) -> String {
     out.push_str(&aligned(&summary_view(ab, summaries, view)));
     out.push_str(&pricing_heading(ab, view));
     out.push_str(&aligned(&pricing_view(ab, view)));
-    out.push_str(&time_note(ab));
+    out.push_str(&time_note(ab, view));
     out.push_str(&super::verdict_section::section(ab, view, false));
     out.push_str(&failures(ab, summaries));
     out
@@ -156,18 +157,28 @@ pub fn wrap(text: &str, width: usize) -> String {
     out
 }
 
-/// Whether time between calls was modelled: a line under the cost table.
-fn time_note(ab: &Ab) -> String {
+/// Whether time between calls was modelled: a line under the cost table. It names a way to
+/// compare TTLs only with a profile shown whose TTL is 5 minutes (one a request may lengthen).
+fn time_note(ab: &Ab, view: &View) -> String {
     let read = ab.recordings();
     let by_run = ab.by_run.as_ref().map(|b| b.note()).unwrap_or_default();
+    let longer = (0..ab.pricing.len())
+        .filter(|&p| view.shows_profile(ab, p))
+        .map(|p| &ab.pricing[p])
+        .find(|p| p.ttl == Ttl::FiveMinutes && !p.name.contains("cache_ttl="))
+        .map(|p| p.name.as_str());
     by_run
-        + &match ab.timed_recordings {
-        None => String::new(),
-        Some(0) => "time between calls: not modelled (no recording carries the time of its calls: each call is taken to follow the one before within every TTL; `--pricing anthropic@cache_ttl=1h` prices the 1-hour writes)\n".to_owned(),
-        Some(timed) => format!(
-            "time between calls: modelled on {timed} of {read} recording(s) (a cache entry expires after its profile's TTL, `ptc pricing`; compare TTLs with `--pricing anthropic@cache_ttl=1h`)\n"
-        ),
-    }
+        + &match (ab.timed_recordings, longer) {
+            (None, _) => String::new(),
+            (Some(0), Some(name)) => format!("time between calls: not modelled (no recording carries the time of its calls: each call is taken to follow the one before within every TTL; `--pricing {name}@cache_ttl=1h` prices a 1-hour TTL)\n"),
+            (Some(0), None) => "time between calls: not modelled (no recording carries the time of its calls: each call is taken to follow the one before within every TTL)\n".to_owned(),
+            (Some(timed), Some(name)) => format!(
+                "time between calls: modelled on {timed} of {read} recording(s) (a cache entry expires after its profile's TTL, `ptc pricing`; compare TTLs with `--pricing {name}@cache_ttl=1h`)\n"
+            ),
+            (Some(timed), None) => format!(
+                "time between calls: modelled on {timed} of {read} recording(s) (a cache entry expires after its profile's TTL, `ptc pricing`)\n"
+            ),
+        }
 }
 
 /// The same as markdown tables.
@@ -178,7 +189,7 @@ pub fn markdown_tables(ab: &Ab, view: &View) -> String {
     out.push_str(&pricing_heading(ab, view));
     out.push('\n');
     out.push_str(&markdown(&pricing_view(ab, view)));
-    out.push_str(&time_note(ab));
+    out.push_str(&time_note(ab, view));
     out.push_str(&super::verdict_section::section(ab, view, true));
     out.push_str(&failures(ab, summaries));
     out
