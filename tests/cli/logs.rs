@@ -321,6 +321,56 @@ fn import_reads_the_logs_of_a_directory() {
 }
 
 #[test]
+fn runs_that_hold_what_their_agent_sent_are_compared_with_it() {
+    let scratch = all_strategies();
+    let mini = realrun("mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json");
+    let claude = realrun("claude-code/session-5c0375b4.jsonl");
+    let ab = |paths: &[&Path], more: &[&str]| {
+        let mut args = vec!["ab".to_owned()];
+        args.extend(paths.iter().map(|p| text(p)));
+        args.extend(
+            [
+                "--strategies",
+                "full-history,delta-log",
+                "--no-timing",
+                "--format",
+                "json",
+            ]
+            .map(str::to_owned),
+        );
+        args.extend(more.iter().map(|m| m.to_string()));
+        let run = scratch.ptc(args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let json: Json = serde_json::from_str(&run.stdout).unwrap();
+        (json["baseline"].as_str().unwrap().to_owned(), run.stderr)
+    };
+    // A log that kept its requests, and one whose requests are rebuilt: as-sent is the
+    // baseline, though the strategies asked for do not name it, and stderr says why.
+    for paths in [vec![mini.as_path()], vec![mini.as_path(), claude.as_path()]] {
+        let (baseline, stderr) = ab(&paths, &[]);
+        assert_eq!(baseline, "as-sent", "{stderr}");
+        assert!(
+            stderr.contains("note: compared with as-sent, the requests every run's agent sent"),
+            "{stderr}"
+        );
+    }
+    // Asked for on the command line, full-history stays; so does any other baseline.
+    let (baseline, stderr) = ab(&[&mini], &["--set", "ab.baseline=full-history"]);
+    assert_eq!(baseline, "full-history");
+    assert!(!stderr.contains("compared with as-sent"), "{stderr}");
+    let config = scratch.write(
+        "baseline-delta-log.toml",
+        "[plugins]\ndirectories = [\"plugins\"]\nnext_to_executable = false\n[ab]\nbaseline = \"delta-log\"\n",
+    );
+    let (baseline, _) = ab(&[&mini], &["--config", &text(&config)]);
+    assert_eq!(baseline, "delta-log");
+    // A corpus where a run holds no request keeps the configured baseline.
+    let plain = repo().join("examples/recordings/tool-actions.json");
+    let (baseline, stderr) = ab(&[&mini, &plain], &[]);
+    assert_eq!(baseline, "full-history", "{stderr}");
+}
+
+#[test]
 fn ab_prices_runs_by_the_provider_their_usage_names_unless_asked() {
     let mini = realrun("mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json");
     let run = all_strategies().ptc([

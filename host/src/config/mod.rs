@@ -319,6 +319,13 @@ impl Config {
         &self.typed.ab.baseline
     }
 
+    /// Whether `[ab] baseline` was set by a `--set` flag (a choice for this run alone).
+    pub fn ab_baseline_set_by_flag(&self) -> bool {
+        self.layers
+            .source("ab.baseline")
+            .is_some_and(|s| s.origin.name.starts_with("--set "))
+    }
+
     /// `[ab] pricing`: the pricing profile of the cost column.
     pub fn ab_pricing(&self) -> &str {
         &self.typed.ab.pricing

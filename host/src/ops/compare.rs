@@ -102,11 +102,26 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     };
     // The runs of the logs read to find the profiles, taken from there by the listings below.
     let mut imports = None;
-    if asked.pricing.is_none() && given {
-        let (pricing, kept) = priced_as_billed(host, &options.corpus, &defaults)?;
-        asked.pricing = pricing;
-        asked.by_run = asked.pricing.as_deref().is_some_and(|p| p.contains(','));
-        imports = Some(std::sync::Arc::new(kept));
+    // Runs that hold the requests their agent sent are compared with them, not with ptc's
+    // reconstruction of them (full-history), unless `--set ab.baseline` asks for it.
+    let config = host.config();
+    let may_be_as_sent = asked.baseline.is_none()
+        && config.ab_baseline() == crate::host::UNCOMPRESSED_STRATEGY
+        && !config.ab_baseline_set_by_flag();
+    if given && (asked.pricing.is_none() || may_be_as_sent) {
+        let read = read_ahead(host, &options.corpus, &defaults, asked.pricing.is_none())?;
+        if asked.pricing.is_none() {
+            asked.pricing = read.profiles;
+            asked.by_run = asked.pricing.as_deref().is_some_and(|p| p.contains(','));
+        }
+        if may_be_as_sent && read.every_run_sent {
+            crate::output::note(format_args!(
+                "note: compared with {AS_SENT}, the requests every run's agent sent (--set ab.baseline={} compares with ptc's reconstruction of them)",
+                config.ab_baseline()
+            ));
+            asked.baseline = Some(AS_SENT.to_owned());
+        }
+        imports = Some(std::sync::Arc::new(read.imports));
     }
     let plan = AbPlan::new(host, &asked)?;
     let (format, shard) = (options.format, options.shard);
@@ -259,38 +274,66 @@ const BILL_QUEUE: usize = 8;
 /// How many recordings are read at once to find the profiles a corpus was billed by.
 const BILLED_CHUNK: usize = 64;
 
-/// The profile the corpus's runs were billed by, when no profile is asked for: that of the
-/// provider and model their usage names, when they name one; those profiles, when they name
-/// several (each run is then priced by its own: [`PlanOptions::by_run`]); `None` (the
-/// configuration's `[ab] pricing`) when no run carries a bill. Every recording is read for it,
-/// a chunk at a time over every core; a note on stderr names the profiles. The runs of the
-/// agents' logs imported for it are returned, so that they are not imported again.
-fn priced_as_billed(
+/// What a corpus's runs say before they are measured, read once for both.
+struct ReadAhead {
+    /// The profiles the runs were billed by (see [`read_ahead`]).
+    profiles: Option<String>,
+    /// Whether every run holds the request its agent sent before each turn, and the size of
+    /// what they sent first.
+    every_run_sent: bool,
+    /// The runs of the agents' logs imported to read them, so that they are not imported
+    /// again.
+    imports: Imports,
+}
+
+/// Reads every recording of `corpus`, a chunk at a time over every core, for what the runs
+/// say before they are measured: whether each holds the requests its agent sent, and (with
+/// `find_profiles`) the profile they were billed by, when no profile is asked for: that of
+/// the provider and model their usage names, when they name one; those profiles, when they
+/// name several (each run is then priced by its own: [`PlanOptions::by_run`]); `None` (the
+/// configuration's `[ab] pricing`) when no run carries a bill. A note on stderr names the
+/// profiles.
+fn read_ahead(
     host: &Host,
     corpus: &Corpus,
     defaults: &crate::recording::RecordingDefaults,
-) -> Result<(Option<String>, Imports), Error> {
+    find_profiles: bool,
+) -> Result<ReadAhead, Error> {
     use rayon::prelude::*;
     let config = host.config();
     let (pricing, info) = (config.pricing_profiles()?, config.pricing_info());
     let mut named: Vec<String> = Vec::new();
     let (mut inferred_runs, mut inferred_count) = (Vec::new(), 0);
+    let (mut every_run_sent, mut read) = (true, 0usize);
     let mut listing = corpus.listing(defaults).keeping_imports();
     let mut runs = listing.by_ref().flatten().peekable();
     while runs.peek().is_some() {
         let chunk: Vec<_> = runs.by_ref().take(BILLED_CHUNK).collect();
         // A run whose calls were billed under several profiles names each of them.
-        let found: Vec<Option<(Vec<String>, Option<(String, String)>)>> = chunk
+        type Found = (bool, Option<Vec<String>>, Option<(String, String)>);
+        let found: Vec<Option<Found>> = chunk
             .par_iter()
             .map(|source| {
                 let recording = source.load(defaults).ok()?;
-                let turns = crate::ab::bill::billed_by_turn(&recording, &pricing, &info)?;
+                let sent = holds_what_was_sent(&recording);
+                if !find_profiles {
+                    return Some((sent, None, None));
+                }
+                let turns = crate::ab::bill::billed_by_turn(&recording, &pricing, &info);
                 let inferred = crate::ab::bill::model_without_provider(&recording)
+                    .filter(|_| turns.is_some())
                     .map(|model| (recording.label().display().to_string(), model.to_owned()));
-                Some((turns, inferred))
+                Some((sent, turns, inferred))
             })
             .collect();
-        let (turns, inferred): (Vec<_>, Vec<_>) = found.into_iter().flatten().unzip();
+        let mut turns = Vec::new();
+        let mut inferred = Vec::new();
+        for (sent, billed, named) in found.into_iter().flatten() {
+            every_run_sent &= sent;
+            read += 1;
+            turns.extend(billed);
+            inferred.push(named);
+        }
         for run in inferred.into_iter().flatten() {
             inferred_count += 1;
             if inferred_runs.len() < 3 {
@@ -311,6 +354,7 @@ fn priced_as_billed(
         ));
     }
     let profiles = match &named[..] {
+        _ if !find_profiles => None,
         [] => None,
         [one] => {
             crate::output::note(format_args!(
@@ -326,5 +370,19 @@ fn priced_as_billed(
             Some(several.join(","))
         }
     };
-    Ok((profiles, imports))
+    Ok(ReadAhead {
+        profiles,
+        every_run_sent: every_run_sent && read > 0,
+        imports,
+    })
+}
+
+/// Whether `recording` holds the request its agent sent before every turn (recorded, or
+/// rebuilt from its log with the size of what it sent first).
+fn holds_what_was_sent(recording: &Recording) -> bool {
+    !recording.requests.is_empty()
+        && recording.requests.iter().all(Option::is_some)
+        && !recording
+            .lacks
+            .contains(&crate::recording::Lack::PromptPrefix)
 }
