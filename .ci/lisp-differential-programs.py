@@ -1,22 +1,11 @@
 #!/usr/bin/env python3
-"""Programs for .ci/lisp-differential, as {"id","program"} JSON lines on stdout.
+"""Generated programs for .ci/lisp-differential, as {"id","program"} JSON lines on stdout.
 
-`recorded DIR`: every program an agent sent in DIR/*.inspection.jsonl (evaluation-source
-records), run as it stands, without tools or memory. `generated N SEED`: N expressions over the
-core functions, drawn from a seeded generator (the same N and SEED give the same programs).
+`generated N SEED`: N expressions over the core functions, drawn from a seeded generator (the
+same N and SEED give the same programs). The recorded programs come from
+`cargo run -p ptc-lisp --example eval -- --runs LOG...`.
 """
-import glob, json, os, random, sys
-
-
-def recorded(directory):
-    for path in sorted(glob.glob(os.path.join(directory, "*.inspection.jsonl"))):
-        name = os.path.basename(path).split(".")[0]
-        for n, line in enumerate(open(path, encoding="utf-8")):
-            r = json.loads(line)
-            if r.get("record_type") == "evaluation-source":
-                src = r["payload"].get("source")
-                if isinstance(src, str):
-                    yield {"id": f"{name}:{n + 1}", "program": src}
+import json, random, sys
 
 
 class Gen:
@@ -105,13 +94,11 @@ class Gen:
 
 
 def main():
-    if len(sys.argv) >= 3 and sys.argv[1] == "recorded":
-        rows = recorded(sys.argv[2])
-    elif len(sys.argv) >= 4 and sys.argv[1] == "generated":
+    if len(sys.argv) >= 4 and sys.argv[1] == "generated":
         g = Gen(int(sys.argv[3]))
         rows = ({"id": f"gen:{i}", "program": g.program()} for i in range(int(sys.argv[2])))
     else:
-        sys.exit("usage: lisp-differential-programs.py recorded DIR | generated N SEED")
+        sys.exit("usage: lisp-differential-programs.py generated N SEED")
     for row in rows:
         print(json.dumps(row, ensure_ascii=False))
 

@@ -214,6 +214,20 @@ impl Interp {
         }
     }
 
+    /// Evaluates a prelude as `run` does, leaving `*1`, `*2`, `*3` as they were: a prelude's
+    /// value is no program's, so the first program of a run sees `*1` as nil.
+    pub fn run_prelude(
+        &mut self,
+        source: &str,
+        budget: Budget,
+        caps: Box<dyn Capabilities>,
+    ) -> TurnResult {
+        let history = self.history.clone();
+        let result = self.run(source, budget, caps);
+        self.history = history;
+        result
+    }
+
     /// The definitions of namespace `user` (a run's memory), by name.
     pub fn memory(&self) -> BTreeMap<String, Value> {
         self.namespaces.get("user").cloned().unwrap_or_default()

@@ -7,6 +7,7 @@
 //! (fuel) and of allocated elements, so a hostile program is refused, never run forever.
 
 mod builtins;
+pub mod differential;
 mod eval;
 mod print;
 mod reader;
