@@ -366,3 +366,22 @@ fn a_boolean_map_key_prints_as_a_keyword_as_in_ptc_runner() {
     );
     assert_eq!(value("(keys (group-by odd? [1]))"), "[true]");
 }
+
+#[test]
+fn partial_and_fnil_make_functions_of_functions() {
+    // ptc_runner: predicates.ex doctests (fnil replaces a nil first argument only).
+    assert_eq!(value("((fnil + 0) nil 5)"), "5");
+    assert_eq!(value("((fnil + 0) 3 5)"), "8");
+    assert_eq!(value("((fnil (fn [a b] [a b]) :d) 1 nil)"), "[1 nil]");
+    assert_eq!(value("(update {:a nil} :a (fnil inc 0))"), "{:a 1}");
+    assert_eq!(value("(update {} :n (fnil + 10) 5)"), "{:n 15}");
+    assert_eq!(value("((partial + 1 2) 3 4)"), "10");
+    assert_eq!(value("(mapv (partial * 2) [1 2 3])"), "[2 4 6]");
+    assert_eq!(value("((partial str))"), "\"\"");
+    assert_eq!(value("((fnil (partial + 1) 0) nil)"), "1");
+    assert_eq!(
+        value("(pr-str (partial + 1) (fnil inc 0))"),
+        "\"#fn[...] #fn[...]\""
+    );
+    assert_eq!(error_kind("(fnil 1 0)"), error_kind("(fnil)"));
+}

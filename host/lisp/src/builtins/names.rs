@@ -107,6 +107,8 @@ const NAMES: &[&str] = &[
     ".contains",
     "compare",
     "take-last",
+    "partial",
+    "fnil",
 ];
 
 /// The builtin of this name, if any (`str/x` is `clojure.string/x`).
