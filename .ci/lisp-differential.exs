@@ -14,6 +14,9 @@ unless Code.ensure_loaded?(:telemetry) do
   end
 end
 
+require Logger
+Logger.configure(level: :error)
+
 defmodule LispDifferential do
   alias PtcRunner.Lisp.Format
 

@@ -217,6 +217,7 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
             Value::Keyword(_) => Value::kw("keyword"),
             Value::Fn(_) | Value::Builtin(_) => Value::kw("function"),
             Value::Symbol(_) | Value::Var(_) => Value::kw("unknown"),
+            Value::Regex(_) => Value::kw("regex"),
         },
         ("take-last", [n, c]) => {
             let items = seq_items(c)?;

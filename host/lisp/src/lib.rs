@@ -9,6 +9,7 @@
 mod builtins;
 pub mod differential;
 mod eval;
+mod pattern;
 mod print;
 mod reader;
 pub mod replay;

@@ -125,6 +125,11 @@ fn write_pr(v: &Value, out: &mut String) {
             out.push(']');
         }
         Value::Builtin(_) => out.push_str("#<builtin>"),
+        Value::Regex(p) => {
+            out.push_str("#\"");
+            out.push_str(&p.source);
+            out.push('"');
+        }
         Value::Var(name) => {
             out.push_str("#'");
             out.push_str(name);

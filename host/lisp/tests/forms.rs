@@ -309,14 +309,68 @@ fn functions_ptc_runner_gives_its_own_meaning() {
 }
 
 #[test]
-fn only_regexes_that_match_themselves_are_read() {
+fn regexes_find_match_split_and_replace_as_ptc_runner() {
+    // Outputs checked against ptc_runner's interpreter (Erlang's `re`).
+    let cases = [
+        (r##"(clojure.string/split "a.b" #"\.")"##, r##"["a" "b"]"##),
+        (
+            r##"(clojure.string/split "a1b22c" #"\d+")"##,
+            r##"["a" "b" "c"]"##,
+        ),
+        (
+            r##"(re-find #"Statement (\d+)" "x Statement 42.")"##,
+            r##"["Statement 42" "42"]"##,
+        ),
+        (r##"(re-find #"\d+" "ab12")"##, r##""12""##),
+        (r##"(re-find #"(a)|(b)" "b")"##, r##"["b" "" "b"]"##),
+        (r##"(re-find #"x(a)?" "x")"##, r##""x""##),
+        (r##"(re-find #"\d" "abc")"##, "nil"),
+        (r##"(re-matches #"\d+" "123a")"##, "nil"),
+        (r##"(re-matches #"[a-z]+(\d)" "ab1")"##, r##"["ab1" "1"]"##),
+        (
+            r##"(re-seq #"(\d)(\w)" "1a2b")"##,
+            r##"[["1a" "1" "a"] ["2b" "2" "b"]]"##,
+        ),
+        (r##"(re-seq #"a*" "baa")"##, r##"["" "aa" ""]"##),
+        (r##"(re-split #"\s+" " a  b ")"##, r##"["" "a" "b" ""]"##),
+        (r##"(re-split #"(,)" "a,b")"##, r##"["a" "," "b"]"##),
+        (r##"(re-split #"a*" "baac")"##, r##"["b" "c" ""]"##),
+        (
+            r##"(clojure.string/replace "a1b2" #"(\d)" "<&\\1>")"##,
+            r##""a<11>b<22>""##,
+        ),
+        (
+            r##"(re-find (re-pattern "(?i)\\w+") "Été!")"##,
+            r##""Été""##,
+        ),
+        (
+            r##"[(pr-str #"a\d") (type #"a") (regex? #"a") (regex? "a")]"##,
+            r##"["#\"a\\d\"" :regex true false]"##,
+        ),
+    ];
+    for (program, printed) in cases {
+        assert_eq!(value(program), printed, "{program}");
+    }
+    assert_eq!(error_kind(r##"(re-find "a" "abc")"##), "type_error");
+    assert_eq!(error_kind(r##"(re-pattern #"a")"##), "type_error");
+    assert_eq!(error_kind(r##"#"(""##), "invalid_form");
+    // What needs backtracking is refused rather than run.
+    assert_eq!(error_kind(r##"#"(a)\1""##), "invalid_form");
+    assert_eq!(error_kind(r##"#"a(?=b)""##), "invalid_form");
+}
+
+#[test]
+fn a_regex_is_bounded_in_pattern_size_and_input() {
+    let long = format!(r#"(re-pattern "{}")"#, "a".repeat(257));
+    assert_eq!(error_kind(&long), "argument_error");
     assert_eq!(
-        value(r#"(clojure.string/split "a.b" #"\.")"#),
-        r#"["a" "b"]"#
+        error_kind(r#"(re-pattern "((a{100}){100}){100}")"#),
+        "argument_error"
     );
+    // ptc_runner reads the first 32,768 bytes of an input.
     assert_eq!(
-        error_kind(r#"(clojure.string/split "a1" #"\d")"#),
-        "parse_error"
+        value(r##"(count (re-seq #"a" (apply str (map (fn [_] "a") (range 40000)))))"##),
+        "32768"
     );
 }
 

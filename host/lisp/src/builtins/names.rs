@@ -109,6 +109,12 @@ const NAMES: &[&str] = &[
     "take-last",
     "partial",
     "fnil",
+    "re-pattern",
+    "re-find",
+    "re-matches",
+    "re-seq",
+    "re-split",
+    "regex?",
 ];
 
 /// The builtin of this name, if any (`str/x` is `clojure.string/x`).

@@ -34,6 +34,12 @@ pub(super) fn strings(it: &mut Interp, name: &str, a: &[Value]) -> R<Value> {
             it.alloc(s.len())?;
             Value::str(&s)
         }
+        ("split", [s, Value::Regex(p)]) => {
+            let s = string_arg(s, name)?;
+            it.tick(s.len() as u64 / 16 + 1)?;
+            it.alloc(s.len())?;
+            Value::vector(p.split(s))
+        }
         ("split", [s, sep]) => {
             let s = string_arg(s, name)?;
             let sep = string_arg(sep, name)?;
@@ -59,11 +65,47 @@ pub(super) fn strings(it: &mut Interp, name: &str, a: &[Value]) -> R<Value> {
         ("blank?", [s]) => {
             Value::Bool(matches!(s, Value::Nil) || string_arg(s, name)?.trim().is_empty())
         }
+        ("replace", [s, Value::Regex(p), to]) => {
+            let s = string_arg(s, name)?;
+            it.tick(s.len() as u64 / 16 + 1)?;
+            let out = p.replace(s, string_arg(to, name)?);
+            it.alloc(out.len())?;
+            Value::Str(Rc::from(out))
+        }
         ("replace", [s, from, to]) => {
             let out = string_arg(s, name)?.replace(string_arg(from, name)?, string_arg(to, name)?);
             it.alloc(out.len())?;
             Value::Str(Rc::from(out))
         }
+        _ => return regexes(it, name, a),
+    })
+}
+
+/// `re-pattern`, `re-find`, `re-matches`, `re-seq`, `re-split`, `regex?`.
+fn regexes(it: &mut Interp, name: &str, a: &[Value]) -> R<Value> {
+    let (p, s) = match (name, a) {
+        ("regex?", [x]) => return Ok(Value::Bool(matches!(x, Value::Regex(_)))),
+        ("re-pattern", [s]) => {
+            let p = crate::pattern::Pattern::new(string_arg(s, name)?, "argument_error")?;
+            return Ok(Value::Regex(Rc::new(p)));
+        }
+        ("re-find" | "re-matches" | "re-seq" | "re-split", [Value::Regex(p), s]) => {
+            (p, string_arg(s, name)?)
+        }
+        ("re-find" | "re-matches" | "re-seq" | "re-split", [p, _]) => {
+            return err(
+                "type_error",
+                format!("{name}: expected a regex, got {}", p.type_name()),
+            )
+        }
         _ => return arity(name),
+    };
+    it.tick(s.len() as u64 / 16 + 1)?;
+    it.alloc(s.len())?;
+    Ok(match name {
+        "re-find" => p.find(s),
+        "re-matches" => p.matches(s),
+        "re-seq" => Value::vector(p.seq(s)),
+        _ => Value::vector(p.split(s)),
     })
 }
