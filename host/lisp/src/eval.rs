@@ -101,6 +101,9 @@ pub struct Interp {
     history: Vec<Value>,
     pub(crate) prints: Vec<String>,
     pub(crate) caps: Option<Box<dyn Capabilities>>,
+    /// Set while a prelude loads: its definitions are documented (`doc`).
+    loading_prelude: bool,
+    docs: BTreeMap<String, doc::DocEntry>,
 }
 
 impl Default for Interp {
@@ -127,6 +130,8 @@ impl Interp {
             history: Vec::new(),
             prints: Vec::new(),
             caps: None,
+            loading_prelude: false,
+            docs: BTreeMap::new(),
         }
     }
 
@@ -189,7 +194,9 @@ impl Interp {
         caps: Box<dyn Capabilities>,
     ) -> TurnResult {
         let history = self.history.clone();
+        self.loading_prelude = true;
         let result = self.run(source, budget, caps);
+        self.loading_prelude = false;
         self.history = history;
         result
     }
@@ -385,5 +392,6 @@ impl Interp {
 }
 
 mod bind;
+mod doc;
 mod lambda;
 mod special;

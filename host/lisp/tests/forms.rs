@@ -439,3 +439,65 @@ fn partial_and_fnil_make_functions_of_functions() {
     );
     assert_eq!(error_kind("(fnil 1 0)"), error_kind("(fnil)"));
 }
+
+#[test]
+fn doc_prints_a_prelude_definition_as_ptc_runner_does() {
+    let prelude = r#"(ns acme.tools "Tools." {:visibility :prompt})
+(defn- helper [x] (tool/store.get {"id" x}))
+(defn fetch
+  "Fetch one.
+  Second line.
+
+  After a blank line."
+  {:signature "(id :string) -> :map"}
+  [id]
+  (helper id))
+(defn pure "Adds." [a b] (+ a b))
+(defn writer "Writes." {:effect :write} [x] x)
+(defn reader "Reads." {:effect :read} [x & more] (pure x 1))
+(defn mixed [x {:keys [a]} & r] a)
+(def limit 5)"#;
+    let mut it = Interp::new();
+    it.run_prelude(prelude, Budget::default(), Box::new(NoCalls));
+    let doc = |it: &mut Interp, r: &str| {
+        let t = run_in(it, &format!("(doc {r:?})"));
+        assert_eq!(t.outcome, Outcome::Value(Value::Nil), "{r}");
+        t.prints.join("\n")
+    };
+    // Expected texts: ptc_runner's interpreter on the same prelude.
+    assert_eq!(
+        doc(&mut it, "acme.tools/fetch"),
+        "acme.tools/fetch\n(acme.tools/fetch id)\n  (id :string) -> :map\n  effect: unknown\n\n  Fetch one.\n    Second line.\n\n    After a blank line."
+    );
+    assert_eq!(
+        doc(&mut it, "acme.tools/pure"),
+        "acme.tools/pure\n(acme.tools/pure a b)\n  effect: unknown\n\n  Adds."
+    );
+    assert_eq!(
+        doc(&mut it, "acme.tools/writer"),
+        "acme.tools/writer\n(acme.tools/writer x)\n  effect: write\n\n  Writes."
+    );
+    assert_eq!(
+        doc(&mut it, "acme.tools/reader"),
+        "acme.tools/reader\n(acme.tools/reader x & more)\n  effect: read\n\n  Reads."
+    );
+    assert_eq!(
+        doc(&mut it, "acme.tools/mixed"),
+        "acme.tools/mixed\n(acme.tools/mixed x arg2 & r)\n  effect: unknown"
+    );
+    assert_eq!(
+        doc(&mut it, "acme.tools/limit"),
+        "acme.tools/limit\nacme.tools/limit\n  effect: unknown"
+    );
+    assert_eq!(
+        doc(&mut it, "acme.tools/helper"),
+        "No documentation found for \"acme.tools/helper\"."
+    );
+    // A program's own definitions are not a prelude's exports.
+    run_in(&mut it, "(defn mine \"x\" [a] a)");
+    assert_eq!(
+        doc(&mut it, "user/mine"),
+        "No documentation found for \"user/mine\"."
+    );
+    assert_eq!(error_kind("(doc 1)"), "type_error");
+}

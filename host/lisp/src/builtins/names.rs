@@ -115,6 +115,7 @@ const NAMES: &[&str] = &[
     "re-seq",
     "re-split",
     "regex?",
+    "doc",
 ];
 
 /// The builtin of this name, if any (`str/x` is `clojure.string/x`).
