@@ -501,3 +501,11 @@ fn doc_prints_a_prelude_definition_as_ptc_runner_does() {
     );
     assert_eq!(error_kind("(doc 1)"), "type_error");
 }
+
+#[test]
+fn split_on_a_string_keeps_trailing_parts_and_takes_one_character_as_ptc_runner() {
+    assert_eq!(value(r#"(clojure.string/split "a,b," ",")"#), r#"["a" "b" ""]"#);
+    assert_eq!(value(r#"(clojure.string/split "hé" "")"#), r#"["h" "é"]"#);
+    assert_eq!(value(r#"(clojure.string/split "" ",")"#), r#"[""]"#);
+    assert_eq!(error_kind(r#"(clojure.string/split "a--b" "--")"#), "type_error");
+}

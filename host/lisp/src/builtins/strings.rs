@@ -42,15 +42,24 @@ pub(super) fn strings(it: &mut Interp, name: &str, a: &[Value]) -> R<Value> {
         }
         ("split", [s, sep]) => {
             let s = string_arg(s, name)?;
+            // ptc_runner splits on one character (or a pattern), keeping trailing empty
+            // parts, and refuses a longer plain string; the empty string splits into characters.
             let sep = string_arg(sep, name)?;
+            if sep.chars().count() > 1 {
+                return err(
+                    "type_error",
+                    format!("split: delimiter must be a regex pattern, got plain string {sep:?}"),
+                );
+            }
+            it.alloc(s.len())?;
             if sep.is_empty() {
-                return err("argument_error", "split: empty separator");
+                return Ok(Value::vector(
+                    s.chars()
+                        .map(|c| Value::str(c.encode_utf8(&mut [0; 4])))
+                        .collect(),
+                ));
             }
-            let mut parts: Vec<Value> = s.split(sep).map(Value::str).collect();
-            while matches!(parts.last(), Some(Value::Str(p)) if p.is_empty()) {
-                parts.pop();
-            }
-            Value::vector(parts)
+            Value::vector(s.split(sep).map(Value::str).collect())
         }
         ("includes?" | ".contains", [s, sub]) => {
             Value::Bool(string_arg(s, name)?.contains(string_arg(sub, name)?))
