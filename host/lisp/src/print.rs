@@ -99,8 +99,13 @@ fn write_pr(v: &Value, out: &mut String) {
             out.push(']');
         }
         Value::Set(items) => {
+            // A set prints in the BEAM's map key order: every integer before every float.
             out.push_str("#{");
-            write_seq(items.iter(), out);
+            let ints = items.iter().filter(|v| !matches!(v, Value::Float(_)));
+            let floats = items.iter().filter(|v| matches!(v, Value::Float(_)));
+            let (numbers, rest): (Vec<&Value>, Vec<&Value>) =
+                ints.partition(|v| matches!(v, Value::Int(_)));
+            write_seq(numbers.into_iter().chain(floats).chain(rest), out);
             out.push('}');
         }
         Value::Map(entries) => {

@@ -504,8 +504,37 @@ fn doc_prints_a_prelude_definition_as_ptc_runner_does() {
 
 #[test]
 fn split_on_a_string_keeps_trailing_parts_and_takes_one_character_as_ptc_runner() {
-    assert_eq!(value(r#"(clojure.string/split "a,b," ",")"#), r#"["a" "b" ""]"#);
+    assert_eq!(
+        value(r#"(clojure.string/split "a,b," ",")"#),
+        r#"["a" "b" ""]"#
+    );
     assert_eq!(value(r#"(clojure.string/split "hé" "")"#), r#"["h" "é"]"#);
     assert_eq!(value(r#"(clojure.string/split "" ",")"#), r#"[""]"#);
-    assert_eq!(error_kind(r#"(clojure.string/split "a--b" "--")"#), "type_error");
+    assert_eq!(
+        error_kind(r#"(clojure.string/split "a--b" "--")"#),
+        "type_error"
+    );
+}
+
+#[test]
+fn mod_quot_and_rem_of_floats_and_negative_divisors_as_in_ptc_runner() {
+    assert_eq!(
+        value("[(mod 7 -3) (mod -7 -3) (mod 6 -3) (quot -7 2)]"),
+        "[-2 -1 0 -3]"
+    );
+    assert_eq!(
+        value("[(quot 21.5 -2) (quot 7.5 2) (mod -7.5 2) (rem -7.5 2) (mod 7 2.0)]"),
+        "[-10 3 0.5 -1.5 1.0]"
+    );
+    assert_eq!(value("(mod 1.0 ##Inf)"), "##NaN");
+    assert_eq!(error_kind("(quot 1 0.0)"), "arithmetic_error");
+}
+
+#[test]
+fn a_set_prints_integers_before_floats_as_in_ptc_runner() {
+    assert_eq!(value("(set [2.5 10 3])"), "#{3 10 2.5}");
+    assert_eq!(
+        value(r#"#{1.5 1 "a" :k -2.0 7}"#),
+        r#"#{1 7 -2.0 1.5 :k "a"}"#
+    );
 }
