@@ -18,10 +18,20 @@ pub fn str_of(v: &Value) -> String {
     }
 }
 
-/// A value as one argument of `println`: strings as they are, everything else as `pr-str`.
+/// A value as one argument of `println`: strings as they are, a non-empty list of
+/// one-character strings joined (ptc_runner reads it as the characters of a string), everything
+/// else as `pr-str`.
 pub fn print_arg(v: &Value) -> String {
     match v {
         Value::Str(s) => s.to_string(),
+        Value::Vector(items) | Value::List(items)
+            if !items.is_empty()
+                && items
+                    .iter()
+                    .all(|i| matches!(i, Value::Str(s) if s.chars().count() == 1)) =>
+        {
+            items.iter().map(str_of).collect()
+        }
         other => pr_str(other),
     }
 }

@@ -102,11 +102,37 @@ impl Value {
             Value::Regex(_) => "regex",
         }
     }
+    /// The value under `key` as ptc_runner's flexible access finds it: the key itself, then
+    /// a keyword's name as a string (or a string as a keyword), then the name with `-` read
+    /// as `_` as a string.
+    pub fn map_get_flex(&self, key: &Value) -> Option<&Value> {
+        if let Some(v) = self.map_get(key) {
+            return Some(v);
+        }
+        let (name, keyword_first) = match key {
+            Value::Keyword(n) => (n, false),
+            Value::Str(s) => (s, true),
+            _ => return None,
+        };
+        let both = |n: &str, keyword_first: bool| {
+            let (kw, s) = (Value::kw(n), Value::str(n));
+            let (a, b) = if keyword_first { (kw, s) } else { (s, kw) };
+            self.map_get(&a).or_else(|| self.map_get(&b))
+        };
+        both(name, keyword_first).or_else(|| {
+            let normalized = name.replace('-', "_");
+            (normalized != **name)
+                .then(|| self.map_get(&Value::str(&normalized)))
+                .flatten()
+        })
+    }
+
     pub fn map_get(&self, key: &Value) -> Option<&Value> {
         match self {
             Value::Map(m) => m
                 .binary_search_by(|(k, _)| k.cmp(key))
                 .ok()
+                .filter(|&i| m[i].0 == *key)
                 .map(|i| &m[i].1),
             _ => None,
         }

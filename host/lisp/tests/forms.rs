@@ -538,3 +538,46 @@ fn a_set_prints_integers_before_floats_as_in_ptc_runner() {
         r#"#{1 7 -2.0 1.5 :k "a"}"#
     );
 }
+
+#[test]
+fn keys_are_found_flexibly_as_in_ptc_runner() {
+    // A keyword finds a string key and a string a keyword key; `-` also finds `_` in a
+    // string key. `update` and `assoc` use the key itself.
+    assert_eq!(
+        value(r#"[(get {"a" 1} :a) (:a {"a" 1}) ({"a" 1} :a) (get {:a 1} "a")]"#),
+        "[1 1 1 1]"
+    );
+    assert_eq!(value(r#"(get-in {"a" {"b" 2}} [:a :b])"#), "2");
+    assert_eq!(value(r#"(contains? {"a" 1} :a)"#), "true");
+    assert_eq!(value(r#"(get {"turn_count" 3} :turn-count)"#), "3");
+    assert_eq!(value(r#"(get {:turn_count 3} :turn-count)"#), "nil");
+    assert_eq!(
+        value(r#"(select-keys {"a" 1 :b 2} [:a :b])"#),
+        "{:a 1 :b 2}"
+    );
+    assert_eq!(value(r#"(assoc {"a" 1} :a 2)"#), r#"{:a 2 "a" 1}"#);
+    assert_eq!(error_kind(r#"(update {"a" 1} :a inc)"#), "type_error");
+    // An integer key is not found by a float.
+    assert_eq!(
+        value("[(get {1 2} 1.0) (contains? {1 2} 1.0)]"),
+        "[nil false]"
+    );
+}
+
+#[test]
+fn println_joins_a_list_of_characters_and_take_last_and_join_as_in_ptc_runner() {
+    let printed = |src: &str| run(src).prints.join("\n");
+    assert_eq!(
+        printed(r#"(println "x" (clojure.string/split "a,b" ",") ["ab" "c"] [])"#),
+        r#"x ab ["ab" "c"] []"#
+    );
+    assert_eq!(
+        printed(r#"(println (take 3 "hello") #{"a"})"#),
+        r#"hel #{"a"}"#
+    );
+    assert_eq!(
+        value("[(take-last 0 [1]) (take-last 0 []) (take-last 2 []) (take-last 5 [1 2])]"),
+        "[[] [] nil [1 2]]"
+    );
+    assert_eq!(error_kind(r#"(clojure.string/join "," nil)"#), "type_error");
+}

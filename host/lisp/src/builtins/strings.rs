@@ -20,6 +20,9 @@ fn string_arg<'a>(v: &'a Value, name: &str) -> R<&'a str> {
 pub(super) fn strings(it: &mut Interp, name: &str, a: &[Value]) -> R<Value> {
     let short = name.trim_start_matches("clojure.string/");
     Ok(match (short, a) {
+        ("join", [Value::Nil]) | ("join", [_, Value::Nil]) => {
+            return err("type_error", "join: invalid argument types: nil")
+        }
         ("join", [c]) | ("join", [_, c]) => {
             let sep = if a.len() == 2 {
                 str_of(&a[0])
