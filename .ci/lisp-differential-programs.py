@@ -1,22 +1,11 @@
 #!/usr/bin/env python3
-"""Programs for .ci/lisp-differential, as {"id","program"} JSON lines on stdout.
+"""Generated programs for .ci/lisp-differential, as {"id","program"} JSON lines on stdout.
 
-`recorded DIR`: every program an agent sent in DIR/*.inspection.jsonl (evaluation-source
-records), run as it stands, without tools or memory. `generated N SEED`: N expressions over the
-core functions, drawn from a seeded generator (the same N and SEED give the same programs).
+`generated N SEED`: N expressions over the core functions, drawn from a seeded generator (the
+same N and SEED give the same programs). The recorded programs come from
+`cargo run -p ptc-lisp --example eval -- --runs LOG...`.
 """
-import glob, json, os, random, sys
-
-
-def recorded(directory):
-    for path in sorted(glob.glob(os.path.join(directory, "*.inspection.jsonl"))):
-        name = os.path.basename(path).split(".")[0]
-        for n, line in enumerate(open(path, encoding="utf-8")):
-            r = json.loads(line)
-            if r.get("record_type") == "evaluation-source":
-                src = r["payload"].get("source")
-                if isinstance(src, str):
-                    yield {"id": f"{name}:{n + 1}", "program": src}
+import json, random, sys
 
 
 class Gen:
@@ -30,11 +19,12 @@ class Gen:
         r = self.r
         if d > 2 or r.random() < 0.35:
             return str(r.choice([-7, -1, 0, 1, 2, 3, 5, 10, 42, 100]))
-        k = r.randrange(9)
+        k = r.randrange(11)
         a, b = self.int(d + 1), self.int(d + 1)
         return [f"(+ {a} {b})", f"(- {a} {b})", f"(* {a} {b})", f"(inc {a})",
                 f"(max {a} {b})", f"(min {a} {b})", f"(count {self.vec(d + 1)})",
-                f"(reduce + 0 {self.vec(d + 1)})", f"(abs {a})"][k]
+                f"(reduce + 0 {self.vec(d + 1)})", f"(abs {a})", f"((partial + {a}) {b})",
+                f"((fnil * 2) {self.pick('nil', a)} {b})"][k]
 
     def num(self, d=0):
         a, b = self.int(d + 1), self.int(d + 1)
@@ -50,7 +40,11 @@ class Gen:
         return self.pick(f"(str {s} {self.any(d + 1)})", f"(subs {s} {self.pick('0', '1', '2')})",
                          f"(clojure.string/upper-case {s})", f"(clojure.string/join \",\" {self.vec(d + 1)})",
                          f"(pr-str {self.any(d + 1)})", f"(clojure.string/trim {s})",
-                         f"(clojure.string/replace {s} \"a\" \"b\")", f"(name {self.kw()})")
+                         f"(clojure.string/replace {s} \"a\" \"b\")", f"(name {self.kw()})",
+                         "(clojure.string/replace " + s + " " + self.regex() + ' "<&\\\\1>")')
+
+    def regex(self):
+        return self.pick('","', '""', '#"\\s+"', '#","', '#"[aeiou]"', '#"(\\w)(\\w)?"', '#"\\d*"', '#"[A-Z][a-z]+"')
 
     def kw(self):
         return self.pick(":a", ":b", ":c", ":name", ":n")
@@ -62,7 +56,8 @@ class Gen:
         v = self.vec(d + 1)
         return self.pick(f"(range {self.pick('0', '3', '5')})", f"(take 2 {v})", f"(drop 1 {v})",
                          f"(reverse {v})", f"(sort {v})", f"(mapv inc {v})", f"(filterv odd? {v})",
-                         f"(conj {v} {self.int(d + 1)})", f"(distinct {v})", f"(vec (concat {v} {self.vec(d + 1)}))",
+                         f"(conj {v} {self.int(d + 1)})", f"(clojure.string/split {self.str(d + 1)} {self.regex()})",
+                         f"(re-seq {self.regex()} {self.str(d + 1)})", f"(re-split {self.regex()} {self.str(d + 1)})", f"(distinct {v})", f"(vec (concat {v} {self.vec(d + 1)}))",
                          f"(sort-by - {v})", f"(map #(* % 2) {v})", f"(take-last 2 {v})", f"(rest {v})")
 
     def map(self, d=0):
@@ -96,7 +91,8 @@ class Gen:
                          f"(empty? {self.vec(d + 1)})", f"(last {self.vec(d + 1)})", f"(get-in {m} [:a])",
                          f"(if (< {self.int(d + 1)} {self.int(d + 1)}) {self.str(d + 1)} {self.int(d + 1)})",
                          f"(let [x {self.int(d + 1)}] (* x x))", f"(set {self.vec(d + 1)})",
-                         f"(sort-by :n [{{:n 3}} {{:n 1}} {{:n 2}}])", f"(compare {self.str(d + 1)} {self.str(d + 1)})")
+                         f"(sort-by :n [{{:n 3}} {{:n 1}} {{:n 2}}])", f"(compare {self.str(d + 1)} {self.str(d + 1)})",
+                         f"(re-find {self.regex()} {self.str(d + 1)})", f"(re-matches {self.regex()} {self.str(d + 1)})")
 
     def program(self):
         if self.r.random() < 0.3:
@@ -105,13 +101,11 @@ class Gen:
 
 
 def main():
-    if len(sys.argv) >= 3 and sys.argv[1] == "recorded":
-        rows = recorded(sys.argv[2])
-    elif len(sys.argv) >= 4 and sys.argv[1] == "generated":
+    if len(sys.argv) >= 4 and sys.argv[1] == "generated":
         g = Gen(int(sys.argv[3]))
         rows = ({"id": f"gen:{i}", "program": g.program()} for i in range(int(sys.argv[2])))
     else:
-        sys.exit("usage: lisp-differential-programs.py recorded DIR | generated N SEED")
+        sys.exit("usage: lisp-differential-programs.py generated N SEED")
     for row in rows:
         print(json.dumps(row, ensure_ascii=False))
 

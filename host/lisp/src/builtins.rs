@@ -15,7 +15,7 @@ use crate::value::Value;
 /// `(get m k default)` without errors: nil for what has no such key.
 pub fn get(m: &Value, k: &Value, default: Value) -> Value {
     match (m, k) {
-        (Value::Map(_), _) => m.map_get(k).cloned().unwrap_or(default),
+        (Value::Map(_), _) => m.map_get_flex(k).cloned().unwrap_or(default),
         (Value::Vector(v), Value::Int(i)) => usize::try_from(*i)
             .ok()
             .and_then(|i| v.get(i))
@@ -217,11 +217,16 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
             Value::Keyword(_) => Value::kw("keyword"),
             Value::Fn(_) | Value::Builtin(_) => Value::kw("function"),
             Value::Symbol(_) | Value::Var(_) => Value::kw("unknown"),
+            Value::Regex(_) => Value::kw("regex"),
         },
         ("take-last", [n, c]) => {
             let items = seq_items(c)?;
-            let n = usize::try_from(int(n, name)?).unwrap_or(0).min(items.len());
-            seq_or_nil(items[items.len() - n..].to_vec())
+            let n = usize::try_from(int(n, name)?).unwrap_or(0);
+            // As ptc_runner's: none asked, []; some asked of nothing, nil.
+            match n.min(items.len()) {
+                0 if n > 0 => Value::Nil,
+                k => Value::vector(items[items.len() - k..].to_vec()),
+            }
         }
         ("compare", [x, y]) => Value::Int(compare_values(x, y)? as i64),
         ("zipmap", [ks, vs]) => {
@@ -273,7 +278,8 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
             Value::map(e)
         }
         ("update", [m, k, f, extra @ ..]) => {
-            let mut fa = vec![get(m, k, Value::Nil)];
+            // The key itself, not ptc_runner's flexible access.
+            let mut fa = vec![m.map_get(k).cloned().unwrap_or(Value::Nil)];
             fa.extend(extra.iter().cloned());
             let v = it.apply(f, fa)?;
             call(it, "assoc", vec![m.clone(), k.clone(), v])?
@@ -324,7 +330,7 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
             it.apply(f, all)?
         }
         ("contains?", [m, k]) => Value::Bool(match m {
-            Value::Map(_) => m.map_get(k).is_some(),
+            Value::Map(_) => m.map_get_flex(k).is_some(),
             Value::Set(s) => s.binary_search(k).is_ok(),
             Value::Vector(v) => matches!(k, Value::Int(i) if *i >= 0 && (*i as usize) < v.len()),
             _ => false,
@@ -332,7 +338,7 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
         ("select-keys", [m, ks]) => Value::map(
             seq_items(ks)?
                 .into_iter()
-                .filter_map(|k| m.map_get(&k).map(|v| (k.clone(), v.clone())))
+                .filter_map(|k| m.map_get_flex(&k).map(|v| (k.clone(), v.clone())))
                 .collect(),
         ),
         ("nth", [c, i]) | ("nth", [c, i, _]) => {
@@ -433,6 +439,7 @@ pub fn call(it: &mut Interp, name: &str, args: Vec<Value>) -> R<Value> {
             }
         }
         ("identity", [x]) => x.clone(),
+        ("doc", _) => it.doc(a)?,
         _ => return seq::higher_order(it, name, a),
     })
 }

@@ -5,6 +5,8 @@ use std::rc::Rc;
 
 use crate::builtins;
 use crate::value::{LispError, Value};
+pub use lambda::Lambda;
+pub(crate) use lambda::Native;
 
 /// Deepest evaluation nesting a program may reach before it is refused.
 const MAX_DEPTH: usize = 180;
@@ -88,42 +90,6 @@ impl Env {
     }
 }
 
-/// A closure: its parameters, body, captured locals and the namespace it was defined in.
-pub struct Lambda {
-    params: Vec<Value>,
-    rest: Option<Value>,
-    body: Vec<Value>,
-    env: Env,
-    ns: Rc<str>,
-    name: Option<Rc<str>>,
-}
-
-impl Lambda {
-    /// The parameter names, `&` before a rest parameter; `None` when one is a destructuring
-    /// pattern rather than a name.
-    pub fn param_names(&self) -> Option<Vec<String>> {
-        let name = |v: &Value| match v {
-            Value::Symbol(s) => Some(s.to_string()),
-            _ => None,
-        };
-        let mut names = self.params.iter().map(name).collect::<Option<Vec<_>>>()?;
-        if let Some(r) = &self.rest {
-            names.push("&".into());
-            names.push(name(r)?);
-        }
-        Some(names)
-    }
-
-    pub fn params_display(&self) -> String {
-        let mut names: Vec<String> = self.params.iter().map(crate::print::pr_str).collect();
-        if let Some(r) = &self.rest {
-            names.push("&".into());
-            names.push(crate::print::pr_str(r));
-        }
-        names.join(" ").replace('\'', "")
-    }
-}
-
 /// An interpreter: namespaces and their definitions, kept across programs (a run's memory).
 pub struct Interp {
     namespaces: BTreeMap<String, BTreeMap<String, Value>>,
@@ -135,6 +101,9 @@ pub struct Interp {
     history: Vec<Value>,
     pub(crate) prints: Vec<String>,
     pub(crate) caps: Option<Box<dyn Capabilities>>,
+    /// Set while a prelude loads: its definitions are documented (`doc`).
+    loading_prelude: bool,
+    docs: BTreeMap<String, doc::DocEntry>,
 }
 
 impl Default for Interp {
@@ -161,6 +130,8 @@ impl Interp {
             history: Vec::new(),
             prints: Vec::new(),
             caps: None,
+            loading_prelude: false,
+            docs: BTreeMap::new(),
         }
     }
 
@@ -212,6 +183,22 @@ impl Interp {
             outcome,
             prints: std::mem::take(&mut self.prints),
         }
+    }
+
+    /// Evaluates a prelude as `run` does, leaving `*1`, `*2`, `*3` as they were: a prelude's
+    /// value is no program's, so the first program of a run sees `*1` as nil.
+    pub fn run_prelude(
+        &mut self,
+        source: &str,
+        budget: Budget,
+        caps: Box<dyn Capabilities>,
+    ) -> TurnResult {
+        let history = self.history.clone();
+        self.loading_prelude = true;
+        let result = self.run(source, budget, caps);
+        self.loading_prelude = false;
+        self.history = history;
+        result
     }
 
     /// The definitions of namespace `user` (a run's memory), by name.
@@ -355,6 +342,7 @@ impl Interp {
         self.tick(1)?;
         match f {
             Value::Builtin(name) => builtins::call(self, name, args),
+            Value::Fn(l) if l.native.is_some() => self.apply_native(&l.clone(), args),
             Value::Fn(l) => {
                 let l = l.clone();
                 let saved = std::mem::replace(&mut self.ns, l.ns.clone());
@@ -401,37 +389,9 @@ impl Interp {
             ),
         }
     }
-
-    fn make_fn(
-        &mut self,
-        name: Option<Rc<str>>,
-        params: &Value,
-        body: &[Value],
-        env: &Env,
-    ) -> R<Value> {
-        let Value::Vector(ps) = params else {
-            return err("syntax_error", "fn needs a parameter vector");
-        };
-        let mut params = Vec::new();
-        let mut rest = None;
-        let mut it = ps.iter();
-        while let Some(p) = it.next() {
-            if matches!(p, Value::Symbol(s) if &**s == "&") {
-                rest = it.next().cloned();
-                break;
-            }
-            params.push(p.clone());
-        }
-        Ok(Value::Fn(Rc::new(Lambda {
-            params,
-            rest,
-            body: body.to_vec(),
-            env: env.clone(),
-            ns: self.ns.clone(),
-            name,
-        })))
-    }
 }
 
 mod bind;
+mod doc;
+mod lambda;
 mod special;

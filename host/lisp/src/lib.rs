@@ -7,7 +7,9 @@
 //! (fuel) and of allocated elements, so a hostile program is refused, never run forever.
 
 mod builtins;
+pub mod differential;
 mod eval;
+mod pattern;
 mod print;
 mod reader;
 pub mod replay;

@@ -18,10 +18,20 @@ pub fn str_of(v: &Value) -> String {
     }
 }
 
-/// A value as one argument of `println`: strings as they are, everything else as `pr-str`.
+/// A value as one argument of `println`: strings as they are, a non-empty list of
+/// one-character strings joined (ptc_runner reads it as the characters of a string), everything
+/// else as `pr-str`.
 pub fn print_arg(v: &Value) -> String {
     match v {
         Value::Str(s) => s.to_string(),
+        Value::Vector(items) | Value::List(items)
+            if !items.is_empty()
+                && items
+                    .iter()
+                    .all(|i| matches!(i, Value::Str(s) if s.chars().count() == 1)) =>
+        {
+            items.iter().map(str_of).collect()
+        }
         other => pr_str(other),
     }
 }
@@ -99,8 +109,13 @@ fn write_pr(v: &Value, out: &mut String) {
             out.push(']');
         }
         Value::Set(items) => {
+            // A set prints in the BEAM's map key order: every integer before every float.
             out.push_str("#{");
-            write_seq(items.iter(), out);
+            let ints = items.iter().filter(|v| !matches!(v, Value::Float(_)));
+            let floats = items.iter().filter(|v| matches!(v, Value::Float(_)));
+            let (numbers, rest): (Vec<&Value>, Vec<&Value>) =
+                ints.partition(|v| matches!(v, Value::Int(_)));
+            write_seq(numbers.into_iter().chain(floats).chain(rest), out);
             out.push('}');
         }
         Value::Map(entries) => {
@@ -125,6 +140,11 @@ fn write_pr(v: &Value, out: &mut String) {
             out.push(']');
         }
         Value::Builtin(_) => out.push_str("#<builtin>"),
+        Value::Regex(p) => {
+            out.push_str("#\"");
+            out.push_str(&p.source);
+            out.push('"');
+        }
         Value::Var(name) => {
             out.push_str("#'");
             out.push_str(name);

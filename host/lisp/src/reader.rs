@@ -168,15 +168,12 @@ impl Reader<'_> {
                 }
             }
             Some(b'"') => {
-                // A regex literal. Only patterns that match themselves literally are
-                // supported (they read as the string they match); others are refused.
+                // A regex literal: its text read as a string's (escapes alike), compiled.
                 let Value::Str(pattern) = self.read_string()? else {
                     unreachable!()
                 };
-                match literal_pattern(&pattern) {
-                    Some(p) => Ok(Value::str(&p)),
-                    None => Err(parse_error(format!("unsupported regex #\"{pattern}\""))),
-                }
+                let p = crate::pattern::Pattern::new(&pattern, "invalid_form")?;
+                Ok(Value::Regex(std::rc::Rc::new(p)))
             }
             Some(b'_') => {
                 self.pos += 1;
@@ -261,24 +258,6 @@ impl Reader<'_> {
         }
         Ok(atom(tok))
     }
-}
-
-/// The text a regex matches when it matches only itself (metacharacters escaped), else none.
-fn literal_pattern(pattern: &str) -> Option<String> {
-    const META: &str = ".[]()*+?{}|^$\\";
-    let mut out = String::new();
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some(e) if META.contains(e) => out.push(e),
-                _ => return None,
-            },
-            c if META.contains(c) => return None,
-            c => out.push(c),
-        }
-    }
-    Some(out)
 }
 
 fn atom(tok: &str) -> Value {

@@ -275,7 +275,7 @@ impl Capabilities for Answerer {
 }
 
 /// A recorded capability result as a program sees it: `{:status :ok :value ...}`.
-fn result_value(result: &J) -> Value {
+pub(crate) fn result_value(result: &J) -> Value {
     let mut entries = Vec::new();
     for (k, v) in result.as_object().into_iter().flatten() {
         let v = match (k.as_str(), v) {
@@ -400,7 +400,7 @@ pub fn replay(run: &RecordedRun, budget: Budget) -> Vec<ReplayedTurn> {
             next: 0,
             refused: None,
         }));
-        interp.run(source, budget, Box::new(Answerer(none)));
+        interp.run_prelude(source, budget, Box::new(Answerer(none)));
     }
     let mut out = Vec::new();
     for t in &run.turns {

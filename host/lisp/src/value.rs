@@ -27,6 +27,8 @@ pub enum Value {
     Builtin(&'static str),
     /// What `def` and `defn` return, displayed `#'name`.
     Var(Rc<str>),
+    /// A compiled regular expression (`#"..."`, `re-pattern`).
+    Regex(Rc<crate::pattern::Pattern>),
 }
 
 /// An evaluation error: a kind (as ptc_runner's error codes, e.g. `type_error`) and a message.
@@ -97,13 +99,40 @@ impl Value {
             Value::Set(_) => "set",
             Value::Fn(_) | Value::Builtin(_) => "function",
             Value::Var(_) => "var",
+            Value::Regex(_) => "regex",
         }
     }
+    /// The value under `key` as ptc_runner's flexible access finds it: the key itself, then
+    /// a keyword's name as a string (or a string as a keyword), then the name with `-` read
+    /// as `_` as a string.
+    pub fn map_get_flex(&self, key: &Value) -> Option<&Value> {
+        if let Some(v) = self.map_get(key) {
+            return Some(v);
+        }
+        let (name, keyword_first) = match key {
+            Value::Keyword(n) => (n, false),
+            Value::Str(s) => (s, true),
+            _ => return None,
+        };
+        let both = |n: &str, keyword_first: bool| {
+            let (kw, s) = (Value::kw(n), Value::str(n));
+            let (a, b) = if keyword_first { (kw, s) } else { (s, kw) };
+            self.map_get(&a).or_else(|| self.map_get(&b))
+        };
+        both(name, keyword_first).or_else(|| {
+            let normalized = name.replace('-', "_");
+            (normalized != **name)
+                .then(|| self.map_get(&Value::str(&normalized)))
+                .flatten()
+        })
+    }
+
     pub fn map_get(&self, key: &Value) -> Option<&Value> {
         match self {
             Value::Map(m) => m
                 .binary_search_by(|(k, _)| k.cmp(key))
                 .ok()
+                .filter(|&i| m[i].0 == *key)
                 .map(|i| &m[i].1),
             _ => None,
         }
@@ -175,7 +204,7 @@ impl Value {
             Value::Int(_) | Value::Float(_) => 0,
             Value::Nil | Value::Bool(_) | Value::Keyword(_) => 1,
             Value::Fn(_) | Value::Builtin(_) => 2,
-            Value::Var(_) | Value::Symbol(_) => 3,
+            Value::Var(_) | Value::Symbol(_) | Value::Regex(_) => 3,
             Value::Map(_) | Value::Set(_) => 4,
             Value::Vector(_) | Value::List(_) => 5,
             Value::Str(_) => 6,
@@ -230,6 +259,9 @@ impl Ord for Value {
             (Value::Map(_), Value::Set(_)) => Ordering::Less,
             (Value::Set(_), Value::Map(_)) => Ordering::Greater,
             (Value::Var(a) | Value::Symbol(a), Value::Var(b) | Value::Symbol(b)) => a.cmp(b),
+            (Value::Regex(a), Value::Regex(b)) => a.source.cmp(&b.source),
+            (Value::Regex(_), _) => Ordering::Greater,
+            (_, Value::Regex(_)) => Ordering::Less,
             (Value::Builtin(a), Value::Builtin(b)) => a.cmp(b),
             (Value::Fn(a), Value::Fn(b)) => (Rc::as_ptr(a) as usize).cmp(&(Rc::as_ptr(b) as usize)),
             (Value::Fn(_), Value::Builtin(_)) => Ordering::Less,

@@ -309,14 +309,68 @@ fn functions_ptc_runner_gives_its_own_meaning() {
 }
 
 #[test]
-fn only_regexes_that_match_themselves_are_read() {
+fn regexes_find_match_split_and_replace_as_ptc_runner() {
+    // Outputs checked against ptc_runner's interpreter (Erlang's `re`).
+    let cases = [
+        (r##"(clojure.string/split "a.b" #"\.")"##, r##"["a" "b"]"##),
+        (
+            r##"(clojure.string/split "a1b22c" #"\d+")"##,
+            r##"["a" "b" "c"]"##,
+        ),
+        (
+            r##"(re-find #"Statement (\d+)" "x Statement 42.")"##,
+            r##"["Statement 42" "42"]"##,
+        ),
+        (r##"(re-find #"\d+" "ab12")"##, r##""12""##),
+        (r##"(re-find #"(a)|(b)" "b")"##, r##"["b" "" "b"]"##),
+        (r##"(re-find #"x(a)?" "x")"##, r##""x""##),
+        (r##"(re-find #"\d" "abc")"##, "nil"),
+        (r##"(re-matches #"\d+" "123a")"##, "nil"),
+        (r##"(re-matches #"[a-z]+(\d)" "ab1")"##, r##"["ab1" "1"]"##),
+        (
+            r##"(re-seq #"(\d)(\w)" "1a2b")"##,
+            r##"[["1a" "1" "a"] ["2b" "2" "b"]]"##,
+        ),
+        (r##"(re-seq #"a*" "baa")"##, r##"["" "aa" ""]"##),
+        (r##"(re-split #"\s+" " a  b ")"##, r##"["" "a" "b" ""]"##),
+        (r##"(re-split #"(,)" "a,b")"##, r##"["a" "," "b"]"##),
+        (r##"(re-split #"a*" "baac")"##, r##"["b" "c" ""]"##),
+        (
+            r##"(clojure.string/replace "a1b2" #"(\d)" "<&\\1>")"##,
+            r##""a<11>b<22>""##,
+        ),
+        (
+            r##"(re-find (re-pattern "(?i)\\w+") "Été!")"##,
+            r##""Été""##,
+        ),
+        (
+            r##"[(pr-str #"a\d") (type #"a") (regex? #"a") (regex? "a")]"##,
+            r##"["#\"a\\d\"" :regex true false]"##,
+        ),
+    ];
+    for (program, printed) in cases {
+        assert_eq!(value(program), printed, "{program}");
+    }
+    assert_eq!(error_kind(r##"(re-find "a" "abc")"##), "type_error");
+    assert_eq!(error_kind(r##"(re-pattern #"a")"##), "type_error");
+    assert_eq!(error_kind(r##"#"(""##), "invalid_form");
+    // What needs backtracking is refused rather than run.
+    assert_eq!(error_kind(r##"#"(a)\1""##), "invalid_form");
+    assert_eq!(error_kind(r##"#"a(?=b)""##), "invalid_form");
+}
+
+#[test]
+fn a_regex_is_bounded_in_pattern_size_and_input() {
+    let long = format!(r#"(re-pattern "{}")"#, "a".repeat(257));
+    assert_eq!(error_kind(&long), "argument_error");
     assert_eq!(
-        value(r#"(clojure.string/split "a.b" #"\.")"#),
-        r#"["a" "b"]"#
+        error_kind(r#"(re-pattern "((a{100}){100}){100}")"#),
+        "argument_error"
     );
+    // ptc_runner reads the first 32,768 bytes of an input.
     assert_eq!(
-        error_kind(r#"(clojure.string/split "a1" #"\d")"#),
-        "parse_error"
+        value(r##"(count (re-seq #"a" (apply str (map (fn [_] "a") (range 40000)))))"##),
+        "32768"
     );
 }
 
@@ -365,4 +419,165 @@ fn a_boolean_map_key_prints_as_a_keyword_as_in_ptc_runner() {
         r#""{:false [2] :true [1]}""#
     );
     assert_eq!(value("(keys (group-by odd? [1]))"), "[true]");
+}
+
+#[test]
+fn partial_and_fnil_make_functions_of_functions() {
+    // ptc_runner: predicates.ex doctests (fnil replaces a nil first argument only).
+    assert_eq!(value("((fnil + 0) nil 5)"), "5");
+    assert_eq!(value("((fnil + 0) 3 5)"), "8");
+    assert_eq!(value("((fnil (fn [a b] [a b]) :d) 1 nil)"), "[1 nil]");
+    assert_eq!(value("(update {:a nil} :a (fnil inc 0))"), "{:a 1}");
+    assert_eq!(value("(update {} :n (fnil + 10) 5)"), "{:n 15}");
+    assert_eq!(value("((partial + 1 2) 3 4)"), "10");
+    assert_eq!(value("(mapv (partial * 2) [1 2 3])"), "[2 4 6]");
+    assert_eq!(value("((partial str))"), "\"\"");
+    assert_eq!(value("((fnil (partial + 1) 0) nil)"), "1");
+    assert_eq!(
+        value("(pr-str (partial + 1) (fnil inc 0))"),
+        "\"#fn[...] #fn[...]\""
+    );
+    assert_eq!(error_kind("(fnil 1 0)"), error_kind("(fnil)"));
+}
+
+#[test]
+fn doc_prints_a_prelude_definition_as_ptc_runner_does() {
+    let prelude = r#"(ns acme.tools "Tools." {:visibility :prompt})
+(defn- helper [x] (tool/store.get {"id" x}))
+(defn fetch
+  "Fetch one.
+  Second line.
+
+  After a blank line."
+  {:signature "(id :string) -> :map"}
+  [id]
+  (helper id))
+(defn pure "Adds." [a b] (+ a b))
+(defn writer "Writes." {:effect :write} [x] x)
+(defn reader "Reads." {:effect :read} [x & more] (pure x 1))
+(defn mixed [x {:keys [a]} & r] a)
+(def limit 5)"#;
+    let mut it = Interp::new();
+    it.run_prelude(prelude, Budget::default(), Box::new(NoCalls));
+    let doc = |it: &mut Interp, r: &str| {
+        let t = run_in(it, &format!("(doc {r:?})"));
+        assert_eq!(t.outcome, Outcome::Value(Value::Nil), "{r}");
+        t.prints.join("\n")
+    };
+    // Expected texts: ptc_runner's interpreter on the same prelude.
+    assert_eq!(
+        doc(&mut it, "acme.tools/fetch"),
+        "acme.tools/fetch\n(acme.tools/fetch id)\n  (id :string) -> :map\n  effect: unknown\n\n  Fetch one.\n    Second line.\n\n    After a blank line."
+    );
+    assert_eq!(
+        doc(&mut it, "acme.tools/pure"),
+        "acme.tools/pure\n(acme.tools/pure a b)\n  effect: unknown\n\n  Adds."
+    );
+    assert_eq!(
+        doc(&mut it, "acme.tools/writer"),
+        "acme.tools/writer\n(acme.tools/writer x)\n  effect: write\n\n  Writes."
+    );
+    assert_eq!(
+        doc(&mut it, "acme.tools/reader"),
+        "acme.tools/reader\n(acme.tools/reader x & more)\n  effect: read\n\n  Reads."
+    );
+    assert_eq!(
+        doc(&mut it, "acme.tools/mixed"),
+        "acme.tools/mixed\n(acme.tools/mixed x arg2 & r)\n  effect: unknown"
+    );
+    assert_eq!(
+        doc(&mut it, "acme.tools/limit"),
+        "acme.tools/limit\nacme.tools/limit\n  effect: unknown"
+    );
+    assert_eq!(
+        doc(&mut it, "acme.tools/helper"),
+        "No documentation found for \"acme.tools/helper\"."
+    );
+    // A program's own definitions are not a prelude's exports.
+    run_in(&mut it, "(defn mine \"x\" [a] a)");
+    assert_eq!(
+        doc(&mut it, "user/mine"),
+        "No documentation found for \"user/mine\"."
+    );
+    assert_eq!(error_kind("(doc 1)"), "type_error");
+}
+
+#[test]
+fn split_on_a_string_keeps_trailing_parts_and_takes_one_character_as_ptc_runner() {
+    assert_eq!(
+        value(r#"(clojure.string/split "a,b," ",")"#),
+        r#"["a" "b" ""]"#
+    );
+    assert_eq!(value(r#"(clojure.string/split "hé" "")"#), r#"["h" "é"]"#);
+    assert_eq!(value(r#"(clojure.string/split "" ",")"#), r#"[""]"#);
+    assert_eq!(
+        error_kind(r#"(clojure.string/split "a--b" "--")"#),
+        "type_error"
+    );
+}
+
+#[test]
+fn mod_quot_and_rem_of_floats_and_negative_divisors_as_in_ptc_runner() {
+    assert_eq!(
+        value("[(mod 7 -3) (mod -7 -3) (mod 6 -3) (quot -7 2)]"),
+        "[-2 -1 0 -3]"
+    );
+    assert_eq!(
+        value("[(quot 21.5 -2) (quot 7.5 2) (mod -7.5 2) (rem -7.5 2) (mod 7 2.0)]"),
+        "[-10 3 0.5 -1.5 1.0]"
+    );
+    assert_eq!(value("(mod 1.0 ##Inf)"), "##NaN");
+    assert_eq!(error_kind("(quot 1 0.0)"), "arithmetic_error");
+}
+
+#[test]
+fn a_set_prints_integers_before_floats_as_in_ptc_runner() {
+    assert_eq!(value("(set [2.5 10 3])"), "#{3 10 2.5}");
+    assert_eq!(
+        value(r#"#{1.5 1 "a" :k -2.0 7}"#),
+        r#"#{1 7 -2.0 1.5 :k "a"}"#
+    );
+}
+
+#[test]
+fn keys_are_found_flexibly_as_in_ptc_runner() {
+    // A keyword finds a string key and a string a keyword key; `-` also finds `_` in a
+    // string key. `update` and `assoc` use the key itself.
+    assert_eq!(
+        value(r#"[(get {"a" 1} :a) (:a {"a" 1}) ({"a" 1} :a) (get {:a 1} "a")]"#),
+        "[1 1 1 1]"
+    );
+    assert_eq!(value(r#"(get-in {"a" {"b" 2}} [:a :b])"#), "2");
+    assert_eq!(value(r#"(contains? {"a" 1} :a)"#), "true");
+    assert_eq!(value(r#"(get {"turn_count" 3} :turn-count)"#), "3");
+    assert_eq!(value(r#"(get {:turn_count 3} :turn-count)"#), "nil");
+    assert_eq!(
+        value(r#"(select-keys {"a" 1 :b 2} [:a :b])"#),
+        "{:a 1 :b 2}"
+    );
+    assert_eq!(value(r#"(assoc {"a" 1} :a 2)"#), r#"{:a 2 "a" 1}"#);
+    assert_eq!(error_kind(r#"(update {"a" 1} :a inc)"#), "type_error");
+    // An integer key is not found by a float.
+    assert_eq!(
+        value("[(get {1 2} 1.0) (contains? {1 2} 1.0)]"),
+        "[nil false]"
+    );
+}
+
+#[test]
+fn println_joins_a_list_of_characters_and_take_last_and_join_as_in_ptc_runner() {
+    let printed = |src: &str| run(src).prints.join("\n");
+    assert_eq!(
+        printed(r#"(println "x" (clojure.string/split "a,b" ",") ["ab" "c"] [])"#),
+        r#"x ab ["ab" "c"] []"#
+    );
+    assert_eq!(
+        printed(r#"(println (take 3 "hello") #{"a"})"#),
+        r#"hel #{"a"}"#
+    );
+    assert_eq!(
+        value("[(take-last 0 [1]) (take-last 0 []) (take-last 2 []) (take-last 5 [1 2])]"),
+        "[[] [] nil [1 2]]"
+    );
+    assert_eq!(error_kind(r#"(clojure.string/join "," nil)"#), "type_error");
 }

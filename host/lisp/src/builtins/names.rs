@@ -107,6 +107,15 @@ const NAMES: &[&str] = &[
     ".contains",
     "compare",
     "take-last",
+    "partial",
+    "fnil",
+    "re-pattern",
+    "re-find",
+    "re-matches",
+    "re-seq",
+    "re-split",
+    "regex?",
+    "doc",
 ];
 
 /// The builtin of this name, if any (`str/x` is `clojure.string/x`).

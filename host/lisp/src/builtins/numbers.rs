@@ -108,22 +108,48 @@ pub(super) fn compare(name: &str, args: &[Value]) -> R<Value> {
     Ok(Value::Bool(true))
 }
 
-/// `mod`, `quot` and `rem` of two integers, and `double` of a number.
+/// `mod`, `quot` and `rem` of two numbers, and `double` of a number, as ptc_runner's: on
+/// integers, integers; with a float, `mod` floored and `rem` truncated as floats, `quot` the
+/// truncated quotient as an integer; with an infinite or NaN operand, NaN.
 pub(super) fn integral(name: &str, args: &[Value]) -> R<Value> {
     let (x, y) = match args {
         [x] if name == "double" => return Ok(Value::Float(num(x, name)?)),
-        [x, y] if name != "double" => (int(x, name)?, int(y, name)?),
+        [x, y] if name != "double" => (x, y),
         _ => return arity(name),
     };
-    if y == 0 {
+    if let (Value::Int(x), Value::Int(y)) = (x, y) {
+        let (x, y) = (*x, *y);
+        if y == 0 {
+            return err("arithmetic_error", format!("{name}: division by zero"));
+        }
+        // `rem` keeps the sign of the dividend; `mod` is floored, with the divisor's sign.
+        let r = x.wrapping_rem(y);
+        return Ok(Value::Int(match name {
+            "mod" if r != 0 && (r < 0) != (y < 0) => r + y,
+            "mod" | "rem" => r,
+            _ => x.checked_div(y).ok_or_else(|| {
+                crate::eval::Ctrl::from(crate::LispError::new("arithmetic_error", "quot: overflow"))
+            })?,
+        }));
+    }
+    let (x, y) = (num(x, name)?, num(y, name)?);
+    if !x.is_finite() || !y.is_finite() {
+        return Ok(Value::Float(f64::NAN));
+    }
+    if y == 0.0 {
         return err("arithmetic_error", format!("{name}: division by zero"));
     }
-    Ok(Value::Int(match name {
-        "mod" => x.rem_euclid(y),
-        // `rem` keeps the sign of the dividend (Clojure's, and ptc_runner's).
-        "rem" => x % y,
-        _ => x / y,
-    }))
+    Ok(match name {
+        "mod" => Value::Float(x - y * (x / y).floor()),
+        "rem" => Value::Float(x % y),
+        _ => {
+            let q = (x / y).trunc();
+            if q.abs() >= 9.2e18 {
+                return err("arithmetic_error", "quot: overflow");
+            }
+            Value::Int(q as i64)
+        }
+    })
 }
 
 /// Whether a number is even: `None` for what is not a whole number (ptc_runner's `even?` and

@@ -1,7 +1,7 @@
 //! The core functions that take a function: they call back into the interpreter.
 
 use super::{compare_values, seq_items};
-use crate::eval::{Interp, R};
+use crate::eval::{Interp, Lambda, Native, R};
 use crate::value::Value;
 
 pub(super) fn higher_order(it: &mut Interp, name: &str, a: &[Value]) -> R<Value> {
@@ -153,6 +153,10 @@ pub(super) fn higher_order(it: &mut Interp, name: &str, a: &[Value]) -> R<Value>
                 out.push(x);
             }
             Value::vector(out)
+        }
+        ("partial", [f, fixed @ ..]) => Lambda::native(Native::Partial(f.clone(), fixed.to_vec())),
+        ("fnil", [f @ (Value::Fn(_) | Value::Builtin(_)), default]) => {
+            Lambda::native(Native::Fnil(f.clone(), default.clone()))
         }
         _ => return super::strings::strings(it, name, a),
     })

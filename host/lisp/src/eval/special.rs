@@ -136,22 +136,30 @@ impl Interp {
                     Some(e) => self.eval(e, env)?,
                     None => Value::Nil,
                 };
+                self.record_doc(&n, true, None, None, None, &args[1..]);
                 self.define(&n, v)
             }
             "defn" | "defn-" => {
                 let Some(n) = args.first().and_then(sym_name).cloned() else {
                     return err("syntax_error", format!("{name} needs a name"));
                 };
-                // Skip an optional docstring and attribute map.
+                // An optional docstring and attribute map, kept for `doc`.
                 let mut rest = &args[1..];
-                while matches!(rest.first(), Some(Value::Str(_)))
-                    || matches!(rest.first(), Some(Value::List(l)) if matches!(l.first(), Some(Value::Symbol(s)) if &**s == "__map_literal"))
-                {
+                let (mut doc, mut attrs) = (None, None);
+                loop {
+                    match rest.first() {
+                        Some(d @ Value::Str(_)) => doc = Some(d),
+                        Some(a @ Value::List(l)) if matches!(l.first(), Some(Value::Symbol(s)) if &**s == "__map_literal") => {
+                            attrs = Some(a)
+                        }
+                        _ => break,
+                    }
                     rest = &rest[1..];
                 }
                 let Some(params) = rest.first() else {
                     return err("syntax_error", "defn needs parameters");
                 };
+                self.record_doc(&n, name == "defn", doc, attrs, Some(params), &rest[1..]);
                 let f = self.make_fn(Some(n.clone()), params, &rest[1..], env)?;
                 self.define(&n, f)
             }

@@ -172,6 +172,10 @@ fn encode(v: &Value, depth: usize) -> Option<Json> {
         Value::Fn(l) => {
             json!({"$fn": {"params": l.param_names(), "doc": null, "return_type": null}})
         }
-        Value::Float(_) | Value::Builtin(_) | Value::Var(_) | Value::Symbol(_) => return None,
+        Value::Float(_)
+        | Value::Builtin(_)
+        | Value::Var(_)
+        | Value::Symbol(_)
+        | Value::Regex(_) => return None,
     })
 }
