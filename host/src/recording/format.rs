@@ -346,7 +346,10 @@ pub(super) fn parse_json(
     // again, to name the place of its error.
     // An integer literal too large for 64 bits is an error, not the float serde_json makes of it.
     crate::recording::value_json::reading(bytes, || {
-        let fast = RecordingJson::deserialize(&mut de).and_then(|json| de.end().map(|()| json));
+        // Memory entries repeated from the turn before are copied, not read again.
+        let fast = crate::recording::value_json::reusing(|| {
+            RecordingJson::deserialize(&mut de).and_then(|json| de.end().map(|()| json))
+        });
         if let Ok(json) = fast {
             return Ok(json);
         }

@@ -7,6 +7,7 @@ mod claude_code;
 mod codex;
 mod counts;
 mod error;
+mod first_record;
 mod gemini_cli;
 mod mini_swe_agent;
 mod openhands;
@@ -168,7 +169,7 @@ impl Format {
         }
         let text = String::from_utf8_lossy(head);
         let first = text.lines().find(|l| !l.trim().is_empty())?;
-        let record: Json = serde_json::from_str(first.trim_start_matches('\u{feff}')).ok()?;
+        let record = first_record::read(first.trim_start_matches('\u{feff}'))?;
         if ptc_runner_kernel::detect(&record) {
             Some(Format::PtcRunnerKernel)
         } else if claude_code::detect(&record) {

@@ -15,7 +15,10 @@ use ptc_strategy_kit::to_clojure_full;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
+mod repeated;
 mod tagged;
+
+pub(crate) use repeated::reusing;
 
 use tagged::tagged;
 
@@ -171,6 +174,9 @@ impl<'de> Deserialize<'de> for NamedValues {
                 f.write_str("an object of name -> value")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NamedValues, A::Error> {
+                if repeated::active() {
+                    return repeated::visit(map);
+                }
                 let mut entries: Vec<(String, Value)> = Vec::new();
                 let mut names = rustc_hash::FxHashSet::default();
                 while let Some(name) = map.next_key::<String>()? {

@@ -1,0 +1,147 @@
+//! A recording repeats its memory: each turn writes the whole `user/` namespace again, most of
+//! it as the turn before wrote it. While a recording is read ([`reusing`]), an entry of `data`
+//! or `memory` whose JSON text is the same, byte for byte, as the previous object's entry of
+//! that name is not read again: its value is that entry's, copied. Values are the same as when
+//! each is read; the text is still checked as JSON.
+//!
+//! Only the quick first reading of a recording reuses entries: an error in it sends the
+//! recording to the second reading, which tracks the place of the error and reads every entry
+//! itself ([`crate::recording::format`]), so errors read as before.
+
+use std::cell::RefCell;
+
+use ptc_plugin_api::Value;
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::de::{self, DeserializeSeed, MapAccess};
+use serde_json::value::RawValue;
+
+use super::{NamedValues, ValueSeed};
+
+/// The entries of the last object read: name -> (JSON text, value).
+type Entries = FxHashMap<String, (Box<str>, Value)>;
+
+thread_local! {
+    /// Set while [`reusing`] runs: the entries of the previous object of `data` or `memory`.
+    static PREVIOUS: RefCell<Option<Entries>> = const { RefCell::new(None) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many entries [`read`] read from their text.
+    static READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `read`, in which objects of named values reuse the previous object's entries whose
+/// text is unchanged. What it keeps is dropped when `read` returns.
+pub(crate) fn reusing<T>(read: impl FnOnce() -> T) -> T {
+    let outer = PREVIOUS.replace(Some(Entries::default()));
+    let result = read();
+    PREVIOUS.set(outer);
+    result
+}
+
+/// Whether [`reusing`] is running on this thread.
+pub(super) fn active() -> bool {
+    PREVIOUS.with(|p| p.borrow().is_some())
+}
+
+/// Reads the entries of an object of named values, reusing the previous object's values whose
+/// text is unchanged. The reader must lend its text (serde_json reading a slice): any error,
+/// that one included, is only a sign to read the recording the other way.
+pub(super) fn visit<'de, A: MapAccess<'de>>(mut map: A) -> Result<NamedValues, A::Error> {
+    let mut previous = PREVIOUS.with(|p| p.borrow_mut().as_mut().map(std::mem::take));
+    let mut kept = Entries::default();
+    let mut entries: Vec<(String, Value)> = Vec::new();
+    let mut names = FxHashSet::default();
+    while let Some(name) = map.next_key::<String>()? {
+        let raw: &'de RawValue = map.next_value()?;
+        let text = raw.get();
+        let (text, value) = match previous.as_mut().and_then(|p| p.remove(&name)) {
+            Some((before, value)) if *before == *text => (before, value),
+            _ => (Box::from(text), read(text).map_err(de::Error::custom)?),
+        };
+        if !names.insert(name.clone()) {
+            return Err(de::Error::custom(format!("`{name}` is defined twice")));
+        }
+        entries.push((name.clone(), value.clone()));
+        kept.insert(name, (text, value));
+    }
+    PREVIOUS.with(|p| {
+        if let Some(p) = p.borrow_mut().as_mut() {
+            *p = kept;
+        }
+    });
+    Ok(NamedValues(entries))
+}
+
+/// One entry's value read from its text, as an entry is read in place.
+fn read(text: &str) -> Result<Value, serde_json::Error> {
+    #[cfg(test)]
+    READ.with(|n| n.set(n.get() + 1));
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let value = ValueSeed { depth: 1 }.deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `data` and `memory` objects of a recording-like text, read with and without reuse.
+    fn both(text: &str) -> (Result<Vec<NamedValues>, String>, Vec<NamedValues>, usize) {
+        let each = |text: &str| -> Result<Vec<NamedValues>, String> {
+            serde_json::from_str::<Vec<NamedValues>>(text).map_err(|e| e.to_string())
+        };
+        let plain = each(text).unwrap();
+        READ.with(|n| n.set(0));
+        let reused = reusing(|| each(text));
+        (reused, plain, READ.with(|n| n.get()))
+    }
+
+    #[test]
+    fn an_unchanged_entry_is_copied_and_a_changed_one_read_again() {
+        let text = r#"[
+            {"items": [{":id": 1, ":tags": {"$set": ["b", "a"]}}], "n": 1},
+            {"items": [{":id": 1, ":tags": {"$set": ["b", "a"]}}], "n": 2, "f": {"$fn": {"params": ["x"]}}},
+            {"n": 2, "items": [{":id": 1, ":tags": {"$set": ["b", "a"]}}], "f": {"$fn": {"params": ["x"]}}},
+            {"items": [{":id": 1, ":tags": {"$set": ["a", "b"]}}], "n": 2.0, "m": 2}
+        ]"#;
+        let (reused, plain, read) = both(text);
+        assert_eq!(reused.unwrap(), plain);
+        // items, n; n, f; nothing (the same texts in another order); items, n, m.
+        assert_eq!(read, 2 + 2 + 3);
+    }
+
+    #[test]
+    fn the_same_text_under_another_name_is_read_again() {
+        let (reused, plain, read) = both(r#"[{"a": [1, 2]}, {"b": [1, 2]}, {"a": [1, 2]}]"#);
+        assert_eq!(reused.unwrap(), plain);
+        assert_eq!(read, 3);
+    }
+
+    #[test]
+    fn errors_are_still_errors() {
+        for text in [
+            r#"[{"a": 1}, {"a": 1, "a": 2}]"#,
+            r#"[{"a": 1}, {"a": 123456789012345678901234567890}]"#,
+            r#"[{"a": {"$kw": 3}}]"#,
+        ] {
+            let reused = crate::recording::value_json::reading(text.as_bytes(), || {
+                reusing(|| serde_json::from_str::<Vec<NamedValues>>(text))
+            });
+            assert!(reused.is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn nothing_is_reused_outside_a_reading() {
+        let text = r#"[{"a": [1]}, {"a": [1]}]"#;
+        reusing(|| serde_json::from_str::<Vec<NamedValues>>(text)).unwrap();
+        assert!(!active());
+        READ.with(|n| n.set(0));
+        serde_json::from_str::<Vec<NamedValues>>(text).unwrap();
+        assert_eq!(READ.with(|n| n.get()), 0);
+    }
+}
