@@ -30,10 +30,17 @@ pub(super) type Plan = Vec<Vec<usize>>;
 const SEARCH_BUDGET: usize = 20_000_000;
 
 impl Pricing {
+    /// Whether this profile's costs are settled once the whole run is known: a placement in
+    /// hindsight on a rule whose requests carry breakpoints.
+    pub fn in_hindsight(&self) -> bool {
+        self.placement.in_hindsight()
+            && matches!(self.caching, Caching::Explicit | Caching::OpenAiBreakpoints)
+    }
+
     /// For a placement settled in hindsight, each request `cache` recorded, in the order it was
     /// priced: its provisional cost and its settled one. `None` for any other placement.
     pub fn settle(&self, cache: &CacheState) -> Option<Vec<(PromptCost, PromptCost)>> {
-        if !(self.placement.in_hindsight() && self.caching.has_breakpoints()) {
+        if !self.in_hindsight() {
             return None;
         }
         let settled = match self.placement {

@@ -134,7 +134,7 @@ impl Pricing {
     /// tier's. With a placement settled in hindsight ([`Placement::in_hindsight`]) the cost
     /// is provisional (the automatic placement's) until [`Pricing::settle`] prices the run.
     pub fn cost(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
-        if self.placement.in_hindsight() && self.caching.has_breakpoints() {
+        if self.in_hindsight() {
             let auto = self.marks(request, Placement::Auto);
             let cost = self.cost_marked(request, &auto, cache);
             cache.run.push(request.clone());
