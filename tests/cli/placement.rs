@@ -75,7 +75,7 @@ fn planned_breakpoints_cost_no_more_than_the_own_or_automatic_and_no_less_than_t
 
 #[test]
 fn the_placement_table_fits_100_columns_under_the_costs() {
-    let text = ab("anthropic@breakpoints=planned", "text").ok();
+    let text = ab("anthropic@breakpoints=planned", "table").ok();
     let at = text.find("placement under anthropic:").expect(&text);
     assert!(at > text.find("vs baseline").unwrap(), "{text}");
     for line in text.lines() {
@@ -91,18 +91,18 @@ fn the_placement_table_fits_100_columns_under_the_costs() {
     assert_eq!(row.len(), 8, "{row:?}");
     assert!(row[6].ends_with('%') && row[7].ends_with('%'), "{row:?}");
     // Without a planned profile, no placement table and no JSON key.
-    assert!(!ab("anthropic", "text").ok().contains("placement under"));
+    assert!(!ab("anthropic", "table").ok().contains("placement under"));
     let plain: Json = ab("anthropic", "json").json();
     assert!(plain.get("placement").is_none());
 }
 
 #[test]
 fn planned_breakpoints_need_a_rule_whose_requests_carry_them() {
-    let error = ab("deepseek@breakpoints=planned", "text").bad_input();
+    let error = ab("deepseek@breakpoints=planned", "table").bad_input();
     assert!(
         error.contains("breakpoints=planned needs a profile whose requests carry breakpoints"),
         "{error}"
     );
-    let error = ab("anthropic@breakpoints=best", "text").bad_input();
+    let error = ab("anthropic@breakpoints=best", "table").bad_input();
     assert!(error.contains("`planned` or `bound`"), "{error}");
 }
