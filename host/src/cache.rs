@@ -343,7 +343,6 @@ pub struct CacheState {
     pub(crate) seen: rustc_hash::FxHashSet<u64>,
     pub(crate) last_input: Option<u64>,
     /// The requests of the run so far, kept when the placement is settled in hindsight
-    /// ([`Placement::in_hindsight`]), and their provisional costs.
+    /// ([`Placement::in_hindsight`]).
     pub(crate) run: Vec<CacheRequest>,
-    pub(crate) provisional: Vec<crate::pricing::PromptCost>,
 }

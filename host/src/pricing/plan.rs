@@ -47,7 +47,9 @@ impl Pricing {
             Placement::Bound => self.bound(&cache.run),
             _ => self.planned(&cache.run).1,
         };
-        Some(cache.provisional.iter().copied().zip(settled).collect())
+        // The provisional costs, as `cost` priced them: the automatic placement.
+        let (_, provisional) = self.run_cost(&cache.run, &self.whole(&cache.run, Placement::Auto));
+        Some(provisional.into_iter().zip(settled).collect())
     }
 
     /// The run's requests priced with `plan`'s breakpoints: the total and each request's cost.

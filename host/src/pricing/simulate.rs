@@ -138,7 +138,6 @@ impl Pricing {
             let auto = self.marks(request, Placement::Auto);
             let cost = self.cost_marked(request, &auto, cache);
             cache.run.push(request.clone());
-            cache.provisional.push(cost);
             return cost;
         }
         let marks = self.marks(request, self.placement);
