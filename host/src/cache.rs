@@ -54,6 +54,16 @@ pub enum Placement {
     Auto,
     /// No breakpoint: nothing is cached
     None,
+    /// The placement that, knowing the whole run, makes its requests cheapest (at most the
+    /// allowed breakpoints a request, the minimum, the lookback and the TTL respected): never
+    /// above the strategy's or the automatic one. A hindsight figure, not a client policy.
+    #[value(skip)]
+    Planned,
+    /// The least any placement could cost the run (a lower bound: each prefix written once
+    /// and read by every later request holding it, TTL, lookback and breakpoint count left
+    /// out). Not a placement: it states how far `planned` can be from the optimum.
+    #[value(skip)]
+    Bound,
 }
 
 impl Caching {
@@ -96,6 +106,8 @@ impl Placement {
             "strategy" => Some(Placement::Strategy),
             "auto" => Some(Placement::Auto),
             "none" => Some(Placement::None),
+            "planned" => Some(Placement::Planned),
+            "bound" => Some(Placement::Bound),
             _ => None,
         }
     }
@@ -105,7 +117,16 @@ impl Placement {
             Placement::Strategy => "strategy",
             Placement::Auto => "auto",
             Placement::None => "none",
+            Placement::Planned => "planned",
+            Placement::Bound => "bound",
         }
+    }
+
+    /// Whether the costs are settled once the whole run is known ([`Placement::Planned`],
+    /// [`Placement::Bound`]): the cost of each request is then provisional until the run
+    /// ends.
+    pub fn in_hindsight(self) -> bool {
+        matches!(self, Placement::Planned | Placement::Bound)
     }
 
     /// The indices of the blocks of `request` that carry a breakpoint, in order.
@@ -119,7 +140,7 @@ impl Placement {
                 .map(|(i, _)| i)
                 .collect(),
             Placement::Auto => request.blocks.len().checked_sub(1).into_iter().collect(),
-            Placement::None => Vec::new(),
+            Placement::None | Placement::Planned | Placement::Bound => Vec::new(),
         }
     }
 }
@@ -231,7 +252,7 @@ deserialize_by_name!(
 deserialize_by_name!(
     Placement,
     "cache placement",
-    "\"strategy\", \"auto\" or \"none\""
+    "\"strategy\", \"auto\", \"none\", \"planned\" or \"bound\""
 );
 deserialize_by_name!(
     Ttl,
@@ -321,4 +342,7 @@ pub struct CacheState {
     /// makes it a unit), and the previous request's whole input.
     pub(crate) seen: rustc_hash::FxHashSet<u64>,
     pub(crate) last_input: Option<u64>,
+    /// The requests of the run so far, kept when the placement is settled in hindsight
+    /// ([`Placement::in_hindsight`]).
+    pub(crate) run: Vec<CacheRequest>,
 }

@@ -22,6 +22,7 @@ mod limits;
 mod logs;
 mod new_plugin;
 mod outputs;
+mod placement;
 mod plugins;
 mod pricing;
 mod privacy;

@@ -144,6 +144,9 @@ fn anthropic_bodies_put_breakpoints_where_the_placement_says_on_every_bundled_pr
                             .collect(),
                         // Automatic caching: no block marked, one `cache_control` at the top.
                         Placement::Auto | Placement::None => Vec::new(),
+                        Placement::Planned | Placement::Bound => {
+                            unreachable!("no request takes it")
+                        }
                     };
                     assert_eq!(marks, expected, "{what}");
                     let control = match ttl {

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use crate::ab::by_run::RunPricing;
 use crate::ab::retention::{Facts, Retention, Search};
+use crate::ab::settle::settle;
 use crate::ab::summary::CacheTokens;
 use crate::ab::Summary;
 use crate::cache::{CacheRequest, CacheState, Caching};
@@ -151,6 +152,10 @@ pub(super) fn measure(
         error: None,
         dropped: Vec::new(),
     };
+    // Profiles whose placement is settled once the run is known: their prompts are added up
+    // at its end.
+    let hindsight = pricing.iter().any(|p| p.in_hindsight());
+    let mut deferred = Vec::new();
     let mut previous = Vec::new();
     let mut cache = RunCache::default();
     let mut search = Search::default();
@@ -188,6 +193,7 @@ pub(super) fn measure(
                     run.totals.failed = 1;
                     run.totals.first_error = Some(format!("{}: {err}", recording.path.display()));
                     run.error = Some(err.to_string());
+                    settle(&mut run, deferred, priced, &provider_caches, detail);
                     return run;
                 }
             };
@@ -201,6 +207,7 @@ pub(super) fn measure(
                 run.totals.failed = 1;
                 run.totals.first_error = Some(format!("{}: {err}", recording.path.display()));
                 run.error = Some(err.to_string());
+                settle(&mut run, deferred, priced, &provider_caches, detail);
                 return run;
             }
         };
@@ -321,13 +328,18 @@ pub(super) fn measure(
                 cited: evidence.total,
             });
         }
+        previous = prompt.messages;
+        if hindsight {
+            deferred.push((measure, calls.len()));
+            continue;
+        }
         run.totals.add_prompt(&measure, primary);
         run.by_turn
             .push((tokens, CacheTokens::from(&measure.costs[primary])));
         if detail {
             run.prompts.push(measure);
         }
-        previous = prompt.messages;
     }
+    settle(&mut run, deferred, priced, &provider_caches, detail);
     run
 }

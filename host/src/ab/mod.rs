@@ -22,6 +22,7 @@ pub use plan::{pricing_variant, requirements, Clock, PlanOptions};
 mod prompts;
 pub mod report;
 pub mod retention;
+mod settle;
 pub mod shard;
 pub mod spool;
 pub(crate) mod summary;

@@ -5,7 +5,7 @@
 use crate::ab::by_run::AS_BILLED;
 use crate::ab::report::Requirements;
 use crate::ab::RunDetail;
-use crate::cache::{Placement, Ttl};
+use crate::cache::{Caching, Placement, Ttl};
 use crate::host::Host;
 use crate::pricing::{Pricing, ProfileInfo};
 use crate::tokens::Tokenizer;
@@ -211,6 +211,28 @@ impl AbPlan {
                 profiles.push(pricing_variant(&configured, &info, spec)?);
             }
         }
+        // A planned placement is shown beside the profile's own, the automatic one and the
+        // bound beneath every placement.
+        for spec in asked
+            .iter()
+            .filter(|s| s.split('@').any(|k| k == "breakpoints=planned"))
+        {
+            let own: Vec<&str> = spec
+                .split('@')
+                .filter(|k| *k != "breakpoints=planned")
+                .collect();
+            let own = own.join("@");
+            let beside = [
+                own.clone(),
+                format!("{own}@breakpoints=auto"),
+                spec.replace("breakpoints=planned", "breakpoints=bound"),
+            ];
+            for spec in beside {
+                if !profiles.iter().any(|p| p.name == spec) {
+                    profiles.push(pricing_variant(&configured, &info, &spec)?);
+                }
+            }
+        }
         // Priced run by run, the cost column adds up each run at its own profile's prices; it
         // counts tokens as the first billed profile does.
         let primary = match (options.by_run, profiles.iter().find(|p| p.name == primary)) {
@@ -295,9 +317,20 @@ pub fn pricing_variant(
             "breakpoints" => {
                 profile.placement = Placement::parse(value).ok_or_else(|| {
                     bad(format!(
-                        "breakpoints must be `strategy`, `auto` or `none`, not `{value}`"
+                        "breakpoints must be `strategy`, `auto`, `none`, `planned` or `bound`, not `{value}`"
                     ))
                 })?;
+                let breakpoints = matches!(
+                    profile.caching,
+                    Caching::Explicit | Caching::OpenAiBreakpoints
+                );
+                if profile.placement.in_hindsight() && !breakpoints {
+                    return Err(bad(format!(
+                        "breakpoints={value} needs a profile whose requests carry breakpoints \
+                         (caching `explicit` or `openai-breakpoints`), not `{}`",
+                        profile.caching.as_str()
+                    )));
+                }
             }
             "cache_ttl" => {
                 profile.ttl = Ttl::parse(value).ok_or_else(|| {

@@ -5,6 +5,7 @@
 //! serialize in their fingerprint, and into the [`ProfileInfo`] that says whom and which models
 //! a profile prices. A field of a profile is added here, and nowhere else.
 
+mod plan;
 mod profile;
 mod rule;
 mod simulate;

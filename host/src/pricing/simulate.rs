@@ -60,7 +60,7 @@ impl Pricing {
         tokens as f64 * price / 1_000_000.0
     }
 
-    fn write_price(&self) -> f64 {
+    pub(super) fn write_price(&self) -> f64 {
         match self.ttl {
             Ttl::OneHour => self.cache_write_1h_per_mtok,
             _ => self.cache_write_per_mtok,
@@ -131,9 +131,53 @@ impl Pricing {
 
     /// The cost of `request`, given what earlier requests of its run left in `cache`, which it
     /// updates; in the tier it falls in ([`Tiers`](super::Tiers)), every price times the
-    /// tier's.
+    /// tier's. With a placement settled in hindsight ([`Placement::in_hindsight`]) the cost
+    /// is provisional (the automatic placement's) until [`Pricing::settle`] prices the run.
     pub fn cost(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
-        let mut cost = self.cached(request, cache);
+        if self.in_hindsight() {
+            let auto = self.marks(request, Placement::Auto);
+            let cost = self.cost_marked(request, &auto, cache);
+            cache.run.push(request.clone());
+            return cost;
+        }
+        let marks = self.marks(request, self.placement);
+        self.cost_marked(request, &marks, cache)
+    }
+
+    /// The blocks of `request` that `placement` puts a breakpoint on, as the caching rule
+    /// takes them: none on an assistant's block for OpenAI's breakpoints, whose automatic one
+    /// is the last block of the newest message that is not the assistant's.
+    pub(super) fn marks(&self, request: &CacheRequest, placement: Placement) -> Vec<usize> {
+        let blocks = &request.blocks;
+        match (self.caching, placement) {
+            (Caching::OpenAiBreakpoints, Placement::Auto) => blocks
+                .iter()
+                .rposition(|b| !b.assistant)
+                .into_iter()
+                .collect(),
+            (Caching::OpenAiBreakpoints, placement) => placement
+                .breakpoints(request)
+                .into_iter()
+                .filter(|&i| !blocks[i].assistant)
+                .collect(),
+            (_, placement) => placement.breakpoints(request),
+        }
+    }
+
+    /// [`Pricing::cost`] with breakpoints on the blocks `marks` (explicit caching and
+    /// OpenAI's breakpoints; the other rules place none).
+    pub(super) fn cost_marked(
+        &self,
+        request: &CacheRequest,
+        marks: &[usize],
+        cache: &mut CacheState,
+    ) -> PromptCost {
+        let cost = self.cached(request, marks, cache);
+        self.in_tier(request, cost)
+    }
+
+    /// `cost`, the cost of `request` at the prices listed, times its tier's multiplier.
+    pub(super) fn in_tier(&self, request: &CacheRequest, mut cost: PromptCost) -> PromptCost {
         if let Some(class) = self.tiers.class(request.tokens as u64, request.at) {
             cost.class = Some(class);
             cost.tiered[class as usize] = TierTokens {
@@ -148,15 +192,20 @@ impl Pricing {
     }
 
     /// The cost of `request` at the prices listed, as the caching rule reads and writes it.
-    fn cached(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
+    fn cached(
+        &self,
+        request: &CacheRequest,
+        marks: &[usize],
+        cache: &mut CacheState,
+    ) -> PromptCost {
         if self.min_cacheable_tokens == 0 {
             return self.priced(0, 0, request.tokens);
         }
         match self.caching {
             Caching::Implicit => self.implicit(request, cache),
             Caching::PrefixUnits => self.prefix_units(request, cache),
-            Caching::Explicit => self.explicit(request, cache),
-            Caching::OpenAiBreakpoints => self.openai_breakpoints(request, cache),
+            Caching::Explicit => self.explicit(request, marks, cache),
+            Caching::OpenAiBreakpoints => self.openai_breakpoints(request, marks, cache),
             Caching::GeminiExplicit => self.gemini_explicit(request, cache),
         }
     }
@@ -229,11 +278,16 @@ impl Pricing {
     }
 
     /// Explicit caching, as the module documentation says.
-    fn explicit(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
+    fn explicit(
+        &self,
+        request: &CacheRequest,
+        marks: &[usize],
+        cache: &mut CacheState,
+    ) -> PromptCost {
         let now = request.at.unwrap_or(0.0);
         let ttl = self.ttl.seconds();
         cache.entries.retain(|_, at| now - *at <= ttl);
-        let mut breakpoints = self.placement.breakpoints(request);
+        let mut breakpoints = marks.to_vec();
         // A request with more is refused by the provider; the strategy's are checked when it
         // renders, so only the last four can be here.
         let over = breakpoints.len().saturating_sub(MAX_BREAKPOINTS);
@@ -285,7 +339,7 @@ impl Pricing {
         let content = match self.placement {
             Placement::Strategy => request.blocks.iter().find(|b| b.strategy_breakpoint),
             Placement::Auto => request.blocks.iter().rev().find(|b| b.system),
-            Placement::None => None,
+            _ => None,
         };
         match content {
             Some(block) if block.end >= self.min_cacheable_tokens => {
@@ -298,7 +352,12 @@ impl Pricing {
     }
 
     /// OpenAI's breakpoints, as the module documentation says.
-    fn openai_breakpoints(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
+    fn openai_breakpoints(
+        &self,
+        request: &CacheRequest,
+        marks: &[usize],
+        cache: &mut CacheState,
+    ) -> PromptCost {
         let now = request.at.unwrap_or(0.0);
         let ttl = self.ttl.seconds();
         let CacheState {
@@ -307,18 +366,11 @@ impl Pricing {
         entries.retain(|_, at| now - *at <= ttl);
         written.retain(|prefix| entries.contains_key(prefix));
         let blocks = &request.blocks;
-        let mut marks: Vec<usize> = match self.placement {
-            Placement::Auto => blocks
-                .iter()
-                .rposition(|b| !b.assistant)
-                .into_iter()
-                .collect(),
-            placement => placement
-                .breakpoints(request)
-                .into_iter()
-                .filter(|&i| !blocks[i].assistant)
-                .collect(),
-        };
+        let mut marks: Vec<usize> = marks
+            .iter()
+            .copied()
+            .filter(|&i| !blocks[i].assistant)
+            .collect();
         let over = marks.len().saturating_sub(MAX_BREAKPOINTS);
         marks.drain(..over);
         let read = blocks

@@ -129,6 +129,13 @@ impl RequestArgs {
             ));
         }
         let placement = match (format, self.placement) {
+            (_, Some(placement)) if placement.in_hindsight() => {
+                return Err(format!(
+                    "{} `{placement}` is priced once a whole run is known; a request takes \
+                     strategy, auto or none",
+                    spell("cache_placement")
+                ))
+            }
             (_, Some(placement)) => placement,
             (RenderFormat::OpenAi, None) => Placement::Auto,
             (_, None) => Placement::default(),
@@ -293,7 +300,7 @@ pub fn anthropic<'a>(
     }
     match options.placement {
         Placement::Strategy => {}
-        Placement::None | Placement::Auto => {
+        Placement::None | Placement::Auto | Placement::Planned | Placement::Bound => {
             let every = system
                 .iter_mut()
                 .chain(messages.iter_mut().flat_map(|m| &mut m.content));
@@ -695,6 +702,15 @@ mod tests {
         assert_eq!(
             err,
             "--cache-ttl applies to the anthropic format, not to openai"
+        );
+        // A placement priced in hindsight is no request's.
+        let err = args(Some(Placement::Planned), None)
+            .for_format(RenderFormat::Anthropic, spell)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "--cache-placement `planned` is priced once a whole run is known; a request takes \
+             strategy, auto or none"
         );
         // Anthropic's TTL is 5m or 1h.
         let err = args(None, Some(Ttl::ThirtyMinutes))

@@ -245,6 +245,10 @@ pub fn json(ab: &Ab) -> Json {
     if !ab.rebuilt.is_empty() {
         out["rebuilt"] = json!(ab.rebuilt);
     }
+    // Only a run asked for planned breakpoints says how much of the bill is placement.
+    if let Some(placement) = super::placement::json(ab) {
+        out["placement"] = placement;
+    }
     // Only a corpus billed by several profiles, priced run by run, says how.
     if let Some(by_run) = &ab.by_run {
         out["priced_by_run"] = json!(by_run);

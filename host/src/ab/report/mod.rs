@@ -10,6 +10,7 @@ pub mod drill;
 mod html;
 mod json;
 pub mod judged;
+mod placement;
 mod providers;
 mod requirement;
 mod table;

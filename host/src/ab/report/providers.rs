@@ -21,7 +21,9 @@ pub fn family(name: &str) -> String {
     family
 }
 
-/// Whether `profile` is a profile's other end with no cache hit (`gemini@hits=none`).
+/// Whether `profile` is a profile's other end with no cache hit (`gemini@hits=none`), or a
+/// placement known only in hindsight (`breakpoints=planned`, `bound`): neither is a choice a
+/// verdict names.
 pub fn is_no_hits(profile: &Pricing) -> bool {
-    profile.name.ends_with(&format!("@{NO_HITS}"))
+    profile.name.ends_with(&format!("@{NO_HITS}")) || (profile.in_hindsight())
 }

@@ -101,6 +101,10 @@ pub fn table(ab: &Ab, view: &View) -> String {
     out.push_str(&aligned(&summary_view(ab, summaries, view)));
     out.push_str(&pricing_heading(ab, view));
     out.push_str(&aligned(&pricing_view(ab, view)));
+    for (heading, table) in super::placement::tables(ab) {
+        out.push_str(&wrap(&heading, 100));
+        out.push_str(&wrap(&aligned(&table), 100));
+    }
     out.push_str(&time_note(ab, view));
     out.push_str(&super::verdict_section::section(ab, view, false));
     out.push_str(&failures(ab, summaries));
@@ -189,6 +193,11 @@ pub fn markdown_tables(ab: &Ab, view: &View) -> String {
     out.push_str(&pricing_heading(ab, view));
     out.push('\n');
     out.push_str(&markdown(&pricing_view(ab, view)));
+    for (heading, table) in super::placement::tables(ab) {
+        out.push_str(&heading);
+        out.push('\n');
+        out.push_str(&markdown(&table));
+    }
     out.push_str(&time_note(ab, view));
     out.push_str(&super::verdict_section::section(ab, view, true));
     out.push_str(&failures(ab, summaries));
