@@ -134,7 +134,7 @@ impl Recording {
     }
 
     /// Refuses a run whose requests send more than [`request::MAX_SENT_MESSAGES`] messages
-    /// in all, naming the turn where they pass it: what `ab` and `serve` take.
+    /// in all, naming the turn where they pass it: what `ab` takes.
     pub fn check_sent_messages(&self) -> Result<(), RecordingError> {
         match request::over_sent_messages(&self.requests) {
             None => Ok(()),

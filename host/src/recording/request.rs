@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::recording::format::{RequestJson, RequestMessageJson as RequestMessage};
 
 /// Messages one run's requests may send in all, each counting again the messages it repeats:
-/// what `ptc ab` counts (and `ptc serve` takes) for one recording. Past it, a run is refused
+/// what `ptc ab` counts for one recording. Past it, a run is refused
 /// before it is measured, in a time linear in its file: 1,000 turns that each add two
 /// messages to the conversation send about 1,000,000; 2,000 such turns, 4,000,000.
 pub const MAX_SENT_MESSAGES: usize = 4_000_000;
