@@ -144,7 +144,9 @@ impl Recording {
                 message: format!(
                     "the requests up to this turn send {sent} messages in all (each \
                      counting again those it repeats), over the limit of {} one run may send \
-                     to be measured",
+                     to be measured: `ab` renders every prompt whole, in a time that grows \
+                     with the square of the turns; measure the run's first {turn} turns in a \
+                     recording of their own, or render one prompt with `ptc render --turns N`",
                     request::MAX_SENT_MESSAGES
                 ),
             }),
