@@ -593,6 +593,55 @@ fn a_report_named_by_a_glob_that_lists_inputs_is_refused_leaving_them_intact() {
     assert_eq!(std::fs::read_to_string(&parts[0]).unwrap(), first);
 }
 
+/// `ptc ab --config ptc.toml --report ptc.toml` (or any existing file that is not a page)
+/// leaves it as it was: only a new file, an empty one or an earlier report is written.
+#[test]
+fn a_report_over_the_configuration_read_is_refused_leaving_it_intact() {
+    let scratch = Scratch::new();
+    let config = "[ab]\nstrategies = [\"turn-count\"]\n";
+    let file = scratch.write("mine.toml", config);
+    let file = file.display().to_string();
+    let run = example("tool-actions.json").display().to_string();
+    let args = |report: &str| {
+        [
+            "ab",
+            &run,
+            "--config",
+            &file,
+            "--no-timing",
+            "--set",
+            "ab.baseline=turn-count",
+            "--report",
+            report,
+        ]
+        .map(String::from)
+    };
+    let err = scratch.ptc(args(&file)).bad_input();
+    assert!(
+        err.contains("is an existing file that is not an HTML page"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), config);
+    // Nor is a new report named as the directory read lists its recordings.
+    let runs = scratch.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    std::fs::copy(&run, runs.join("a.json")).unwrap();
+    let inside = runs.join("x.json").display().to_string();
+    let mut listed = args(&inside);
+    listed[1] = runs.display().to_string();
+    let err = scratch.ptc(listed).bad_input();
+    assert!(err.contains("would be read as an input of"), "{err}");
+    assert!(!runs.join("x.json").exists());
+    // An earlier report is replaced.
+    let report = scratch.path().join("report.html").display().to_string();
+    scratch.ptc(args(&report)).ok();
+    scratch.ptc(args(&report)).ok();
+    assert!(std::fs::read_to_string(&report)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+}
+
 #[test]
 fn an_import_output_that_is_a_log_ptc_imports_is_refused_even_with_force() {
     let scratch = Scratch::new();

@@ -144,8 +144,8 @@ pub fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Error> {
     out.flush().map_err(Error::Output)
 }
 
-/// Refuses (a usage error) an output file that is one of the files a command reads, so that
-/// writing it never destroys an input: `output` is compared with each of `inputs` (a file, or
+/// Refuses (a usage error) an output file that is one of the files a command reads, or an
+/// existing file that is not an HTML page, so that writing it never destroys an input: `output` is compared with each of `inputs` (a file, or
 /// `FILE.jsonl:LINE`), and with every file whose name ends in one of `extensions` directly in an
 /// input that is a directory, as the same file (whatever the path that names it: links, `..`,
 /// another hard link). `flag` names the option in the message. An output that does not exist
@@ -156,8 +156,27 @@ pub fn check_not_input(
     inputs: &[std::path::PathBuf],
     extensions: &[&str],
 ) -> Result<(), Error> {
+    // A new file the input directory would list is read as an input the next time.
+    let parent = output
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let listed = |file: &Path| {
+        file.extension()
+            .is_some_and(|e| extensions.iter().any(|ext| e == *ext))
+    };
     if std::fs::metadata(output).is_err() {
-        return Ok(());
+        return match inputs
+            .iter()
+            .find(|i| listed(output) && i.is_dir() && same_file(i, parent))
+        {
+            Some(dir) => Err(Error::Usage(format!(
+                "{flag} {} would be read as an input of {} the next time; name a new .html file",
+                output.display(),
+                dir.display()
+            ))),
+            None => Ok(()),
+        };
     }
     let refuse = |input: &Path| {
         Error::Usage(format!(
@@ -173,10 +192,7 @@ pub fn check_not_input(
             };
             for entry in entries.filter_map(Result::ok) {
                 let file = entry.path();
-                let listed = file
-                    .extension()
-                    .is_some_and(|e| extensions.iter().any(|ext| e == *ext));
-                if listed && same_file(&file, output) {
+                if listed(&file) && same_file(&file, output) {
                     return Err(refuse(&file));
                 }
             }
@@ -201,7 +217,32 @@ pub fn check_not_input(
             output.display()
         )));
     }
+    // Nor does one belong over any other file that is not a page (the `--config` file read,
+    // a source): an earlier report, or an empty file, is replaced.
+    if !opens_a_page(output) {
+        return Err(Error::Usage(format!(
+            "{flag} {} is an existing file that is not an HTML page (a configuration, a log or another input); name a new .html file",
+            output.display()
+        )));
+    }
     Ok(())
+}
+
+/// Whether `path` is not a regular file, or one that is empty or whose first character (after
+/// a byte-order mark and blanks) opens a tag, as an HTML page does.
+fn opens_a_page(path: &Path) -> bool {
+    use std::io::Read;
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return true;
+    }
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head));
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&head);
+    read.is_ok()
+        && matches!(
+            head.iter().find(|b| !b.is_ascii_whitespace()),
+            None | Some(b'<')
+        )
 }
 
 /// Whether `path` is an existing regular file named `.json` or `.jsonl` whose first

@@ -134,7 +134,7 @@ impl Recording {
     }
 
     /// Refuses a run whose requests send more than [`request::MAX_SENT_MESSAGES`] messages
-    /// in all, naming the turn where they pass it: what `ab` and `serve` take.
+    /// in all, naming the turn where they pass it: what `ab` takes.
     pub fn check_sent_messages(&self) -> Result<(), RecordingError> {
         match request::over_sent_messages(&self.requests) {
             None => Ok(()),
@@ -144,7 +144,9 @@ impl Recording {
                 message: format!(
                     "the requests up to this turn send {sent} messages in all (each \
                      counting again those it repeats), over the limit of {} one run may send \
-                     to be measured",
+                     to be measured: `ab` renders every prompt whole, in a time that grows \
+                     with the square of the turns; measure the run's first {turn} turns in a \
+                     recording of their own, or render one prompt with `ptc render --turns N`",
                     request::MAX_SENT_MESSAGES
                 ),
             }),

@@ -12,10 +12,12 @@ use std::sync::Arc;
 use crate::recording::format::{RequestJson, RequestMessageJson as RequestMessage};
 
 /// Messages one run's requests may send in all, each counting again the messages it repeats:
-/// what `ptc ab` counts (and `ptc serve` takes) for one recording. Past it, a run is refused
-/// before it is measured, in a time linear in its file: 1,000 turns that each add two
-/// messages to the conversation send about 1,000,000; 2,000 such turns, 4,000,000.
-pub const MAX_SENT_MESSAGES: usize = 4_000_000;
+/// what `ptc ab` counts for one recording. Past it, a run is refused before it is measured,
+/// in a time linear in its file: `ab` renders every prompt whole, so its time grows with this
+/// count (a strategy that sends the whole history returns every message again each turn).
+/// 4,000 turns that each add two messages to the conversation send 16,000,000, measured in
+/// about a minute of CPU with the full history; 4,472 such turns reach the limit.
+pub const MAX_SENT_MESSAGES: usize = 20_000_000;
 
 /// The first turn of `requests` at which the messages sent so far pass
 /// [`MAX_SENT_MESSAGES`], with how many they are then.

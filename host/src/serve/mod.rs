@@ -227,9 +227,7 @@ fn answer<'h>(
         checked.recording.get().as_bytes(),
         "request".as_ref(),
         defaults,
-    )
-    .and_then(|r| r.check_sent_messages().map(|()| r))
-    {
+    ) {
         Ok(r) => r,
         Err(e) => return fail(Code::BadRecording, &e),
     };
