@@ -194,7 +194,7 @@ fn request_options_of_the_wrong_type_are_errors_not_defaults() {
         ),
         (
             serde_json::json!({"format": "anthropic", "cache_placement": "last"}),
-            "\"cache_placement\": unknown cache placement `last` (strategy, auto or none)",
+            "\"cache_placement\": unknown cache placement `last` (strategy, auto, none, planned or bound)",
         ),
         (
             serde_json::json!({"format": "anthropic", "cache_ttl": 60}),

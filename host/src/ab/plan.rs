@@ -510,9 +510,8 @@ mod tests {
             "model `claude-haiku-4-6` is not in [pricing.anthropic.models] (known: claude-haiku-4-5, claude-opus-5); did you mean `claude-haiku-4-5`?"
         ));
         assert!(error("anthropic@hits=some").contains("`all` or `none`, not `some`"));
-        assert!(
-            error("anthropic@breakpoints=all").contains("`strategy`, `auto` or `none`, not `all`")
-        );
+        assert!(error("anthropic@breakpoints=all")
+            .contains("`strategy`, `auto`, `none`, `planned` or `bound`, not `all`"));
         assert!(error("anthropic@cache_ttl=1d")
             .contains("`5m`, `30m`, `1h`, `24h` or `unstated`, not `1d`"));
         assert!(error("anthropic@min_cacheable_tokens=x").contains("not `x`"));

@@ -737,7 +737,7 @@ mod tests {
         assert!("Auto"
             .parse::<Placement>()
             .unwrap_err()
-            .contains("strategy, auto or none"));
+            .contains("strategy, auto, none, planned or bound"));
         assert_eq!("1h".parse(), Ok(Ttl::OneHour));
         assert_eq!("5m".parse(), Ok(Ttl::FiveMinutes));
         assert!("60m"

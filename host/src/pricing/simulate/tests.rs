@@ -446,7 +446,7 @@ fn names_parse_back() {
     assert_eq!("auto".parse::<Placement>(), Ok(Placement::Auto));
     assert_eq!(
         "last".parse::<Placement>(),
-        Err("unknown cache placement `last` (strategy, auto or none)".to_owned())
+        Err("unknown cache placement `last` (strategy, auto, none, planned or bound)".to_owned())
     );
     assert_eq!(
         "1d".parse::<Ttl>(),
@@ -457,7 +457,7 @@ fn names_parse_back() {
     assert!(read("p = \"all\"")
         .unwrap_err()
         .to_string()
-        .contains("expected \"strategy\", \"auto\" or \"none\""));
+        .contains("expected \"strategy\", \"auto\", \"none\", \"planned\" or \"bound\""));
     assert_eq!(
         (
             Ttl::FiveMinutes.seconds(),
