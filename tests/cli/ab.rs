@@ -1072,6 +1072,10 @@ fn the_ttl_hint_names_a_profile_shown_whose_ttl_a_request_may_lengthen() {
         ),
         "{anthropic}"
     );
+    // A placement priced in hindsight is not one a TTL is tried on.
+    let planned = run(&["--pricing", "anthropic@breakpoints=planned"]);
+    assert!(planned.starts_with("modelled on 4 of 4"), "{planned}");
+    assert!(!planned.contains("planned@cache_ttl"), "{planned}");
 }
 
 #[test]

@@ -369,6 +369,23 @@ impl Config {
                     }
                 })
             })
+            .map(|pricing| {
+                // A placement known only once a whole run is known is no client's policy: it
+                // is priced beside the profile's own, asked for with `--pricing`.
+                let pricing = pricing?;
+                match pricing.placement.in_hindsight() {
+                    false => Ok(pricing),
+                    true => {
+                        let key = format!("pricing.{}.breakpoints", pricing.name);
+                        Err(ConfigError::BadValue {
+                            origin: self.place(&key),
+                            expected: "`strategy`, `auto` or `none`, a placement a client sends (`ptc ab --pricing NAME@breakpoints=planned` prices the planned one beside a profile's own)".to_owned(),
+                            found: format!("`{}`", pricing.placement),
+                            key,
+                        })
+                    }
+                }
+            })
             .collect()
     }
 

@@ -169,7 +169,7 @@ fn time_note(ab: &Ab, view: &View) -> String {
     let longer = (0..ab.pricing.len())
         .filter(|&p| view.shows_profile(ab, p))
         .map(|p| &ab.pricing[p])
-        .find(|p| p.ttl == Ttl::FiveMinutes && !p.name.contains("cache_ttl="))
+        .find(|p| p.ttl == Ttl::FiveMinutes && !p.name.contains("cache_ttl=") && !p.in_hindsight())
         .map(|p| p.name.as_str());
     by_run
         + &match (ab.timed_recordings, longer) {
