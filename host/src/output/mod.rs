@@ -494,10 +494,20 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_signal_during_a_write_leaves_no_temporary_file() {
-        use std::os::unix::process::ExitStatusExt;
+        use std::os::unix::process::{CommandExt, ExitStatusExt};
         for signal in [libc::SIGINT, libc::SIGTERM] {
             let dir = tempfile::tempdir().unwrap();
-            let status = std::process::Command::new(std::env::current_exe().unwrap())
+            let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+            // A shell that starts the tests in the background ignores SIGINT, and a child
+            // inherits that: the signal's own action is what is tested.
+            // SAFETY: only async-signal-safe calls between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    libc::signal(signal, libc::SIG_DFL);
+                    Ok(())
+                });
+            }
+            let status = command
                 .args([
                     "--ignored",
                     "--exact",
