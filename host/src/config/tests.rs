@@ -136,31 +136,26 @@ fn values_are_checked() {
         assert!(err.contains("in user.toml:1:"), "{text}: {err}");
         assert!(err.ends_with(&format!(": {expected}")), "{text}: {err}");
     }
-    let err = layered("[pricing.mine]\ninput_per_mtok = 1\n")
-        .unwrap()
-        .pricing_profiles()
-        .unwrap_err()
-        .to_string();
+    let profile_error = |text: &str| {
+        layered(text)
+            .unwrap()
+            .pricing_profiles()
+            .unwrap_err()
+            .to_string()
+    };
+    let err = profile_error("[pricing.mine]\ninput_per_mtok = 1\n");
     assert_eq!(
         err,
         "bad value for `pricing.mine.cache_read_per_mtok` in user.toml:1:10: expected a value (every key of [pricing.mine] is required), found nothing"
     );
     // A placement known only in hindsight is asked for with --pricing, not configured.
-    let err = layered("[pricing.gemini-explicit]\nbreakpoints = \"planned\"\n")
-        .unwrap()
-        .pricing_profiles()
-        .unwrap_err()
-        .to_string();
+    let err = profile_error("[pricing.gemini-explicit]\nbreakpoints = \"planned\"\n");
     assert_eq!(
         err,
         "bad value for `pricing.gemini-explicit.breakpoints` in user.toml:2:1: expected `strategy`, `auto` or `none`, a placement a client sends (`ptc ab --pricing NAME@breakpoints=planned` prices the planned one beside a profile's own), found `planned`"
     );
     // A new profile named like a built-in one is likely that one misspelt.
-    let err = layered("[pricing.antropic]\ninput_per_mtok = 3\n")
-        .unwrap()
-        .pricing_profiles()
-        .unwrap_err()
-        .to_string();
+    let err = profile_error("[pricing.antropic]\ninput_per_mtok = 3\n");
     assert!(
         err.ends_with("(every key of [pricing.antropic] is required), found nothing; did you mean [pricing.anthropic]?"),
         "{err}"
