@@ -314,7 +314,8 @@ fn read_ahead(
         let found: Vec<Option<Found>> = chunk
             .par_iter()
             .map(|source| {
-                let recording = source.load(defaults).ok()?;
+                // Neither question needs the values of the run's memory: left unread.
+                let recording = source.load_without_values(defaults).ok()?;
                 let sent = holds_what_was_sent(&recording);
                 if !find_profiles {
                     return Some((sent, None, None));

@@ -83,7 +83,7 @@ use ptc_strategy_kit::{is_private_key, is_private_name, to_clojure_full};
 pub use search::Search;
 #[cfg(test)]
 use search::{call_visible, contains_word, window_end};
-use search::{Finder, Match, Places};
+use search::{Finder, Match, Needles, Places};
 use used_next::used_next;
 
 /// Visible / total facts of one category.
@@ -195,6 +195,8 @@ pub struct Facts {
     /// How a prompt shows a literal of `evidence`: as a whole word of a program (a PTC-Lisp
     /// run) or of plain text (any other agent's).
     evidence_match: Match,
+    /// Every needle above but the calls', found together in each prompt.
+    needles: Needles,
 }
 
 struct CallFact {
@@ -223,6 +225,7 @@ impl Facts {
             used_next: used,
             evidence,
             evidence_match,
+            needles: Needles::new([]),
         };
         for (i, turn) in turns.iter().enumerate() {
             facts.memories.push(turn.success.then(|| {
@@ -251,6 +254,7 @@ impl Facts {
                 .map(|first| finder(prefix_chars(first, 80)));
             facts.errors.push(error);
         }
+        facts.needles = facts.all_needles();
         facts
     }
 
@@ -258,7 +262,22 @@ impl Facts {
     /// calls, what its actions took from them cannot be told.
     pub fn without_evidence(mut self) -> Facts {
         self.evidence.clear();
+        self.needles = self.all_needles();
         self
+    }
+
+    /// Every needle of the facts but the calls', to be found together.
+    fn all_needles(&self) -> Needles {
+        Needles::new(
+            self.memories
+                .iter()
+                .flatten()
+                .flatten()
+                .chain(self.lines.iter().map(|(_, line)| line))
+                .chain(self.errors.iter().flatten())
+                .chain(self.used_next.iter().flatten().flatten())
+                .chain(self.evidence.iter().flatten().flatten()),
+        )
     }
 
     /// What of the first `turns` turns is visible in `text`.
@@ -275,7 +294,7 @@ impl Facts {
         text: String,
         search: &mut Search<'f>,
     ) -> Retention {
-        search.start(&text);
+        search.start_with(&text, &self.needles);
         let r = self.visible(turns, &text, search);
         search.finish(text);
         r
@@ -329,7 +348,7 @@ impl Facts {
     /// in the order the action cites them.
     pub fn dropped(&self, turns: usize, text: &str) -> Vec<String> {
         let mut search = Search::default();
-        search.start(text);
+        search.start_with(text, &self.needles);
         self.evidence
             .get(turns)
             .into_iter()

@@ -8,6 +8,7 @@ use crate::tokens::common_prefix;
 
 /// How a needle must occur to show its fact.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(usize)]
 pub(super) enum Match {
     /// As a whole word ([`find_word`]).
     Word,
@@ -23,6 +24,9 @@ pub(super) enum Match {
 /// needle the previous text did not hold can only occur where the new text differs, so only
 /// that part (and a needle's length before it) is searched. The result is the same as a
 /// search of the whole text.
+///
+/// With the run's [`Needles`] ([`Search::start_with`]), every needle is found in one pass over
+/// the part of the text searched, however many there are.
 #[derive(Default)]
 pub struct Search<'f> {
     previous: String,
@@ -32,10 +36,65 @@ pub struct Search<'f> {
     before: rustc_hash::FxHashMap<(Match, &'f [u8]), Option<usize>>,
     /// The same for the current text.
     now: rustc_hash::FxHashMap<(Match, &'f [u8]), Option<usize>>,
+    /// The run's needles, when they are found together.
+    needles: Option<&'f Needles>,
+    /// Per needle of `needles`, per [`Match`]: where it first occurs in the previous text.
+    firsts_before: Vec<[Option<usize>; 3]>,
+    /// The same for the current text.
+    firsts: Vec<[Option<usize>; 3]>,
 }
 
 /// Bytes of the widest character: what a whole-word check reads after an occurrence.
 const CHAR_MAX: usize = 4;
+
+/// The distinct needles of a run, found together by one automaton.
+pub(super) struct Needles {
+    automaton: Option<aho_corasick::AhoCorasick>,
+    /// Each needle's number in the automaton, by the address of the needle's bytes in the
+    /// finder that holds them: the finders are the run's facts', alive while these are, so
+    /// an address names one finder (a needle is found every prompt: its bytes are not hashed).
+    ids: rustc_hash::FxHashMap<usize, usize>,
+    /// How many needles the automaton holds.
+    count: usize,
+    /// Bytes of the longest needle.
+    longest: usize,
+}
+
+impl Needles {
+    /// The needles of `all`, each once; the empty one is searched on its own. Every finder
+    /// [`Search::find`] is later asked for must be one of `all`, or not be alive with them.
+    pub(super) fn new<'a>(all: impl IntoIterator<Item = &'a Finder<'static>>) -> Needles {
+        let mut by_text: rustc_hash::FxHashMap<&[u8], usize> = Default::default();
+        let mut ids = rustc_hash::FxHashMap::default();
+        let mut patterns: Vec<&[u8]> = Vec::new();
+        for needle in all {
+            let bytes = needle.needle();
+            if bytes.is_empty() {
+                continue;
+            }
+            let id = *by_text.entry(bytes).or_insert_with(|| {
+                patterns.push(bytes);
+                patterns.len() - 1
+            });
+            ids.insert(bytes.as_ptr() as usize, id);
+        }
+        let (count, longest) = (
+            patterns.len(),
+            patterns.iter().map(|p| p.len()).max().unwrap_or(0),
+        );
+        // A needle set the automaton cannot hold is searched needle by needle.
+        let automaton = aho_corasick::AhoCorasick::new(&patterns).ok();
+        if automaton.is_none() {
+            ids.clear();
+        }
+        Needles {
+            automaton,
+            ids,
+            count,
+            longest,
+        }
+    }
+}
 
 impl<'f> Search<'f> {
     /// The text of the latest prompt searched.
@@ -47,14 +106,65 @@ impl<'f> Search<'f> {
         self.common = common_prefix(&self.previous, text).len();
     }
 
+    /// [`Search::start`], finding every one of `needles` in `text` at once: where each first
+    /// occurs as each [`Match`] asks. An occurrence found in the previous text that ends, with
+    /// the character after it, before the shared start less the longest needle is still the
+    /// first; the rest of the text is searched.
+    pub(super) fn start_with(&mut self, text: &str, needles: &'f Needles) {
+        self.start(text);
+        let Some(automaton) = &needles.automaton else {
+            return;
+        };
+        let same = self.needles.is_some_and(|n| std::ptr::eq(n, needles))
+            && self.firsts_before.len() == needles.count;
+        let from = if !same {
+            0
+        } else {
+            floor_char_boundary(
+                text,
+                self.common
+                    .saturating_sub(needles.longest + CHAR_MAX)
+                    .min(text.len()),
+            )
+        };
+        self.needles = Some(needles);
+        self.firsts.clear();
+        self.firsts.resize(needles.count, [None; 3]);
+        if same {
+            for (now, before) in self.firsts.iter_mut().zip(&self.firsts_before) {
+                for (now, before) in now.iter_mut().zip(before) {
+                    *now = before.filter(|&at| at < from);
+                }
+            }
+        }
+        let input = aho_corasick::Input::new(text.as_bytes()).range(from..);
+        for found in automaton.find_overlapping_iter(input) {
+            let (at, end) = (found.start(), found.end());
+            let firsts = &mut self.firsts[found.pattern().as_usize()];
+            for how in [Match::Word, Match::Anywhere, Match::Text] {
+                let first = &mut firsts[how as usize];
+                if first.is_none() && bounded(text, at, end, how) {
+                    *first = Some(at);
+                }
+            }
+        }
+    }
+
     pub(super) fn finish(&mut self, text: String) {
         std::mem::swap(&mut self.before, &mut self.now);
         self.now.clear();
+        std::mem::swap(&mut self.firsts_before, &mut self.firsts);
         self.previous = text;
     }
 
     /// Whether `needle` occurs in `text` as `how` asks.
     pub(super) fn find(&mut self, text: &str, needle: &'f Finder<'static>, how: Match) -> bool {
+        let address = needle.needle().as_ptr() as usize;
+        if let Some(&id) = self.needles.and_then(|n| n.ids.get(&address)) {
+            if let Some(firsts) = self.firsts.get(id) {
+                return firsts[how as usize].is_some();
+            }
+        }
         let key = (how, needle.needle());
         if let Some(&found) = self.now.get(&key) {
             return found.is_some();
@@ -109,6 +219,18 @@ pub(super) fn find_text_word(text: &str, word: &Finder<'_>, from: usize) -> Opti
     find_bounded(text, word, from, |c| c.is_alphanumeric() || c == '_')
 }
 
+/// Whether the occurrence at bytes `at..end` of `text` shows its needle as `how` asks.
+fn bounded(text: &str, at: usize, end: usize, how: Match) -> bool {
+    let touches: fn(char) -> bool = match how {
+        Match::Anywhere => return true,
+        Match::Word => is_symbol_char,
+        Match::Text => |c| c.is_alphanumeric() || c == '_',
+    };
+    let before = text[..at].chars().next_back();
+    let after = text[end..].chars().next();
+    !before.is_some_and(touches) && !after.is_some_and(touches)
+}
+
 /// Where `word` first occurs in `text` from byte `from` on with no character that `touches`
 /// on either side.
 fn find_bounded(
@@ -120,6 +242,8 @@ fn find_bounded(
     let len = word.needle().len();
     word.find_iter(&text.as_bytes()[from..])
         .map(|i| from + i)
+        // Only an empty needle occurs inside a character.
+        .filter(|&i| text.is_char_boundary(i))
         .find(|&i| {
             let before = text[..i].chars().next_back();
             let after = text[i + len..].chars().next();

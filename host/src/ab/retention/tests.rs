@@ -516,7 +516,7 @@ proptest::proptest! {
         ),
         keep in proptest::collection::vec(0usize..30, 8),
     ) {
-        let needles: Vec<Finder<'static>> = ["ab", "a", "b a", "abab", "é", "ab-"]
+        let needles: Vec<Finder<'static>> = ["ab", "a", "b a", "abab", "é", "ab-", "", "ab"]
             .iter()
             .map(|n| finder(n))
             .collect();
@@ -533,9 +533,16 @@ proptest::proptest! {
             text.extend(pieces.iter().copied());
             prompts.push(text);
         }
+        // Needle by needle, and every needle at once.
+        let together = search::Needles::new(&needles);
+        for at_once in [false, true] {
         let mut search = Search::default();
         for text in &prompts {
-            search.start(text);
+            if at_once {
+                search.start_with(text, &together);
+            } else {
+                search.start(text);
+            }
             for needle in &needles {
                 for how in [Match::Word, Match::Anywhere, Match::Text] {
                     let whole = match how {
@@ -547,6 +554,7 @@ proptest::proptest! {
                 }
             }
             search.finish(text.clone());
+        }
         }
     }
 }

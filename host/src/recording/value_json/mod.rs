@@ -18,7 +18,7 @@ use serde::Deserialize;
 mod repeated;
 mod tagged;
 
-pub(crate) use repeated::reusing;
+pub(crate) use repeated::{reusing, skipping};
 
 use tagged::tagged;
 
@@ -26,23 +26,42 @@ use tagged::tagged;
 pub const MAX_DEPTH: usize = 128;
 
 thread_local! {
-    /// The integer literals of the text being read that do not fit in 64 bits, with the value
-    /// serde_json gives them: it reads such a literal as a float, and [`ValueSeed::visit_f64`]
-    /// refuses a float of one of these values.
-    static TOO_LARGE: std::cell::RefCell<Vec<(f64, String)>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The text being read ([`reading`]), while it is read: where it starts and its length.
+    static TEXT: std::cell::Cell<Option<(*const u8, usize)>> = const { std::cell::Cell::new(None) };
+    /// The integer literals of that text that do not fit in 64 bits, with the value serde_json
+    /// gives them: it reads such a literal as a float, and [`ValueSeed::visit_f64`] refuses a
+    /// float of one of these values. Found on the first float that could be one (`None`
+    /// until then): most texts have none, and are not scanned.
+    static TOO_LARGE: std::cell::RefCell<Option<Vec<(f64, String)>>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Runs `read`, which reads the JSON `text`, so that an integer literal of `text` that does not
 /// fit in 64 bits is an error instead of a float: `integer N does not fit in 64 bits`.
 pub(crate) fn reading<T>(text: &[u8], read: impl FnOnce() -> T) -> T {
-    let found = too_large_integers(text);
-    if found.is_empty() {
-        return read();
-    }
-    let previous = TOO_LARGE.replace(found);
+    let text_before = TEXT.replace(Some((text.as_ptr(), text.len())));
+    let found_before = TOO_LARGE.take();
     let result = read();
-    TOO_LARGE.set(previous);
+    TEXT.set(text_before);
+    TOO_LARGE.set(found_before);
     result
+}
+
+/// The literal of the text being read that serde_json read as the float `f`, when it is an
+/// integer too large for 64 bits.
+fn too_large_literal(f: f64) -> Option<String> {
+    let text = TEXT.get()?;
+    TOO_LARGE.with_borrow_mut(|found| {
+        let found = found.get_or_insert_with(|| {
+            // SAFETY: `TEXT` is set only while `reading` runs, which borrows the text for
+            // that long; this runs within it (the value being read is part of the text).
+            let text = unsafe { std::slice::from_raw_parts(text.0, text.1) };
+            too_large_integers(text)
+        });
+        found
+            .iter()
+            .find(|(value, _)| *value == f)
+            .map(|(_, literal)| literal.clone())
+    })
 }
 
 /// The message for an integer literal that does not fit in 64 bits (`literal`, its digits).
@@ -174,6 +193,9 @@ impl<'de> Deserialize<'de> for NamedValues {
                 f.write_str("an object of name -> value")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NamedValues, A::Error> {
+                if repeated::skipped() {
+                    return repeated::skip(map);
+                }
                 if repeated::active() {
                     return repeated::visit(map);
                 }
@@ -262,13 +284,7 @@ impl<'de> Visitor<'de> for ValueSeed {
     fn visit_f64<E: de::Error>(self, f: f64) -> Result<Value, E> {
         // An integer literal too large for 64 bits arrives here as a float at least 2^63.
         if f.fract() == 0.0 && f.abs() >= 9_223_372_036_854_775_808.0 {
-            let literal = TOO_LARGE.with_borrow(|found| {
-                found
-                    .iter()
-                    .find(|(value, _)| *value == f)
-                    .map(|(_, literal)| literal.clone())
-            });
-            if let Some(literal) = literal {
+            if let Some(literal) = too_large_literal(f) {
                 return Err(E::custom(too_large_message(&literal)));
             }
         }

@@ -25,6 +25,11 @@ thread_local! {
     static PREVIOUS: RefCell<Option<Entries>> = const { RefCell::new(None) };
 }
 
+thread_local! {
+    /// Set while [`skipping`] runs: entries are checked as JSON, not read.
+    static SKIPPING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 #[cfg(test)]
 thread_local! {
     /// How many entries [`read`] read from their text.
@@ -38,6 +43,35 @@ pub(crate) fn reusing<T>(read: impl FnOnce() -> T) -> T {
     let result = read();
     PREVIOUS.set(outer);
     result
+}
+
+/// Runs `read`, in which the entries of `data` and `memory` keep their names but not their
+/// values (each is nil; its text is still checked as JSON): for what a recording says besides
+/// its values (its requests, its usage), read at a fraction of the cost.
+pub(crate) fn skipping<T>(read: impl FnOnce() -> T) -> T {
+    let outer = SKIPPING.replace(true);
+    let result = read();
+    SKIPPING.set(outer);
+    result
+}
+
+/// Whether [`skipping`] is running on this thread.
+pub(super) fn skipped() -> bool {
+    SKIPPING.get()
+}
+
+/// Reads the names of an object of named values, skipping their values ([`skipping`]).
+pub(super) fn skip<'de, A: MapAccess<'de>>(mut map: A) -> Result<NamedValues, A::Error> {
+    let mut entries: Vec<(String, Value)> = Vec::new();
+    let mut names = FxHashSet::default();
+    while let Some(name) = map.next_key::<String>()? {
+        map.next_value::<de::IgnoredAny>()?;
+        if !names.insert(name.clone()) {
+            return Err(de::Error::custom(format!("`{name}` is defined twice")));
+        }
+        entries.push((name, Value::Nil));
+    }
+    Ok(NamedValues(entries))
 }
 
 /// Whether [`reusing`] is running on this thread.
@@ -132,6 +166,21 @@ mod tests {
                 reusing(|| serde_json::from_str::<Vec<NamedValues>>(text))
             });
             assert!(reused.is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn skipped_values_keep_their_names_and_their_errors_of_json() {
+        let text = r#"[{"a": [1, {"$kw": "x"}], "b": {"$set": [1]}}]"#;
+        let read = skipping(|| serde_json::from_str::<Vec<NamedValues>>(text)).unwrap();
+        let names: Vec<(&str, &Value)> = read[0].0.iter().map(|(n, v)| (n.as_str(), v)).collect();
+        assert_eq!(names, [("a", &Value::Nil), ("b", &Value::Nil)]);
+        assert!(!skipped());
+        for bad in [r#"[{"a": 1, "a": 2}]"#, r#"[{"a": [1,]}]"#] {
+            assert!(
+                skipping(|| serde_json::from_str::<Vec<NamedValues>>(bad)).is_err(),
+                "{bad}"
+            );
         }
     }
 
