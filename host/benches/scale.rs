@@ -10,7 +10,8 @@
 //!   for example a few hundred mini-swe-agent trajectories). Skipped, saying so, when it is
 //!   not set: no real logs of that size are in the repository.
 //!
-//! Run: `PTC_W5_LOGS=DIR cargo bench -p ptc-host --bench scale` (`-- w3` or `-- w5` for one).
+//! Run: `PTC_W5_LOGS=DIR cargo bench -p ptc-host --bench scale` (`-- w3` or `-- w5` for one);
+//! the directories may be relative to where cargo is started.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,10 +34,24 @@ fn ptc(args: &[&str]) {
     );
 }
 
+/// The directory an environment variable names. Cargo runs a benchmark from its package's
+/// directory: a relative path is taken from where cargo was started (`$PWD`), as the user
+/// wrote it.
+fn given_dir(variable: &str) -> Option<PathBuf> {
+    let dir = PathBuf::from(std::env::var_os(variable)?);
+    if dir.is_absolute() {
+        return Some(dir);
+    }
+    let started = std::env::var_os("PWD")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+    Some(started.join(dir))
+}
+
 /// The W3 corpus: `$PTC_W3_CORPUS`, else generated once beside the build.
 fn w3_corpus() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("PTC_W3_CORPUS") {
-        return Some(dir.into());
+    if let Some(dir) = given_dir("PTC_W3_CORPUS") {
+        return Some(dir);
     }
     let exe = std::env::current_exe().ok()?;
     let release = exe.parent()?.parent()?.to_owned();
@@ -75,8 +90,8 @@ fn whole_commands(c: &mut Criterion) {
             b.iter(|| ptc(&["ab", &corpus, "--strategies", W3_STRATEGIES, "--no-timing"]))
         });
     }
-    match std::env::var_os("PTC_W5_LOGS") {
-        Some(logs) if Path::new(&logs).is_dir() => {
+    match given_dir("PTC_W5_LOGS") {
+        Some(logs) if logs.is_dir() => {
             let logs = logs.to_string_lossy().into_owned();
             let runs = std::fs::read_dir(&logs).map_or(0, |d| d.count());
             group.bench_function(format!("w5_ab_{runs}_real_logs_every_strategy"), |b| {
