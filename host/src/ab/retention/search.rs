@@ -102,8 +102,12 @@ impl<'f> Search<'f> {
         &self.previous
     }
 
+    /// Starts the search of `text`, each needle on its own.
     pub(super) fn start(&mut self, text: &str) {
         self.common = common_prefix(&self.previous, text).len();
+        // What was found together in another text does not hold for this one.
+        self.needles = None;
+        self.firsts.clear();
     }
 
     /// [`Search::start`], finding every one of `needles` in `text` at once: where each first
@@ -111,12 +115,12 @@ impl<'f> Search<'f> {
     /// the character after it, before the shared start less the longest needle is still the
     /// first; the rest of the text is searched.
     pub(super) fn start_with(&mut self, text: &str, needles: &'f Needles) {
+        let same = self.needles.is_some_and(|n| std::ptr::eq(n, needles))
+            && self.firsts_before.len() == needles.count;
         self.start(text);
         let Some(automaton) = &needles.automaton else {
             return;
         };
-        let same = self.needles.is_some_and(|n| std::ptr::eq(n, needles))
-            && self.firsts_before.len() == needles.count;
         let from = if !same {
             0
         } else {
