@@ -324,7 +324,7 @@ pub(super) fn measure(
                 recording: recording.label(),
                 position: 0,
                 turn: turns + 1,
-                dropped: facts.dropped(turns, search.text()),
+                dropped: facts.dropped_last(turns, &search),
                 cited: evidence.total,
             });
         }

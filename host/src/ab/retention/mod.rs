@@ -346,18 +346,37 @@ impl Facts {
 
     /// The literals the action after the first `turns` turns cites that `text` does not show,
     /// in the order the action cites them.
-    pub fn dropped(&self, turns: usize, text: &str) -> Vec<String> {
+    pub fn dropped<'f>(&'f self, turns: usize, text: &str) -> Vec<String> {
         let mut search = Search::default();
         search.start_with(text, &self.needles);
+        self.dropped_where(turns, |needle| {
+            search.find(text, needle, self.evidence_match)
+        })
+    }
+
+    /// [`Facts::dropped`] from the prompt `search` searched last ([`Facts::retention_after`]),
+    /// with what it found there.
+    pub fn dropped_last(&self, turns: usize, search: &Search<'_>) -> Vec<String> {
+        let how = self.evidence_match;
+        let mut needles = self.evidence.get(turns).into_iter().flatten().flatten();
+        if !needles.all(|needle| search.found_last(needle, how).is_some()) {
+            return self.dropped(turns, search.text());
+        }
+        self.dropped_where(turns, |needle| search.found_last(needle, how) == Some(true))
+    }
+
+    /// The literals the action after the first `turns` turns cites of which `shown` shows
+    /// no needle.
+    fn dropped_where<'f>(
+        &'f self,
+        turns: usize,
+        mut shown: impl FnMut(&'f Finder<'static>) -> bool,
+    ) -> Vec<String> {
         self.evidence
             .get(turns)
             .into_iter()
             .flatten()
-            .filter(|needles| {
-                !needles
-                    .iter()
-                    .any(|needle| search.find(text, needle, self.evidence_match))
-            })
+            .filter(|needles| !needles.iter().any(&mut shown))
             .map(|needles| String::from_utf8_lossy(needles[0].needle()).into_owned())
             .collect()
     }

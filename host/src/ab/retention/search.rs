@@ -154,6 +154,14 @@ impl<'f> Search<'f> {
         }
     }
 
+    /// Whether the text searched last ([`Search::text`]) showed `needle` as `how` asks, when
+    /// it was found there with every needle at once.
+    pub(super) fn found_last(&self, needle: &Finder<'static>, how: Match) -> Option<bool> {
+        let address = needle.needle().as_ptr() as usize;
+        let id = *self.needles?.ids.get(&address)?;
+        Some(self.firsts_before.get(id)?[how as usize].is_some())
+    }
+
     pub(super) fn finish(&mut self, text: String) {
         std::mem::swap(&mut self.before, &mut self.now);
         self.now.clear();

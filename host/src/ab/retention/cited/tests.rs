@@ -199,6 +199,16 @@ fn a_prompt_shows_a_cited_literal_as_a_whole_word_and_names_what_it_dropped() {
     assert_eq!((r.evidence.visible, r.evidence.total), (1, 2));
     assert_eq!((r.cited_actions.visible, r.cited_actions.total), (0, 1));
     assert_eq!(facts.dropped(1, cut), ["src/app/run_job.py"]);
+    // The same from what the prompt's search found, prompt after prompt.
+    let mut search = super::super::Search::default();
+    for text in ["src/app/run_job.py", cut, "src/app/config_loader.py"] {
+        facts.retention_after(1, text.to_owned(), &mut search);
+        assert_eq!(
+            facts.dropped_last(1, &search),
+            facts.dropped(1, text),
+            "{text}"
+        );
+    }
     assert!(facts
         .dropped(1, "src/app/config_loader.py src/app/run_job.py")
         .is_empty());
