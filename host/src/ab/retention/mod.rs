@@ -225,7 +225,7 @@ impl Facts {
             used_next: used,
             evidence,
             evidence_match,
-            needles: Needles::new([]),
+            needles: Needles::default(),
         };
         for (i, turn) in turns.iter().enumerate() {
             facts.memories.push(turn.success.then(|| {

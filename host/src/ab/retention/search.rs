@@ -48,6 +48,7 @@ pub struct Search<'f> {
 const CHAR_MAX: usize = 4;
 
 /// The distinct needles of a run, found together by one automaton.
+#[derive(Default)]
 pub(super) struct Needles {
     automaton: Option<aho_corasick::AhoCorasick>,
     /// Each needle's number in the automaton, by the address of the needle's bytes in the
@@ -157,9 +158,22 @@ impl<'f> Search<'f> {
     /// Whether the text searched last ([`Search::text`]) showed `needle` as `how` asks, when
     /// it was found there with every needle at once.
     pub(super) fn found_last(&self, needle: &Finder<'static>, how: Match) -> Option<bool> {
-        let address = needle.needle().as_ptr() as usize;
-        let id = *self.needles?.ids.get(&address)?;
-        Some(self.firsts_before.get(id)?[how as usize].is_some())
+        self.found_together(&self.firsts_before, needle, how)
+    }
+
+    /// Whether `needle` occurs as `how` asks, by `firsts` (those of a text searched with every
+    /// needle at once), when it is one of the needles found together.
+    fn found_together(
+        &self,
+        firsts: &[[Option<usize>; 3]],
+        needle: &Finder<'static>,
+        how: Match,
+    ) -> Option<bool> {
+        let id = *self
+            .needles?
+            .ids
+            .get(&(needle.needle().as_ptr() as usize))?;
+        Some(firsts.get(id)?[how as usize].is_some())
     }
 
     pub(super) fn finish(&mut self, text: String) {
@@ -171,11 +185,8 @@ impl<'f> Search<'f> {
 
     /// Whether `needle` occurs in `text` as `how` asks.
     pub(super) fn find(&mut self, text: &str, needle: &'f Finder<'static>, how: Match) -> bool {
-        let address = needle.needle().as_ptr() as usize;
-        if let Some(&id) = self.needles.and_then(|n| n.ids.get(&address)) {
-            if let Some(firsts) = self.firsts.get(id) {
-                return firsts[how as usize].is_some();
-            }
+        if let Some(found) = self.found_together(&self.firsts, needle, how) {
+            return found;
         }
         let key = (how, needle.needle());
         if let Some(&found) = self.now.get(&key) {

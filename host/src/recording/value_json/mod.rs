@@ -192,27 +192,36 @@ impl<'de> Deserialize<'de> for NamedValues {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("an object of name -> value")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NamedValues, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<NamedValues, A::Error> {
                 if repeated::skipped() {
                     return repeated::skip(map);
                 }
                 if repeated::active() {
                     return repeated::visit(map);
                 }
-                let mut entries: Vec<(String, Value)> = Vec::new();
-                let mut names = rustc_hash::FxHashSet::default();
-                while let Some(name) = map.next_key::<String>()? {
-                    let value = map.next_value_seed(ValueSeed { depth: 1 })?;
-                    if !names.insert(name.clone()) {
-                        return Err(de::Error::custom(format!("`{name}` is defined twice")));
-                    }
-                    entries.push((name, value));
-                }
-                Ok(NamedValues(entries))
+                named_entries(map, |map, _| map.next_value_seed(ValueSeed { depth: 1 }))
             }
         }
         deserializer.deserialize_map(NamedVisitor)
     }
+}
+
+/// Reads the entries of an object of named values in the order written, each value by `value`
+/// (given the reader and the entry's name). A name written twice is an error.
+fn named_entries<'de, A: MapAccess<'de>>(
+    mut map: A,
+    mut value: impl FnMut(&mut A, &str) -> Result<Value, A::Error>,
+) -> Result<NamedValues, A::Error> {
+    let mut entries: Vec<(String, Value)> = Vec::new();
+    let mut names = rustc_hash::FxHashSet::default();
+    while let Some(name) = map.next_key::<String>()? {
+        let value = value(&mut map, &name)?;
+        if !names.insert(name.clone()) {
+            return Err(de::Error::custom(format!("`{name}` is defined twice")));
+        }
+        entries.push((name, value));
+    }
+    Ok(NamedValues(entries))
 }
 
 /// Reads the JSON text of one value whose containers sit `depth` levels deep (0 for a field's

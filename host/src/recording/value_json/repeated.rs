@@ -11,11 +11,11 @@
 use std::cell::RefCell;
 
 use ptc_plugin_api::Value;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, MapAccess};
 use serde_json::value::RawValue;
 
-use super::{NamedValues, ValueSeed};
+use super::{named_entries, NamedValues, ValueSeed};
 
 /// The entries of the last object read: name -> (JSON text, value).
 type Entries = FxHashMap<String, (Box<str>, Value)>;
@@ -61,17 +61,11 @@ pub(super) fn skipped() -> bool {
 }
 
 /// Reads the names of an object of named values, skipping their values ([`skipping`]).
-pub(super) fn skip<'de, A: MapAccess<'de>>(mut map: A) -> Result<NamedValues, A::Error> {
-    let mut entries: Vec<(String, Value)> = Vec::new();
-    let mut names = FxHashSet::default();
-    while let Some(name) = map.next_key::<String>()? {
+pub(super) fn skip<'de, A: MapAccess<'de>>(map: A) -> Result<NamedValues, A::Error> {
+    named_entries(map, |map, _| {
         map.next_value::<de::IgnoredAny>()?;
-        if !names.insert(name.clone()) {
-            return Err(de::Error::custom(format!("`{name}` is defined twice")));
-        }
-        entries.push((name, Value::Nil));
-    }
-    Ok(NamedValues(entries))
+        Ok(Value::Nil)
+    })
 }
 
 /// Whether [`reusing`] is running on this thread.
@@ -82,30 +76,25 @@ pub(super) fn active() -> bool {
 /// Reads the entries of an object of named values, reusing the previous object's values whose
 /// text is unchanged. The reader must lend its text (serde_json reading a slice): any error,
 /// that one included, is only a sign to read the recording the other way.
-pub(super) fn visit<'de, A: MapAccess<'de>>(mut map: A) -> Result<NamedValues, A::Error> {
+pub(super) fn visit<'de, A: MapAccess<'de>>(map: A) -> Result<NamedValues, A::Error> {
     let mut previous = PREVIOUS.with(|p| p.borrow_mut().as_mut().map(std::mem::take));
     let mut kept = Entries::default();
-    let mut entries: Vec<(String, Value)> = Vec::new();
-    let mut names = FxHashSet::default();
-    while let Some(name) = map.next_key::<String>()? {
+    let entries = named_entries(map, |map, name| {
         let raw: &'de RawValue = map.next_value()?;
         let text = raw.get();
-        let (text, value) = match previous.as_mut().and_then(|p| p.remove(&name)) {
+        let (text, value) = match previous.as_mut().and_then(|p| p.remove(name)) {
             Some((before, value)) if *before == *text => (before, value),
             _ => (Box::from(text), read(text).map_err(de::Error::custom)?),
         };
-        if !names.insert(name.clone()) {
-            return Err(de::Error::custom(format!("`{name}` is defined twice")));
-        }
-        entries.push((name.clone(), value.clone()));
-        kept.insert(name, (text, value));
-    }
+        kept.insert(name.to_owned(), (text, value.clone()));
+        Ok(value)
+    })?;
     PREVIOUS.with(|p| {
         if let Some(p) = p.borrow_mut().as_mut() {
             *p = kept;
         }
     });
-    Ok(NamedValues(entries))
+    Ok(entries)
 }
 
 /// One entry's value read from its text, as an entry is read in place.
