@@ -1,7 +1,9 @@
 //! `ptc`: parse the command line, run it, map the error to an exit code.
 
 /// mimalloc: the templates allocate many small values per prompt, and it serves them faster
-/// than the system allocator (W1 in `benches/render.rs`).
+/// than the system allocator (W1 in `benches/render.rs`). The `override` feature also makes it
+/// the process's `malloc`, which the strategy dylibs allocate with (Rust's default allocator in
+/// a cdylib): host and plugins share one heap (plugin-api/ABI.md, "Memory").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
