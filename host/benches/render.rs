@@ -48,6 +48,10 @@
 //! | `w1_per_render/{dylib,direct}` | one full-text render at k = 20 |
 //! | `w1_data_size/{list_10,...,map_1000000}` | one full-text render at k = 20 through the dylib, `data/items` of the given shape and size |
 //!
+//! `PTC_BENCH_W2_ROUNDS=R cargo bench -p ptc-host --bench render` measures W2 alone, the dylib
+//! and the direct call in turn for R rounds, and prints the median ratio: on a shared machine
+//! it holds where criterion's groups, run one after the other, do not.
+//!
 //! Recordings are parsed once, outside the timed loops (parsing a million items takes a few
 //! seconds); the big data-size recordings are built only when their benchmark runs and dropped
 //! right after it.
@@ -535,11 +539,92 @@ fn w1_data_size(c: &mut Criterion) {
 
 criterion_group!(benches, w1, w1_data_size);
 
+/// W2 on a machine others use: the dylib and the direct call in turn, round after round (the
+/// order swapped every round), so that a change of the machine's speed falls on both. Prints
+/// each side's median time per render and per sweep and the median of the rounds' ratios, with
+/// their quartiles.
+fn w2_interleaved(rounds: usize) {
+    use std::time::Instant;
+    let recording = w1_recording(Items::List(W1_ITEMS));
+    let host = dylib_host();
+    let dylib = renderer(&host);
+    let linked = linked_host();
+    check_paths_agree(&dylib, &renderer(&linked), &recording);
+    const RENDERS: usize = 200;
+    const SWEEPS: usize = 10;
+    let time = |f: &dyn Fn()| {
+        let start = Instant::now();
+        f();
+        start.elapsed().as_secs_f64()
+    };
+    let one_dylib = || {
+        for _ in 0..RENDERS {
+            black_box(dylib.render(black_box(&recording), W1_TURNS).unwrap());
+        }
+    };
+    let one_direct = || {
+        for _ in 0..RENDERS {
+            black_box(render_direct(&dylib, black_box(&recording), W1_TURNS));
+        }
+    };
+    let sweep_dylib = || {
+        for _ in 0..SWEEPS {
+            for k in 1..=W1_TURNS {
+                black_box(dylib.render(black_box(&recording), k).unwrap());
+            }
+        }
+    };
+    let sweep_direct = || {
+        for _ in 0..SWEEPS {
+            for k in 1..=W1_TURNS {
+                black_box(render_direct(&dylib, black_box(&recording), k));
+            }
+        }
+    };
+    let pairs: [(&str, &dyn Fn(), &dyn Fn(), usize); 2] = [
+        ("render", &one_dylib, &one_direct, RENDERS),
+        ("sweep", &sweep_dylib, &sweep_direct, SWEEPS),
+    ];
+    for (what, a, b, per) in pairs {
+        let (mut ta, mut tb, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..rounds {
+            let (x, y) = if round % 2 == 0 {
+                (time(a), time(b))
+            } else {
+                let y = time(b);
+                (time(a), y)
+            };
+            ta.push(x / per as f64);
+            tb.push(y / per as f64);
+            ratios.push(x / y);
+        }
+        let q = |v: &mut Vec<f64>, at: f64| {
+            v.sort_by(f64::total_cmp);
+            v[((v.len() - 1) as f64 * at).round() as usize]
+        };
+        println!(
+            "w2 per {what}: dylib {:.2} us, direct {:.2} us (medians of {rounds} rounds); dylib/direct {:.3} (quartiles {:.3}-{:.3})",
+            q(&mut ta, 0.5) * 1e6,
+            q(&mut tb, 0.5) * 1e6,
+            q(&mut ratios, 0.5),
+            q(&mut ratios, 0.25),
+            q(&mut ratios, 0.75),
+        );
+    }
+}
+
 /// `PTC_BENCH_RENDERS=N` renders W1's last prompt N times through the dylib and exits, instead
 /// of running the benchmarks: with `perf stat -e instructions:u` at two values of N, the
 /// difference gives the instructions per render, a figure that other work on a shared machine
 /// does not disturb.
 fn main() {
+    if let Some(rounds) = std::env::var("PTC_BENCH_W2_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        w2_interleaved(rounds.max(1));
+        return;
+    }
     if let Some(count) = std::env::var("PTC_BENCH_RENDERS")
         .ok()
         .and_then(|n| n.parse::<usize>().ok())
