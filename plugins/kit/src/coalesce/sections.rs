@@ -9,10 +9,8 @@ use abi_stable::std_types::{RStr, RVec};
 use ptc_plugin_api::{Field, Function, Record, Run, Section, ToolCall, Turn, Value};
 
 use super::Settings;
-use crate::{
-    cap_chars, is_private_name, one_line, parse_tool_signature, sanitize_doc, to_clojure,
-    type_label, Limits,
-};
+use crate::signature::read_tool_signature;
+use crate::{cap_chars, is_private_name, one_line, sanitize_doc, to_clojure, type_label, Limits};
 
 /// An empty record with room for `fields` fields: records and sections are built with their
 /// size known, without growing.
@@ -48,12 +46,15 @@ pub fn tools_section(run: &Run) -> Section {
     let tools: Vec<Field> = tools
         .into_iter()
         .map(|tool| {
-            let signature =
-                parse_tool_signature(tool.signature.as_ref().map(|s| s.as_str()).into());
+            let mut params = RVec::new();
+            let returns =
+                read_tool_signature(tool.signature.as_ref().map(|s| s.as_str()).into(), |name| {
+                    params.push(Field::from(name))
+                });
             let mut record = record(4)
                 .with("name", tool.name.as_str())
-                .with("params", signature.params)
-                .with("returns", signature.returns);
+                .with("params", Field::List(params))
+                .with("returns", returns);
             if let Some(description) = tool.description.as_ref().into_option() {
                 record = record.with("description", description.as_str());
             }
@@ -132,20 +133,22 @@ pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits
 
 /// A function of `user/`: `name`, `params`, `head`, `pad`, and `doc` and `returns` when known.
 fn function_record(name: &str, f: &Function) -> Field {
-    let params: Vec<Cow<str>> = f.params.iter().map(|p| one_line(p)).collect();
-    let mut head = String::with_capacity(name.len() + 4 + params.len() * 8);
+    let mut head = String::with_capacity(name.len() + 4 + f.params.len() * 8);
     head.push('(');
     head.push_str(name);
     head.push_str(" [");
-    for (i, param) in params.iter().enumerate() {
+    let mut params = RVec::with_capacity(f.params.len());
+    for (i, param) in f.params.iter().enumerate() {
         if i > 0 {
             head.push(' ');
         }
-        head.push_str(param);
+        let param = one_line(param);
+        head.push_str(&param);
+        params.push(text(param));
     }
     head.push_str("])");
     let pad = padding(&head);
-    let params: Vec<Field> = params.into_iter().map(text).collect();
+    let params = Field::List(params);
     let mut record = record(6)
         .with("name", name)
         .with("params", params)

@@ -64,7 +64,8 @@ pub fn to_clojure_full(value: &Value) -> String {
 pub fn write_value(out: &mut String, value: &Value, limits: Limits) {
     Writer {
         limits,
-        private: false,
+        // Read once: it cannot change while a value is printed.
+        private: ptc_plugin_api::showing_private(),
     }
     .value(out, value)
 }
@@ -120,19 +121,41 @@ fn public_len(entries: &[Tuple2<Value, Value>]) -> usize {
     entries.len().saturating_sub(private)
 }
 
+/// The bytes of a plain keyword name (see [`is_plain_keyword`]), as a table: every byte of
+/// every keyword printed is looked up in it.
+const PLAIN_KEYWORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'*' | b'+' | b'!' | b'?' | b'<' | b'>' | b'=' | b'/' | b'.' | b'_' | b'-'
+            );
+        b += 1;
+    }
+    table
+};
+
 /// A keyword name that prints as `:name` (any other prints as `(keyword "...")`): not empty,
 /// and only the characters `A-Z a-z 0-9 * + ! ? < > = / . _ -`.
 pub fn is_plain_keyword(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"*+!?<>=/._-".contains(&b))
+    !name.is_empty() && name.bytes().all(|b| PLAIN_KEYWORD_BYTES[usize::from(b)])
 }
 
 struct Writer {
     limits: Limits,
-    /// Print private map entries too.
+    /// Print private map entries too (the exact text, or a render showing private values).
     private: bool,
+}
+
+/// [`is_private_key`] for a printer that already knows private values are hidden.
+fn has_private_name(key: &Value) -> bool {
+    match key {
+        Value::Keyword(name) | Value::String(name) => name.starts_with('_'),
+        _ => false,
+    }
 }
 
 impl Writer {
@@ -158,18 +181,23 @@ impl Writer {
             Value::Set(items) => self.seq(out, "#{", "}", items),
             Value::Map(entries) => {
                 let shown =
-                    |entry: &&Tuple2<Value, Value>| self.private || !is_private_key(&entry.0);
+                    |entry: &&Tuple2<Value, Value>| self.private || !has_private_name(&entry.0);
                 out.push('{');
-                for (i, entry) in entries.iter().filter(shown).take(limits.limit).enumerate() {
-                    if i > 0 {
+                let mut printed = 0;
+                for entry in entries.iter().filter(shown).take(limits.limit) {
+                    if printed > 0 {
                         out.push(' ');
                     }
+                    printed += 1;
                     self.value(out, &entry.0);
                     out.push(' ');
                     self.value(out, &entry.1);
                 }
                 let len = if self.private {
                     entries.len()
+                } else if printed < limits.limit {
+                    // Every public entry was printed: none is left to count.
+                    printed
                 } else {
                     public_len(entries)
                 };
@@ -273,6 +301,8 @@ pub fn write_float(out: &mut String, f: f64) {
         out.push_str("##NaN");
     } else if f.is_infinite() {
         out.push_str(if f > 0.0 { "##Inf" } else { "##-Inf" });
+    } else if write_cents(out, f) {
+        // A number of cents, written without the formatter.
     } else if f == 0.0 || (1e-3..1e7).contains(&f.abs()) {
         let start = out.len();
         let _ = write!(out, "{f}");
@@ -289,6 +319,38 @@ pub fn write_float(out: &mut String, f: f64) {
         out.push('E');
         out.push_str(exponent);
     }
+}
+
+/// Writes `f` as [`write_float`] does when it is a whole number of hundredths (prices, amounts)
+/// from 0.01 up to 10^7 in magnitude, and returns whether it did. Such a number is the
+/// double nearest to `n / 100`, so its shortest digits are those of `n / 100` (they are fewer
+/// than 12, where doubles are exact to 15): the integer part, then the hundredths without
+/// trailing zeros, or `.0`.
+fn write_cents(out: &mut String, f: f64) -> bool {
+    let magnitude = f.abs();
+    if !(0.01..1e7).contains(&magnitude) {
+        return false;
+    }
+    let cents = (magnitude * 100.0).round();
+    if cents / 100.0 != magnitude {
+        return false;
+    }
+    let cents = cents as u64;
+    if f < 0.0 {
+        out.push('-');
+    }
+    write_integer(out, cents / 100);
+    let fraction = cents % 100;
+    out.push('.');
+    if fraction == 0 {
+        out.push('0');
+    } else {
+        out.push(char::from(b'0' + (fraction / 10) as u8));
+        if fraction % 10 != 0 {
+            out.push(char::from(b'0' + (fraction % 10) as u8));
+        }
+    }
+    true
 }
 
 /// The type label of a value, the same in every strategy: `list[N]`, `map[N]`, `set[N]`, `string`,
@@ -327,31 +389,31 @@ pub fn sanitize_doc(doc: &str) -> String {
     if doc.is_ascii() {
         // The runs between the bytes that matter are copied whole.
         let special = |b: &u8| matches!(b, b';' | b'\n' | b'\r' | 0x0B | 0x0C);
-        let mut out = Vec::with_capacity(doc.len());
+        let mut out = String::with_capacity(doc.len());
         let mut after_cr = false;
-        let mut rest = doc.as_bytes();
-        while let Some(at) = rest.iter().position(special) {
+        let mut rest = doc;
+        // Cut at ASCII bytes only: every piece is text as it is.
+        while let Some(at) = rest.as_bytes().iter().position(special) {
             if at > 0 {
-                out.extend_from_slice(&rest[..at]);
+                out.push_str(&rest[..at]);
                 after_cr = false;
             }
-            match rest[at] {
+            match rest.as_bytes()[at] {
                 b';' => {}
                 b'\n' if after_cr => after_cr = false,
                 b'\r' => {
-                    out.push(b' ');
+                    out.push(' ');
                     after_cr = true;
                 }
                 _ => {
-                    out.push(b' ');
+                    out.push(' ');
                     after_cr = false;
                 }
             }
             rest = &rest[at + 1..];
         }
-        out.extend_from_slice(rest);
-        // ASCII in, ASCII out.
-        return String::from_utf8(out).unwrap_or_default();
+        out.push_str(rest);
+        return out;
     }
     let mut out = String::with_capacity(doc.len());
     let mut chars = doc.chars().filter(|&c| c != ';').peekable();
