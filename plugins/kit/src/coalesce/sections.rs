@@ -29,6 +29,12 @@ fn section(template: &'static str, fields: usize) -> Section {
 /// The sections every prompt starts with: mission, `tool/`, `data/` (each omitted when empty).
 pub fn first_prompt_head(run: &Run, settings: &Settings) -> Vec<Section> {
     let mut sections = Vec::with_capacity(3);
+    push_head(run, settings, &mut sections);
+    sections
+}
+
+/// [`first_prompt_head`], pushed onto `sections`.
+pub fn push_head(run: &Run, settings: &Settings, sections: &mut Vec<Section>) {
     sections.push(section("mission", 1).with("mission", run.mission.as_str()));
     if !run.tools.is_empty() {
         sections.push(tools_section(run));
@@ -36,7 +42,6 @@ pub fn first_prompt_head(run: &Run, settings: &Settings) -> Vec<Section> {
     if !run.data.is_empty() {
         sections.push(data_section(run, settings.sample));
     }
-    sections
 }
 
 /// `tool/`: every tool with its parameter names and return type, sorted by name.
@@ -114,13 +119,19 @@ fn padding(text: &str) -> &'static str {
 /// [`USER_COMMENT_COLUMN`], so that templates lay out the column without a filter call per line.
 pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits) -> Section {
     // Sorted once by name (stably, as each group was before), then split: each record is built
-    // where it stays, in the list the section hands over.
-    let mut sorted = memory.to_vec();
-    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    // where it stays, in the list the section hands over. A memory already in order (as a
+    // recording's usually is) is read as it is.
+    let sorted: Cow<[(&str, &Value)]> = if memory.is_sorted_by(|a, b| a.0 <= b.0) {
+        Cow::Borrowed(memory)
+    } else {
+        let mut sorted = memory.to_vec();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        Cow::Owned(sorted)
+    };
     let function_count = sorted.iter().filter(|e| e.1.is_function()).count();
     let mut functions = Vec::with_capacity(function_count);
     let mut values = Vec::with_capacity(sorted.len() - function_count);
-    for (name, value) in sorted {
+    for &(name, value) in sorted.iter() {
         match value {
             Value::Function(f) => functions.push(function_record(name, f)),
             value => values.push(value_record(name, value, has_println, sample)),
