@@ -225,7 +225,7 @@ impl<'a> Renderer<'a> {
         let mut breakpoints = 0;
         let mut scratch = Vec::new();
         for message in output.messages.iter() {
-            let mut content = String::new();
+            let mut content = String::with_capacity(text_size_hint(message));
             let mut blocks = Vec::with_capacity(message.blocks.len());
             for block in message.blocks.iter() {
                 let before = content.len();
@@ -283,6 +283,37 @@ impl<'a> Renderer<'a> {
         }
         Ok(messages)
     }
+}
+
+/// A first guess at the length of `message`'s text, so that it is mostly written into one
+/// allocation instead of one that doubles as it grows. Cheap rather than exact (its fields are
+/// looked at three levels deep, no further): the text of its fields, a quarter more for what
+/// the templates write around them, and a line's worth for each section.
+fn text_size_hint(message: &ptc_plugin_api::Message) -> usize {
+    use ptc_plugin_api::Field;
+    const LINE: usize = 64;
+    let leaf = |field: &Field| match field {
+        Field::Text(text) => text.len(),
+        _ => 4,
+    };
+    let item = |field: &Field| match field {
+        Field::Record(fields) => fields.iter().map(|f| leaf(&f.1)).sum(),
+        other => leaf(other),
+    };
+    let mut size = 0;
+    let mut sections = 0;
+    for block in message.blocks.iter() {
+        for section in block.sections.iter() {
+            sections += 1;
+            for field in section.fields.iter() {
+                size += match &field.1 {
+                    Field::List(items) => items.iter().map(item).sum(),
+                    other => item(other),
+                };
+            }
+        }
+    }
+    size + size / 4 + LINE * sections
 }
 
 /// A prompt as programs read it (`ptc render --format json`, `ptc serve`): exactly `strategy`,
@@ -356,3 +387,6 @@ impl<'a> From<&'a Prompt> for PromptView<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -25,36 +25,47 @@ pub struct ToolSignature {
 /// assert_eq!(sig.returns, "[{id int}]");
 /// ```
 pub fn parse_tool_signature(signature: Option<&str>) -> ToolSignature {
+    let mut params = Vec::new();
+    let returns = read_tool_signature(signature, |name| params.push(name.to_owned()));
+    ToolSignature { params, returns }
+}
+
+/// [`parse_tool_signature`] handing each parameter name to `param` as it is found, so that a
+/// caller keeps the names in what it builds instead of a list of its own; returns the return
+/// type.
+pub(crate) fn read_tool_signature(signature: Option<&str>, param: impl FnMut(&str)) -> String {
     let Some(text) = signature.map(str::trim) else {
-        return ToolSignature {
-            params: Vec::new(),
-            returns: "any".into(),
-        };
+        return "any".into();
     };
-    let (params, rest) = match text.strip_prefix('(') {
+    let rest = match text.strip_prefix('(') {
         Some(inner) => match matching_paren(inner) {
-            Some(close) => (split_params(&inner[..close]), &inner[close + 1..]),
-            None => (split_params(inner), ""),
+            Some(close) => {
+                split_params(&inner[..close], param);
+                &inner[close + 1..]
+            }
+            None => {
+                split_params(inner, param);
+                ""
+            }
         },
-        None => (Vec::new(), text),
+        None => text,
     };
     let rest = rest.trim();
     let rest = rest.strip_prefix("->").unwrap_or(rest);
     // Leaving out an ASCII byte keeps UTF-8 valid.
     let rest = rest.trim();
-    let mut returns = Vec::with_capacity(rest.len());
-    returns.extend(rest.bytes().filter(|&b| b != b':'));
-    let mut returns = String::from_utf8(returns).unwrap_or_default();
+    // Copied piece by piece between the colons, each piece text as it is.
+    let mut returns = String::with_capacity(rest.len());
+    for piece in rest.split(':') {
+        returns.push_str(piece);
+    }
     if let std::borrow::Cow::Owned(one_line) = crate::one_line(&returns) {
         returns = one_line;
     }
-    ToolSignature {
-        params,
-        returns: if returns.is_empty() {
-            "any".into()
-        } else {
-            returns
-        },
+    if returns.is_empty() {
+        "any".into()
+    } else {
+        returns
     }
 }
 
@@ -73,8 +84,8 @@ fn matching_paren(text: &str) -> Option<usize> {
     None
 }
 
-fn split_params(list: &str) -> Vec<String> {
-    let mut names = Vec::new();
+/// Hands the name of each parameter of `list` to `param`, in order.
+fn split_params(list: &str, mut param: impl FnMut(&str)) {
     let mut depth = 0usize;
     let mut start = 0;
     let mut push = |entry: &str| {
@@ -82,7 +93,7 @@ fn split_params(list: &str) -> Vec<String> {
         let entry = entry.trim_start();
         let name = &entry[..entry.find(char::is_whitespace).unwrap_or(entry.len())];
         if !name.is_empty() {
-            names.push(name.to_owned());
+            param(name);
         }
     };
     for (i, b) in list.bytes().enumerate() {
@@ -97,7 +108,6 @@ fn split_params(list: &str) -> Vec<String> {
         }
     }
     push(&list[start..]);
-    names
 }
 
 #[cfg(test)]

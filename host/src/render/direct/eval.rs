@@ -82,24 +82,38 @@ where
                             break;
                         }
                     }
-                    self.nodes(taken.unwrap_or(otherwise))?;
+                    let body = taken.unwrap_or(otherwise);
+                    if !body.is_empty() {
+                        self.nodes(body)?;
+                    }
                 }
                 Node::For { var, list, body } => {
                     let Val::Field(Field::List(items)) = self.path(list)? else {
                         return Err(Bail);
                     };
-                    let len = items.len();
+                    let Some((first, _)) = items.split_first() else {
+                        continue;
+                    };
+                    // One entry for the whole loop, moved on to each item in turn.
+                    self.loops.push(Loop {
+                        var,
+                        item: first,
+                        index: 0,
+                        len: items.len(),
+                    });
+                    let depth = self.loops.len() - 1;
+                    let mut done = Ok(());
                     for (index, item) in items.iter().enumerate() {
-                        self.loops.push(Loop {
-                            var,
-                            item,
-                            index,
-                            len,
-                        });
-                        let done = self.nodes(body);
-                        self.loops.pop();
-                        done?;
+                        let current = &mut self.loops[depth];
+                        current.item = item;
+                        current.index = index;
+                        done = self.nodes(body);
+                        if done.is_err() {
+                            break;
+                        }
                     }
+                    self.loops.pop();
+                    done?;
                 }
                 Node::Include(name) => {
                     let program = self.programs.get(name).ok_or(Bail)?;

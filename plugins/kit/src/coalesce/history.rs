@@ -66,6 +66,12 @@ impl<'a> History<'a> {
     /// `user/`, expected output, tool calls, output and the latest error, as each applies.
     pub fn sections(&self, run: &Run, settings: &Settings) -> Vec<Section> {
         let mut sections = Vec::with_capacity(5);
+        self.push_sections(run, settings, &mut sections);
+        sections
+    }
+
+    /// [`History::sections`], pushed onto `sections`.
+    pub fn push_sections(&self, run: &Run, settings: &Settings, sections: &mut Vec<Section>) {
         if !self.memory.is_empty() {
             sections.push(user_section(
                 &self.memory,
@@ -86,7 +92,6 @@ impl<'a> History<'a> {
         if let Some(last) = self.turns.last().filter(|t| !t.success) {
             sections.push(error_section(last));
         }
-        sections
     }
 }
 

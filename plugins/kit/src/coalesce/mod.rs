@@ -20,7 +20,7 @@ use ptc_plugin_api::{Message, Role, Run, Section, Stats, Turn};
 
 pub use history::{count_printlns, count_tool_calls, shown_whole, History};
 pub use sections::{
-    data_section, error_section, first_prompt_head, output_section, tool_calls_section,
+    data_section, error_section, first_prompt_head, output_section, push_head, tool_calls_section,
     tools_section, turns_left_section, user_section,
 };
 pub use settings::{options, settings_with_defaults, Settings};
@@ -93,10 +93,11 @@ pub fn system_message(run: &Run) -> Message {
 /// The user message of the coalesced view of `turns`, with its statistics.
 pub fn user_message(run: &Run, turns: &[Turn], settings: &Settings) -> (Message, Stats) {
     let history = History::of(turns, settings);
-    let mut sections = first_prompt_head(run, settings);
-    // user/, expected output, tool calls, output, error, turns left.
-    sections.reserve(6);
-    sections.extend(history.sections(run, settings));
+    // The head (mission, tool/, data/), then user/, expected output, tool calls, output,
+    // error, turns left: one list, built where it stays.
+    let mut sections = Vec::with_capacity(9);
+    push_head(run, settings, &mut sections);
+    history.push_sections(run, settings, &mut sections);
     sections.push(turns_left_section(run, turns.len()));
     (Message::new(Role::User, sections), history.stats)
 }

@@ -9,10 +9,8 @@ use abi_stable::std_types::{RStr, RVec};
 use ptc_plugin_api::{Field, Function, Record, Run, Section, ToolCall, Turn, Value};
 
 use super::Settings;
-use crate::{
-    cap_chars, is_private_name, one_line, parse_tool_signature, sanitize_doc, to_clojure,
-    type_label, Limits,
-};
+use crate::signature::read_tool_signature;
+use crate::{cap_chars, is_private_name, one_line, sanitize_doc, to_clojure, type_label, Limits};
 
 /// An empty record with room for `fields` fields: records and sections are built with their
 /// size known, without growing.
@@ -31,6 +29,12 @@ fn section(template: &'static str, fields: usize) -> Section {
 /// The sections every prompt starts with: mission, `tool/`, `data/` (each omitted when empty).
 pub fn first_prompt_head(run: &Run, settings: &Settings) -> Vec<Section> {
     let mut sections = Vec::with_capacity(3);
+    push_head(run, settings, &mut sections);
+    sections
+}
+
+/// [`first_prompt_head`], pushed onto `sections`.
+pub fn push_head(run: &Run, settings: &Settings, sections: &mut Vec<Section>) {
     sections.push(section("mission", 1).with("mission", run.mission.as_str()));
     if !run.tools.is_empty() {
         sections.push(tools_section(run));
@@ -38,7 +42,6 @@ pub fn first_prompt_head(run: &Run, settings: &Settings) -> Vec<Section> {
     if !run.data.is_empty() {
         sections.push(data_section(run, settings.sample));
     }
-    sections
 }
 
 /// `tool/`: every tool with its parameter names and return type, sorted by name.
@@ -48,12 +51,15 @@ pub fn tools_section(run: &Run) -> Section {
     let tools: Vec<Field> = tools
         .into_iter()
         .map(|tool| {
-            let signature =
-                parse_tool_signature(tool.signature.as_ref().map(|s| s.as_str()).into());
+            let mut params = RVec::new();
+            let returns =
+                read_tool_signature(tool.signature.as_ref().map(|s| s.as_str()).into(), |name| {
+                    params.push(Field::from(name))
+                });
             let mut record = record(4)
                 .with("name", tool.name.as_str())
-                .with("params", signature.params)
-                .with("returns", signature.returns);
+                .with("params", Field::List(params))
+                .with("returns", returns);
             if let Some(description) = tool.description.as_ref().into_option() {
                 record = record.with("description", description.as_str());
             }
@@ -113,13 +119,19 @@ fn padding(text: &str) -> &'static str {
 /// [`USER_COMMENT_COLUMN`], so that templates lay out the column without a filter call per line.
 pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits) -> Section {
     // Sorted once by name (stably, as each group was before), then split: each record is built
-    // where it stays, in the list the section hands over.
-    let mut sorted = memory.to_vec();
-    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    // where it stays, in the list the section hands over. A memory already in order (as a
+    // recording's usually is) is read as it is.
+    let sorted: Cow<[(&str, &Value)]> = if memory.is_sorted_by(|a, b| a.0 <= b.0) {
+        Cow::Borrowed(memory)
+    } else {
+        let mut sorted = memory.to_vec();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        Cow::Owned(sorted)
+    };
     let function_count = sorted.iter().filter(|e| e.1.is_function()).count();
     let mut functions = Vec::with_capacity(function_count);
     let mut values = Vec::with_capacity(sorted.len() - function_count);
-    for (name, value) in sorted {
+    for &(name, value) in sorted.iter() {
         match value {
             Value::Function(f) => functions.push(function_record(name, f)),
             value => values.push(value_record(name, value, has_println, sample)),
@@ -132,20 +144,22 @@ pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits
 
 /// A function of `user/`: `name`, `params`, `head`, `pad`, and `doc` and `returns` when known.
 fn function_record(name: &str, f: &Function) -> Field {
-    let params: Vec<Cow<str>> = f.params.iter().map(|p| one_line(p)).collect();
-    let mut head = String::with_capacity(name.len() + 4 + params.len() * 8);
+    let mut head = String::with_capacity(name.len() + 4 + f.params.len() * 8);
     head.push('(');
     head.push_str(name);
     head.push_str(" [");
-    for (i, param) in params.iter().enumerate() {
+    let mut params = RVec::with_capacity(f.params.len());
+    for (i, param) in f.params.iter().enumerate() {
         if i > 0 {
             head.push(' ');
         }
-        head.push_str(param);
+        let param = one_line(param);
+        head.push_str(&param);
+        params.push(text(param));
     }
     head.push_str("])");
     let pad = padding(&head);
-    let params: Vec<Field> = params.into_iter().map(text).collect();
+    let params = Field::List(params);
     let mut record = record(6)
         .with("name", name)
         .with("params", params)

@@ -6,6 +6,12 @@ use std::fmt::Write;
 use abi_stable::std_types::Tuple2;
 use ptc_plugin_api::{Function, Value};
 
+mod float;
+
+#[cfg(test)]
+use float::write_cents;
+pub use float::write_float;
+
 /// How much of a value [`to_clojure`] prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -64,7 +70,8 @@ pub fn to_clojure_full(value: &Value) -> String {
 pub fn write_value(out: &mut String, value: &Value, limits: Limits) {
     Writer {
         limits,
-        private: false,
+        // Read once: it cannot change while a value is printed.
+        private: ptc_plugin_api::showing_private(),
     }
     .value(out, value)
 }
@@ -120,19 +127,41 @@ fn public_len(entries: &[Tuple2<Value, Value>]) -> usize {
     entries.len().saturating_sub(private)
 }
 
+/// The bytes of a plain keyword name (see [`is_plain_keyword`]), as a table: every byte of
+/// every keyword printed is looked up in it.
+const PLAIN_KEYWORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'*' | b'+' | b'!' | b'?' | b'<' | b'>' | b'=' | b'/' | b'.' | b'_' | b'-'
+            );
+        b += 1;
+    }
+    table
+};
+
 /// A keyword name that prints as `:name` (any other prints as `(keyword "...")`): not empty,
 /// and only the characters `A-Z a-z 0-9 * + ! ? < > = / . _ -`.
 pub fn is_plain_keyword(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"*+!?<>=/._-".contains(&b))
+    !name.is_empty() && name.bytes().all(|b| PLAIN_KEYWORD_BYTES[usize::from(b)])
 }
 
 struct Writer {
     limits: Limits,
-    /// Print private map entries too.
+    /// Print private map entries too (the exact text, or a render showing private values).
     private: bool,
+}
+
+/// [`is_private_key`] for a printer that already knows private values are hidden.
+fn has_private_name(key: &Value) -> bool {
+    match key {
+        Value::Keyword(name) | Value::String(name) => name.starts_with('_'),
+        _ => false,
+    }
 }
 
 impl Writer {
@@ -158,18 +187,23 @@ impl Writer {
             Value::Set(items) => self.seq(out, "#{", "}", items),
             Value::Map(entries) => {
                 let shown =
-                    |entry: &&Tuple2<Value, Value>| self.private || !is_private_key(&entry.0);
+                    |entry: &&Tuple2<Value, Value>| self.private || !has_private_name(&entry.0);
                 out.push('{');
-                for (i, entry) in entries.iter().filter(shown).take(limits.limit).enumerate() {
-                    if i > 0 {
+                let mut printed = 0;
+                for entry in entries.iter().filter(shown).take(limits.limit) {
+                    if printed > 0 {
                         out.push(' ');
                     }
+                    printed += 1;
                     self.value(out, &entry.0);
                     out.push(' ');
                     self.value(out, &entry.1);
                 }
                 let len = if self.private {
                     entries.len()
+                } else if printed < limits.limit {
+                    // Every public entry was printed: none is left to count.
+                    printed
                 } else {
                     public_len(entries)
                 };
@@ -266,31 +300,6 @@ fn write_string(out: &mut String, s: &str, printable_limit: usize) {
     out.push('"');
 }
 
-/// Floats as Clojure prints them (Java's `Double.toString`, shortest digits): `1.0`, `3.14`,
-/// `1000.0`, `1.0E7`, `1.0E-5`, `##Inf`, `##-Inf`, `##NaN`.
-pub fn write_float(out: &mut String, f: f64) {
-    if f.is_nan() {
-        out.push_str("##NaN");
-    } else if f.is_infinite() {
-        out.push_str(if f > 0.0 { "##Inf" } else { "##-Inf" });
-    } else if f == 0.0 || (1e-3..1e7).contains(&f.abs()) {
-        let start = out.len();
-        let _ = write!(out, "{f}");
-        if !out[start..].contains('.') {
-            out.push_str(".0");
-        }
-    } else {
-        let text = format!("{f:e}");
-        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
-        out.push_str(mantissa);
-        if !mantissa.contains('.') {
-            out.push_str(".0");
-        }
-        out.push('E');
-        out.push_str(exponent);
-    }
-}
-
 /// The type label of a value, the same in every strategy: `list[N]`, `map[N]`, `set[N]`, `string`,
 /// `integer`, `float`, `boolean`, `keyword`, `nil`, `#fn[...]`.
 pub fn type_label(value: &Value) -> String {
@@ -327,31 +336,31 @@ pub fn sanitize_doc(doc: &str) -> String {
     if doc.is_ascii() {
         // The runs between the bytes that matter are copied whole.
         let special = |b: &u8| matches!(b, b';' | b'\n' | b'\r' | 0x0B | 0x0C);
-        let mut out = Vec::with_capacity(doc.len());
+        let mut out = String::with_capacity(doc.len());
         let mut after_cr = false;
-        let mut rest = doc.as_bytes();
-        while let Some(at) = rest.iter().position(special) {
+        let mut rest = doc;
+        // Cut at ASCII bytes only: every piece is text as it is.
+        while let Some(at) = rest.as_bytes().iter().position(special) {
             if at > 0 {
-                out.extend_from_slice(&rest[..at]);
+                out.push_str(&rest[..at]);
                 after_cr = false;
             }
-            match rest[at] {
+            match rest.as_bytes()[at] {
                 b';' => {}
                 b'\n' if after_cr => after_cr = false,
                 b'\r' => {
-                    out.push(b' ');
+                    out.push(' ');
                     after_cr = true;
                 }
                 _ => {
-                    out.push(b' ');
+                    out.push(' ');
                     after_cr = false;
                 }
             }
             rest = &rest[at + 1..];
         }
-        out.extend_from_slice(rest);
-        // ASCII in, ASCII out.
-        return String::from_utf8(out).unwrap_or_default();
+        out.push_str(rest);
+        return out;
     }
     let mut out = String::with_capacity(doc.len());
     let mut chars = doc.chars().filter(|&c| c != ';').peekable();

@@ -45,6 +45,55 @@ fn floats_print_like_java() {
     }
 }
 
+/// Whole hundredths are written without the formatter: the same text as the formatter's
+/// shortest digits, for every amount tried, and anything else is left to the formatter.
+#[test]
+fn hundredths_print_as_the_formatter_prints_them() {
+    let formatter = |f: f64| {
+        let text = format!("{f}");
+        if text.contains('.') {
+            text
+        } else {
+            text + ".0"
+        }
+    };
+    let mut tried = 0;
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let cents = (1..=200_000u64)
+        .chain((0..200_000).map(|_| next() % 1_000_000_000))
+        .chain([999_999_999, 999_999_998]);
+    for n in cents {
+        for f in [n as f64 / 100.0, -(n as f64) / 100.0] {
+            let mut fast = String::new();
+            if write_cents(&mut fast, f) {
+                tried += 1;
+                assert_eq!(fast, formatter(f), "{f:?}");
+            }
+        }
+    }
+    assert!(tried > 700_000, "{tried}");
+    // Not whole hundredths, or out of range: left to the formatter.
+    for f in [
+        0.001,
+        0.005,
+        0.1 + 0.2,
+        1e7,
+        12345678.5,
+        0.0,
+        -0.0,
+        1.0 / 3.0,
+        f64::MIN_POSITIVE,
+    ] {
+        assert!(!write_cents(&mut String::new(), f), "{f:?}");
+    }
+}
+
 #[test]
 fn strings_escape_and_cut_by_characters() {
     assert_eq!(
@@ -246,6 +295,39 @@ fn plain_keywords_print_bare() {
     assert_eq!(
         to_clojure(&Value::keyword("abc"), Limits::new(3, 3)),
         ":abc"
+    );
+}
+
+/// The table of plain keyword bytes holds exactly the characters the definition lists.
+#[test]
+fn plain_keyword_characters_are_exactly_the_listed_ones() {
+    for c in (0u8..=127).map(char::from) {
+        let listed = c.is_ascii_alphanumeric() || "*+!?<>=/._-".contains(c);
+        assert_eq!(is_plain_keyword(&c.to_string()), listed, "{c:?}");
+    }
+    assert!(!is_plain_keyword("é"));
+    assert!(!is_plain_keyword("a\u{2028}"));
+}
+
+/// A map that shows as many entries as its limit allows, its other entries private, is not
+/// cut: it is counted by its public entries, whether the printer stops at the limit or not.
+#[test]
+fn a_map_at_its_limit_with_private_entries_left_is_whole() {
+    let m = map(vec![
+        (Value::keyword("A"), Value::Integer(1)),
+        (Value::keyword("B"), Value::Integer(2)),
+        (Value::keyword("_c"), Value::Integer(3)),
+        (Value::keyword("_d"), Value::Integer(4)),
+    ]);
+    assert_eq!(to_clojure(&m, Limits::new(2, 80)), "{:A 1 :B 2}");
+    assert_eq!(to_clojure(&m, Limits::new(3, 80)), "{:A 1 :B 2}");
+    assert_eq!(
+        to_clojure(&m, Limits::new(1, 80)),
+        "{:A 1 ...} (2 items, showing first 1)"
+    );
+    assert_eq!(
+        to_clojure(&m, Limits::new(0, 80)),
+        "{...} (2 items, showing first 0)"
     );
 }
 
