@@ -27,10 +27,9 @@ fn text(templates: &Templates, message: &Message) -> String {
     text
 }
 
-/// The capacity guessed for a message holds its text, so that it is written without growing,
-/// and not much more: checked on every prompt of the bundled examples, coalesced.
-#[test]
-fn the_guessed_size_of_a_message_holds_its_text_without_much_to_spare() {
+/// The bundled coalesce templates, the kit's default settings, and every example recording
+/// that reads (`examples/recordings`): what the tests of the coalesced view run on.
+pub(super) fn coalesce_examples() -> (Templates, coalesce::Settings, Vec<Recording>) {
     let templates = Templates::load(
         "coalesce",
         &coalesce::TEMPLATES
@@ -47,16 +46,27 @@ fn the_guessed_size_of_a_message_holds_its_text_without_much_to_spare() {
     };
     let settings = coalesce::settings_with_defaults(&Options::default()).unwrap();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/recordings");
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().and_then(|e| e.to_str()) == Some("json"))
+        .collect();
+    paths.sort();
+    let recordings = paths
+        .iter()
+        .filter_map(|path| Recording::parse(&std::fs::read(path).unwrap(), path, &defaults).ok())
+        .collect();
+    (templates, settings, recordings)
+}
+
+/// The capacity guessed for a message holds its text, so that it is written without growing,
+/// and not much more: checked on every prompt of the bundled examples, coalesced.
+#[test]
+fn the_guessed_size_of_a_message_holds_its_text_without_much_to_spare() {
+    let (templates, settings, recordings) = coalesce_examples();
     let (mut prompts, mut held, mut spare) = (0, 0, 0);
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().and_then(|e| e.to_str()) != Some("json") {
-            continue;
-        }
-        let bytes = std::fs::read(&path).unwrap();
-        let Ok(recording) = Recording::parse(&bytes, &path, &defaults) else {
-            continue;
-        };
+    for recording in &recordings {
+        let path = &recording.path;
         for k in 1..=recording.turns.len() {
             let (user, _) =
                 coalesce::user_message(&recording.run, &recording.turns[..k], &settings);

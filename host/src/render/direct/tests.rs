@@ -3,10 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use ptc_plugin_api::{Options, Record, Section};
+use ptc_plugin_api::{Record, Section};
 
 use super::*;
-use crate::recording::{Recording, RecordingDefaults};
 use crate::render::templates::Templates;
 
 fn templates_dir() -> PathBuf {
@@ -237,32 +236,9 @@ fn a_keyword_printed_or_looped_over_is_left_to_tera() {
 #[test]
 fn the_coalesced_sections_of_the_examples_read_as_through_tera() {
     use ptc_strategy_kit::coalesce;
-    let templates = Templates::load(
-        "coalesce",
-        &coalesce::TEMPLATES
-            .iter()
-            .map(|(n, s)| (n.to_string(), s.to_string()))
-            .collect::<Vec<_>>(),
-        |_| Vec::new(),
-    )
-    .unwrap();
-    let defaults = RecordingDefaults {
-        max_turns: 10,
-        system_prompt: "system".into(),
-        max_recording_bytes: crate::recording::DEFAULT_MAX_RECORDING_BYTES,
-    };
-    let settings = coalesce::settings_with_defaults(&Options::default()).unwrap();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/recordings");
+    let (templates, settings, recordings) = crate::render::tests::coalesce_examples();
     let mut direct = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().and_then(|e| e.to_str()) != Some("json") {
-            continue;
-        }
-        let bytes = std::fs::read(&path).unwrap();
-        let Ok(recording) = Recording::parse(&bytes, &path, &defaults) else {
-            continue;
-        };
+    for recording in &recordings {
         for k in 0..=recording.turns.len() {
             let turns = &recording.turns[..k];
             let (user, _) = coalesce::user_message(&recording.run, turns, &settings);
