@@ -28,12 +28,14 @@ use crate::message::{wire, RenderedMessage};
 
 mod anthropic;
 mod openai;
+mod per_thread;
 mod recent;
 pub mod redaction;
 
 use openai::BlockEnds;
 mod tokenizer;
 
+pub use per_thread::Counters;
 pub use tokenizer::Tokenizer;
 
 /// How a provider's request is counted: what it sends for a prompt's messages.

@@ -41,7 +41,7 @@ use crate::recording::corpus::Source;
 use crate::recording::Lack;
 use crate::recording::Recording;
 use crate::render::trigger::Prompter;
-use crate::tokens::{Counter, Tokenizer};
+use crate::tokens::{Counter, Counters, Tokenizer};
 use crate::Error;
 
 pub use by_run::PricedByRun;
@@ -331,6 +331,9 @@ pub fn run_listed(
     let mut runs = Vec::new();
     let mut bad_recordings = BadRecordings::default();
     let mut chunk: Vec<(usize, Source)> = Vec::with_capacity(CHUNK);
+    // A counter per thread, kept from chunk to chunk: the texts recordings share (the system
+    // prompt, the templates' text, the lines runs repeat) are counted once for all of them.
+    let counters = Counters::new(plan.tokenizer);
     loop {
         chunk.clear();
         let mut bytes = 0;
@@ -349,12 +352,7 @@ pub fn run_listed(
         }
         let measured: Vec<Result<Measured, Error>> = chunk
             .par_iter()
-            .map_init(
-                // A counter per piece of work: the texts recordings share (the system prompt,
-                // the templates' text) are counted once for many recordings.
-                || Counter::new(plan.tokenizer),
-                |counter, (index, source)| measure_all(counter, *index, source),
-            )
+            .map(|(index, source)| counters.with(|counter| measure_all(counter, *index, source)))
             .collect();
         for ((index, source), result) in chunk.iter().zip(measured) {
             let index = *index;
