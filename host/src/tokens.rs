@@ -29,6 +29,7 @@ use crate::message::{wire, RenderedMessage};
 mod anthropic;
 mod openai;
 mod per_thread;
+mod prefixes;
 mod recent;
 pub mod redaction;
 
@@ -105,6 +106,8 @@ pub struct Counter {
     pieces: FxHashMap<Box<str>, u32>,
     /// The messages of the last requests counted, with their counts ([`recent`]).
     recent: recent::Recent,
+    /// Long texts counted lately, with the tokens before each line cut ([`prefixes`]).
+    prefixes: prefixes::Prefixes,
     /// How many times a message's count was not carried from an earlier request.
     #[cfg(test)]
     counted_anew: usize,
@@ -148,6 +151,7 @@ impl Counter {
             lines: FxHashMap::default(),
             pieces: FxHashMap::default(),
             recent: recent::Recent::default(),
+            prefixes: prefixes::Prefixes::default(),
             #[cfg(test)]
             counted_anew: 0,
         }
@@ -160,6 +164,7 @@ impl Counter {
         self.seen.clear();
         self.block_ends.clear();
         self.sent.clear();
+        self.prefixes = prefixes::Prefixes::default();
         if self.lines.len() > KEPT_LINES {
             self.lines.clear();
         }
@@ -168,8 +173,12 @@ impl Counter {
         }
     }
 
-    /// Tokens of `text`, counted once per distinct text.
+    /// Tokens of `text`, counted once per distinct text; a long one from where it differs
+    /// from a long text counted lately ([`prefixes`]).
     pub fn text(&mut self, text: &str) -> usize {
+        if text.len() >= prefixes::LONG {
+            return self.count_long(text);
+        }
         if let Some(&n) = self.seen.get(text) {
             return n;
         }
@@ -178,8 +187,12 @@ impl Counter {
         n
     }
 
-    /// Tokens of `text`, line by line.
+    /// Tokens of `text`, line by line; a long one from where it differs from a long text
+    /// counted lately ([`prefixes`]).
     fn count(&mut self, text: &str) -> usize {
+        if text.len() >= prefixes::LONG {
+            return self.count_long(text);
+        }
         lines(text).map(|line| self.line(line)).sum()
     }
 
@@ -341,11 +354,26 @@ impl Counter {
     /// Tokens of the pieces of `text` that end within its first `limit` bytes: the piece cut at
     /// `limit` is not shared.
     fn count_before(&mut self, text: &str, limit: usize) -> usize {
-        let mut total = 0usize;
-        let mut offset = 0usize;
+        // A long text counted lately has its whole lines counted up to its last cut by `limit`.
+        let (mut offset, mut total) = self.whole_lines_before(text, limit).unwrap_or((0, 0));
+        for line in lines(&text[offset..]) {
+            if offset + line.len() <= limit {
+                total += self.line(line);
+                offset += line.len();
+                continue;
+            }
+            return total + self.count_pieces_before(line, limit - offset);
+        }
+        total
+    }
+
+    /// [`Counter::count_before`] line by line, kept texts left aside: what it must equal.
+    #[cfg(test)]
+    fn count_before_by_lines(&mut self, text: &str, limit: usize) -> usize {
+        let (mut offset, mut total) = (0, 0);
         for line in lines(text) {
             if offset + line.len() <= limit {
-                total += self.count(line);
+                total += self.line(line);
                 offset += line.len();
                 continue;
             }

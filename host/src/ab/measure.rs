@@ -303,19 +303,19 @@ pub(super) fn measure(
             let request = request_of(primary_counting);
             (request.tokens, request.shared)
         };
-        let text: String = prompt
+        let messages: Vec<&str> = prompt
             .messages
             .iter()
             .skip(1)
             .map(|m| m.content.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
+            .collect();
+        let text = messages.join("\n");
         let measure = PromptMeasure {
             turns,
             tokens,
             shared,
             costs,
-            retention: facts.retention_after(turns, text, &mut search),
+            retention: facts.retention_after(turns, text, &messages, &mut search),
             render_ns,
         };
         let evidence = measure.retention.evidence;

@@ -282,19 +282,20 @@ impl Facts {
 
     /// What of the first `turns` turns is visible in `text`.
     pub fn retention(&self, turns: usize, text: &str) -> Retention {
-        self.retention_after(turns, text.to_owned(), &mut Search::default())
+        self.retention_after(turns, text.to_owned(), &[text], &mut Search::default())
     }
 
     /// [`Facts::retention`] for the next prompt of a run, reusing what `search` found in the
-    /// prompt before it wherever the two texts agree (see [`Search`]); `search` keeps `text`
-    /// for the prompt after it.
+    /// prompts before it (see [`Search`]); `text` is the prompt's `messages` joined by line
+    /// breaks, and `search` keeps it for the prompt after it.
     pub fn retention_after<'f>(
         &'f self,
         turns: usize,
         text: String,
+        messages: &[&str],
         search: &mut Search<'f>,
     ) -> Retention {
-        search.start_with(&text, &self.needles);
+        search.start_with(&text, messages, &self.needles);
         let r = self.visible(turns, &text, search);
         search.finish(text);
         r
@@ -348,7 +349,7 @@ impl Facts {
     /// in the order the action cites them.
     pub fn dropped<'f>(&'f self, turns: usize, text: &str) -> Vec<String> {
         let mut search = Search::default();
-        search.start_with(text, &self.needles);
+        search.start_with(text, &[text], &self.needles);
         self.dropped_where(turns, |needle| {
             search.find(text, needle, self.evidence_match)
         })

@@ -26,7 +26,11 @@ pub(super) enum Match {
 /// search of the whole text.
 ///
 /// With the run's [`Needles`] ([`Search::start_with`]), every needle is found in one pass over
-/// the part of the text searched, however many there are.
+/// the part of the text searched, however many there are. In that part, a whole message that
+/// an earlier prompt of the run already held, wherever it was and whichever strategy made it,
+/// is not searched again: what it showed is kept with its text ([`Messages`]). A window that
+/// slides over the turns repeats its messages, shifted, where the shared start ends early, and
+/// strategies show many of the same messages.
 #[derive(Default)]
 pub struct Search<'f> {
     previous: String,
@@ -44,21 +48,94 @@ pub struct Search<'f> {
     firsts: Vec<[Option<usize>; 3]>,
 }
 
+/// Per message text searched whole with a run's [`Needles`] (those with no line break), by
+/// any strategy: each (needle, [`Match`]) it shows, as `needle * 3 + match`, with where it
+/// first does. Looked up by a hash of the text's length and ends, then compared whole.
+#[derive(Default)]
+struct Messages {
+    by_hash: rustc_hash::FxHashMap<u64, Vec<(Box<str>, Box<[(u32, u32)]>)>>,
+    /// Per (needle, match): whether the message being searched showed it already.
+    seen: Vec<bool>,
+}
+
+impl Messages {
+    /// Calls `each` with what `message` shows of the needles (`count` of them, those with no
+    /// line break found by `lines`, numbered by `ids`), searched when no message had its text.
+    fn shown(
+        &mut self,
+        (lines, ids, count): (&aho_corasick::AhoCorasick, &[u32], usize),
+        message: &str,
+        mut each: impl FnMut(usize, usize),
+    ) {
+        let bucket = self.by_hash.entry(quick_hash(message)).or_default();
+        let at = match bucket.iter().position(|(text, _)| **text == *message) {
+            Some(at) => at,
+            None => {
+                self.seen.clear();
+                self.seen.resize(count * 3, false);
+                let mut shown = Vec::new();
+                for found in lines.find_overlapping_iter(message.as_bytes()) {
+                    let (at, end) = (found.start(), found.end());
+                    let id = ids[found.pattern().as_usize()] as usize;
+                    for how in [Match::Word, Match::Anywhere, Match::Text] {
+                        let key = id * 3 + how as usize;
+                        if !self.seen[key] && bounded(message, at, end, how) {
+                            self.seen[key] = true;
+                            // A message is at most a recording's size: 256 MiB by default.
+                            let at = u32::try_from(at).unwrap_or(u32::MAX);
+                            shown.push((key as u32, at));
+                        }
+                    }
+                }
+                bucket.push((message.into(), shown.into()));
+                bucket.len() - 1
+            }
+        };
+        for &(key, at) in bucket[at].1.iter() {
+            each(key as usize, at as usize);
+        }
+    }
+}
+
+/// A hash of `text` from its length and at most 64 bytes at each end: cheap for a long text,
+/// and enough to tell most texts apart (texts of equal hashes are compared whole).
+fn quick_hash(text: &str) -> u64 {
+    use std::hash::Hasher;
+    let bytes = text.as_bytes();
+    let mut hash = rustc_hash::FxHasher::default();
+    hash.write_usize(bytes.len());
+    hash.write(&bytes[..bytes.len().min(64)]);
+    hash.write(&bytes[bytes.len().saturating_sub(64)..]);
+    hash.finish()
+}
+
 /// Bytes of the widest character: what a whole-word check reads after an occurrence.
 const CHAR_MAX: usize = 4;
 
-/// The distinct needles of a run, found together by one automaton.
+/// The distinct needles of a run, found together: those with no line break by one automaton,
+/// message by message; those with one (which may cross from one message into the next) by
+/// another, in the text.
 #[derive(Default)]
 pub(super) struct Needles {
-    automaton: Option<aho_corasick::AhoCorasick>,
-    /// Each needle's number in the automaton, by the address of the needle's bytes in the
-    /// finder that holds them: the finders are the run's facts', alive while these are, so
-    /// an address names one finder (a needle is found every prompt: its bytes are not hashed).
+    /// The needles with no line break.
+    lines: Option<aho_corasick::AhoCorasick>,
+    /// Per pattern of `lines`: its needle's number.
+    line_ids: Vec<u32>,
+    /// The needles that hold a line break.
+    crossing: Option<aho_corasick::AhoCorasick>,
+    /// Per pattern of `crossing`: its needle's number.
+    crossing_ids: Vec<u32>,
+    /// Each needle's number, by the address of the needle's bytes in the finder that holds
+    /// them: the finders are the run's facts', alive while these are, so an address names one
+    /// finder (a needle is found every prompt: its bytes are not hashed).
     ids: rustc_hash::FxHashMap<usize, usize>,
-    /// How many needles the automaton holds.
+    /// How many needles there are.
     count: usize,
     /// Bytes of the longest needle.
     longest: usize,
+    /// What each message searched whole shows of the needles with no line break, for every
+    /// prompt of the run, whichever strategy made it.
+    messages: std::cell::RefCell<Messages>,
 }
 
 impl Needles {
@@ -79,20 +156,37 @@ impl Needles {
             });
             ids.insert(bytes.as_ptr() as usize, id);
         }
-        let (count, longest) = (
-            patterns.len(),
-            patterns.iter().map(|p| p.len()).max().unwrap_or(0),
-        );
-        // A needle set the automaton cannot hold is searched needle by needle.
-        let automaton = aho_corasick::AhoCorasick::new(&patterns).ok();
-        if automaton.is_none() {
-            ids.clear();
+        let (mut lines, mut crossing) = (Vec::new(), Vec::new());
+        let (mut line_ids, mut crossing_ids) = (Vec::new(), Vec::new());
+        for (id, pattern) in patterns.iter().enumerate() {
+            let Ok(id) = u32::try_from(id) else {
+                return Needles::default();
+            };
+            if memchr::memchr(b'\n', pattern).is_some() {
+                crossing.push(*pattern);
+                crossing_ids.push(id);
+            } else {
+                lines.push(*pattern);
+                line_ids.push(id);
+            }
         }
+        // A needle set an automaton cannot hold is searched needle by needle.
+        let build = |patterns: &[&[u8]]| match patterns.is_empty() {
+            true => Some(None),
+            false => aho_corasick::AhoCorasick::new(patterns).ok().map(Some),
+        };
+        let (Some(lines), Some(crossing)) = (build(&lines), build(&crossing)) else {
+            return Needles::default();
+        };
         Needles {
-            automaton,
+            lines,
+            line_ids,
+            crossing,
+            crossing_ids,
             ids,
-            count,
-            longest,
+            count: patterns.len(),
+            longest: patterns.iter().map(|p| p.len()).max().unwrap_or(0),
+            messages: Default::default(),
         }
     }
 }
@@ -112,16 +206,22 @@ impl<'f> Search<'f> {
     }
 
     /// [`Search::start`], finding every one of `needles` in `text` at once: where each first
-    /// occurs as each [`Match`] asks. An occurrence found in the previous text that ends, with
-    /// the character after it, before the shared start less the longest needle is still the
-    /// first; the rest of the text is searched.
-    pub(super) fn start_with(&mut self, text: &str, needles: &'f Needles) {
+    /// occurs as each [`Match`] asks; `text` is `messages` joined by line breaks. An
+    /// occurrence found in the previous text that ends, with the character after it, before
+    /// the shared start less the longest needle is still the first; the rest of the text is
+    /// searched, a message whose text was searched whole before not again.
+    pub(super) fn start_with(&mut self, text: &str, messages: &[&str], needles: &'f Needles) {
+        debug_assert_eq!(
+            messages.iter().map(|m| m.len() + 1).sum::<usize>(),
+            text.len() + 1,
+            "the messages joined by line breaks are the text"
+        );
         let same = self.needles.is_some_and(|n| std::ptr::eq(n, needles))
             && self.firsts_before.len() == needles.count;
         self.start(text);
-        let Some(automaton) = &needles.automaton else {
+        if needles.ids.is_empty() {
             return;
-        };
+        }
         let from = if !same {
             0
         } else {
@@ -142,15 +242,39 @@ impl<'f> Search<'f> {
                 }
             }
         }
-        let input = aho_corasick::Input::new(text.as_bytes()).range(from..);
-        for found in automaton.find_overlapping_iter(input) {
-            let (at, end) = (found.start(), found.end());
-            let firsts = &mut self.firsts[found.pattern().as_usize()];
-            for how in [Match::Word, Match::Anywhere, Match::Text] {
-                let first = &mut firsts[how as usize];
-                if first.is_none() && bounded(text, at, end, how) {
-                    *first = Some(at);
+        if let Some(lines) = &needles.lines {
+            // A needle with no line break occurs within one message: those that end by
+            // `from` were found before; the one `from` falls in is searched from there; the
+            // messages after it whole.
+            let mut start = 0;
+            for message in messages {
+                let end = start + message.len();
+                if end <= from || message.is_empty() {
+                    // Every occurrence in it starts before `from`.
+                } else if start < from {
+                    let input = aho_corasick::Input::new(text.as_bytes()).range(from..end);
+                    for found in lines.find_overlapping_iter(input) {
+                        let id = needles.line_ids[found.pattern().as_usize()] as usize;
+                        first(&mut self.firsts[id], text, found.start(), found.end());
+                    }
+                } else {
+                    let mut messages = needles.messages.borrow_mut();
+                    let automaton = (lines, &needles.line_ids[..], needles.count);
+                    messages.shown(automaton, message, |key, at| {
+                        let first = &mut self.firsts[key / 3][key % 3];
+                        if first.is_none() {
+                            *first = Some(start + at);
+                        }
+                    });
                 }
+                start = end + 1;
+            }
+        }
+        if let Some(crossing) = &needles.crossing {
+            let input = aho_corasick::Input::new(text.as_bytes()).range(from..);
+            for found in crossing.find_overlapping_iter(input) {
+                let id = needles.crossing_ids[found.pattern().as_usize()] as usize;
+                first(&mut self.firsts[id], text, found.start(), found.end());
             }
         }
     }
@@ -210,6 +334,17 @@ impl<'f> Search<'f> {
         };
         self.now.insert(key, found);
         found.is_some()
+    }
+}
+
+/// Records the occurrence at bytes `at..end` of `text` in `firsts` (a needle's, per [`Match`])
+/// for each match it is and the needle has no earlier one of.
+fn first(firsts: &mut [Option<usize>; 3], text: &str, at: usize, end: usize) {
+    for how in [Match::Word, Match::Anywhere, Match::Text] {
+        let first = &mut firsts[how as usize];
+        if first.is_none() && bounded(text, at, end, how) {
+            *first = Some(at);
+        }
     }
 }
 

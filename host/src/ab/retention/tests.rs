@@ -516,7 +516,7 @@ proptest::proptest! {
         ),
         keep in proptest::collection::vec(0usize..30, 8),
     ) {
-        let needles: Vec<Finder<'static>> = ["ab", "a", "b a", "abab", "é", "ab-", "", "ab"]
+        let needles: Vec<Finder<'static>> = ["ab", "a", "b a", "abab", "é", "ab-", "", "ab", "b\na", "\n", "a\n"]
             .iter()
             .map(|n| finder(n))
             .collect();
@@ -533,15 +533,16 @@ proptest::proptest! {
             text.extend(pieces.iter().copied());
             prompts.push(text);
         }
-        // Needle by needle, and every needle at once.
+        // Needle by needle, and every needle at once: in the text as one message, and in
+        // the text as the messages its line breaks join.
         let together = search::Needles::new(&needles);
-        for at_once in [false, true] {
+        for way in 0..3 {
         let mut search = Search::default();
         for text in &prompts {
-            if at_once {
-                search.start_with(text, &together);
-            } else {
-                search.start(text);
+            match way {
+                0 => search.start(text),
+                1 => search.start_with(text, &[text], &together),
+                _ => search.start_with(text, &text.split('\n').collect::<Vec<_>>(), &together),
             }
             for needle in &needles {
                 for how in [Match::Word, Match::Anywhere, Match::Text] {

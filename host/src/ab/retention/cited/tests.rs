@@ -202,7 +202,7 @@ fn a_prompt_shows_a_cited_literal_as_a_whole_word_and_names_what_it_dropped() {
     // The same from what the prompt's search found, prompt after prompt.
     let mut search = super::super::Search::default();
     for text in ["src/app/run_job.py", cut, "src/app/config_loader.py"] {
-        facts.retention_after(1, text.to_owned(), &mut search);
+        facts.retention_after(1, text.to_owned(), &[text], &mut search);
         assert_eq!(
             facts.dropped_last(1, &search),
             facts.dropped(1, text),

@@ -1,0 +1,173 @@
+//! Long texts counted lately, with the tokens before each of their line cuts, so that a long
+//! text that starts as one of them did is counted from the last cut they share.
+//!
+//! A strategy that writes the history into one message (or one block) sends it again each turn
+//! with the turn added at its end, or with a line near its end changed: each of those texts
+//! would be cut into lines and each line looked up again, and the cost of a run would grow with
+//! the square of its turns. A text cut after a line break followed by a character that is not
+//! whitespace ([`super::lines`]) is cut at the same places, with the same counts before them,
+//! wherever another text starts with the same bytes up to the character after the cut: only
+//! the lines after the last such cut are looked up. The count is the same as counting every
+//! line (tested).
+
+use super::{common_prefix, lines, Counter};
+
+/// Texts shorter than this are counted line by line: their lines are few.
+pub(super) const LONG: usize = 2048;
+
+/// How many long texts are kept: the messages or blocks of a prompt that change from one
+/// prompt to the next are few.
+const KEPT: usize = 8;
+
+/// Bytes of a text's start compared to choose the kept text it most likely continues.
+const PROBE: usize = 256;
+
+/// A long text counted, with the end of each line but the last and the tokens before it.
+struct Counted {
+    text: Box<str>,
+    cuts: Vec<(usize, usize)>,
+}
+
+#[derive(Default)]
+pub(super) struct Prefixes {
+    kept: Vec<Counted>,
+    /// The kept text replaced next when a new one continues none.
+    next: usize,
+}
+
+impl Prefixes {
+    /// The kept text `text` most likely shares the longest start with: the one whose first
+    /// [`PROBE`] bytes agree longest with `text`'s, the latest kept of equals.
+    fn closest(&self, text: &str) -> Option<usize> {
+        let probe = &text[..text.len().min(PROBE)];
+        let mut best: Option<(usize, usize)> = None;
+        for (i, counted) in self.kept.iter().enumerate() {
+            let shared = common_prefix(&counted.text[..counted.text.len().min(PROBE)], probe).len();
+            if shared > 0 && best.is_none_or(|(_, most)| shared >= most) {
+                best = Some((i, shared));
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+
+    /// The kept text equal to `text`, if any.
+    fn find(&self, text: &str) -> Option<&Counted> {
+        self.kept
+            .iter()
+            .find(|c| c.text.len() == text.len() && *c.text == *text)
+    }
+}
+
+impl Counter {
+    /// Tokens of the long `text`, from the last line cut it shares with a long text counted
+    /// lately; then kept in their place.
+    pub(super) fn count_long(&mut self, text: &str) -> usize {
+        let closest = self.prefixes.closest(text);
+        let (mut cuts, mut total, mut from) = (Vec::new(), 0, 0);
+        if let Some(i) = closest {
+            let counted = &self.prefixes.kept[i];
+            let shared = common_prefix(&counted.text, text).len();
+            // A cut whose next byte the two texts share is a cut of both.
+            let reused = counted.cuts.partition_point(|&(end, _)| end < shared);
+            cuts.extend_from_slice(&counted.cuts[..reused]);
+            if let Some(&(end, before)) = cuts.last() {
+                (total, from) = (before, end);
+            }
+        }
+        let mut end = from;
+        let mut rest = lines(&text[from..]).peekable();
+        while let Some(line) = rest.next() {
+            total += self.line(line);
+            end += line.len();
+            if rest.peek().is_some() {
+                cuts.push((end, total));
+            }
+        }
+        let counted = Counted {
+            text: text.into(),
+            cuts,
+        };
+        // A text that continues a kept one takes its place; another the place of the oldest.
+        let slot = match closest {
+            Some(i) => i,
+            None if self.prefixes.kept.len() < KEPT => {
+                self.prefixes.kept.push(counted);
+                return total;
+            }
+            None => {
+                let i = self.prefixes.next;
+                self.prefixes.next = (i + 1) % KEPT;
+                i
+            }
+        };
+        self.prefixes.kept[slot] = counted;
+        total
+    }
+
+    /// Tokens of the lines of `text` that end within its first `limit` bytes, when `text` is a
+    /// long text counted lately, by its cuts; `None` when it is not. What follows the last
+    /// whole line is left to the caller: its start and its tokens up to it.
+    pub(super) fn whole_lines_before(&self, text: &str, limit: usize) -> Option<(usize, usize)> {
+        let counted = self.prefixes.find(text)?;
+        let whole = counted.cuts.partition_point(|&(end, _)| end <= limit);
+        Some(match whole {
+            0 => (0, 0),
+            n => counted.cuts[n - 1],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tokens::{Counter, Tokenizer};
+
+    proptest::proptest! {
+        /// Long texts that keep, change or cut the end of the one before (and texts that start
+        /// alike, interleaved) count what the tokenizer counts, whole and before every limit.
+        #[test]
+        fn a_long_text_counted_from_a_kept_one_counts_as_the_tokenizer_does(
+            steps in proptest::collection::vec(
+                (
+                    0usize..3000,
+                    proptest::collection::vec(
+                        proptest::sample::select(vec![
+                            "line\n", "\n", " ", "  indented\n", "(def x 1)", "é", "\n\n",
+                            "word ", "12345", "\t", "🦀\n", ")\n;",
+                        ]),
+                        0..400,
+                    ),
+                    0usize..4000,
+                ),
+                1..10,
+            ),
+        ) {
+            let tokenizer = Tokenizer::O200kBase;
+            let mut counter = Counter::new(tokenizer);
+            let base = "The system prompt, long enough to be kept.\n".repeat(60);
+            let mut text = base.clone();
+            for (keep, pieces, limit) in steps {
+                let mut cut = (base.len() + keep).min(text.len());
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text.truncate(cut);
+                text.extend(pieces.iter().copied());
+                proptest::prop_assert_eq!(counter.text(&text), tokenizer.count(&text));
+                let mut limit = limit.min(text.len());
+                while !text.is_char_boundary(limit) {
+                    limit -= 1;
+                }
+                let mut fresh = Counter::new(tokenizer);
+                proptest::prop_assert!(counter.whole_lines_before(&text, limit).is_some());
+                proptest::prop_assert_eq!(
+                    counter.count_before(&text, limit),
+                    fresh.count_before_by_lines(&text, limit)
+                );
+                // Long texts that start otherwise, kept in between.
+                for other in [format!("Another start\n{base}"), format!("{base}other\n")] {
+                    proptest::prop_assert_eq!(counter.text(&other), tokenizer.count(&other));
+                }
+            }
+        }
+    }
+}
