@@ -8,7 +8,12 @@
 //! whitespace ([`super::lines`]) is cut at the same places, with the same counts before them,
 //! wherever another text starts with the same bytes up to the character after the cut: only
 //! the lines after the last such cut are looked up. The count is the same as counting every
-//! line (tested).
+//! line (tested). A long text sent again (the same message in the next prompt, or in another
+//! strategy's) is found by a hash of its length and ends and compared, not hashed whole.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use super::{common_prefix, lines, Counter};
 
@@ -22,15 +27,22 @@ const KEPT: usize = 8;
 /// Bytes of a text's start compared to choose the kept text it most likely continues.
 const PROBE: usize = 256;
 
-/// A long text counted, with the end of each line but the last and the tokens before it.
+/// A long text counted: its tokens, and the end of each line but the last with the tokens
+/// before it.
 struct Counted {
     text: Box<str>,
+    tokens: usize,
     cuts: Vec<(usize, usize)>,
 }
 
+/// The long texts of a run counted so far, and the latest of them.
 #[derive(Default)]
 pub(super) struct Prefixes {
-    kept: Vec<Counted>,
+    /// Every long text counted in the run, by a hash of its length and ends ([`quick_hash`]):
+    /// the same text sent again, by this strategy or another, is compared, not counted.
+    seen: FxHashMap<u64, Vec<Arc<Counted>>>,
+    /// The latest, which a new text may continue.
+    kept: Vec<Arc<Counted>>,
     /// The kept text replaced next when a new one continues none.
     next: usize,
 }
@@ -50,19 +62,51 @@ impl Prefixes {
         best.map(|(i, _)| i)
     }
 
-    /// The kept text equal to `text`, if any.
-    fn find(&self, text: &str) -> Option<&Counted> {
-        self.kept
+    /// The long text equal to `text` counted in the run, if any.
+    fn find(&self, text: &str) -> Option<&Arc<Counted>> {
+        self.seen
+            .get(&quick_hash(text))?
             .iter()
-            .find(|c| c.text.len() == text.len() && *c.text == *text)
+            .find(|c| *c.text == *text)
+    }
+
+    /// Keeps `counted` in the place of the kept text `closest`, or of the oldest.
+    fn keep(&mut self, counted: Arc<Counted>, closest: Option<usize>) {
+        match closest {
+            Some(i) => self.kept[i] = counted,
+            None if self.kept.len() < KEPT => self.kept.push(counted),
+            None => {
+                self.kept[self.next] = counted;
+                self.next = (self.next + 1) % KEPT;
+            }
+        }
     }
 }
 
+/// A hash of `text` from its length and at most 64 bytes at each end: cheap for a long text,
+/// and enough to tell most texts apart (texts of equal hashes are compared whole).
+fn quick_hash(text: &str) -> u64 {
+    use std::hash::Hasher;
+    let bytes = text.as_bytes();
+    let mut hash = rustc_hash::FxHasher::default();
+    hash.write_usize(bytes.len());
+    hash.write(&bytes[..bytes.len().min(64)]);
+    hash.write(&bytes[bytes.len().saturating_sub(64)..]);
+    hash.finish()
+}
+
 impl Counter {
-    /// Tokens of the long `text`, from the last line cut it shares with a long text counted
-    /// lately; then kept in their place.
+    /// Tokens of the long `text`: those of the same text counted before in the run, else
+    /// counted from the last line cut it shares with a long text counted lately.
     pub(super) fn count_long(&mut self, text: &str) -> usize {
         let closest = self.prefixes.closest(text);
+        if let Some(counted) = self.prefixes.find(text).cloned() {
+            let tokens = counted.tokens;
+            if closest.is_none_or(|i| !Arc::ptr_eq(&self.prefixes.kept[i], &counted)) {
+                self.prefixes.keep(counted, closest);
+            }
+            return tokens;
+        }
         let (mut cuts, mut total, mut from) = (Vec::new(), 0, 0);
         if let Some(i) = closest {
             let counted = &self.prefixes.kept[i];
@@ -83,30 +127,24 @@ impl Counter {
                 cuts.push((end, total));
             }
         }
-        let counted = Counted {
+        let counted = Arc::new(Counted {
             text: text.into(),
+            tokens: total,
             cuts,
-        };
+        });
+        self.prefixes
+            .seen
+            .entry(quick_hash(text))
+            .or_default()
+            .push(Arc::clone(&counted));
         // A text that continues a kept one takes its place; another the place of the oldest.
-        let slot = match closest {
-            Some(i) => i,
-            None if self.prefixes.kept.len() < KEPT => {
-                self.prefixes.kept.push(counted);
-                return total;
-            }
-            None => {
-                let i = self.prefixes.next;
-                self.prefixes.next = (i + 1) % KEPT;
-                i
-            }
-        };
-        self.prefixes.kept[slot] = counted;
+        self.prefixes.keep(counted, closest);
         total
     }
 
     /// Tokens of the lines of `text` that end within its first `limit` bytes, when `text` is a
-    /// long text counted lately, by its cuts; `None` when it is not. What follows the last
-    /// whole line is left to the caller: its start and its tokens up to it.
+    /// long text counted in the run, by its cuts; `None` when it is not. What follows the last
+    /// whole line is left to the caller: its start and the tokens before it.
     pub(super) fn whole_lines_before(&self, text: &str, limit: usize) -> Option<(usize, usize)> {
         let counted = self.prefixes.find(text)?;
         let whole = counted.cuts.partition_point(|&(end, _)| end <= limit);
