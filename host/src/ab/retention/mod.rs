@@ -311,8 +311,14 @@ impl Facts {
         }
         // Calls repeat their names and values: each distinct one is found once per text.
         let mut places = Places::default();
-        for (_, call) in self.calls.iter().take_while(|(t, _)| *t < turns) {
-            r.tool_calls.count(places.call_visible(text, call));
+        for (i, (_, call)) in self
+            .calls
+            .iter()
+            .take_while(|(t, _)| *t < turns)
+            .enumerate()
+        {
+            r.tool_calls
+                .count(search.call_visible(i, text, call, &mut places));
         }
         for (_, line) in self.lines.iter().take_while(|(t, _)| *t < turns) {
             r.printed_lines

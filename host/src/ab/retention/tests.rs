@@ -560,6 +560,59 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    /// Whether each call is shown, prompt after prompt, reusing what the previous prompt
+    /// showed, is what a search of each whole text finds: windows that end in the shared
+    /// start, cross it, or start after it.
+    #[test]
+    fn calls_shown_after_the_previous_prompt_are_those_a_whole_search_finds(
+        texts in proptest::collection::vec(
+            proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "send", "send(", " 42", " \"a@b.ch\"", "é", "\n", " ", "x".repeat(150).leak(),
+                    "🦀".repeat(50).leak(), "sen", "d 42",
+                ]),
+                0..30,
+            ),
+            1..8,
+        ),
+        keep in proptest::collection::vec(0usize..4000, 8),
+    ) {
+        let calls = [
+            CallFact { name: finder("send"), needles: vec![finder("42")] },
+            CallFact { name: finder("send"), needles: vec![finder("42"), finder("a@b.ch")] },
+            CallFact { name: finder("send"), needles: vec![] },
+            CallFact { name: finder("d"), needles: vec![finder("é")] },
+        ];
+        let mut prompts: Vec<String> = Vec::new();
+        for (i, pieces) in texts.iter().enumerate() {
+            let mut text = prompts.last().map_or(String::new(), |before| {
+                let mut cut = keep[i].min(before.len());
+                while !before.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                before[..cut].to_owned()
+            });
+            text.extend(pieces.iter().copied());
+            prompts.push(text);
+        }
+        let mut search = Search::default();
+        for (p, text) in prompts.iter().enumerate() {
+            search.start(text);
+            let mut places = search::Places::default();
+            // A call is checked from the prompt of its turn on: the first ones earlier.
+            for (i, call) in calls.iter().enumerate().take(p + 1) {
+                proptest::prop_assert_eq!(
+                    search.call_visible(i, text, call, &mut places),
+                    call_visible(text, call),
+                    "call {} in {:?}", i, text
+                );
+            }
+            search.finish(text.clone());
+        }
+    }
+}
+
 // The names and literals the next program uses.
 
 #[test]
