@@ -178,8 +178,10 @@ impl Retention {
 
 /// The facts of a recording, prepared once and checked against many prompts.
 pub struct Facts {
-    /// Per turn: the names of its memory when it succeeded.
-    memories: Vec<Option<Vec<Finder<'static>>>>,
+    /// Per turn: the names of its memory when it succeeded, as places in `names`.
+    memories: Vec<Option<Vec<usize>>>,
+    /// Every name the memories hold, each once: a memory repeats the names of the one before.
+    names: Vec<Finder<'static>>,
     /// (turn index, call) in order.
     calls: Vec<(usize, CallFact)>,
     /// (turn index, printed line) in order.
@@ -219,6 +221,7 @@ impl Facts {
         };
         let mut facts = Facts {
             memories: Vec::with_capacity(turns.len()),
+            names: Vec::new(),
             calls: Vec::new(),
             lines: Vec::new(),
             errors: Vec::with_capacity(turns.len()),
@@ -227,12 +230,18 @@ impl Facts {
             evidence_match,
             needles: Needles::default(),
         };
+        let mut named: rustc_hash::FxHashMap<&str, usize> = Default::default();
         for (i, turn) in turns.iter().enumerate() {
             facts.memories.push(turn.success.then(|| {
                 turn.memory
                     .iter()
                     .filter(|e| is_fact_name(&e.0))
-                    .map(|e| finder(&e.0))
+                    .map(|e| {
+                        *named.entry(e.0.as_str()).or_insert_with(|| {
+                            facts.names.push(finder(&e.0));
+                            facts.names.len() - 1
+                        })
+                    })
                     .collect()
             }));
             for call in turn.tool_calls.iter() {
@@ -269,10 +278,8 @@ impl Facts {
     /// Every needle of the facts but the calls', to be found together.
     fn all_needles(&self) -> Needles {
         Needles::new(
-            self.memories
+            self.names
                 .iter()
-                .flatten()
-                .flatten()
                 .chain(self.lines.iter().map(|(_, line)| line))
                 .chain(self.errors.iter().flatten())
                 .chain(self.used_next.iter().flatten().flatten())
@@ -305,8 +312,9 @@ impl Facts {
     fn visible<'f>(&'f self, turns: usize, text: &str, search: &mut Search<'f>) -> Retention {
         let mut r = Retention::default();
         if let Some(Some(names)) = self.memories[..turns].iter().rev().find(|m| m.is_some()) {
-            for name in names {
-                r.symbols.count(search.find(text, name, Match::Word));
+            for &name in names {
+                r.symbols
+                    .count(search.find(text, &self.names[name], Match::Word));
             }
         }
         // Calls repeat their names and values: each distinct one is found once per text.

@@ -191,7 +191,11 @@ impl Needles {
         // A needle set an automaton cannot hold is searched needle by needle.
         let build = |patterns: &[&[u8]]| match patterns.is_empty() {
             true => Some(None),
-            false => aho_corasick::AhoCorasick::new(patterns).ok().map(Some),
+            false => aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+                .build(patterns)
+                .ok()
+                .map(Some),
         };
         let (Some(lines), Some(crossing)) = (build(&lines), build(&crossing)) else {
             return Needles::default();
