@@ -47,7 +47,9 @@ pub fn response(turn: &Turn) -> Message {
         .program
         .as_ref()
         .map(|p| p.as_str().trim())
-        .filter(|p| !p.is_empty() && !response.contains(p))
+        .filter(|p| {
+            !p.is_empty() && memchr::memmem::find(response.as_bytes(), p.as_bytes()).is_none()
+        })
         .unwrap_or("");
     let mut tools: Vec<String> = Vec::new();
     if !program.is_empty() {
