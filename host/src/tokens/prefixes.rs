@@ -51,10 +51,12 @@ impl Prefixes {
     /// The kept text `text` most likely shares the longest start with: the one whose first
     /// [`PROBE`] bytes agree longest with `text`'s, the latest kept of equals.
     fn closest(&self, text: &str) -> Option<usize> {
-        let probe = &text[..text.len().min(PROBE)];
+        let probe = &text.as_bytes()[..text.len().min(PROBE)];
         let mut best: Option<(usize, usize)> = None;
         for (i, counted) in self.kept.iter().enumerate() {
-            let shared = common_prefix(&counted.text[..counted.text.len().min(PROBE)], probe).len();
+            let shared = (counted.text.as_bytes().iter().zip(probe))
+                .take_while(|(a, b)| a == b)
+                .count();
             if shared > 0 && best.is_none_or(|(_, most)| shared >= most) {
                 best = Some((i, shared));
             }
@@ -181,7 +183,8 @@ mod tests {
         ) {
             let tokenizer = Tokenizer::O200kBase;
             let mut counter = Counter::new(tokenizer);
-            let base = "The system prompt, long enough to be kept.\n".repeat(60);
+            // Its 256th byte is inside a character: the texts are compared by their bytes.
+            let base = format!("{}\n{}", "€".repeat(100), "The system prompt, long enough to be kept.\n".repeat(60));
             let mut text = base.clone();
             for (keep, pieces, limit) in steps {
                 let mut cut = (base.len() + keep).min(text.len());
