@@ -114,7 +114,7 @@ pub struct Counter {
 }
 
 /// Lines (and pieces) a [`Counter`] keeps from one run to the next, at most.
-const KEPT_LINES: usize = 100_000;
+const KEPT_LINES: usize = 20_000;
 
 /// `text` cut after every line break followed by a character that is not whitespace.
 fn lines(text: &str) -> impl Iterator<Item = &str> {

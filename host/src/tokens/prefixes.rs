@@ -32,7 +32,7 @@ const PROBE: usize = 256;
 struct Counted {
     text: Box<str>,
     tokens: usize,
-    cuts: Vec<(usize, usize)>,
+    cuts: Vec<(u32, u32)>,
 }
 
 /// The long texts of a run counted so far, and the latest of them.
@@ -114,10 +114,12 @@ impl Counter {
             let counted = &self.prefixes.kept[i];
             let shared = common_prefix(&counted.text, text).len();
             // A cut whose next byte the two texts share is a cut of both.
-            let reused = counted.cuts.partition_point(|&(end, _)| end < shared);
+            let reused = counted
+                .cuts
+                .partition_point(|&(end, _)| (end as usize) < shared);
             cuts.extend_from_slice(&counted.cuts[..reused]);
             if let Some(&(end, before)) = cuts.last() {
-                (total, from) = (before, end);
+                (total, from) = (before as usize, end as usize);
             }
         }
         let mut end = from;
@@ -125,7 +127,13 @@ impl Counter {
         while let Some(line) = rest.next() {
             total += self.line(line);
             end += line.len();
-            if rest.peek().is_some() {
+            // Kept in 32 bits (half the room of 64): past them, the cuts stop, and a text
+            // that continues this one counts its lines from the last cut kept.
+            if let (true, Ok(end), Ok(total)) = (
+                rest.peek().is_some(),
+                u32::try_from(end),
+                u32::try_from(total),
+            ) {
                 cuts.push((end, total));
             }
         }
@@ -149,10 +157,15 @@ impl Counter {
     /// whole line is left to the caller: its start and the tokens before it.
     pub(super) fn whole_lines_before(&self, text: &str, limit: usize) -> Option<(usize, usize)> {
         let counted = self.prefixes.find(text)?;
-        let whole = counted.cuts.partition_point(|&(end, _)| end <= limit);
+        let whole = counted
+            .cuts
+            .partition_point(|&(end, _)| end as usize <= limit);
         Some(match whole {
             0 => (0, 0),
-            n => counted.cuts[n - 1],
+            n => (
+                counted.cuts[n - 1].0 as usize,
+                counted.cuts[n - 1].1 as usize,
+            ),
         })
     }
 }
