@@ -2,8 +2,13 @@
 //! anywhere; prompt after prompt of one run, reusing what the previous search found.
 
 pub(super) use memchr::memmem::Finder;
+pub(super) use places::Places;
+use places::Shown;
+#[cfg(test)]
+pub(super) use places::{call_visible, window_end};
 
-use super::CallFact;
+mod places;
+
 use crate::tokens::common_prefix;
 
 /// How a needle must occur to show its fact.
@@ -51,19 +56,6 @@ pub struct Search<'f> {
     calls_before: Vec<Shown>,
     /// The same for the current text.
     calls: Vec<Shown>,
-}
-
-/// Whether a text shows a call: where the window of the first occurrence of its name that
-/// shows it ends, if one does.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-enum Shown {
-    /// Not looked for.
-    #[default]
-    Unknown,
-    No,
-    Yes {
-        end: usize,
-    },
 }
 
 /// Per message text searched whole with a run's [`Needles`] (those with no line break), by
@@ -322,37 +314,6 @@ impl<'f> Search<'f> {
         Some(firsts.get(id)?[how as usize].is_some())
     }
 
-    /// Whether `text` shows `call`, the `index`th call of the run ([`call_visible`]). The
-    /// window of an occurrence of its name that ends in the start `text` shares with the
-    /// previous text shows what it showed there: a call the previous text showed within that
-    /// start still is; otherwise only the occurrences whose windows reach past it are looked at.
-    pub(super) fn call_visible(
-        &mut self,
-        index: usize,
-        text: &str,
-        call: &'f CallFact,
-        places: &mut Places<'f>,
-    ) -> bool {
-        let before = self.calls_before.get(index).copied().unwrap_or_default();
-        let shown = match before {
-            Shown::Yes { end } if end <= self.common => before,
-            Shown::Unknown => places.first_witness(text, call, 0),
-            // The windows of the occurrences before `from` end in the shared start.
-            Shown::Yes { .. } | Shown::No => {
-                let from = floor_char_boundary(
-                    text,
-                    self.common.saturating_sub(WINDOW_BYTES).min(text.len()),
-                );
-                places.first_witness(text, call, from)
-            }
-        };
-        if self.calls.len() <= index {
-            self.calls.resize(index + 1, Shown::Unknown);
-        }
-        self.calls[index] = shown;
-        shown != Shown::No
-    }
-
     pub(super) fn finish(&mut self, text: String) {
         std::mem::swap(&mut self.before, &mut self.now);
         self.now.clear();
@@ -462,70 +423,4 @@ fn find_bounded(
             let after = text[i + len..].chars().next();
             !before.is_some_and(&touches) && !after.is_some_and(&touches)
         })
-}
-
-/// Where the names of calls occur in one text, each name found once from each place asked,
-/// with the window of 400 characters that follows each occurrence: calls repeat their names,
-/// and every call of a run is checked in every prompt.
-#[derive(Default)]
-pub(super) struct Places<'f> {
-    found: rustc_hash::FxHashMap<(&'f [u8], usize), Vec<(usize, usize)>>,
-}
-
-/// More bytes than a window of 400 characters spans past its start (4 bytes a character).
-const WINDOW_BYTES: usize = 401 * CHAR_MAX;
-
-impl<'f> Places<'f> {
-    /// The first occurrence of the call's name from byte `from` on whose window shows each of
-    /// its values.
-    fn first_witness(&mut self, text: &str, call: &'f CallFact, from: usize) -> Shown {
-        let windows = self
-            .found
-            .entry((call.name.needle(), from))
-            .or_insert_with(|| {
-                call.name
-                    .find_iter(&text.as_bytes()[from..])
-                    .map(|i| (from + i, window_end(text, from + i)))
-                    .collect()
-            });
-        windows
-            .iter()
-            .find(|&&(start, end)| {
-                let window = &text.as_bytes()[start..end];
-                call.needles.iter().all(|n| n.find(window).is_some())
-            })
-            .map_or(Shown::No, |&(_, end)| Shown::Yes { end })
-    }
-}
-
-/// Where the window of 400 characters from byte `i` of `text` ends.
-pub(super) fn window_end(text: &str, i: usize) -> usize {
-    let bytes = text.as_bytes();
-    let mut end = i;
-    // Characters still to pass: the next `left` bytes hold at most that many, so they are
-    // counted a block at a time (a byte that does not continue a character starts one).
-    let mut left = 400;
-    while left > 0 {
-        let block = &bytes[end..bytes.len().min(end + left)];
-        if block.is_empty() {
-            return bytes.len();
-        }
-        left -= if block.is_ascii() {
-            block.len()
-        } else {
-            block.iter().filter(|&&b| (b as i8) >= -0x40).count()
-        };
-        end += block.len();
-    }
-    // The last block may end inside its last character: the window ends after it.
-    while bytes.get(end).is_some_and(|&b| (b as i8) < -0x40) {
-        end += 1;
-    }
-    end
-}
-
-/// Whether the call's name occurs followed, within 400 characters, by each of its values.
-#[cfg(test)]
-pub(super) fn call_visible(text: &str, call: &CallFact) -> bool {
-    Places::default().first_witness(text, call, 0) != Shown::No
 }
