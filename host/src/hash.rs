@@ -27,6 +27,19 @@ impl Fnv {
     }
 }
 
+/// A hash of `text` from its length and at most 64 bytes at each end: cheap for a long text,
+/// and enough to tell most texts apart. A lookup by it compares texts of equal hashes whole.
+/// Not stable across versions (FxHash): for maps in memory only.
+pub fn quick_hash(text: &str) -> u64 {
+    use std::hash::Hasher;
+    let bytes = text.as_bytes();
+    let mut hash = rustc_hash::FxHasher::default();
+    hash.write_usize(bytes.len());
+    hash.write(&bytes[..bytes.len().min(64)]);
+    hash.write(&bytes[bytes.len().saturating_sub(64)..]);
+    hash.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

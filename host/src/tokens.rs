@@ -355,23 +355,26 @@ impl Counter {
     /// `limit` is not shared.
     fn count_before(&mut self, text: &str, limit: usize) -> usize {
         // A long text counted lately has its whole lines counted up to its last cut by `limit`.
-        let (mut offset, mut total) = self.whole_lines_before(text, limit).unwrap_or((0, 0));
-        for line in lines(&text[offset..]) {
-            if offset + line.len() <= limit {
-                total += self.line(line);
-                offset += line.len();
-                continue;
-            }
-            return total + self.count_pieces_before(line, limit - offset);
-        }
-        total
+        let (offset, total) = self.whole_lines_before(text, limit).unwrap_or((0, 0));
+        self.count_lines_before(text, limit, offset, total)
     }
 
     /// [`Counter::count_before`] line by line, kept texts left aside: what it must equal.
     #[cfg(test)]
     fn count_before_by_lines(&mut self, text: &str, limit: usize) -> usize {
-        let (mut offset, mut total) = (0, 0);
-        for line in lines(text) {
+        self.count_lines_before(text, limit, 0, 0)
+    }
+
+    /// `total` (the tokens of `text` before its line cut `offset`) and the tokens of the pieces
+    /// of `text` from `offset` on that end within its first `limit` bytes.
+    fn count_lines_before(
+        &mut self,
+        text: &str,
+        limit: usize,
+        mut offset: usize,
+        mut total: usize,
+    ) -> usize {
+        for line in lines(&text[offset..]) {
             if offset + line.len() <= limit {
                 total += self.line(line);
                 offset += line.len();

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::{common_prefix, lines, Counter};
+use crate::hash::quick_hash;
 
 /// Texts shorter than this are counted line by line: their lines are few.
 pub(super) const LONG: usize = 2048;
@@ -83,18 +84,6 @@ impl Prefixes {
             }
         }
     }
-}
-
-/// A hash of `text` from its length and at most 64 bytes at each end: cheap for a long text,
-/// and enough to tell most texts apart (texts of equal hashes are compared whole).
-fn quick_hash(text: &str) -> u64 {
-    use std::hash::Hasher;
-    let bytes = text.as_bytes();
-    let mut hash = rustc_hash::FxHasher::default();
-    hash.write_usize(bytes.len());
-    hash.write(&bytes[..bytes.len().min(64)]);
-    hash.write(&bytes[bytes.len().saturating_sub(64)..]);
-    hash.finish()
 }
 
 impl Counter {

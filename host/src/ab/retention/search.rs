@@ -9,6 +9,7 @@ pub(super) use places::{call_visible, window_end};
 
 mod places;
 
+use crate::hash::quick_hash;
 use crate::tokens::common_prefix;
 
 /// How a needle must occur to show its fact.
@@ -105,18 +106,6 @@ impl Messages {
             each(key as usize, at as usize);
         }
     }
-}
-
-/// A hash of `text` from its length and at most 64 bytes at each end: cheap for a long text,
-/// and enough to tell most texts apart (texts of equal hashes are compared whole).
-fn quick_hash(text: &str) -> u64 {
-    use std::hash::Hasher;
-    let bytes = text.as_bytes();
-    let mut hash = rustc_hash::FxHasher::default();
-    hash.write_usize(bytes.len());
-    hash.write(&bytes[..bytes.len().min(64)]);
-    hash.write(&bytes[bytes.len().saturating_sub(64)..]);
-    hash.finish()
 }
 
 /// Bytes of the widest character: what a whole-word check reads after an occurrence.

@@ -499,6 +499,24 @@ fn a_window_is_400_characters_whatever_their_bytes() {
     }
 }
 
+/// Prompts that each keep the first `keep[i]` bytes of the one before (cut to a character)
+/// and append `texts[i]`'s pieces.
+fn prompts_keeping<S: AsRef<str>>(texts: &[Vec<S>], keep: &[usize]) -> Vec<String> {
+    let mut prompts: Vec<String> = Vec::new();
+    for (i, pieces) in texts.iter().enumerate() {
+        let mut text = prompts.last().map_or(String::new(), |before| {
+            let mut cut = keep[i].min(before.len());
+            while !before.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            before[..cut].to_owned()
+        });
+        text.extend(pieces.iter().map(AsRef::as_ref));
+        prompts.push(text);
+    }
+    prompts
+}
+
 proptest::proptest! {
     /// Searching prompt after prompt, reusing what the previous prompt's search found, finds
     /// what a search of each whole text finds: texts that share a start, differ in the middle,
@@ -521,18 +539,7 @@ proptest::proptest! {
             .map(|n| finder(n))
             .collect();
         // Each text keeps a start of the one before and appends its own pieces.
-        let mut prompts: Vec<String> = Vec::new();
-        for (i, pieces) in texts.iter().enumerate() {
-            let mut text = prompts.last().map_or(String::new(), |before| {
-                let mut cut = keep[i].min(before.len());
-                while !before.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                before[..cut].to_owned()
-            });
-            text.extend(pieces.iter().copied());
-            prompts.push(text);
-        }
+        let prompts = prompts_keeping(&texts, &keep);
         // Needle by needle, and every needle at once: in the text as one message, and in
         // the text as the messages its line breaks join.
         let together = search::Needles::new(&needles);
@@ -584,18 +591,7 @@ proptest::proptest! {
             CallFact { name: finder("send"), needles: vec![] },
             CallFact { name: finder("d"), needles: vec![finder("é")] },
         ];
-        let mut prompts: Vec<String> = Vec::new();
-        for (i, pieces) in texts.iter().enumerate() {
-            let mut text = prompts.last().map_or(String::new(), |before| {
-                let mut cut = keep[i].min(before.len());
-                while !before.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                before[..cut].to_owned()
-            });
-            text.extend(pieces.iter().copied());
-            prompts.push(text);
-        }
+        let prompts = prompts_keeping(&texts, &keep);
         let mut search = Search::default();
         for (p, text) in prompts.iter().enumerate() {
             search.start(text);
