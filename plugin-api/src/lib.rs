@@ -65,5 +65,5 @@ pub use output::{
     Block, ErrorKind, Field, FieldName, Message, ModelCall, Output, Record, RenderError, Role,
     Section, Stats,
 };
-pub use run::{Memory, Run, Tool, ToolCall, Turn, TurnError};
+pub use run::{same_value, Memory, Run, Tool, ToolCall, Turn, TurnError};
 pub use value::{Function, Value};

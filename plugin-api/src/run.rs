@@ -2,7 +2,7 @@
 //! turns, exactly as recorded. Turns are immutable; the prompt for turn `k + 1` is rendered from
 //! the first `k` of them.
 
-use abi_stable::std_types::{ROption, RString, RVec, Tuple2};
+use abi_stable::std_types::{RArc, ROption, RString, RVec, Tuple2};
 use abi_stable::StableAbi;
 
 use crate::value::Value;
@@ -53,8 +53,12 @@ pub struct Turn {
     /// One entry per `println` call, as printed.
     pub prints: RVec<RString>,
     pub tool_calls: RVec<ToolCall>,
-    /// The `user/` namespace after this turn, in definition order.
-    pub memory: RVec<Tuple2<RString, Value>>,
+    /// The `user/` namespace after this turn, in definition order. Each value is shared: an
+    /// entry a turn leaves as the turn before it left it is usually the same allocation in both
+    /// turns' memories (the host reads it once), so a strategy may copy an entry by cloning the
+    /// `RArc`, and two entries that are the same allocation hold the same value
+    /// ([`same_value`]); entries that are not may still hold equal values.
+    pub memory: RVec<Tuple2<RString, RArc<Value>>>,
     /// The symbols this turn defined or redefined, as indices into `memory`, ascending: the
     /// entries that the memory of the last successful turn before it (none, before the first
     /// successful turn) does not hold under the same name with the same value. Empty for a
@@ -98,7 +102,7 @@ impl Turn {
         self.defined
             .iter()
             .filter_map(|&i| self.memory.get(i as usize))
-            .map(|entry| (entry.0.as_str(), &entry.1))
+            .map(|entry| (entry.0.as_str(), &*entry.1))
     }
 
     /// The text of this turn's error (its message, or its reason when it has none), or `None`
@@ -117,4 +121,10 @@ impl Run {
 }
 
 /// A `user/` namespace: name -> value, in definition order.
-pub type Memory = [Tuple2<RString, Value>];
+pub type Memory = [Tuple2<RString, RArc<Value>>];
+
+/// Whether two shared values are equal: at once when they are the same allocation, else by
+/// comparing them.
+pub fn same_value(a: &RArc<Value>, b: &RArc<Value>) -> bool {
+    std::ptr::eq::<Value>(&**a, &**b) || **a == **b
+}

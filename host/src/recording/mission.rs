@@ -6,6 +6,7 @@
 
 use std::ops::Range;
 
+use ptc_plugin_api::abi_stable::std_types::RArc;
 use ptc_plugin_api::Value;
 use ptc_strategy_kit::{is_private_name, to_clojure_full};
 
@@ -27,7 +28,7 @@ fn placeholders(mission: &str) -> Vec<(Range<usize>, &str)> {
     found
 }
 
-fn missing_message(name: &str, data: &[(String, Value)]) -> String {
+fn missing_message(name: &str, data: &[(String, RArc<Value>)]) -> String {
     let names: Vec<&str> = data.iter().map(|(n, _)| n.as_str()).collect();
     format!(
         "placeholder {{{{{name}}}}} has no data/{name} (the recording's data has: {})",
@@ -46,19 +47,19 @@ fn private_message(name: &str) -> String {
 }
 
 /// The value a placeholder expands to, or why it cannot expand.
-fn lookup<'a>(name: &str, data: &'a [(String, Value)]) -> Result<&'a Value, String> {
+fn lookup<'a>(name: &str, data: &'a [(String, RArc<Value>)]) -> Result<&'a Value, String> {
     if is_private_name(name) {
         return Err(private_message(name));
     }
     data.iter()
         .find(|(n, _)| n == name)
-        .map(|(_, value)| value)
+        .map(|(_, value)| &**value)
         .ok_or_else(|| missing_message(name, data))
 }
 
 /// The mission with its placeholders expanded, or an error naming the first placeholder with
 /// no data or naming a private value, or the one that takes it over [`MAX_EXPANDED_BYTES`].
-pub fn expand(mission: &str, data: &[(String, Value)]) -> Result<String, String> {
+pub fn expand(mission: &str, data: &[(String, RArc<Value>)]) -> Result<String, String> {
     let limit = MAX_EXPANDED_BYTES.max(mission.len());
     let mut out = String::with_capacity(mission.len().min(limit));
     let mut copied = 0;
@@ -102,7 +103,7 @@ fn too_large(limit: usize, placeholder: Option<&str>) -> String {
 
 /// Every problem of `mission` over `data`: one message per placeholder that cannot expand (no
 /// data, or a private value), else the expansion's error, if any.
-pub fn problems(mission: &str, data: &[(String, Value)]) -> Vec<String> {
+pub fn problems(mission: &str, data: &[(String, RArc<Value>)]) -> Vec<String> {
     let missing = missing(mission, data);
     if !missing.is_empty() {
         return missing;
@@ -112,7 +113,7 @@ pub fn problems(mission: &str, data: &[(String, Value)]) -> Vec<String> {
 
 /// One message per placeholder of `mission` that cannot expand: it has no data or names a
 /// private value (every one, in order).
-fn missing(mission: &str, data: &[(String, Value)]) -> Vec<String> {
+fn missing(mission: &str, data: &[(String, RArc<Value>)]) -> Vec<String> {
     placeholders(mission)
         .into_iter()
         .filter_map(|(_, name)| lookup(name, data).err())

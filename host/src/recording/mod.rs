@@ -28,7 +28,7 @@ pub mod value_json;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use ptc_plugin_api::abi_stable::std_types::{ROption, RString, RVec, Tuple2};
+use ptc_plugin_api::abi_stable::std_types::{RArc, ROption, RString, RVec, Tuple2};
 use ptc_plugin_api::{Run, Tool, ToolCall, Turn, TurnError};
 
 use crate::recording::format::{parse_json, TurnJson};
@@ -331,7 +331,21 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, Recording
     Ok(bytes)
 }
 
+/// The entries of `data`, each value its own: the values `reusing` shared with the object
+/// before are not shared once it returns, so taking them costs no copy.
 fn named(values: NamedValues) -> RVec<Tuple2<RString, ptc_plugin_api::Value>> {
+    values
+        .0
+        .into_iter()
+        .map(|(name, value)| {
+            let value = RArc::try_unwrap(value).unwrap_or_else(|shared| (*shared).clone());
+            Tuple2(name.into(), value)
+        })
+        .collect()
+}
+
+/// The entries of a turn's `memory`, shared with the turns that hold them unchanged.
+fn shared(values: NamedValues) -> RVec<Tuple2<RString, RArc<ptc_plugin_api::Value>>> {
     values
         .0
         .into_iter()
@@ -363,7 +377,7 @@ fn turn(json: TurnJson) -> Turn {
                 result: c.result.0,
             })
             .collect(),
-        memory: named(json.memory),
+        memory: shared(json.memory),
         // Filled for the whole run by `mark_defined`.
         defined: RVec::new(),
     }

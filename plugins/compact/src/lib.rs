@@ -280,7 +280,7 @@ fn summary_sections(run: &Run, turns: &[Turn], settings: &Settings) -> (Vec<Sect
 
 #[cfg(test)]
 mod tests {
-    use abi_stable::std_types::{ROption, RVec, Tuple2};
+    use abi_stable::std_types::{RArc, ROption, RVec, Tuple2};
     use ptc_plugin_api::{Field, OptionValue, ToolCall, TurnError, Value};
 
     use super::*;
@@ -320,7 +320,7 @@ mod tests {
                 result: Value::Nil,
             }]
             .into(),
-            memory: vec![Tuple2("x".into(), Value::Integer(number.into()))].into(),
+            memory: vec![Tuple2("x".into(), RArc::new(Value::Integer(number.into())))].into(),
             defined: vec![0].into(),
         }
     }

@@ -1,14 +1,14 @@
 //! What a turn changed in the `user/` namespace.
 
 use abi_stable::std_types::RVec;
-use ptc_plugin_api::{Memory, Turn, Value};
+use ptc_plugin_api::{same_value, Memory, Turn, Value};
 use rustc_hash::FxHashMap;
 
 /// The entries of `after` that `before` does not hold with the same value: the symbols a turn
 /// defined or redefined, in `after`'s order.
 pub fn defined_since<'a>(before: &Memory, after: &'a Memory) -> Vec<(&'a str, &'a Value)> {
     defined_indices(before, after)
-        .map(|i| (after[i].0.as_str(), &after[i].1))
+        .map(|i| (after[i].0.as_str(), &*after[i].1))
         .collect()
 }
 
@@ -33,7 +33,8 @@ pub fn mark_defined(turns: &mut [Turn]) {
     }
 }
 
-/// The indices of the entries of `after` that `before` does not hold with the same value.
+/// The indices of the entries of `after` that `before` does not hold with the same value. An
+/// entry the turn left alone is the same allocation as before, and compared as such.
 fn defined_indices<'a>(before: &'a Memory, after: &'a Memory) -> impl Iterator<Item = usize> + 'a {
     // Memories mostly keep their order: each entry of `after` is looked for first where the
     // previous one was found in `before`, plus one, and only then by name. A name inserted
@@ -57,7 +58,7 @@ fn defined_indices<'a>(before: &'a Memory, after: &'a Memory) -> impl Iterator<I
         let defined = match found {
             Some(i) => {
                 next = i + 1;
-                before[i].1 != entry.1
+                !same_value(&before[i].1, &entry.1)
             }
             None => true,
         };
@@ -68,13 +69,15 @@ fn defined_indices<'a>(before: &'a Memory, after: &'a Memory) -> impl Iterator<I
 #[cfg(test)]
 mod tests {
     use super::*;
-    use abi_stable::std_types::{ROption, RString, RVec, Tuple2};
+    use abi_stable::std_types::{RArc, ROption, RString, RVec, Tuple2};
     use proptest::prelude::*;
 
-    fn memory(entries: &[(&str, i64)]) -> Vec<Tuple2<RString, Value>> {
+    type Entry = Tuple2<RString, RArc<Value>>;
+
+    fn memory(entries: &[(&str, i64)]) -> Vec<Entry> {
         entries
             .iter()
-            .map(|(n, v)| Tuple2((*n).into(), Value::Integer(*v)))
+            .map(|(n, v)| Tuple2((*n).into(), RArc::new(Value::Integer(*v))))
             .collect()
     }
 
@@ -109,20 +112,22 @@ mod tests {
     ) -> Vec<(&'a str, &'a Value)> {
         after
             .iter()
-            .filter(|e| !before.iter().any(|b| b.0 == e.0 && b.1 == e.1))
-            .map(|e| (e.0.as_str(), &e.1))
+            .filter(|e| !before.iter().any(|b| b.0 == e.0 && *b.1 == *e.1))
+            .map(|e| (e.0.as_str(), &*e.1))
             .collect()
     }
 
     /// A memory of unique names from a small pool, with values from a small range, so that
-    /// two memories share names and values often.
-    fn any_memory() -> impl Strategy<Value = Vec<Tuple2<RString, Value>>> {
+    /// two memories share names and values often. Each value is an allocation of its own.
+    fn any_memory() -> impl Strategy<Value = Vec<Entry>> {
         proptest::collection::vec((0..12u8, 0..3i64), 0..12).prop_map(|entries| {
             let mut seen = std::collections::HashSet::new();
             entries
                 .into_iter()
                 .filter(|(name, _)| seen.insert(*name))
-                .map(|(name, value)| Tuple2(format!("n{name}").into(), Value::Integer(value)))
+                .map(|(name, value)| {
+                    Tuple2(format!("n{name}").into(), RArc::new(Value::Integer(value)))
+                })
                 .collect()
         })
     }
@@ -146,8 +151,10 @@ mod tests {
         ]
     }
 
-    /// `memory` after `edits`, an inserted name dropped when the memory already holds it.
-    fn edited(memory: &[Tuple2<RString, Value>], edits: &[Edit]) -> Vec<Tuple2<RString, Value>> {
+    /// `memory` after `edits`, an inserted name dropped when the memory already holds it. The
+    /// entries left alone share their values with `memory`, as a recording read by the host
+    /// does; a value set is a new allocation, which may hold the value it replaces.
+    fn edited(memory: &[Entry], edits: &[Edit]) -> Vec<Entry> {
         let mut out = memory.to_vec();
         for edit in edits {
             let len = out.len();
@@ -155,13 +162,13 @@ mod tests {
                 Edit::Insert(at, name, value) => {
                     let name: RString = format!("n{name}").into();
                     if !out.iter().any(|e| e.0 == name) {
-                        out.insert(at.min(len), Tuple2(name, Value::Integer(value)));
+                        out.insert(at.min(len), Tuple2(name, RArc::new(Value::Integer(value))));
                     }
                 }
                 Edit::Remove(at) if at < len => {
                     out.remove(at);
                 }
-                Edit::Set(at, value) if at < len => out[at].1 = Value::Integer(value),
+                Edit::Set(at, value) if at < len => out[at].1 = RArc::new(Value::Integer(value)),
                 Edit::Swap(i, j) if i < len && j < len => out.swap(i, j),
                 _ => {}
             }
@@ -169,7 +176,7 @@ mod tests {
         out
     }
 
-    fn turn(number: u32, success: bool, memory: Vec<Tuple2<RString, Value>>) -> Turn {
+    fn turn(number: u32, success: bool, memory: Vec<Entry>) -> Turn {
         Turn {
             number,
             raw_response: "".into(),

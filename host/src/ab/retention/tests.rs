@@ -1,7 +1,7 @@
 //! Retention pinned on hand-built recordings: every count below is worked out by hand from the
 //! rules of the module's doc.
 
-use ptc_plugin_api::abi_stable::std_types::{ROption, RVec, Tuple2};
+use ptc_plugin_api::abi_stable::std_types::{RArc, ROption, RVec, Tuple2};
 use ptc_plugin_api::{Run, Tool, ToolCall, Turn, TurnError, Value};
 use ptc_strategy_kit::{map_from, set_from};
 
@@ -85,7 +85,7 @@ pub(super) fn program(mut turn: Turn, text: &str) -> Turn {
 pub(super) fn memory(mut turn: Turn, entries: Vec<(&str, Value)>) -> Turn {
     turn.memory = entries
         .into_iter()
-        .map(|(name, value)| Tuple2(name.into(), value))
+        .map(|(name, value)| Tuple2(name.into(), RArc::new(value)))
         .collect();
     turn
 }

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use ptc_plugin_api::abi_stable::std_types::RVec;
+use ptc_plugin_api::abi_stable::std_types::{RArc, RVec};
 use ptc_plugin_api::Value;
 use ptc_strategy_kit::to_clojure_full;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -180,9 +180,10 @@ impl schemars::JsonSchema for NamedValues {
     }
 }
 
-/// `{name: value, ...}` in the order written (`data`, `memory`).
+/// `{name: value, ...}` in the order written (`data`, `memory`). Values are shared: an entry
+/// read again unchanged is the same allocation as before ([`reusing`]).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct NamedValues(pub Vec<(String, Value)>);
+pub struct NamedValues(pub Vec<(String, RArc<Value>)>);
 
 impl<'de> Deserialize<'de> for NamedValues {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -199,7 +200,9 @@ impl<'de> Deserialize<'de> for NamedValues {
                 if repeated::active() {
                     return repeated::visit(map);
                 }
-                named_entries(map, |map, _| map.next_value_seed(ValueSeed { depth: 1 }))
+                named_entries(map, |map, _| {
+                    map.next_value_seed(ValueSeed { depth: 1 }).map(RArc::new)
+                })
             }
         }
         deserializer.deserialize_map(NamedVisitor)
@@ -210,9 +213,9 @@ impl<'de> Deserialize<'de> for NamedValues {
 /// (given the reader and the entry's name). A name written twice is an error.
 fn named_entries<'de, A: MapAccess<'de>>(
     mut map: A,
-    mut value: impl FnMut(&mut A, &str) -> Result<Value, A::Error>,
+    mut value: impl FnMut(&mut A, &str) -> Result<RArc<Value>, A::Error>,
 ) -> Result<NamedValues, A::Error> {
-    let mut entries: Vec<(String, Value)> = Vec::new();
+    let mut entries: Vec<(String, RArc<Value>)> = Vec::new();
     let mut names = rustc_hash::FxHashSet::default();
     while let Some(name) = map.next_key::<String>()? {
         let value = value(&mut map, &name)?;

@@ -1,8 +1,9 @@
 //! A recording repeats its memory: each turn writes the whole `user/` namespace again, most of
 //! it as the turn before wrote it. While a recording is read ([`reusing`]), an entry of `data`
 //! or `memory` whose JSON text is the same, byte for byte, as the previous object's entry of
-//! that name is not read again: its value is that entry's, copied. Values are the same as when
-//! each is read; the text is still checked as JSON.
+//! that name is not read again: its value is that entry's, shared (the same allocation, which
+//! strategies then compare at once). Values are the same as when each is read; the text is
+//! still checked as JSON.
 //!
 //! Only the quick first reading of a recording reuses entries: an error in it sends the
 //! recording to the second reading, which tracks the place of the error and reads every entry
@@ -10,6 +11,7 @@
 
 use std::cell::RefCell;
 
+use ptc_plugin_api::abi_stable::std_types::RArc;
 use ptc_plugin_api::Value;
 use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, MapAccess};
@@ -18,7 +20,7 @@ use serde_json::value::RawValue;
 use super::{named_entries, NamedValues, ValueSeed};
 
 /// The entries of the last object read: name -> (JSON text, value).
-type Entries = FxHashMap<String, (Box<str>, Value)>;
+type Entries = FxHashMap<String, (Box<str>, RArc<Value>)>;
 
 thread_local! {
     /// Set while [`reusing`] runs: the entries of the previous object of `data` or `memory`.
@@ -28,6 +30,8 @@ thread_local! {
 thread_local! {
     /// Set while [`skipping`] runs: entries are checked as JSON, not read.
     static SKIPPING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The value of every entry [`skip`] reads: one nil, shared.
+    static NIL: RArc<Value> = RArc::new(Value::Nil);
 }
 
 #[cfg(test)]
@@ -64,7 +68,7 @@ pub(super) fn skipped() -> bool {
 pub(super) fn skip<'de, A: MapAccess<'de>>(map: A) -> Result<NamedValues, A::Error> {
     named_entries(map, |map, _| {
         map.next_value::<de::IgnoredAny>()?;
-        Ok(Value::Nil)
+        Ok(NIL.with(RArc::clone))
     })
 }
 
@@ -74,7 +78,7 @@ pub(super) fn active() -> bool {
 }
 
 /// Reads the entries of an object of named values, reusing the previous object's values whose
-/// text is unchanged. The reader must lend its text (serde_json reading a slice): any error,
+/// text is unchanged (the same allocation, shared). The reader must lend its text (serde_json reading a slice): any error,
 /// that one included, is only a sign to read the recording the other way.
 pub(super) fn visit<'de, A: MapAccess<'de>>(map: A) -> Result<NamedValues, A::Error> {
     let mut previous = PREVIOUS.with(|p| p.borrow_mut().as_mut().map(std::mem::take));
@@ -84,7 +88,10 @@ pub(super) fn visit<'de, A: MapAccess<'de>>(map: A) -> Result<NamedValues, A::Er
         let text = raw.get();
         let (text, value) = match previous.as_mut().and_then(|p| p.remove(name)) {
             Some((before, value)) if *before == *text => (before, value),
-            _ => (Box::from(text), read(text).map_err(de::Error::custom)?),
+            _ => (
+                Box::from(text),
+                RArc::new(read(text).map_err(de::Error::custom)?),
+            ),
         };
         kept.insert(name.to_owned(), (text, value.clone()));
         Ok(value)
@@ -132,9 +139,19 @@ mod tests {
             {"items": [{":id": 1, ":tags": {"$set": ["a", "b"]}}], "n": 2.0, "m": 2}
         ]"#;
         let (reused, plain, read) = both(text);
-        assert_eq!(reused.unwrap(), plain);
+        let reused = reused.unwrap();
+        assert_eq!(reused, plain);
         // items, n; n, f; nothing (the same texts in another order); items, n, m.
         assert_eq!(read, 2 + 2 + 3);
+        // An entry not read again is the entry before it, shared; one read again is not.
+        let value = |object: usize, name: &str| {
+            let entry = reused[object].0.iter().find(|(n, _)| n == name).unwrap();
+            &*entry.1 as *const Value
+        };
+        assert_eq!(value(0, "items"), value(1, "items"));
+        assert_eq!(value(1, "f"), value(2, "f"));
+        assert_ne!(value(1, "n"), value(0, "n"));
+        assert_ne!(value(2, "items"), value(3, "items"));
     }
 
     #[test]
@@ -162,7 +179,8 @@ mod tests {
     fn skipped_values_keep_their_names_and_their_errors_of_json() {
         let text = r#"[{"a": [1, {"$kw": "x"}], "b": {"$set": [1]}}]"#;
         let read = skipping(|| serde_json::from_str::<Vec<NamedValues>>(text)).unwrap();
-        let names: Vec<(&str, &Value)> = read[0].0.iter().map(|(n, v)| (n.as_str(), v)).collect();
+        let names: Vec<(&str, &Value)> =
+            read[0].0.iter().map(|(n, v)| (n.as_str(), &**v)).collect();
         assert_eq!(names, [("a", &Value::Nil), ("b", &Value::Nil)]);
         assert!(!skipped());
         for bad in [r#"[{"a": 1, "a": 2}]"#, r#"[{"a": [1,]}]"#] {

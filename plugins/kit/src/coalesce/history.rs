@@ -42,7 +42,7 @@ impl<'a> History<'a> {
             .iter()
             .rev()
             .find(|t| t.success)
-            .map(|t| t.memory.iter().map(|e| (e.0.as_str(), &e.1)).collect())
+            .map(|t| t.memory.iter().map(|e| (e.0.as_str(), &*e.1)).collect())
             .unwrap_or_default();
         let failed = turns.iter().filter(|t| !t.success).count();
         let last_failed = turns.last().is_some_and(|t| !t.success);

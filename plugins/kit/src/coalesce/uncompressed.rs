@@ -47,9 +47,7 @@ pub fn response(turn: &Turn) -> Message {
         .program
         .as_ref()
         .map(|p| p.as_str().trim())
-        .filter(|p| {
-            !p.is_empty() && memchr::memmem::find(response.as_bytes(), p.as_bytes()).is_none()
-        })
+        .filter(|p| !p.is_empty() && !holds(response.as_bytes(), p.as_bytes()))
         .unwrap_or("");
     let mut tools: Vec<String> = Vec::new();
     if !program.is_empty() {
@@ -68,6 +66,38 @@ pub fn response(turn: &Turn) -> Message {
     )
 }
 
+/// Whether `text` holds `part`, as `memchr::memmem::find` tells, without building a searcher:
+/// every prompt shows every earlier turn again, so this runs once per turn and prompt, and
+/// building the two-way searcher for a long program cost more than the search. The places
+/// where `part`'s first byte occurs are compared whole, each first on its first 8 bytes. A
+/// text where `part` nearly matches often would make that quadratic: past comparisons worth
+/// four times the text's length, the two-way search decides, in linear time.
+pub(crate) fn holds(text: &[u8], part: &[u8]) -> bool {
+    const HEAD: usize = 8;
+    let Some(&first) = part.first() else {
+        return true;
+    };
+    let Some(last_start) = text.len().checked_sub(part.len()) else {
+        return false;
+    };
+    let head = &part[..part.len().min(HEAD)];
+    let mut budget = text.len().saturating_mul(4);
+    for at in memchr::memchr_iter(first, &text[..=last_start]) {
+        let window = &text[at..at + part.len()];
+        budget = budget.saturating_sub(head.len());
+        if window[..head.len()] == *head {
+            if window == part {
+                return true;
+            }
+            budget = budget.saturating_sub(part.len());
+        }
+        if budget == 0 {
+            return memchr::memmem::find(&text[at + 1..], part).is_some();
+        }
+    }
+    false
+}
+
 /// What the user says after a turn without compression: its prints, or its error, and the
 /// number of the turn about to run.
 pub fn feedback_section(run: &Run, turn: &Turn) -> Section {
@@ -79,4 +109,53 @@ pub fn feedback_section(run: &Run, turn: &Turn) -> Section {
         .with("error", error)
         .with("next_turn", turn.number + 1)
         .with("max_turns", run.max_turns)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::holds;
+
+    fn reference(text: &[u8], part: &[u8]) -> bool {
+        memchr::memmem::find(text, part).is_some()
+    }
+
+    #[test]
+    fn near_matches_past_the_budget_are_left_to_the_two_way_search() {
+        // Every place starts like the part: the budget runs out after a few places.
+        let part = format!("{}b", "a".repeat(50));
+        for (text, found) in [
+            ("a".repeat(400), false),
+            (format!("{}{part}", "a".repeat(400)), true),
+            (format!("{part}{}", "a".repeat(400)), true),
+            (format!("{}{part}a", "a".repeat(60)), true),
+        ] {
+            assert_eq!(holds(text.as_bytes(), part.as_bytes()), found, "{text}");
+            assert_eq!(reference(text.as_bytes(), part.as_bytes()), found);
+        }
+        assert!(holds(b"any", b""));
+        assert!(!holds(b"", b"a"));
+        assert!(!holds(b"ab", b"abc"));
+    }
+
+    proptest! {
+        /// Two letters make near matches common, and texts long enough to run out of budget.
+        #[test]
+        fn holds_as_the_two_way_search_tells(
+            text in "[ab]{0,400}",
+            part in "[ab]{0,40}",
+            prefix in "[ab]{0,300}",
+        ) {
+            prop_assert_eq!(
+                holds(text.as_bytes(), part.as_bytes()),
+                reference(text.as_bytes(), part.as_bytes())
+            );
+            let with = format!("{prefix}{part}{text}");
+            prop_assert_eq!(
+                holds(with.as_bytes(), part.as_bytes()),
+                reference(with.as_bytes(), part.as_bytes())
+            );
+        }
+    }
 }
