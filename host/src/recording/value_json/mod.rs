@@ -215,16 +215,37 @@ fn named_entries<'de, A: MapAccess<'de>>(
     mut map: A,
     mut value: impl FnMut(&mut A, &str) -> Result<RArc<Value>, A::Error>,
 ) -> Result<NamedValues, A::Error> {
+    /// Up to this many entries, a name is looked for among those read before it; past it, in a
+    /// set of their hashes (each hit compared by name).
+    const SCANNED: usize = 16;
     let mut entries: Vec<(String, RArc<Value>)> = Vec::new();
-    let mut names = rustc_hash::FxHashSet::default();
+    let mut hashes: rustc_hash::FxHashMap<u64, Vec<usize>> = Default::default();
     while let Some(name) = map.next_key::<String>()? {
         let value = value(&mut map, &name)?;
-        if !names.insert(name.clone()) {
+        let twice = if entries.len() < SCANNED {
+            entries.iter().any(|(n, _)| *n == name)
+        } else {
+            if hashes.is_empty() {
+                for (i, (n, _)) in entries.iter().enumerate() {
+                    hashes.entry(name_hash(n)).or_default().push(i);
+                }
+            }
+            let same = hashes.entry(name_hash(&name)).or_default();
+            let twice = same.iter().any(|&i| entries[i].0 == name);
+            same.push(entries.len());
+            twice
+        };
+        if twice {
             return Err(de::Error::custom(format!("`{name}` is defined twice")));
         }
         entries.push((name, value));
     }
     Ok(NamedValues(entries))
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
 }
 
 /// Reads the JSON text of one value whose containers sit `depth` levels deep (0 for a field's
@@ -480,6 +501,28 @@ mod tests {
             ),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_name_written_twice_is_refused_among_few_names_and_among_many() {
+        let object = |names: &[String]| {
+            let entries: Vec<String> = names.iter().map(|n| format!("\"{n}\": 1")).collect();
+            format!("{{{}}}", entries.join(", "))
+        };
+        let read =
+            |text: &str| serde_json::from_str::<NamedValues>(text).map_err(|e| e.to_string());
+        let names: Vec<String> = (0..40).map(|i| format!("n{i}")).collect();
+        assert_eq!(read(&object(&names)).unwrap().0.len(), 40);
+        // Twice within the names scanned, then past them (found by hash), then both.
+        for (first, again) in [(2, 9), (3, 30), (25, 39)] {
+            let mut twice = names.clone();
+            twice[again] = names[first].clone();
+            let err = read(&object(&twice)).unwrap_err();
+            assert!(
+                err.contains(&format!("`n{first}` is defined twice")),
+                "{err}"
+            );
+        }
     }
 
     #[test]
