@@ -714,46 +714,112 @@ fn recording(
     })
 }
 
-fn main() {
-    let mut count = 100usize;
-    let mut turns = 0usize;
-    let mut seed = 1u64;
-    let mut pretty = false;
-    let mut style = Style::Lean;
-    let mut calls_per_turn = 0usize;
-    let mut out = PathBuf::from("corpus");
-    let mut args = std::env::args().skip(1);
+const USAGE: &str = "\
+Usage: generate_corpus [--count N] [--turns N] [--seed N] [--out DIR] [--pretty]
+                       [--style lean|realistic] [--calls-per-turn N]
+
+Writes N simulated recorded runs (JSON) into DIR, the same for the same options.
+
+  --count N           runs to write (default 100)
+  --turns N           turns of each run; 0 gives 4 to 17, varying (default 0)
+  --seed N            the seed (default 1)
+  --out DIR           the directory, created if missing (default corpus)
+  --pretty            indented JSON
+  --style S           lean (one line of reasoning, bare programs; default) or realistic
+  --calls-per-turn N  tool calls of each turn; 0 keeps each task family's own (default 0)
+";
+
+/// What the command line asks for.
+struct Args {
+    count: usize,
+    turns: usize,
+    seed: u64,
+    pretty: bool,
+    style: Style,
+    calls_per_turn: usize,
+    out: PathBuf,
+}
+
+/// The arguments read, `Ok(None)` for `--help`, or what is wrong with them.
+fn read_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
+    let mut a = Args {
+        count: 100,
+        turns: 0,
+        seed: 1,
+        pretty: false,
+        style: Style::Lean,
+        calls_per_turn: 0,
+        out: PathBuf::from("corpus"),
+    };
+    fn number<T: std::str::FromStr>(arg: &str, value: Option<String>) -> Result<T, String> {
+        let value = value.ok_or_else(|| format!("{arg} needs a value"))?;
+        value
+            .parse()
+            .map_err(|_| format!("{arg} takes a whole number, not `{value}`"))
+    }
     while let Some(arg) = args.next() {
-        let mut value = || args.next().unwrap_or_else(|| panic!("{arg} needs a value"));
         match arg.as_str() {
-            "--count" => count = value().parse().expect("--count N"),
-            "--turns" => turns = value().parse().expect("--turns N"),
-            "--seed" => seed = value().parse().expect("--seed N"),
-            "--out" => out = PathBuf::from(value()),
-            "--pretty" => pretty = true,
-            "--calls-per-turn" => calls_per_turn = value().parse().expect("--calls-per-turn N"),
+            "-h" | "--help" => return Ok(None),
+            "--count" => a.count = number(&arg, args.next())?,
+            "--turns" => a.turns = number(&arg, args.next())?,
+            "--seed" => a.seed = number(&arg, args.next())?,
+            "--calls-per-turn" => a.calls_per_turn = number(&arg, args.next())?,
+            "--out" => a.out = PathBuf::from(args.next().ok_or("--out needs a value")?),
+            "--pretty" => a.pretty = true,
             "--style" => {
-                style = match value().as_str() {
-                    "lean" => Style::Lean,
-                    "realistic" => Style::Realistic,
-                    other => panic!("--style lean|realistic, not {other}"),
+                a.style = match args.next().as_deref() {
+                    Some("lean") => Style::Lean,
+                    Some("realistic") => Style::Realistic,
+                    Some(other) => {
+                        return Err(format!("--style is lean or realistic, not `{other}`"))
+                    }
+                    None => return Err("--style needs a value".into()),
                 }
             }
-            other => {
-                panic!("unknown argument {other} (--count N --turns N --seed N --out DIR --pretty --style lean|realistic --calls-per-turn N)")
-            }
+            other => return Err(format!("unknown argument `{other}`")),
         }
     }
-    std::fs::create_dir_all(&out).expect("output directory");
-    for (name, json) in corpus_with_calls(count, turns, seed, style, calls_per_turn) {
-        let bytes = if pretty {
-            serde_json::to_vec_pretty(&json).unwrap()
-        } else {
-            serde_json::to_vec(&json).unwrap()
-        };
-        std::fs::write(out.join(name), bytes).expect("write recording");
+    Ok(Some(a))
+}
+
+fn main() {
+    let args = match read_args(std::env::args().skip(1)) {
+        Ok(Some(args)) => args,
+        Ok(None) => {
+            print!("{USAGE}");
+            return;
+        }
+        Err(why) => {
+            eprintln!("error: {why}\n\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    let out = &args.out;
+    if let Err(e) = std::fs::create_dir_all(out) {
+        eprintln!("error: cannot create {}: {e}", out.display());
+        std::process::exit(2);
     }
-    eprintln!("wrote {count} recordings to {}", out.display());
+    let corpus = corpus_with_calls(
+        args.count,
+        args.turns,
+        args.seed,
+        args.style,
+        args.calls_per_turn,
+    );
+    for (name, json) in corpus {
+        let bytes = if args.pretty {
+            serde_json::to_vec_pretty(&json)
+        } else {
+            serde_json::to_vec(&json)
+        }
+        .expect("a generated recording is JSON");
+        let path = out.join(name);
+        if let Err(e) = std::fs::write(&path, bytes) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            std::process::exit(2);
+        }
+    }
+    eprintln!("wrote {} recordings to {}", args.count, out.display());
 }
 
 /// The corpus `--count`, `--turns` (0: 4 to 17 each), `--seed` and `--style` make, as (file
