@@ -67,7 +67,8 @@ pub struct Search<'f> {
 #[derive(Default)]
 struct Messages {
     by_hash: rustc_hash::FxHashMap<u64, Vec<(Box<str>, Box<[(u32, u32)]>)>>,
-    /// Per (needle, match): whether the message being searched showed it already.
+    /// Per (needle, match): whether the message being searched showed it already. All false
+    /// between searches: a search sets back only the entries it set, not the whole list.
     seen: Vec<bool>,
 }
 
@@ -84,8 +85,9 @@ impl Messages {
         let at = match bucket.iter().position(|(text, _)| **text == *message) {
             Some(at) => at,
             None => {
-                self.seen.clear();
-                self.seen.resize(count * 3, false);
+                if self.seen.len() < count * 3 {
+                    self.seen.resize(count * 3, false);
+                }
                 let mut shown = Vec::new();
                 for found in lines.find_overlapping_iter(message.as_bytes()) {
                     let (at, end) = (found.start(), found.end());
@@ -99,6 +101,9 @@ impl Messages {
                             shown.push((key as u32, at));
                         }
                     }
+                }
+                for &(key, _) in &shown {
+                    self.seen[key as usize] = false;
                 }
                 bucket.push((message.into(), shown.into()));
                 bucket.len() - 1
@@ -171,16 +176,18 @@ impl Needles {
                 line_ids.push(id);
             }
         }
-        // A needle set an automaton cannot hold is searched needle by needle.
-        let build = |patterns: &[&[u8]]| match patterns.is_empty() {
-            true => Some(None),
-            false => aho_corasick::AhoCorasick::builder()
+        // The automaton of a set of needles: none for no needles, an error for a set no
+        // automaton can hold, which is then searched needle by needle.
+        let build = |patterns: &[&[u8]]| {
+            if patterns.is_empty() {
+                return Ok(None);
+            }
+            aho_corasick::AhoCorasick::builder()
                 .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
                 .build(patterns)
-                .ok()
-                .map(Some),
+                .map(Some)
         };
-        let (Some(lines), Some(crossing)) = (build(&lines), build(&crossing)) else {
+        let (Ok(lines), Ok(crossing)) = (build(&lines), build(&crossing)) else {
             return Needles::default();
         };
         Needles {
