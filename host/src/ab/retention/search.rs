@@ -42,12 +42,10 @@ pub struct Search<'f> {
     previous: String,
     /// Bytes the previous text and the current one share at their start.
     common: usize,
-    /// Per needle searched in the previous text: where it first occurred, if it did. A needle
-    /// is known by the address of its finder, which lives as long as the search (`'f`):
-    /// hashing an address costs less than hashing the needle's text.
-    before: rustc_hash::FxHashMap<(Match, *const Finder<'static>), Option<usize>>,
+    /// Per needle searched in the previous text: where it first occurred, if it did.
+    before: rustc_hash::FxHashMap<(Match, &'f [u8]), Option<usize>>,
     /// The same for the current text.
-    now: rustc_hash::FxHashMap<(Match, *const Finder<'static>), Option<usize>>,
+    now: rustc_hash::FxHashMap<(Match, &'f [u8]), Option<usize>>,
     /// The run's needles, when they are found together.
     needles: Option<&'f Needles>,
     /// Per needle of `needles`, per [`Match`]: where it first occurs in the previous text.
@@ -326,7 +324,7 @@ impl<'f> Search<'f> {
         if let Some(found) = self.found_together(&self.firsts, needle, how) {
             return found;
         }
-        let key = (how, needle as *const Finder<'static>);
+        let key = (how, needle.needle());
         if let Some(&found) = self.now.get(&key) {
             return found.is_some();
         }
