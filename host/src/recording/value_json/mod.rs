@@ -215,25 +215,31 @@ fn named_entries<'de, A: MapAccess<'de>>(
     mut map: A,
     mut value: impl FnMut(&mut A, &str) -> Result<RArc<Value>, A::Error>,
 ) -> Result<NamedValues, A::Error> {
-    /// Up to this many entries, a name is looked for among those read before it; past it, in a
-    /// set of their hashes (each hit compared by name).
+    /// Up to this many entries, a name is looked for among those read before it; past it, by
+    /// its hash (the entry of the same hash compared by name, and all of them on a collision).
     const SCANNED: usize = 16;
     let mut entries: Vec<(String, RArc<Value>)> = Vec::new();
-    let mut hashes: rustc_hash::FxHashMap<u64, Vec<usize>> = Default::default();
+    let mut by_hash: rustc_hash::FxHashMap<u64, usize> = Default::default();
     while let Some(name) = map.next_key::<String>()? {
         let value = value(&mut map, &name)?;
+        let scan = |entries: &[(String, RArc<Value>)]| entries.iter().any(|(n, _)| *n == name);
         let twice = if entries.len() < SCANNED {
-            entries.iter().any(|(n, _)| *n == name)
+            scan(&entries)
         } else {
-            if hashes.is_empty() {
+            if by_hash.is_empty() {
                 for (i, (n, _)) in entries.iter().enumerate() {
-                    hashes.entry(name_hash(n)).or_default().push(i);
+                    by_hash.entry(name_hash(n)).or_insert(i);
                 }
             }
-            let same = hashes.entry(name_hash(&name)).or_default();
-            let twice = same.iter().any(|&i| entries[i].0 == name);
-            same.push(entries.len());
-            twice
+            match by_hash.entry(name_hash(&name)) {
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(entries.len());
+                    false
+                }
+                std::collections::hash_map::Entry::Occupied(same) => {
+                    entries[*same.get()].0 == name || scan(&entries)
+                }
+            }
         };
         if twice {
             return Err(de::Error::custom(format!("`{name}` is defined twice")));

@@ -78,8 +78,9 @@ pub(super) fn active() -> bool {
 }
 
 /// Reads the entries of an object of named values, reusing the previous object's values whose
-/// text is unchanged (the same allocation, shared). The reader must lend its text (serde_json reading a slice): any error,
-/// that one included, is only a sign to read the recording the other way.
+/// text is unchanged (the same allocation, shared). The reader must lend its text (serde_json
+/// reading a slice): any error, that one included, is only a sign to read the recording the
+/// other way.
 pub(super) fn visit<'de, A: MapAccess<'de>>(map: A) -> Result<NamedValues, A::Error> {
     let mut previous = PREVIOUS.with(|p| p.borrow_mut().as_mut().map(std::mem::take));
     let mut kept = Entries::default();
