@@ -199,6 +199,11 @@ pub struct Facts {
     evidence_match: Match,
     /// Every needle above but the calls', found together in each prompt.
     needles: Needles,
+    /// Per place in `names`, then per entry of `lines`: the needle's number among `needles`,
+    /// so that a prompt's check of each (every name and printed line of the run, in every
+    /// prompt) reads where it was found without looking the number up.
+    name_ids: Vec<Option<usize>>,
+    line_ids: Vec<Option<usize>>,
 }
 
 struct CallFact {
@@ -229,6 +234,8 @@ impl Facts {
             evidence,
             evidence_match,
             needles: Needles::default(),
+            name_ids: Vec::new(),
+            line_ids: Vec::new(),
         };
         let mut named: rustc_hash::FxHashMap<&str, usize> = Default::default();
         for (i, turn) in turns.iter().enumerate() {
@@ -263,7 +270,7 @@ impl Facts {
                 .map(|first| finder(prefix_chars(first, 80)));
             facts.errors.push(error);
         }
-        facts.needles = facts.all_needles();
+        facts.find_together();
         facts
     }
 
@@ -271,8 +278,15 @@ impl Facts {
     /// calls, what its actions took from them cannot be told.
     pub fn without_evidence(mut self) -> Facts {
         self.evidence.clear();
-        self.needles = self.all_needles();
+        self.find_together();
         self
+    }
+
+    /// Prepares the needles found together, and the numbers of the names' and the lines'.
+    fn find_together(&mut self) {
+        self.needles = self.all_needles();
+        self.name_ids = self.names.iter().map(|n| self.needles.id(n)).collect();
+        self.line_ids = self.lines.iter().map(|(_, l)| self.needles.id(l)).collect();
     }
 
     /// Every needle of the facts but the calls', to be found together.
@@ -313,8 +327,12 @@ impl Facts {
         let mut r = Retention::default();
         if let Some(Some(names)) = self.memories[..turns].iter().rev().find(|m| m.is_some()) {
             for &name in names {
-                r.symbols
-                    .count(search.find(text, &self.names[name], Match::Word));
+                let (needle, id) = (&self.names[name], self.name_ids[name]);
+                r.symbols.count(search.find_numbered(
+                    text,
+                    (needle, id, &self.needles),
+                    Match::Word,
+                ));
             }
         }
         // Calls repeat their names and values: each distinct one is found once per text.
@@ -328,9 +346,13 @@ impl Facts {
             r.tool_calls
                 .count(search.call_visible(i, text, call, &mut places));
         }
-        for (_, line) in self.lines.iter().take_while(|(t, _)| *t < turns) {
-            r.printed_lines
-                .count(search.find(text, line, Match::Anywhere));
+        let lines = self.lines.iter().zip(&self.line_ids);
+        for ((_, line), &id) in lines.take_while(|((t, _), _)| *t < turns) {
+            r.printed_lines.count(search.find_numbered(
+                text,
+                (line, id, &self.needles),
+                Match::Anywhere,
+            ));
         }
         if let Some(failed) = self.errors[..turns].iter().rev().position(Option::is_some) {
             let error = self.errors[turns - 1 - failed]

@@ -201,6 +201,14 @@ impl Needles {
     }
 }
 
+impl Needles {
+    /// The number of `needle` among these, when it is one of them (by the address of its
+    /// bytes: [`Needles::new`]).
+    pub(super) fn id(&self, needle: &Finder<'static>) -> Option<usize> {
+        self.ids.get(&(needle.needle().as_ptr() as usize)).copied()
+    }
+}
+
 impl<'f> Search<'f> {
     /// The text of the latest prompt searched.
     pub fn text(&self) -> &str {
@@ -317,6 +325,23 @@ impl<'f> Search<'f> {
         std::mem::swap(&mut self.calls_before, &mut self.calls);
         self.calls.clear();
         self.previous = text;
+    }
+
+    /// [`Search::find`] of a needle whose number among `needles` is known ([`Needles::id`]):
+    /// when they were found together in `text`, where it was found is read at once.
+    pub(super) fn find_numbered(
+        &mut self,
+        text: &str,
+        (needle, id, needles): (&'f Finder<'static>, Option<usize>, &Needles),
+        how: Match,
+    ) -> bool {
+        let found = id
+            .filter(|_| self.needles.is_some_and(|n| std::ptr::eq(n, needles)))
+            .and_then(|id| self.firsts.get(id));
+        match found {
+            Some(firsts) => firsts[how as usize].is_some(),
+            None => self.find(text, needle, how),
+        }
     }
 
     /// Whether `needle` occurs in `text` as `how` asks.

@@ -355,6 +355,29 @@ fn nothing_to_retain_before_the_first_turn() {
 }
 
 #[test]
+fn prompt_after_prompt_counts_what_each_prompt_counts_alone() {
+    let turns = history();
+    let facts = facts_of(&run(&[], vec![]), &turns);
+    // Names and printed lines shown, dropped, shown again, as prompts that share starts.
+    let prompts = [
+        "orders ; = integer\nlookup({:id 7})\nfirst line",
+        "orders ; = integer\nlookup({:id 7})\nsecond line",
+        "orders ; = integer\nlookup({:id 7})\nsecond line\nfirst line\nboom: bad",
+        "_token first line\nsecond line",
+        "nothing shown",
+        "orders ; = integer\nfirst line\nsecond line\nboom: bad",
+    ];
+    for k in 1..=turns.len() {
+        let mut search = Search::default();
+        for text in prompts {
+            let messages: Vec<&str> = text.split('\n').collect();
+            let after = facts.retention_after(k, text.to_owned(), &messages, &mut search);
+            assert_eq!(after, facts.retention(k, text), "after {k} turns: {text:?}");
+        }
+    }
+}
+
+#[test]
 fn the_facts_of_the_first_turn() {
     let turns = history();
     let facts = facts_of(&run(&[], vec![]), &turns);
