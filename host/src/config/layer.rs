@@ -10,7 +10,7 @@ use std::fmt;
 use toml::de::{DeTable, DeValue};
 
 use super::schema::{Invalid, Problem, Schema};
-use super::{line_column, ConfigError, Origin};
+use super::{line_column, ConfigError, Lines, Origin};
 
 /// Where a value was set: its origin and, in a file, the 1-based line and column of its key.
 #[derive(Clone, Debug)]
@@ -54,7 +54,7 @@ impl Layer {
         let document = DeTable::parse(text).map_err(syntax)?;
         let table: toml::Table = toml::from_str(text).map_err(syntax)?;
         let mut positions = BTreeMap::new();
-        key_positions(text, document.get_ref(), "", &mut positions);
+        key_positions(&Lines::new(text), document.get_ref(), "", &mut positions);
         Ok(Layer {
             table,
             origin,
@@ -79,14 +79,14 @@ impl Layer {
 }
 
 fn key_positions(
-    text: &str,
+    text: &Lines<'_>,
     table: &DeTable<'_>,
     prefix: &str,
     out: &mut BTreeMap<String, (usize, usize)>,
 ) {
     for (key, value) in table.iter() {
         let full = join(prefix, key.get_ref());
-        out.insert(full.clone(), line_column(text, key.span().start));
+        out.insert(full.clone(), text.line_column(key.span().start));
         if let DeValue::Table(inner) = value.get_ref() {
             key_positions(text, inner, &full, out);
         }
@@ -219,6 +219,22 @@ struct Places<'a> {
     at: &'a dyn Fn(&str) -> Source,
 }
 
+/// Removes `key` and every dotted key below it (`key.…`) from `map`. Those sort together,
+/// from `key.` up to `key/` (`/` follows `.`): they are found by range, not by reading every key.
+pub(super) fn remove_at_and_below<V>(map: &mut BTreeMap<String, V>, key: &str) {
+    use std::ops::Bound;
+    map.remove(key);
+    let (below, after) = (format!("{key}."), format!("{key}/"));
+    let range = (
+        Bound::Included(below.as_str()),
+        Bound::Excluded(after.as_str()),
+    );
+    let doomed: Vec<String> = map.range::<str, _>(range).map(|(k, _)| k.clone()).collect();
+    for k in doomed {
+        map.remove(&k);
+    }
+}
+
 /// Merges `layer` into `table`: tables key by key, other values as a whole.
 fn merge(table: &mut toml::Table, layer: toml::Table, prefix: &str, places: &mut Places<'_>) {
     for (name, value) in layer {
@@ -229,10 +245,8 @@ fn merge(table: &mut toml::Table, layer: toml::Table, prefix: &str, places: &mut
             }
             (_, value) => {
                 // What was set at `key` or below it is replaced.
-                let below = format!("{key}.");
-                let replaced = |k: &String| *k == key || k.starts_with(&below);
-                places.sources.retain(|k, _| !replaced(k));
-                places.tables.retain(|k, _| !replaced(k));
+                remove_at_and_below(&mut places.sources, &key);
+                remove_at_and_below(&mut places.tables, &key);
                 let value = match value {
                     toml::Value::Table(new) => {
                         places.tables.insert(key.clone(), (places.at)(&key));

@@ -385,6 +385,33 @@ pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
+/// Where the lines of a text start, to tell the line and column of many offsets in it (every
+/// key of a configuration file) without reading the text from its start for each.
+pub(crate) struct Lines<'a> {
+    text: &'a str,
+    /// Byte offset of each line's start: 0, then one past each line break.
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    pub fn new(text: &'a str) -> Lines<'a> {
+        let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1);
+        Lines {
+            text,
+            starts: std::iter::once(0).chain(breaks).collect(),
+        }
+    }
+
+    /// [`line_column`] of byte `offset`.
+    pub fn line_column(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        // The lines that start at or before `offset`: the last of them holds it.
+        let line = self.starts.partition_point(|&start| start <= offset);
+        let start = self.starts[line - 1];
+        (line, self.text[start..offset].chars().count() + 1)
+    }
+}
+
 /// Why another user could have written configuration file `path` (the file, or the directory
 /// holding it, which lets its writers replace the file), by the rules plugins follow.
 fn insecure_file(path: &Path) -> Option<String> {

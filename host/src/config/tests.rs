@@ -395,3 +395,47 @@ fn relative_paths_are_relative_to_their_file() {
     config.layer_set("templates.directory=t").unwrap();
     assert_eq!(config.templates_directory(), PathBuf::from("./t"));
 }
+
+#[test]
+fn lines_tell_every_offset_as_the_text_read_from_its_start_does() {
+    for text in [
+        "",
+        "\n",
+        "a",
+        "a\n",
+        "[x]\nkey = 1\n\nné = \"é\"\r\nlast",
+        "\n\nä\nb",
+    ] {
+        let lines = Lines::new(text);
+        let offsets = (0..=text.len() + 2).filter(|&i| i >= text.len() || text.is_char_boundary(i));
+        for offset in offsets {
+            assert_eq!(
+                lines.line_column(offset),
+                line_column(text, offset),
+                "{text:?} at {offset}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_key_set_again_replaces_what_was_set_at_it_and_below_it_only() {
+    let keys = [
+        "a", "a-b", "a.b", "a.b.c", "a.bc", "a/b", "a0", "ab", "b", "a.", "a..",
+    ];
+    for removed in ["a", "a.b", "a-b", "ab", "z"] {
+        let mut map: std::collections::BTreeMap<String, ()> =
+            keys.iter().map(|k| (k.to_string(), ())).collect();
+        super::layer::remove_at_and_below(&mut map, removed);
+        let below = format!("{removed}.");
+        let expected: Vec<&str> = keys
+            .iter()
+            .copied()
+            .filter(|k| *k != removed && !k.starts_with(&below))
+            .collect();
+        let mut expected = expected;
+        expected.sort();
+        let left: Vec<&str> = map.keys().map(String::as_str).collect();
+        assert_eq!(left, expected, "removing {removed}");
+    }
+}

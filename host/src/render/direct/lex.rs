@@ -18,11 +18,7 @@ pub(super) fn tokenize(source: &str) -> Option<Vec<Token<'_>>> {
     let mut tokens = Vec::new();
     let mut rest = source;
     while !rest.is_empty() {
-        let open = ["{{", "{%", "{#"]
-            .iter()
-            .filter_map(|d| rest.find(d))
-            .min()
-            .unwrap_or(rest.len());
+        let open = next_open(rest);
         if open > 0 {
             tokens.push(Token::Text(&rest[..open]));
         }
@@ -58,6 +54,22 @@ pub(super) fn tokenize(source: &str) -> Option<Vec<Token<'_>>> {
         rest = &body[end + close.len()..];
     }
     Some(tokens)
+}
+
+/// Where the first `{{`, `{%` or `{#` of `text` starts, or its length: each `{` is looked at
+/// once, where a search for each of the three would read the rest of a long template again
+/// for every tag.
+pub(super) fn next_open(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'{', &bytes[from..]) {
+        let at = from + i;
+        if matches!(bytes.get(at + 1), Some(b'{' | b'%' | b'#')) {
+            return at;
+        }
+        from = at + 1;
+    }
+    text.len()
 }
 
 /// Where `close` ends a tag's body, outside string literals. Compared as bytes: the body may

@@ -359,3 +359,27 @@ fn any_template_run_directly_reads_as_through_tera() {
         ran.get()
     );
 }
+
+#[test]
+fn a_tag_opens_where_the_first_of_the_three_openings_is() {
+    // Every text of up to six characters over an alphabet of braces, marks and a character of
+    // two bytes.
+    let alphabet = ['{', '%', '#', '}', 'é'];
+    let mut texts = vec![String::new()];
+    for _ in 0..6 {
+        let longer: Vec<String> = texts
+            .iter()
+            .filter(|t| t.chars().count() == texts.last().map_or(0, |l| l.chars().count()))
+            .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+            .collect();
+        texts.extend(longer);
+    }
+    for text in &texts {
+        let first = ["{{", "{%", "{#"]
+            .iter()
+            .filter_map(|d| text.find(d))
+            .min()
+            .unwrap_or(text.len());
+        assert_eq!(super::lex::next_open(text), first, "{text:?}");
+    }
+}
