@@ -377,12 +377,10 @@ impl Config {
     }
 }
 
-/// 1-based line and column of byte `offset` in `text`.
+/// 1-based line and column of byte `offset` in `text` (for many offsets of one text, keep its
+/// [`Lines`]).
 pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
+    Lines::new(text).line_column(offset)
 }
 
 /// Where the lines of a text start, to tell the line and column of many offsets in it (every

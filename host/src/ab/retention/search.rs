@@ -311,10 +311,7 @@ impl<'f> Search<'f> {
         needle: &Finder<'static>,
         how: Match,
     ) -> Option<bool> {
-        let id = *self
-            .needles?
-            .ids
-            .get(&(needle.needle().as_ptr() as usize))?;
+        let id = self.needles?.id(needle)?;
         Some(firsts.get(id)?[how as usize].is_some())
     }
 
