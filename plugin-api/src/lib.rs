@@ -32,7 +32,12 @@
 //!         vec![("prompt", "{{ mission }}\n\nTurns left: {{ turns_left }}\n")]
 //!     }
 //!
-//!     fn render(run: &Run, turns: &[Turn], _options: &Options) -> Result<Output, RenderError> {
+//!     // The output may borrow the run's and the turns' text (`run.mission` here): `'r`.
+//!     fn render<'r>(
+//!         run: &'r Run,
+//!         turns: &'r [Turn],
+//!         _options: &Options,
+//!     ) -> Result<Output<'r>, RenderError> {
 //!         let prompt = Section::new("prompt")
 //!             .with("mission", run.mission.as_str())
 //!             .with("turns_left", run.turns_left(turns.len()));

@@ -52,8 +52,15 @@ pub struct StrategyMod {
     /// field appended here is declared `#[sabi(missing_field(option))]` (its accessor returns
     /// `None` when the plugin lacks it), or the host reads it only after checking that the
     /// plugin's version has it.
+    ///
+    /// The output may borrow text from `run` and `turns` (a name, a printed line): the host
+    /// keeps them, unchanged, for as long as it holds the output.
     #[sabi(last_prefix_field)]
-    pub render: extern "C" fn(&Run, RSlice<'_, Turn>, &Options) -> RResult<Output, RenderError>,
+    pub render: for<'r> extern "C" fn(
+        &'r Run,
+        RSlice<'r, Turn>,
+        &Options,
+    ) -> RResult<Output<'r>, RenderError>,
     /// The kinds of recorded data the strategy renders from, as a recording's `lacks` names
     /// them (`memory_values`, `prints`, `results`, `tool_results`, `errors`): on a recording
     /// that lacks one of them, its prompts are not what the agent's would have been, so
@@ -66,8 +73,11 @@ pub struct StrategyMod {
     /// prices them with the prompt. Pure, like `render`. Added after `renders_from`: a plugin
     /// built against an older contract has none, and the host takes it to make no call.
     #[sabi(missing_field(option))]
-    pub model_calls:
-        extern "C" fn(&Run, RSlice<'_, Turn>, &Options) -> RResult<RVec<ModelCall>, RenderError>,
+    pub model_calls: for<'r> extern "C" fn(
+        &'r Run,
+        RSlice<'r, Turn>,
+        &Options,
+    ) -> RResult<RVec<ModelCall<'r>>, RenderError>,
 }
 
 impl RootModule for StrategyModRef {
@@ -93,7 +103,12 @@ pub trait Strategy {
     fn templates() -> Vec<(&'static str, &'static str)>;
 
     /// The messages of the prompt for turn `turns.len() + 1`.
-    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError>;
+    /// The output may borrow text from `run` and `turns`.
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        options: &Options,
+    ) -> Result<Output<'r>, RenderError>;
 
     /// The kinds of recorded data the prompts are made from ([`StrategyMod::renders_from`]);
     /// by default every kind a recording can lack that a prompt can show.
@@ -101,11 +116,11 @@ pub trait Strategy {
 
     /// The model calls made before the prompt for turn `turns.len() + 1` is sent, besides it
     /// ([`StrategyMod::model_calls`]); by default none.
-    fn model_calls(
-        _run: &Run,
-        _turns: &[Turn],
+    fn model_calls<'r>(
+        _run: &'r Run,
+        _turns: &'r [Turn],
         _options: &Options,
-    ) -> Result<Vec<ModelCall>, RenderError> {
+    ) -> Result<Vec<ModelCall<'r>>, RenderError> {
         Ok(Vec::new())
     }
 }
@@ -197,11 +212,11 @@ extern "C" fn templates_shim<S: Strategy>(
     })
 }
 
-extern "C" fn render_shim<S: Strategy>(
-    run: &Run,
-    turns: RSlice<'_, Turn>,
+extern "C" fn render_shim<'r, S: Strategy>(
+    run: &'r Run,
+    turns: RSlice<'r, Turn>,
     options: &Options,
-) -> RResult<Output, RenderError> {
+) -> RResult<Output<'r>, RenderError> {
     let outer = SHOWING_PRIVATE.with(|s| s.replace(options.shows_private()));
     let result = guard(|| S::render(run, turns.as_slice(), options));
     SHOWING_PRIVATE.with(|s| s.set(outer));
@@ -218,11 +233,11 @@ extern "C" fn renders_from_shim<S: Strategy>() -> RVec<RStr<'static>> {
         .collect()
 }
 
-extern "C" fn model_calls_shim<S: Strategy>(
-    run: &Run,
-    turns: RSlice<'_, Turn>,
+extern "C" fn model_calls_shim<'r, S: Strategy>(
+    run: &'r Run,
+    turns: RSlice<'r, Turn>,
     options: &Options,
-) -> RResult<RVec<ModelCall>, RenderError> {
+) -> RResult<RVec<ModelCall<'r>>, RenderError> {
     let outer = SHOWING_PRIVATE.with(|s| s.replace(options.shows_private()));
     let result = guard(|| S::model_calls(run, turns.as_slice(), options).map(RVec::from));
     SHOWING_PRIVATE.with(|s| s.set(outer));

@@ -5,7 +5,9 @@
 //! line. The blocks and their cache breakpoints tell a client where a provider's prompt cache
 //! may end: they change the price of a prompt, never its text.
 
-use abi_stable::std_types::{RStr, RString, RVec, Tuple2};
+use std::borrow::Cow;
+
+use abi_stable::std_types::{RCow, RCowStr, RStr, RString, RVec, Tuple2};
 use abi_stable::StableAbi;
 
 /// Who a message is from.
@@ -33,87 +35,114 @@ impl Role {
 pub type FieldName = RStr<'static>;
 
 /// A value handed to a template: text and numbers the strategy computed, never whole data.
+///
+/// Text borrows from the run and its turns when it is shown as they hold it (a name, a
+/// mission, a printed line): a render's fields live as long as what they were rendered from,
+/// and only text the strategy built (a sample, a label) is allocated. Two texts are equal when
+/// they read the same, borrowed or not.
 #[repr(u8)]
 #[derive(StableAbi, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Field {
-    Text(RString),
+pub enum Field<'a> {
+    Text(RCowStr<'a>),
     Integer(i64),
     Boolean(bool),
-    List(RVec<Field>),
-    Record(RVec<Tuple2<FieldName, Field>>),
+    List(RVec<Field<'a>>),
+    Record(RVec<Tuple2<FieldName, Field<'a>>>),
 }
 
-impl From<&str> for Field {
-    fn from(text: &str) -> Field {
-        Field::Text(text.into())
+impl<'a> Field<'a> {
+    /// Text that lives as long as the plugin (a label, padding): borrowed, never copied.
+    pub const fn text_static(text: &'static str) -> Field<'a> {
+        Field::Text(RCow::Borrowed(RStr::from_str(text)))
     }
 }
 
-impl From<String> for Field {
-    fn from(text: String) -> Field {
-        Field::Text(text.into())
+impl<'a> From<&'a str> for Field<'a> {
+    fn from(text: &'a str) -> Field<'a> {
+        Field::Text(RCow::Borrowed(text.into()))
     }
 }
 
-impl From<RString> for Field {
-    fn from(text: RString) -> Field {
-        Field::Text(text)
+impl<'a> From<&'a RString> for Field<'a> {
+    fn from(text: &'a RString) -> Field<'a> {
+        Field::Text(RCow::Borrowed(text.as_rstr()))
     }
 }
 
-impl From<bool> for Field {
-    fn from(b: bool) -> Field {
+impl<'a> From<Cow<'a, str>> for Field<'a> {
+    fn from(text: Cow<'a, str>) -> Field<'a> {
+        match text {
+            Cow::Borrowed(text) => text.into(),
+            Cow::Owned(text) => text.into(),
+        }
+    }
+}
+
+impl<'a> From<String> for Field<'a> {
+    fn from(text: String) -> Field<'a> {
+        Field::Text(RCow::Owned(text.into()))
+    }
+}
+
+impl<'a> From<RString> for Field<'a> {
+    fn from(text: RString) -> Field<'a> {
+        Field::Text(RCow::Owned(text))
+    }
+}
+
+impl<'a> From<bool> for Field<'a> {
+    fn from(b: bool) -> Field<'a> {
         Field::Boolean(b)
     }
 }
 
-impl From<i64> for Field {
-    fn from(i: i64) -> Field {
+impl<'a> From<i64> for Field<'a> {
+    fn from(i: i64) -> Field<'a> {
         Field::Integer(i)
     }
 }
 
-impl From<usize> for Field {
-    fn from(i: usize) -> Field {
+impl<'a> From<usize> for Field<'a> {
+    fn from(i: usize) -> Field<'a> {
         Field::Integer(i64::try_from(i).unwrap_or(i64::MAX))
     }
 }
 
-impl From<u32> for Field {
-    fn from(i: u32) -> Field {
+impl<'a> From<u32> for Field<'a> {
+    fn from(i: u32) -> Field<'a> {
         Field::Integer(i.into())
     }
 }
 
-impl From<Vec<Field>> for Field {
-    fn from(items: Vec<Field>) -> Field {
+impl<'a> From<Vec<Field<'a>>> for Field<'a> {
+    fn from(items: Vec<Field<'a>>) -> Field<'a> {
         Field::List(items.into())
     }
 }
 
-impl From<Vec<String>> for Field {
-    fn from(items: Vec<String>) -> Field {
+impl<'a> From<Vec<String>> for Field<'a> {
+    fn from(items: Vec<String>) -> Field<'a> {
         Field::List(items.into_iter().map(Field::from).collect())
     }
 }
 
-impl From<Record> for Field {
-    fn from(record: Record) -> Field {
+impl<'a> From<Record<'a>> for Field<'a> {
+    fn from(record: Record<'a>) -> Field<'a> {
         Field::Record(record.0)
     }
 }
 
 /// Builds a [`Field::Record`]: named fields, in order.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Record(pub RVec<Tuple2<FieldName, Field>>);
+pub struct Record<'a>(pub RVec<Tuple2<FieldName, Field<'a>>>);
 
-impl Record {
-    pub fn new() -> Record {
+impl<'a> Record<'a> {
+    pub fn new() -> Record<'a> {
         Record::default()
     }
 
     /// Adds a field.
-    pub fn with(mut self, name: &'static str, value: impl Into<Field>) -> Record {
+    pub fn with(mut self, name: &'static str, value: impl Into<Field<'a>>) -> Record<'a> {
         self.0.push(Tuple2(RStr::from_str(name), value.into()));
         self
     }
@@ -122,14 +151,14 @@ impl Record {
 /// One part of a message, rendered by the template it names.
 #[repr(C)]
 #[derive(StableAbi, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Section {
+pub struct Section<'a> {
     /// One of the strategy's templates (`tool_calls`).
     pub template: RStr<'static>,
-    pub fields: RVec<Tuple2<FieldName, Field>>,
+    pub fields: RVec<Tuple2<FieldName, Field<'a>>>,
 }
 
-impl Section {
-    pub fn new(template: &'static str) -> Section {
+impl<'a> Section<'a> {
+    pub fn new(template: &'static str) -> Section<'a> {
         Section {
             template: RStr::from_str(template),
             fields: RVec::new(),
@@ -137,7 +166,7 @@ impl Section {
     }
 
     /// Adds a field for the template.
-    pub fn with(mut self, name: &'static str, value: impl Into<Field>) -> Section {
+    pub fn with(mut self, name: &'static str, value: impl Into<Field<'a>>) -> Section<'a> {
         self.fields.push(Tuple2(RStr::from_str(name), value.into()));
         self
     }
@@ -150,16 +179,16 @@ impl Section {
 /// grow by new blocks, never by a longer block.
 #[repr(C)]
 #[derive(StableAbi, Clone, Debug, PartialEq)]
-pub struct Block {
-    pub sections: RVec<Section>,
+pub struct Block<'a> {
+    pub sections: RVec<Section<'a>>,
     /// A cache breakpoint: the client should ask the provider to cache the prompt up to and
     /// including this block (Anthropic's `cache_control`). At most four per prompt.
     pub cache_breakpoint: bool,
 }
 
-impl Block {
+impl<'a> Block<'a> {
     /// A block without a cache breakpoint.
-    pub fn new(sections: Vec<Section>) -> Block {
+    pub fn new(sections: Vec<Section<'a>>) -> Block<'a> {
         Block {
             sections: sections.into(),
             cache_breakpoint: false,
@@ -167,7 +196,7 @@ impl Block {
     }
 
     /// The block with a cache breakpoint.
-    pub fn cached(mut self) -> Block {
+    pub fn cached(mut self) -> Block<'a> {
         self.cache_breakpoint = true;
         self
     }
@@ -179,18 +208,18 @@ impl Block {
 /// before it, which ends the same prefix).
 #[repr(C)]
 #[derive(StableAbi, Clone, Debug, PartialEq)]
-pub struct Message {
+pub struct Message<'a> {
     pub role: Role,
-    pub blocks: RVec<Block>,
+    pub blocks: RVec<Block<'a>>,
 }
 
-impl Message {
+impl<'a> Message<'a> {
     /// A message of one block, without a cache breakpoint.
-    pub fn new(role: Role, sections: Vec<Section>) -> Message {
+    pub fn new(role: Role, sections: Vec<Section<'a>>) -> Message<'a> {
         Message::of_blocks(role, vec![Block::new(sections)])
     }
 
-    pub fn of_blocks(role: Role, blocks: Vec<Block>) -> Message {
+    pub fn of_blocks(role: Role, blocks: Vec<Block<'a>>) -> Message<'a> {
         Message {
             role,
             blocks: blocks.into(),
@@ -198,7 +227,7 @@ impl Message {
     }
 
     /// The message with a cache breakpoint on its last block.
-    pub fn cached(mut self) -> Message {
+    pub fn cached(mut self) -> Message<'a> {
         self.set_cache_breakpoint();
         self
     }
@@ -211,12 +240,12 @@ impl Message {
     }
 
     /// Every section of the message, block after block.
-    pub fn sections(&self) -> impl Iterator<Item = &Section> {
+    pub fn sections(&self) -> impl Iterator<Item = &Section<'a>> {
         self.blocks.iter().flat_map(|b| b.sections.iter())
     }
 
     /// The message's sections, block after block, its blocks given up.
-    pub fn into_sections(self) -> Vec<Section> {
+    pub fn into_sections(self) -> Vec<Section<'a>> {
         self.blocks
             .into_iter()
             .flat_map(|b| b.sections.into_iter())
@@ -269,8 +298,8 @@ impl std::ops::AddAssign for Stats {
 /// A strategy's render: the messages of the next prompt and its statistics.
 #[repr(C)]
 #[derive(StableAbi, Clone, Debug, PartialEq)]
-pub struct Output {
-    pub messages: RVec<Message>,
+pub struct Output<'a> {
+    pub messages: RVec<Message<'a>>,
     pub stats: Stats,
 }
 
@@ -280,13 +309,13 @@ pub struct Output {
 /// strategy puts in the prompt in its place.
 #[repr(C)]
 #[derive(StableAbi, Clone, Debug, PartialEq)]
-pub struct ModelCall {
+pub struct ModelCall<'a> {
     /// The request as sent: messages of blocks of sections, rendered through the templates as
     /// a prompt's are.
-    pub request: RVec<Message>,
+    pub request: RVec<Message<'a>>,
     /// What the model answers, as sections (rendered the same way): its tokens are the call's
     /// output.
-    pub response: RVec<Section>,
+    pub response: RVec<Section<'a>>,
 }
 
 /// What went wrong in a strategy.

@@ -148,12 +148,12 @@ impl LoadedStrategy {
     }
 
     /// Renders the prompt for turn `turns.len() + 1`.
-    pub fn render(
+    pub fn render<'r>(
         &self,
-        run: &Run,
-        turns: &[Turn],
+        run: &'r Run,
+        turns: &'r [Turn],
         options: &Options,
-    ) -> Result<Output, RenderError> {
+    ) -> Result<Output<'r>, RenderError> {
         running::during(&self.label, || {
             (self.module.render())(run, RSlice::from_slice(turns), options)
         })
@@ -162,12 +162,12 @@ impl LoadedStrategy {
 
     /// The model calls the strategy makes before sending the prompt for turn
     /// `turns.len() + 1`, besides it: none for a plugin built before the contract had them.
-    pub fn model_calls(
+    pub fn model_calls<'r>(
         &self,
-        run: &Run,
-        turns: &[Turn],
+        run: &'r Run,
+        turns: &'r [Turn],
         options: &Options,
-    ) -> Result<Vec<ModelCall>, RenderError> {
+    ) -> Result<Vec<ModelCall<'r>>, RenderError> {
         match self.module.model_calls() {
             Some(calls) => running::during(&self.label, || {
                 calls(run, RSlice::from_slice(turns), options)

@@ -51,17 +51,18 @@ pub struct RenderedCall {
 /// most of their sections (the head of every prompt, every earlier turn of a full history), so
 /// a caller rendering many prompts of a run keeps one of these per renderer.
 #[derive(Default)]
-pub struct SectionCache {
+pub struct SectionCache<'r> {
     /// By the section's hash, computed once per lookup: the sections with that hash and their
-    /// text (more than one only when hashes collide).
-    by_hash: FxHashMap<u64, Vec<(Section, String)>>,
+    /// text (more than one only when hashes collide). A section may borrow from the run it was
+    /// rendered from: the cache lives no longer than the run.
+    by_hash: FxHashMap<u64, Vec<(Section<'r>, String)>>,
 }
 
-impl SectionCache {
+impl<'r> SectionCache<'r> {
     /// Appends the text of `section` to `out`, rendering it with `render` only the first time.
     fn append(
         &mut self,
-        section: &Section,
+        section: &Section<'r>,
         out: &mut String,
         render: impl FnOnce(&mut String) -> Result<(), RenderError>,
     ) -> Result<(), RenderError> {
@@ -112,7 +113,11 @@ impl<'a> Renderer<'a> {
     }
 
     /// The strategy's output for the prompt after the first `turns` turns, before templates.
-    pub fn output(&self, recording: &Recording, turns: usize) -> Result<Output, RenderError> {
+    pub fn output<'r>(
+        &self,
+        recording: &'r Recording,
+        turns: usize,
+    ) -> Result<Output<'r>, RenderError> {
         if turns > recording.turns.len() {
             return Err(RenderError::TurnsOutOfRange {
                 path: recording.path.clone(),
@@ -216,10 +221,10 @@ impl<'a> Renderer<'a> {
     /// A block whose sections all render empty is left out; its cache breakpoint moves to the
     /// block before it (in this message or an earlier one), which ends the same prefix. More
     /// than [`MAX_BREAKPOINTS`] breakpoints are the strategy's failure.
-    pub fn messages_cached(
+    pub fn messages_cached<'r>(
         &self,
-        output: &Output,
-        mut cache: Option<&mut SectionCache>,
+        output: &Output<'r>,
+        mut cache: Option<&mut SectionCache<'r>>,
     ) -> Result<Vec<RenderedMessage>, RenderError> {
         let mut messages: Vec<RenderedMessage> = Vec::with_capacity(output.messages.len());
         let mut breakpoints = 0;

@@ -255,7 +255,7 @@ impl Templates {
     /// The fields of `section` as pretty JSON, in the order the strategy gave them, as the
     /// template receives them.
     pub fn fields_json(&self, section: &Section) -> String {
-        struct Fields<'a>(&'a Section);
+        struct Fields<'a>(&'a Section<'a>);
         impl Serialize for Fields<'_> {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 use serde::ser::SerializeMap;
@@ -379,7 +379,7 @@ fn field_value(field: &Field, size: &Cell<usize>) -> Value {
 /// Serializes a [`Field`] as its tera value: text, integer, boolean, list, record as a struct;
 /// counts its bytes of text into `size` on the way.
 struct AsTera<'a> {
-    field: &'a Field,
+    field: &'a Field<'a>,
     size: &'a Cell<usize>,
 }
 
@@ -443,7 +443,7 @@ mod tests {
         ];
         for source in sources {
             let t = one(source).unwrap();
-            let section = Section::new("t").with("a", "y".repeat(1000).as_str());
+            let section = Section::new("t").with("a", "y".repeat(1000));
             let err = t.render_section(&section).unwrap_err().to_string();
             assert!(
                 err.starts_with("template `s/t` (compiled in): its output grew more than 16 MiB"),
@@ -458,7 +458,7 @@ mod tests {
         let t = one("{{ a }}{% for i in range(end=16) %}{{ b }}{% endfor %}").unwrap();
         let section = Section::new("t")
             .with("a", big.as_str())
-            .with("b", "w".repeat((1 << 20) - 8).as_str());
+            .with("b", "w".repeat((1 << 20) - 8));
         let text = t.render_section(&section).unwrap();
         assert_eq!(text.len(), big.len() + 16 * ((1 << 20) - 8));
         #[derive(serde::Serialize)]

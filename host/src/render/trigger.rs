@@ -34,9 +34,9 @@ impl<'a> From<Rendering<'a>> for Prompter<'a> {
 
 /// The section caches of one run: one per renderer of a [`Rendering`].
 #[derive(Default)]
-pub struct RunCache {
-    strategy: SectionCache,
-    full_history: SectionCache,
+pub struct RunCache<'r> {
+    strategy: SectionCache<'r>,
+    full_history: SectionCache<'r>,
 }
 
 impl<'a> Prompter<'a> {
@@ -53,12 +53,12 @@ impl<'a> Prompter<'a> {
 
     /// [`Prompter::render`], reusing the sections rendered for the run's
     /// earlier prompts.
-    pub fn render_cached(
+    pub fn render_cached<'r>(
         &self,
-        recording: &Recording,
+        recording: &'r Recording,
         turns: usize,
         counter: &mut Counter,
-        cache: &mut RunCache,
+        cache: &mut RunCache<'r>,
     ) -> Result<(Prompt, u64), RenderError> {
         match self {
             Prompter::AsSent => Ok((as_sent(recording, turns)?, 0)),
@@ -97,12 +97,12 @@ impl<'a> Rendering<'a> {
 
     /// [`Rendering::render`] for one of many prompts of a run, reusing the sections rendered
     /// for its earlier prompts.
-    pub fn render_cached(
+    pub fn render_cached<'r>(
         &self,
-        recording: &Recording,
+        recording: &'r Recording,
         turns: usize,
         counter: &mut Counter,
-        cache: &mut RunCache,
+        cache: &mut RunCache<'r>,
     ) -> Result<(Prompt, u64), RenderError> {
         if let Some((full, limit)) = &self.threshold {
             let (prompt, nanos) = timed(full, recording, turns, &mut cache.full_history)?;
@@ -176,11 +176,11 @@ pub(crate) fn as_sent(recording: &Recording, turns: usize) -> Result<Prompt, Ren
     })
 }
 
-fn timed(
+fn timed<'r>(
     renderer: &Renderer<'_>,
-    recording: &Recording,
+    recording: &'r Recording,
     turns: usize,
-    cache: &mut SectionCache,
+    cache: &mut SectionCache<'r>,
 ) -> Result<(Prompt, u64), RenderError> {
     let start = std::time::Instant::now();
     let output = renderer.output(recording, turns)?;

@@ -56,7 +56,11 @@ impl Strategy for Aggressive {
 
     const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "errors"];
 
-    fn render(run: &Run, turns: &[Turn], _options: &Options) -> Result<Output, RenderError> {
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        _options: &Options,
+    ) -> Result<Output<'r>, RenderError> {
         let mut sections = vec![Section::new("mission").with("mission", run.mission.as_str())];
         if !run.tools.is_empty() {
             // The `tool/` section's fields, shown by a template of names and parameters.

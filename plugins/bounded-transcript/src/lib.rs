@@ -32,7 +32,11 @@ impl Strategy for BoundedTranscript {
 
     const RENDERS_FROM: &'static [&'static str] = &["prints", "results", "errors"];
 
-    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        options: &Options,
+    ) -> Result<Output<'r>, RenderError> {
         let settings = coalesce::settings_with_defaults(options)?;
         let cap = options.count("observation_chars")?;
         let mut messages = transcript::head(run, &settings);
@@ -106,7 +110,12 @@ mod tests {
         options
     }
 
-    fn observation(number: u32, result: &str, prints: &[&str], omitted: usize) -> Section {
+    fn observation<'a>(
+        number: u32,
+        result: &'a str,
+        prints: &[&'a str],
+        omitted: usize,
+    ) -> Section<'a> {
         let prints: Vec<Field> = prints.iter().map(|p| (*p).into()).collect();
         Section::new("observation")
             .with("failed", false)
@@ -126,7 +135,8 @@ mod tests {
             turn(1, &["found 12", "done"], None),
             turn(2, &[], Some("undefined symbol: totl")),
         ];
-        let output = BoundedTranscript::render(&run(), &turns, &options(6)).unwrap();
+        let the_run = run();
+        let output = BoundedTranscript::render(&the_run, &turns, &options(6)).unwrap();
         let messages = output.messages;
         assert_eq!(messages.len(), 6);
         assert_eq!(messages[0].role, Role::System);
@@ -181,14 +191,17 @@ mod tests {
         ];
         let options = options(2048);
         for k in 0..turns.len() {
-            let before = BoundedTranscript::render(&run(), &turns[..k], &options).unwrap();
-            let after = BoundedTranscript::render(&run(), &turns[..k + 1], &options).unwrap();
+            let the_run = run();
+            let before = BoundedTranscript::render(&the_run, &turns[..k], &options).unwrap();
+            let the_run = run();
+            let after = BoundedTranscript::render(&the_run, &turns[..k + 1], &options).unwrap();
             assert_eq!(after.messages.len(), before.messages.len() + 2);
             for (a, b) in before.messages.iter().zip(after.messages.iter()) {
                 assert!(a.sections().eq(b.sections()), "turn {k}");
             }
         }
-        let last = BoundedTranscript::render(&run(), &turns, &options).unwrap();
+        let the_run = run();
+        let last = BoundedTranscript::render(&the_run, &turns, &options).unwrap();
         assert_eq!(last.stats.turns_compressed, 0, "nothing was cut");
     }
 }

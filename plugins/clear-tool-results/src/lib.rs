@@ -63,7 +63,11 @@ impl Strategy for ClearToolResults {
 
     const RENDERS_FROM: &'static [&'static str] = &["prints", "results", "errors"];
 
-    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        options: &Options,
+    ) -> Result<Output<'r>, RenderError> {
         let settings = coalesce::settings_with_defaults(options)?;
         let trigger = options.count("trigger_tokens")?;
         let keep = options.count("keep_tool_uses")?;
@@ -153,7 +157,7 @@ fn exclude_tools(options: &Options) -> Result<BTreeSet<String>, RenderError> {
 }
 
 /// The placeholder of a cleared observation, and what it hid in `stats`.
-fn cleared_section(run: &Run, turn: &Turn, stats: &mut Stats) -> Section {
+fn cleared_section<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Section<'r> {
     stats.turns_compressed += 1;
     if turn.success {
         let calls = turn.tool_calls.len() as u64;
@@ -261,7 +265,8 @@ mod tests {
     #[test]
     fn below_the_trigger_nothing_is_cleared() {
         let turns: Vec<Turn> = (1..=6).map(|n| turn(n, "search", false)).collect();
-        let output = ClearToolResults::render(&run(), &turns, &options(&[])).unwrap();
+        let the_run = run();
+        let output = ClearToolResults::render(&the_run, &turns, &options(&[])).unwrap();
         assert_eq!(shape(&output), ("OOOOOO".into(), 13));
         assert_eq!(output.stats.turns_compressed, 0);
     }
@@ -276,7 +281,8 @@ mod tests {
             shape(&ClearToolResults::render(&run(), &turns, &at(66)).unwrap()).0,
             "OOOOOO"
         );
-        let output = ClearToolResults::render(&run(), &turns, &at(65)).unwrap();
+        let the_run = run();
+        let output = ClearToolResults::render(&the_run, &turns, &at(65)).unwrap();
         // Turns 1-3 cleared; the next prompt clears turn 4's: the breakpoint is on its response
         // (message 2 + 2 * 3).
         assert_eq!(shape(&output), ("CCCOOO".into(), 8));
@@ -302,7 +308,8 @@ mod tests {
                 .with("max_turns", 9u32)
         );
         let keep_one = options(&[("trigger_tokens", int(0)), ("keep_tool_uses", int(1))]);
-        let output = ClearToolResults::render(&run(), &turns, &keep_one).unwrap();
+        let the_run = run();
+        let output = ClearToolResults::render(&the_run, &turns, &keep_one).unwrap();
         assert_eq!(shape(&output), ("CCCCCO".into(), 12));
     }
 
@@ -316,9 +323,11 @@ mod tests {
                 ("clear_at_least_tokens", int(least)),
             ])
         };
-        let output = ClearToolResults::render(&run(), &turns, &needing(30)).unwrap();
+        let the_run = run();
+        let output = ClearToolResults::render(&the_run, &turns, &needing(30)).unwrap();
         assert_eq!(shape(&output).0, "CCCOOO");
-        let output = ClearToolResults::render(&run(), &turns, &needing(31)).unwrap();
+        let the_run = run();
+        let output = ClearToolResults::render(&the_run, &turns, &needing(31)).unwrap();
         assert_eq!(shape(&output), ("OOOOOO".into(), 13));
     }
 
@@ -334,11 +343,13 @@ mod tests {
                 OptionValue::String(" read-file , x".into()),
             ),
         ]);
-        let output = ClearToolResults::render(&run(), &turns, &opts).unwrap();
+        let the_run = run();
+        let output = ClearToolResults::render(&the_run, &turns, &opts).unwrap();
         // Turn 4, the next to leave the kept three, is excluded: the next prompt changes
         // nothing before its end, so the breakpoint is on the last message.
         assert_eq!(shape(&output), ("COCOOO".into(), 13));
-        let five = ClearToolResults::render(&run(), &turns[..5], &opts).unwrap();
+        let the_run = run();
+        let five = ClearToolResults::render(&the_run, &turns[..5], &opts).unwrap();
         // Turn 3, the next to be cleared, has its response at message 2 + 2 * 2.
         assert_eq!(shape(&five), ("COOOO".into(), 6));
     }
@@ -348,8 +359,10 @@ mod tests {
         let turns: Vec<Turn> = (1..=8).map(|n| turn(n, "search", n == 5)).collect();
         let opts = options(&[("trigger_tokens", int(60))]);
         for k in 0..turns.len() {
-            let before = ClearToolResults::render(&run(), &turns[..k], &opts).unwrap();
-            let after = ClearToolResults::render(&run(), &turns[..k + 1], &opts).unwrap();
+            let the_run = run();
+            let before = ClearToolResults::render(&the_run, &turns[..k], &opts).unwrap();
+            let the_run = run();
+            let after = ClearToolResults::render(&the_run, &turns[..k + 1], &opts).unwrap();
             let (_, mark) = shape(&before);
             // The first prompt past the trigger clears from the first observation on: no
             // prompt before it could tell where the trigger would be passed.
@@ -371,7 +384,8 @@ mod tests {
     #[test]
     fn a_misspelt_option_kind_is_an_error() {
         let opts = options(&[("exclude_tools", int(3))]);
-        let err = ClearToolResults::render(&run(), &[], &opts).unwrap_err();
+        let the_run = run();
+        let err = ClearToolResults::render(&the_run, &[], &opts).unwrap_err();
         assert!(err.message.contains("exclude_tools"), "{err}");
     }
 }

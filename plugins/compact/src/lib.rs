@@ -80,7 +80,11 @@ impl Strategy for Compact {
 
     const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "results", "errors"];
 
-    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        options: &Options,
+    ) -> Result<Output<'r>, RenderError> {
         let mut walk = Walk::of(run, turns, options)?;
         let summary = std::mem::take(&mut walk.summary);
         let point = walk.point;
@@ -95,11 +99,11 @@ impl Strategy for Compact {
     /// prompt that would have been sent (the conversation verbatim, its breakpoints kept) with
     /// one instruction appended, which carries the breakpoint (the request reads what the
     /// previous prompt wrote); its response is the summary the prompt shows.
-    fn model_calls(
-        run: &Run,
-        turns: &[Turn],
+    fn model_calls<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
         options: &Options,
-    ) -> Result<Vec<ModelCall>, RenderError> {
+    ) -> Result<Vec<ModelCall<'r>>, RenderError> {
         let mut walk = Walk::of(run, turns, options)?;
         if walk.point != turns.len() {
             return Ok(Vec::new());
@@ -129,19 +133,19 @@ impl Strategy for Compact {
 /// Where a run's history was compacted, walking its prompts from the first: the prompt for
 /// the first j turns shows the summary of the first `point` and the turns after it; when it
 /// passes the trigger (and the gate allows), it is compacted.
-struct Walk {
+struct Walk<'r> {
     settings: Settings,
     /// Each turn's observation, in order.
-    observations: Vec<Observation>,
+    observations: Vec<Observation<'r>>,
     /// The last compaction point (0: none) and the summary the prompt shows.
     point: usize,
-    summary: Vec<Section>,
+    summary: Vec<Section<'r>>,
     /// Before the last compaction: its point and summary.
-    before: Option<(usize, Vec<Section>)>,
+    before: Option<(usize, Vec<Section<'r>>)>,
 }
 
-impl Walk {
-    fn of(run: &Run, turns: &[Turn], options: &Options) -> Result<Walk, RenderError> {
+impl<'r> Walk<'r> {
+    fn of(run: &'r Run, turns: &'r [Turn], options: &Options) -> Result<Walk<'r>, RenderError> {
         let settings = Settings::read(options)?;
         let trigger = options.count("trigger_tokens")?;
         let cap = options.count("observation_chars")?;
@@ -185,11 +189,11 @@ impl Walk {
     /// and every turn after them, with its statistics.
     fn prompt(
         self,
-        run: &Run,
-        turns: &[Turn],
+        run: &'r Run,
+        turns: &'r [Turn],
         point: usize,
-        summary: Vec<Section>,
-    ) -> (Vec<Message>, Stats) {
+        summary: Vec<Section<'r>>,
+    ) -> (Vec<Message<'r>>, Stats) {
         let system = coalesce::system_message(run);
         let head = coalesce::first_prompt_head(run, &self.settings);
         // Only the last summary is shown; its statistics are those of the coalesced view.
@@ -267,7 +271,11 @@ impl Gate {
 /// The summary of `turns` (the coalesced state after them, opened by the line saying which
 /// turns it replaced; for no turns, what the first prompt shows after its head), and the
 /// statistics of the coalesced view.
-fn summary_sections(run: &Run, turns: &[Turn], settings: &Settings) -> (Vec<Section>, Stats) {
+fn summary_sections<'r>(
+    run: &'r Run,
+    turns: &'r [Turn],
+    settings: &Settings,
+) -> (Vec<Section<'r>>, Stats) {
     let history = History::of(turns, settings);
     let mut sections = Vec::with_capacity(7);
     if let Some(last) = turns.last() {
@@ -337,7 +345,7 @@ mod tests {
 
     /// The templates of the first user message's second block, and the numbers of the turns
     /// shown whole after it.
-    fn shape(output: &Output) -> (Vec<&str>, Vec<u32>) {
+    fn shape<'a>(output: &'a Output<'_>) -> (Vec<&'a str>, Vec<u32>) {
         let summary = output.messages[1].blocks[1]
             .sections
             .iter()
@@ -360,7 +368,8 @@ mod tests {
     #[test]
     fn below_the_trigger_it_is_the_transcript() {
         let turns: Vec<Turn> = (1..=4).map(|n| turn(n, n == 2)).collect();
-        let output = Compact::render(&run(), &turns, &options(150_000)).unwrap();
+        let the_run = run();
+        let output = Compact::render(&the_run, &turns, &options(150_000)).unwrap();
         assert_eq!(shape(&output), (vec!["turns_left"], vec![1, 2, 3, 4]));
         // The head block and the last message carry the breakpoints.
         assert!(output.messages[1].blocks[0].cache_breakpoint);
@@ -379,7 +388,8 @@ mod tests {
     #[test]
     fn past_the_trigger_the_history_becomes_the_summary() {
         let turns: Vec<Turn> = (1..=5).map(|n| turn(n, n == 2)).collect();
-        let at = |k: usize| Compact::render(&run(), &turns[..k], &options(150)).unwrap();
+        let the_run = run();
+        let at = |k: usize| Compact::render(&the_run, &turns[..k], &options(150)).unwrap();
         assert_eq!(shape(&at(2)), (vec!["turns_left"], vec![1, 2]));
         let summary = vec!["compacted", "user", "tool_calls", "output", "turns_left"];
         assert_eq!(shape(&at(3)), (summary.clone(), vec![]));
@@ -419,7 +429,8 @@ mod tests {
     #[test]
     fn the_summarizers_call_comes_with_the_compacted_prompt() {
         let turns: Vec<Turn> = (1..=5).map(|n| turn(n, n == 2)).collect();
-        let calls = |k: usize| Compact::model_calls(&run(), &turns[..k], &options(150)).unwrap();
+        let the_run = run();
+        let calls = |k: usize| Compact::model_calls(&the_run, &turns[..k], &options(150)).unwrap();
         for k in [0, 1, 2, 4] {
             assert!(calls(k).is_empty(), "{k}");
         }
@@ -428,7 +439,8 @@ mod tests {
         let call = &three[0];
         // System, the first user message (before any compaction: the first prompt's rest),
         // turns 1-3 whole, the instruction.
-        let whole = Compact::render(&run(), &turns[..3], &options(150_000)).unwrap();
+        let the_run = run();
+        let whole = Compact::render(&the_run, &turns[..3], &options(150_000)).unwrap();
         assert_eq!(call.request.len(), whole.messages.len() + 1);
         for (sent, uncompacted) in call.request.iter().zip(whole.messages.iter()).take(8) {
             assert_eq!(
@@ -459,7 +471,8 @@ mod tests {
             })
             .collect();
         assert_eq!(marks, [(1, 0), (call.request.len() - 1, 0)]);
-        let compacted = Compact::render(&run(), &turns[..3], &options(150)).unwrap();
+        let the_run = run();
+        let compacted = Compact::render(&the_run, &turns[..3], &options(150)).unwrap();
         assert_eq!(
             call.response.as_slice(),
             compacted.messages[1].blocks[1].sections.as_slice()
@@ -491,7 +504,8 @@ mod tests {
                 e.1 = OptionValue::Boolean(true);
             }
         }
-        let output = Compact::render(&run(), &turns[..3], &gated).unwrap();
+        let the_run = run();
+        let output = Compact::render(&the_run, &turns[..3], &gated).unwrap();
         assert_eq!(shape(&output).1, vec![1, 2, 3]);
         let long = Run {
             max_turns: 99,
@@ -505,7 +519,8 @@ mod tests {
                 e.1 = OptionValue::Float(-1.0);
             }
         }
-        let err = Compact::render(&run(), &turns, &gated).unwrap_err();
+        let the_run = run();
+        let err = Compact::render(&the_run, &turns, &gated).unwrap_err();
         assert!(err.message.contains("output_ratio"), "{err}");
     }
 
@@ -515,8 +530,10 @@ mod tests {
         let opts = options(150);
         let mut compactions = 0;
         for k in 0..turns.len() {
-            let before = Compact::render(&run(), &turns[..k], &opts).unwrap();
-            let after = Compact::render(&run(), &turns[..k + 1], &opts).unwrap();
+            let the_run = run();
+            let before = Compact::render(&the_run, &turns[..k], &opts).unwrap();
+            let the_run = run();
+            let after = Compact::render(&the_run, &turns[..k + 1], &opts).unwrap();
             if after.messages.len() == before.messages.len() + 2 {
                 for (a, b) in before.messages.iter().zip(after.messages.iter()) {
                     assert!(a.sections().eq(b.sections()), "turn {k}");

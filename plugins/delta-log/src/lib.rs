@@ -72,7 +72,11 @@ impl Strategy for DeltaLog {
 
     const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "errors"];
 
-    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        options: &Options,
+    ) -> Result<Output<'r>, RenderError> {
         let settings = Settings::read(options)?;
         let budget = options.count("recoalesce_chars")?;
         let log_samples = options.boolean("log_samples")?;
@@ -147,7 +151,7 @@ impl Strategy for DeltaLog {
 }
 
 /// The line of a failed turn's delta, without its calls: an earlier error the head keeps.
-fn earlier_error(turn: &Turn) -> Section {
+fn earlier_error(turn: &Turn) -> Section<'_> {
     Section::new("delta")
         .with("functions", Vec::<Field>::new())
         .with("values", Vec::<Field>::new())
@@ -206,7 +210,7 @@ fn sample_len(value: &Value) -> usize {
 
 /// The samples of the values `turn` defined or redefined, if it defined any; a private value
 /// has no sample (the log shows it as hidden).
-fn samples(turn: &Turn, defined: &Defined, limits: Limits) -> Option<Section> {
+fn samples<'r>(turn: &Turn, defined: &Defined<'r>, limits: Limits) -> Option<Section<'r>> {
     let mut changed = defined.to_vec();
     changed.retain(|(name, _)| !is_private_name(name));
     let values = coalesce::user_section(&changed, false, limits)
@@ -223,13 +227,13 @@ fn samples(turn: &Turn, defined: &Defined, limits: Limits) -> Option<Section> {
 }
 
 /// One turn's delta, counted into `stats`.
-fn delta(
-    turn: &Turn,
-    defined: &Defined,
+fn delta<'r>(
+    turn: &'r Turn,
+    defined: &Defined<'r>,
     inline: bool,
     settings: &Settings,
     stats: &mut Stats,
-) -> Section {
+) -> Section<'r> {
     let printed = turn.success && !turn.prints.is_empty();
     let mut section = if turn.success {
         let defined = coalesce::user_section(defined, printed || !inline, settings.sample);
@@ -276,8 +280,8 @@ fn delta(
 
 /// The characters of text `sections` hold: a measure of their rendered length that does not
 /// depend on the templates.
-fn fields_chars<'a>(sections: impl IntoIterator<Item = &'a Section>) -> usize {
-    fn field(f: &Field) -> usize {
+fn fields_chars<'a, 'r: 'a>(sections: impl IntoIterator<Item = &'a Section<'r>>) -> usize {
+    fn field(f: &Field<'_>) -> usize {
         match f {
             Field::Text(s) => s.len() + 1,
             Field::List(items) => items.iter().map(field).sum(),

@@ -33,7 +33,11 @@ impl Strategy for FullHistory {
 
     const RENDERS_FROM: &'static [&'static str] = &["prints", "results", "errors"];
 
-    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        options: &Options,
+    ) -> Result<Output<'r>, RenderError> {
         let settings = coalesce::settings_with_defaults(options)?;
         Ok(coalesce::uncompressed(run, turns, &settings))
     }

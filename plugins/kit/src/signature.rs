@@ -33,7 +33,10 @@ pub fn parse_tool_signature(signature: Option<&str>) -> ToolSignature {
 /// [`parse_tool_signature`] handing each parameter name to `param` as it is found, so that a
 /// caller keeps the names in what it builds instead of a list of its own; returns the return
 /// type.
-pub(crate) fn read_tool_signature(signature: Option<&str>, param: impl FnMut(&str)) -> String {
+pub(crate) fn read_tool_signature<'s>(
+    signature: Option<&'s str>,
+    param: impl FnMut(&'s str),
+) -> String {
     let Some(text) = signature.map(str::trim) else {
         return "any".into();
     };
@@ -85,10 +88,10 @@ fn matching_paren(text: &str) -> Option<usize> {
 }
 
 /// Hands the name of each parameter of `list` to `param`, in order.
-fn split_params(list: &str, mut param: impl FnMut(&str)) {
+fn split_params<'s>(list: &'s str, mut param: impl FnMut(&'s str)) {
     let mut depth = 0usize;
     let mut start = 0;
-    let mut push = |entry: &str| {
+    let mut push = |entry: &'s str| {
         // The first word: what `split_whitespace` would give first, without its iterator.
         let entry = entry.trim_start();
         let name = &entry[..entry.find(char::is_whitespace).unwrap_or(entry.len())];

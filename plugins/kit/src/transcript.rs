@@ -55,8 +55,8 @@ pub fn templates(more: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'
 
 /// A turn's observation: the section that shows it, the characters it shows of the value,
 /// prints and error, and the characters left out.
-pub struct Observation {
-    pub section: Section,
+pub struct Observation<'r> {
+    pub section: Section<'r>,
     pub shown_chars: usize,
     pub omitted_chars: usize,
     /// Print entries of a successful turn not shown at all (past the cap).
@@ -108,7 +108,7 @@ fn value_text(value: &Value, budget: &mut usize) -> (String, usize) {
 /// The observation of `turn`: on success its value and its prints, on failure its error, at
 /// most `cap` characters of them together (value first, then the prints in order), with the
 /// number of the turn about to run.
-pub fn observation(run: &Run, turn: &Turn, cap: usize) -> Observation {
+pub fn observation<'r>(run: &'r Run, turn: &'r Turn, cap: usize) -> Observation<'r> {
     let mut budget = cap;
     let mut omitted = 0;
     let mut section = Section::new("observation").with("failed", !turn.success);
@@ -150,20 +150,25 @@ pub fn observation(run: &Run, turn: &Turn, cap: usize) -> Observation {
 /// What every prompt of the transcript starts with: the system prompt, then the first user
 /// message (mission, `tool/`, `data/`, expected output, turns left), the same as every
 /// strategy's first prompt.
-pub fn head(run: &Run, settings: &Settings) -> Vec<Message> {
+pub fn head<'r>(run: &'r Run, settings: &Settings) -> Vec<Message<'r>> {
     let (first, _) = coalesce::user_message(run, &[], settings);
     vec![coalesce::system_message(run), first]
 }
 
 /// The assistant's message of a turn: its whole response (with the program it ran, when the
 /// response does not hold it).
-pub fn response(turn: &Turn) -> Message {
+pub fn response(turn: &Turn) -> Message<'_> {
     coalesce::response(turn)
 }
 
 /// A turn of the transcript: the assistant's response, then the user message with its
 /// observation; and what it adds to the statistics.
-pub fn exchange(run: &Run, turn: &Turn, cap: usize, stats: &mut Stats) -> [Message; 2] {
+pub fn exchange<'r>(
+    run: &'r Run,
+    turn: &'r Turn,
+    cap: usize,
+    stats: &mut Stats,
+) -> [Message<'r>; 2] {
     let observation = observation(run, turn, cap);
     count(turn, &observation, stats);
     [
@@ -255,7 +260,7 @@ mod tests {
         }
     }
 
-    fn field<'a>(section: &'a Section, name: &str) -> &'a Field {
+    fn field<'a, 'r>(section: &'a Section<'r>, name: &str) -> &'a Field<'r> {
         &section
             .fields
             .iter()
@@ -280,7 +285,8 @@ mod tests {
     #[test]
     fn an_observation_within_the_cap_is_whole() {
         let t = turn(Value::Integer(42), &["a", "bc"], None);
-        let o = observation(&run(), &t, 100);
+        let r = run();
+        let o = observation(&r, &t, 100);
         assert_eq!(field(&o.section, "result"), &Field::from("42"));
         assert_eq!(texts(field(&o.section, "prints")), ["a", "bc"]);
         assert_eq!(field(&o.section, "omitted"), &Field::from(0usize));
@@ -293,7 +299,8 @@ mod tests {
         // "[1 2 3]" is 7 characters; 3 more of the first print, none of the second.
         let list = Value::List((1..=3).map(Value::Integer).collect());
         let t = turn(list, &["héllo", "world"], None);
-        let o = observation(&run(), &t, 10);
+        let r = run();
+        let o = observation(&r, &t, 10);
         assert_eq!(field(&o.section, "result"), &Field::from("[1 2 3]"));
         assert_eq!(texts(field(&o.section, "prints")), ["hél"]);
         assert_eq!(field(&o.section, "omitted"), &Field::from(2usize + 5));
@@ -319,14 +326,16 @@ mod tests {
         let long = Value::List((0..1000).map(Value::Integer).collect());
         let whole = crate::to_clojure_full(&long);
         let t = turn(long, &["p"], None);
-        let o = observation(&run(), &t, 20);
+        let r = run();
+        let o = observation(&r, &t, 20);
         let shown: String = whole.chars().take(20).collect();
         assert_eq!(field(&o.section, "result"), &Field::from(shown.as_str()));
         assert_eq!(field(&o.section, "printed"), &Field::from(false));
         assert_eq!(o.omitted_chars, whole.chars().count() - 20 + 1);
         // A string longer than the cap, the same way.
         let s = Value::string(&"x".repeat(50));
-        let o = observation(&run(), &turn(s, &[], None), 10);
+        let (r, t) = (run(), turn(s, &[], None));
+        let o = observation(&r, &t, 10);
         assert_eq!(field(&o.section, "result"), &Field::from("\"xxxxxxxxx"));
         assert_eq!(o.omitted_chars, 52 - 10);
     }
@@ -334,7 +343,8 @@ mod tests {
     #[test]
     fn a_failed_turn_shows_its_error_within_the_cap() {
         let t = turn(Value::Nil, &["not shown"], Some("undefined symbol: x"));
-        let o = observation(&run(), &t, 9);
+        let r = run();
+        let o = observation(&r, &t, 9);
         assert_eq!(field(&o.section, "failed"), &Field::from(true));
         assert_eq!(field(&o.section, "error"), &Field::from("undefined"));
         assert_eq!(o.omitted_chars, 10);
@@ -364,11 +374,11 @@ mod tests {
             args: Value::Nil,
             result: Value::Nil,
         };
-        let sections = |t: &Turn| {
+        fn sections(t: &Turn) -> Section<'_> {
             let message = response(t);
             let block = &message.blocks[0];
             block.sections[0].clone()
-        };
+        }
         // A model that writes its program in its text: nothing more to show.
         let mut t = turn(Value::Nil, &[], None);
         t.raw_response = "I will look.\n```clojure\n(tool/search {:q 1})\n```".into();
@@ -377,6 +387,7 @@ mod tests {
         let held = sections(&t);
         assert_eq!(field(&held, "program"), &Field::from(""));
         assert!(texts(field(&held, "tools")).is_empty());
+        drop(held);
         // A model that calls tools: its text, then what it ran, each tool named once.
         t.raw_response = "I will look.".into();
         t.program = ROption::RSome("ls -la\ngrep x".into());
@@ -384,6 +395,7 @@ mod tests {
         let shown = sections(&t);
         assert_eq!(field(&shown, "program"), &Field::from("ls -la\ngrep x"));
         assert_eq!(texts(field(&shown, "tools")), ["bash", "read"]);
+        drop(shown);
         // No program logged: the response alone.
         t.program = ROption::RNone;
         assert_eq!(field(&sections(&t), "program"), &Field::from(""));

@@ -43,7 +43,11 @@ impl Strategy for ObservationMasking {
 
     const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "results", "errors"];
 
-    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        options: &Options,
+    ) -> Result<Output<'r>, RenderError> {
         let settings = Settings::read(options)?;
         let window = options.count("window")?;
         let masked = turns.len().saturating_sub(window);
@@ -79,7 +83,7 @@ impl Strategy for ObservationMasking {
 }
 
 /// The line that replaces a turn's feedback, and what it hid in `stats`.
-fn masked_section(run: &Run, turn: &Turn, stats: &mut Stats) -> Section {
+fn masked_section<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Section<'r> {
     stats.turns_compressed += 1;
     let (printed_lines, defined) = if turn.success {
         stats.printlns_shown -= turn.prints.len() as u64;

@@ -48,7 +48,11 @@ impl Strategy for PerTurnSummary {
 
     const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "errors"];
 
-    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        options: &Options,
+    ) -> Result<Output<'r>, RenderError> {
         let settings = Settings::read(options)?;
         let (first, _) = coalesce::user_message(run, &[], &settings);
         let mut messages = vec![coalesce::system_message(run), first];
@@ -79,7 +83,12 @@ impl Strategy for PerTurnSummary {
 }
 
 /// What one turn did: new or changed definitions, tool calls, output, error, turns left.
-fn summary(run: &Run, turn: &Turn, settings: &Settings, stats: &mut Stats) -> Vec<Section> {
+fn summary<'r>(
+    run: &'r Run,
+    turn: &'r Turn,
+    settings: &Settings,
+    stats: &mut Stats,
+) -> Vec<Section<'r>> {
     let mut sections = Vec::new();
     let printed = turn.success && !turn.prints.is_empty();
     if turn.success {
@@ -158,8 +167,8 @@ mod tests {
                 _ => {}
             }
         }
-        let output = PerTurnSummary::render(&run, &[turn(1, 2, 3), turn(2, 1, 1)], &options)
-            .expect("renders");
+        let turns = [turn(1, 2, 3), turn(2, 1, 1)];
+        let output = PerTurnSummary::render(&run, &turns, &options).expect("renders");
         assert_eq!(
             output.stats,
             Stats {

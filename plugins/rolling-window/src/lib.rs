@@ -33,7 +33,11 @@ impl Strategy for RollingWindow {
 
     const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "results", "errors"];
 
-    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        options: &Options,
+    ) -> Result<Output<'r>, RenderError> {
         let settings = Settings::read(options)?;
         let window = options.count("window")?;
         let (older, recent) = turns.split_at(turns.len().saturating_sub(window));

@@ -37,7 +37,11 @@ impl Strategy for SingleUserCoalesced {
 
     const RENDERS_FROM: &'static [&'static str] = &["memory_values", "prints", "errors"];
 
-    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        options: &Options,
+    ) -> Result<Output<'r>, RenderError> {
         let settings = Settings::read(options)?;
         let (user, stats) = coalesce::user_message(run, turns, &settings);
         Ok(Output {

@@ -48,7 +48,11 @@ impl Strategy for Trim {
 
     const RENDERS_FROM: &'static [&'static str] = &["prints", "results", "errors"];
 
-    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        options: &Options,
+    ) -> Result<Output<'r>, RenderError> {
         let settings = coalesce::settings_with_defaults(options)?;
         let keep = options.count("keep_turns")?;
         if keep == 0 {
@@ -248,7 +252,8 @@ mod tests {
     #[test]
     fn the_last_turns_are_kept_and_the_note_says_which_were_left_out() {
         let turns: Vec<Turn> = (1..=5).map(|n| turn(n, n == 1)).collect();
-        let output = Trim::render(&run(), &turns, &options(2, 100_000)).unwrap();
+        let the_run = run();
+        let output = Trim::render(&the_run, &turns, &options(2, 100_000)).unwrap();
         assert_eq!(shape(&output), (vec![4, 5], Some((1, 3)), vec![(1, 0)]));
         assert_eq!(output.messages[1].role, Role::User);
         assert_eq!(output.messages[1].blocks.len(), 2);
@@ -273,11 +278,13 @@ mod tests {
         // Nothing left out yet: the head and the last message are marked, whether the next
         // prompt keeps everything (three turns of four) or leaves turn 1 out (three of three).
         for keep in [4, 3] {
-            let output = Trim::render(&run(), &turns, &options(keep, 100_000)).unwrap();
+            let the_run = run();
+            let output = Trim::render(&the_run, &turns, &options(keep, 100_000)).unwrap();
             assert_eq!(shape(&output), (vec![1, 2, 3], None, vec![(1, 0), (7, 0)]));
         }
         // The first prompt is the head alone: one breakpoint.
-        let output = Trim::render(&run(), &[], &options(3, 100_000)).unwrap();
+        let the_run = run();
+        let output = Trim::render(&the_run, &[], &options(3, 100_000)).unwrap();
         assert_eq!(shape(&output).2, vec![(1, 0)]);
     }
 
@@ -300,7 +307,8 @@ mod tests {
 
     #[test]
     fn keeping_no_turn_is_refused() {
-        let err = Trim::render(&run(), &[], &options(0, 100)).unwrap_err();
+        let the_run = run();
+        let err = Trim::render(&the_run, &[], &options(0, 100)).unwrap_err();
         assert!(err.message.contains("keep_turns"), "{err}");
     }
 }

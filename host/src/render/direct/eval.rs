@@ -12,7 +12,7 @@ use crate::render::growth::MAX_GROWTH;
 /// A value met while rendering.
 #[derive(Clone, Copy)]
 enum Val<'a> {
-    Field(&'a Field),
+    Field(&'a Field<'a>),
     Int(i64),
     Str(&'a str),
     Bool(bool),
@@ -23,14 +23,14 @@ enum Val<'a> {
 /// A loop being run.
 struct Loop<'a> {
     var: &'a str,
-    item: &'a Field,
+    item: &'a Field<'a>,
     index: usize,
     len: usize,
 }
 
 struct Run<'a, 'f> {
     programs: &'a FxHashMap<String, Program>,
-    fields: &'f [Tuple2<FieldName, Field>],
+    fields: &'f [Tuple2<FieldName, Field<'f>>],
     loops: Vec<Loop<'f>>,
     out: &'a mut String,
     start: usize,
@@ -40,7 +40,7 @@ struct Run<'a, 'f> {
 pub(super) fn render(
     program: &Program,
     programs: &FxHashMap<String, Program>,
-    fields: &[Tuple2<FieldName, Field>],
+    fields: &[Tuple2<FieldName, Field<'_>>],
     out: &mut String,
 ) -> Result<(), Bail> {
     let start = out.len();

@@ -64,14 +64,19 @@ impl<'a> History<'a> {
     }
 
     /// `user/`, expected output, tool calls, output and the latest error, as each applies.
-    pub fn sections(&self, run: &Run, settings: &Settings) -> Vec<Section> {
+    pub fn sections(&self, run: &'a Run, settings: &Settings) -> Vec<Section<'a>> {
         let mut sections = Vec::with_capacity(5);
         self.push_sections(run, settings, &mut sections);
         sections
     }
 
     /// [`History::sections`], pushed onto `sections`.
-    pub fn push_sections(&self, run: &Run, settings: &Settings, sections: &mut Vec<Section>) {
+    pub fn push_sections(
+        &self,
+        run: &'a Run,
+        settings: &Settings,
+        sections: &mut Vec<Section<'a>>,
+    ) {
         if !self.memory.is_empty() {
             sections.push(user_section(
                 &self.memory,

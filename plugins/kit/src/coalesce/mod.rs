@@ -83,7 +83,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
 ];
 
 /// `[system]`: the run's system prompt.
-pub fn system_message(run: &Run) -> Message {
+pub fn system_message(run: &Run) -> Message<'_> {
     Message::new(
         Role::System,
         vec![Section::new("system").with("system_prompt", run.system_prompt.as_str())],
@@ -91,7 +91,11 @@ pub fn system_message(run: &Run) -> Message {
 }
 
 /// The user message of the coalesced view of `turns`, with its statistics.
-pub fn user_message(run: &Run, turns: &[Turn], settings: &Settings) -> (Message, Stats) {
+pub fn user_message<'r>(
+    run: &'r Run,
+    turns: &'r [Turn],
+    settings: &Settings,
+) -> (Message<'r>, Stats) {
     let history = History::of(turns, settings);
     // The head (mission, tool/, data/), then user/, expected output, tool calls, output,
     // error, turns left: one list, built where it stays.

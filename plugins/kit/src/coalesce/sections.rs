@@ -14,12 +14,12 @@ use crate::{cap_chars, is_private_name, one_line, sanitize_doc, to_clojure, type
 
 /// An empty record with room for `fields` fields: records and sections are built with their
 /// size known, without growing.
-fn record(fields: usize) -> Record {
+fn record<'a>(fields: usize) -> Record<'a> {
     Record(RVec::with_capacity(fields))
 }
 
 /// A section of template `template` with room for `fields` fields.
-fn section(template: &'static str, fields: usize) -> Section {
+fn section<'a>(template: &'static str, fields: usize) -> Section<'a> {
     Section {
         template: RStr::from_str(template),
         fields: RVec::with_capacity(fields),
@@ -27,14 +27,14 @@ fn section(template: &'static str, fields: usize) -> Section {
 }
 
 /// The sections every prompt starts with: mission, `tool/`, `data/` (each omitted when empty).
-pub fn first_prompt_head(run: &Run, settings: &Settings) -> Vec<Section> {
+pub fn first_prompt_head<'r>(run: &'r Run, settings: &Settings) -> Vec<Section<'r>> {
     let mut sections = Vec::with_capacity(3);
     push_head(run, settings, &mut sections);
     sections
 }
 
 /// [`first_prompt_head`], pushed onto `sections`.
-pub fn push_head(run: &Run, settings: &Settings, sections: &mut Vec<Section>) {
+pub fn push_head<'r>(run: &'r Run, settings: &Settings, sections: &mut Vec<Section<'r>>) {
     sections.push(section("mission", 1).with("mission", run.mission.as_str()));
     if !run.tools.is_empty() {
         sections.push(tools_section(run));
@@ -45,7 +45,7 @@ pub fn push_head(run: &Run, settings: &Settings, sections: &mut Vec<Section>) {
 }
 
 /// `tool/`: every tool with its parameter names and return type, sorted by name.
-pub fn tools_section(run: &Run) -> Section {
+pub fn tools_section(run: &Run) -> Section<'_> {
     let mut tools: Vec<_> = run.tools.iter().collect();
     tools.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
     let tools: Vec<Field> = tools
@@ -71,7 +71,7 @@ pub fn tools_section(run: &Run) -> Section {
 
 /// `data/`: every input with its type and a sample, sorted by name. A private input (its name
 /// starts with `_`) has `hidden` (true) instead of a sample.
-pub fn data_section(run: &Run, sample: Limits) -> Section {
+pub fn data_section(run: &Run, sample: Limits) -> Section<'_> {
     let mut data: Vec<_> = run.data.iter().collect();
     data.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
     let entries: Vec<Field> = data
@@ -88,14 +88,6 @@ pub fn data_section(run: &Run, sample: Limits) -> Section {
         })
         .collect();
     section("data", 1).with("entries", entries)
-}
-
-/// A text field of `text`, copied once whether it was borrowed or built.
-fn text(text: Cow<'_, str>) -> Field {
-    match text {
-        Cow::Borrowed(text) => text.into(),
-        Cow::Owned(text) => text.into(),
-    }
 }
 
 /// The column at which `user/`'s comments start: a function's head or a value's name is followed
@@ -117,11 +109,15 @@ fn padding(text: &str) -> &'static str {
 /// never a sample. A function's `head` is its name and parameters as Clojure writes them,
 /// `(name [a b])`; `pad` (after a function's head or a value's name) is the spaces up to
 /// [`USER_COMMENT_COLUMN`], so that templates lay out the column without a filter call per line.
-pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits) -> Section {
+pub fn user_section<'r>(
+    memory: &[(&'r str, &'r Value)],
+    has_println: bool,
+    sample: Limits,
+) -> Section<'r> {
     // Sorted once by name (stably, as each group was before), then split: each record is built
     // where it stays, in the list the section hands over. A memory already in order (as a
     // recording's usually is) is read as it is.
-    let sorted: Cow<[(&str, &Value)]> = if memory.is_sorted_by(|a, b| a.0 <= b.0) {
+    let sorted: Cow<[(&'r str, &'r Value)]> = if memory.is_sorted_by(|a, b| a.0 <= b.0) {
         Cow::Borrowed(memory)
     } else {
         let mut sorted = memory.to_vec();
@@ -143,7 +139,7 @@ pub fn user_section(memory: &[(&str, &Value)], has_println: bool, sample: Limits
 }
 
 /// A function of `user/`: `name`, `params`, `head`, `pad`, and `doc` and `returns` when known.
-fn function_record(name: &str, f: &Function) -> Field {
+fn function_record<'r>(name: &'r str, f: &'r Function) -> Field<'r> {
     let mut head = String::with_capacity(name.len() + 4 + f.params.len() * 8);
     head.push('(');
     head.push_str(name);
@@ -155,7 +151,7 @@ fn function_record(name: &str, f: &Function) -> Field {
         }
         let param = one_line(param);
         head.push_str(&param);
-        params.push(text(param));
+        params.push(param.into());
     }
     head.push_str("])");
     let pad = padding(&head);
@@ -164,22 +160,22 @@ fn function_record(name: &str, f: &Function) -> Field {
         .with("name", name)
         .with("params", params)
         .with("head", head)
-        .with("pad", pad);
+        .with("pad", Field::text_static(pad));
     if let Some(doc) = f.doc.as_ref().into_option() {
         record = record.with("doc", sanitize_doc(doc));
     }
     if let Some(returns) = f.return_type.as_ref().into_option() {
-        record = record.with("returns", text(one_line(returns)));
+        record = record.with("returns", one_line(returns));
     }
     record.into()
 }
 
 /// A value of `user/`: `name`, `pad`, `type`, and `hidden` (private) or `sample` (unless
 /// anything was printed).
-fn value_record(name: &str, value: &Value, has_println: bool, sample: Limits) -> Field {
+fn value_record<'r>(name: &'r str, value: &Value, has_println: bool, sample: Limits) -> Field<'r> {
     let mut record = record(4)
         .with("name", name)
-        .with("pad", padding(name))
+        .with("pad", Field::text_static(padding(name)))
         .with("type", type_label(value));
     if is_private_name(name) {
         record = record.with("hidden", true);
@@ -190,7 +186,7 @@ fn value_record(name: &str, value: &Value, has_println: bool, sample: Limits) ->
 }
 
 /// `Turns left: N`, or the final-turn warning when N <= 1.
-pub fn turns_left_section(run: &Run, turns_so_far: usize) -> Section {
+pub fn turns_left_section<'r>(run: &Run, turns_so_far: usize) -> Section<'r> {
     let turns_left = run.turns_left(turns_so_far);
     section("turns_left", 2)
         .with("turns_left", turns_left)
@@ -201,7 +197,11 @@ pub fn turns_left_section(run: &Run, turns_so_far: usize) -> Section {
 /// `;; No tool calls made` when there are none. With `with_results`, each call also shows a
 /// sample of its result. Arguments and results leave out private map entries, as every printed
 /// value does.
-pub fn tool_calls_section(calls: &[&ToolCall], settings: &Settings, with_results: bool) -> Section {
+pub fn tool_calls_section<'r>(
+    calls: &[&'r ToolCall],
+    settings: &Settings,
+    with_results: bool,
+) -> Section<'r> {
     let skip = calls.len().saturating_sub(settings.tool_call_limit);
     let shown: Vec<Field> = calls[skip..]
         .iter()
@@ -226,7 +226,7 @@ pub fn tool_calls_section(calls: &[&ToolCall], settings: &Settings, with_results
 
 /// `;; Output:` with the most recent `println_limit` of `prints`, each cut to
 /// `println_char_limit` characters.
-pub fn output_section(prints: &[&str], settings: &Settings) -> Section {
+pub fn output_section<'r>(prints: &[&'r str], settings: &Settings) -> Section<'r> {
     let skip = prints.len().saturating_sub(settings.println_limit);
     let shown: Vec<Field> = prints[skip..]
         .iter()
@@ -236,7 +236,7 @@ pub fn output_section(prints: &[&str], settings: &Settings) -> Section {
 }
 
 /// The failed turn's program and error (its reason stands in for a missing message).
-pub fn error_section(turn: &Turn) -> Section {
+pub fn error_section(turn: &Turn) -> Section<'_> {
     let mut section = section("error", 3);
     if let Some(program) = turn.program.as_ref().into_option() {
         section = section.with("program", program.as_str());
@@ -257,7 +257,7 @@ mod tests {
 
     use super::*;
 
-    fn text<'a>(record: &'a Field, name: &str) -> &'a str {
+    fn text<'a>(record: &'a Field<'_>, name: &str) -> &'a str {
         let Field::Record(fields) = record else {
             panic!("not a record: {record:?}")
         };

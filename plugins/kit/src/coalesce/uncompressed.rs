@@ -11,7 +11,7 @@ use super::{system_message, user_message, Settings};
 /// The prompt without compression: system, the first user message, then per turn the
 /// assistant's response and the user feedback. Nothing is compressed: every tool
 /// call and print of a successful turn counts as shown.
-pub fn uncompressed(run: &Run, turns: &[Turn], settings: &Settings) -> Output {
+pub fn uncompressed<'r>(run: &'r Run, turns: &'r [Turn], settings: &Settings) -> Output<'r> {
     let (first, _) = user_message(run, &[], settings);
     let mut messages = vec![system_message(run), first];
     for turn in turns {
@@ -29,7 +29,7 @@ pub fn uncompressed(run: &Run, turns: &[Turn], settings: &Settings) -> Output {
 
 /// A turn as the conversation without compression shows it: the assistant's whole response,
 /// then the user's feedback.
-pub fn exchange(run: &Run, turn: &Turn) -> [Message; 2] {
+pub fn exchange<'r>(run: &'r Run, turn: &'r Turn) -> [Message<'r>; 2] {
     [
         response(turn),
         Message::new(Role::User, vec![feedback_section(run, turn)]),
@@ -41,7 +41,7 @@ pub fn exchange(run: &Run, turn: &Turn) -> [Message; 2] {
 /// block, a shell block) sends it in the response; a model that calls tools sends text beside
 /// its calls, and an imported run keeps the calls as the turn's program (`program`, empty when
 /// the response holds it; `tools`, the names of the tools the turn called, each once).
-pub fn response(turn: &Turn) -> Message {
+pub fn response(turn: &Turn) -> Message<'_> {
     let response = turn.raw_response.as_str();
     let program = turn
         .program
@@ -100,7 +100,7 @@ pub(crate) fn holds(text: &[u8], part: &[u8]) -> bool {
 
 /// What the user says after a turn without compression: its prints, or its error, and the
 /// number of the turn about to run.
-pub fn feedback_section(run: &Run, turn: &Turn) -> Section {
+pub fn feedback_section<'r>(run: &'r Run, turn: &'r Turn) -> Section<'r> {
     let prints: Vec<Field> = turn.prints.iter().map(|p| p.as_str().into()).collect();
     let error = turn.error_text().unwrap_or("error");
     Section::new("feedback")

@@ -302,7 +302,7 @@ fn write_string(out: &mut String, s: &str, printable_limit: usize) {
 
 /// The type label of a value, the same in every strategy: `list[N]`, `map[N]`, `set[N]`, `string`,
 /// `integer`, `float`, `boolean`, `keyword`, `nil`, `#fn[...]`.
-pub fn type_label(value: &Value) -> String {
+pub fn type_label(value: &Value) -> std::borrow::Cow<'static, str> {
     match value {
         Value::Nil => "nil".into(),
         Value::Boolean(_) => "boolean".into(),
@@ -310,9 +310,9 @@ pub fn type_label(value: &Value) -> String {
         Value::Float(_) => "float".into(),
         Value::String(_) => "string".into(),
         Value::Keyword(_) => "keyword".into(),
-        Value::List(items) => sized_label("list[", items.len()),
-        Value::Set(items) => sized_label("set[", items.len()),
-        Value::Map(entries) => sized_label("map[", entries.len()),
+        Value::List(items) => sized_label("list[", items.len()).into(),
+        Value::Set(items) => sized_label("set[", items.len()).into(),
+        Value::Map(entries) => sized_label("map[", entries.len()).into(),
         Value::Function(_) => "#fn[...]".into(),
     }
 }
@@ -405,19 +405,19 @@ pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// `text` cut to `limit` characters with `...` appended when it was longer (println entries
 /// are cut this way to `println_char_limit`).
-pub fn cap_chars(text: &str, limit: usize) -> String {
+pub fn cap_chars(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
     // No more characters than bytes.
     if text.len() <= limit {
-        return text.to_owned();
+        return text.into();
     }
     match text.char_indices().nth(limit) {
         Some((byte, _)) => {
             let mut out = String::with_capacity(byte + 3);
             out.push_str(&text[..byte]);
             out.push_str("...");
-            out
+            out.into()
         }
-        None => text.to_owned(),
+        None => text.into(),
     }
 }
 

@@ -60,7 +60,11 @@ impl Strategy for TurnCount {
         vec![("count", "{{ mission }}\n{{ label }}: {{ turns }}\n")]
     }
 
-    fn render(run: &Run, turns: &[Turn], options: &Options) -> Result<Output, RenderError> {
+    fn render<'r>(
+        run: &'r Run,
+        turns: &'r [Turn],
+        options: &Options,
+    ) -> Result<Output<'r>, RenderError> {
         if turns.len() > options.count("fail_after")? {
             return Err(RenderError::input("too many turns for turn-count"));
         }
