@@ -314,6 +314,21 @@ pub(super) struct ToolCallJson {
     pub result: TopValue,
 }
 
+/// The top-level keys of a recording, as [`RecordingJson`] reads them (a test checks them
+/// against its schema).
+pub(super) const RECORDING_KEYS: &[&str] = &[
+    "name",
+    "mission",
+    "literal_mission",
+    "system_prompt",
+    "max_turns",
+    "signature",
+    "tools",
+    "data",
+    "turns",
+    "lacks",
+];
+
 /// The JSON Schema of the recording format, derived from the types that read it.
 pub fn schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(RecordingJson)).expect("a schema is JSON")

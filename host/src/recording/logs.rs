@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::recording::corpus::Source;
+use crate::recording::format::RECORDING_KEYS;
 use crate::recording::import::{read_log, Format, Supplied};
 use crate::recording::RecordingDefaults;
 
@@ -129,7 +130,9 @@ pub(crate) fn runs(
 }
 
 /// Whether the file's first 8 KiB hold the keys every recording has (`mission` and `turns`,
-/// as keys: not inside a string, where their quotes would be escaped).
+/// as keys: not inside a string, where their quotes would be escaped), or, in a longer file
+/// whose first 8 KiB do not (a large `data` written first), whether its top level has
+/// `mission` after none but a recording's keys ([`mission_at_top_level`]).
 fn looks_like_a_recording(path: &Path) -> bool {
     let mut prefix = Vec::new();
     let read = std::fs::File::open(path).and_then(|f| f.take(8 << 10).read_to_end(&mut prefix));
@@ -137,7 +140,46 @@ fn looks_like_a_recording(path: &Path) -> bool {
         return false;
     }
     let text = String::from_utf8_lossy(&prefix);
-    has_key(&text, "mission") && (has_key(&text, "turns") || prefix.len() == 8 << 10)
+    if has_key(&text, "mission") && (has_key(&text, "turns") || prefix.len() == 8 << 10) {
+        return true;
+    }
+    prefix.len() == 8 << 10 && prefix.trim_ascii_start().starts_with(b"{") && {
+        let file = std::fs::File::open(path);
+        file.is_ok_and(|f| mission_at_top_level(std::io::BufReader::new(f.take(1 << 20))))
+    }
+}
+
+/// Whether the JSON object `json` holds has `mission` at its top level, read key by key while
+/// every key before it is a recording's ([`RECORDING_KEYS`]): their values are checked and
+/// passed over, never built, and the first other key, or the end of what `json` gives, says no.
+/// A log never starts with a recording's keys, and a log of JSON lines that holds `mission`
+/// holds it deeper than the top level.
+fn mission_at_top_level(json: impl Read) -> bool {
+    use serde::de::{Deserializer, Error, IgnoredAny, MapAccess, Visitor};
+    struct TopKeys<'a>(&'a std::cell::Cell<bool>);
+    impl<'de> Visitor<'de> for TopKeys<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "mission" {
+                    self.0.set(true);
+                    // Read no further: the error ends the reading, the answer is kept.
+                    return Err(A::Error::custom("found"));
+                }
+                if !RECORDING_KEYS.contains(&key.as_str()) {
+                    return Err(A::Error::custom("not a recording's key"));
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+    let found = std::cell::Cell::new(false);
+    let _ = serde_json::Deserializer::from_reader(json).deserialize_map(TopKeys(&found));
+    found.get()
 }
 
 /// Whether `path` is a JSONL file whose first line (within 1 MiB) is a JSON object with neither
@@ -177,6 +219,37 @@ fn has_key(text: &str, key: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mission_is_found_at_the_top_level_after_a_recordings_keys_only() {
+        let yes = |json: &str| mission_at_top_level(json.as_bytes());
+        assert!(yes(
+            r#"{"data": {"x": [1, {"mission": 2}]}, "tools": [], "mission": "m"}"#
+        ));
+        assert!(yes(r#"{"mission": "m", "turns": []}"#));
+        // Deeper than the top level, after another key, past what is given, or no object.
+        assert!(!yes(r#"{"data": {"mission": "m"}}"#));
+        assert!(!yes(r#"{"info": {}, "mission": "m"}"#));
+        assert!(!yes(r#"{"record_type": "x", "payload": {"mission": "m"}}"#));
+        assert!(!yes(r#"{"data": {"big": "#));
+        assert!(!yes(r#"{"data": [1,, 2], "mission": "m"}"#));
+        assert!(!yes(r#"["mission"]"#));
+    }
+
+    #[test]
+    fn the_keys_of_a_recording_are_those_its_schema_names() {
+        let schema = crate::recording::format::schema();
+        let mut named: Vec<&str> = schema["properties"]
+            .as_object()
+            .expect("the schema names the recording's keys")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut keys = RECORDING_KEYS.to_vec();
+        named.sort_unstable();
+        keys.sort_unstable();
+        assert_eq!(keys, named);
+    }
 
     #[test]
     fn a_key_is_told_from_the_same_word_in_a_string() {
