@@ -614,9 +614,10 @@ fn w2_interleaved(rounds: usize) {
 }
 
 /// `PTC_BENCH_RENDERS=N` renders W1's last prompt N times through the dylib and exits, instead
-/// of running the benchmarks: with `perf stat -e instructions:u` at two values of N, the
-/// difference gives the instructions per render, a figure that other work on a shared machine
-/// does not disturb.
+/// of running the benchmarks: with `perf stat -e instructions:u` (or callgrind) at two values
+/// of N, the difference gives the instructions per render, a figure that other work on a shared
+/// machine does not disturb. `PTC_BENCH_TURNS=K` renders the prompt after K turns instead (1 to
+/// 20: a sweep renders each once).
 fn main() {
     if let Some(rounds) = std::env::var("PTC_BENCH_W2_ROUNDS")
         .ok()
@@ -632,8 +633,13 @@ fn main() {
         let recording = w1_recording(Items::List(W1_ITEMS));
         let host = dylib_host();
         let renderer = renderer(&host);
+        let turns = std::env::var("PTC_BENCH_TURNS")
+            .ok()
+            .and_then(|k| k.parse::<usize>().ok())
+            .unwrap_or(W1_TURNS)
+            .min(W1_TURNS);
         for _ in 0..count {
-            black_box(renderer.render(black_box(&recording), W1_TURNS).unwrap());
+            black_box(renderer.render(black_box(&recording), turns).unwrap());
         }
         return;
     }

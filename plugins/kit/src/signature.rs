@@ -35,21 +35,15 @@ pub fn parse_tool_signature(signature: Option<&str>) -> ToolSignature {
 /// type.
 pub(crate) fn read_tool_signature<'s>(
     signature: Option<&'s str>,
-    param: impl FnMut(&'s str),
+    mut param: impl FnMut(&'s str),
 ) -> String {
     let Some(text) = signature.map(str::trim) else {
         return "any".into();
     };
     let rest = match text.strip_prefix('(') {
-        Some(inner) => match matching_paren(inner) {
-            Some(close) => {
-                split_params(&inner[..close], param);
-                &inner[close + 1..]
-            }
-            None => {
-                split_params(inner, param);
-                ""
-            }
+        Some(inner) => match split_params(inner, &mut param) {
+            Some(close) => &inner[close + 1..],
+            None => "",
         },
         None => text,
     };
@@ -57,11 +51,14 @@ pub(crate) fn read_tool_signature<'s>(
     let rest = rest.strip_prefix("->").unwrap_or(rest);
     // Leaving out an ASCII byte keeps UTF-8 valid.
     let rest = rest.trim();
-    // Copied piece by piece between the colons, each piece text as it is.
+    // Copied piece by piece between the colons (`str::replace` and `split` cost more).
     let mut returns = String::with_capacity(rest.len());
-    for piece in rest.split(':') {
-        returns.push_str(piece);
+    let mut from = 0;
+    for colon in memchr::memchr_iter(b':', rest.as_bytes()) {
+        returns.push_str(&rest[from..colon]);
+        from = colon + 1;
     }
+    returns.push_str(&rest[from..]);
     if let std::borrow::Cow::Owned(one_line) = crate::one_line(&returns) {
         returns = one_line;
     }
@@ -72,45 +69,53 @@ pub(crate) fn read_tool_signature<'s>(
     }
 }
 
-/// The byte index of the `)` closing a list whose `(` was just consumed. Brackets are ASCII,
-/// and no byte of a non-ASCII character is: the text is read byte by byte.
-fn matching_paren(text: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, b) in text.bytes().enumerate() {
-        match b {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' if depth == 0 => return Some(i),
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Hands the name of each parameter of `list` to `param`, in order.
-fn split_params<'s>(list: &'s str, mut param: impl FnMut(&'s str)) {
+/// Hands the name of each parameter of the list whose `(` was just consumed to `param`, in
+/// order, and gives the byte index of the `)` that closes it, if one does: one pass over the
+/// list, split on commas outside brackets. Brackets are ASCII, and no byte of a non-ASCII
+/// character is: the text is read byte by byte.
+fn split_params<'s>(list: &'s str, param: &mut impl FnMut(&'s str)) -> Option<usize> {
     let mut depth = 0usize;
     let mut start = 0;
-    let mut push = |entry: &'s str| {
-        // The first word: what `split_whitespace` would give first, without its iterator.
-        let entry = entry.trim_start();
-        let name = &entry[..entry.find(char::is_whitespace).unwrap_or(entry.len())];
-        if !name.is_empty() {
-            param(name);
-        }
-    };
     for (i, b) in list.bytes().enumerate() {
         match b {
             b'(' | b'[' | b'{' => depth += 1,
+            b')' if depth == 0 => {
+                first_word(&list[start..i], param);
+                return Some(i);
+            }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
             b',' if depth == 0 => {
-                push(&list[start..i]);
+                first_word(&list[start..i], param);
                 start = i + 1;
             }
             _ => {}
         }
     }
-    push(&list[start..]);
+    first_word(&list[start..], param);
+    None
+}
+
+/// Hands the first word of `entry` (what `split_whitespace` would give first), if it has one,
+/// to `param`. ASCII is read byte by byte; from the first non-ASCII byte on, characters.
+fn first_word<'s>(entry: &'s str, param: &mut impl FnMut(&'s str)) {
+    let entry = entry.trim_start();
+    let mut end = entry.len();
+    for (i, b) in entry.bytes().enumerate() {
+        // The ASCII characters `char::is_whitespace` takes: tab to carriage return, space.
+        if matches!(b, b'\t'..=b'\r' | b' ') {
+            end = i;
+            break;
+        }
+        if !b.is_ascii() {
+            end = i + entry[i..]
+                .find(char::is_whitespace)
+                .unwrap_or(entry.len() - i);
+            break;
+        }
+    }
+    if end > 0 {
+        param(&entry[..end]);
+    }
 }
 
 #[cfg(test)]
@@ -156,6 +161,92 @@ mod tests {
                 "map ;; === tool/ === tool/x() -> nil".into()
             )
         );
+    }
+
+    /// The reading before it was one pass: the closing parenthesis found first, then the list
+    /// split, each name the first of `split_whitespace`, the return type copied between colons.
+    fn reference(signature: &str) -> (Vec<String>, String) {
+        fn matching_paren(text: &str) -> Option<usize> {
+            let mut depth = 0usize;
+            for (i, b) in text.bytes().enumerate() {
+                match b {
+                    b'(' | b'[' | b'{' => depth += 1,
+                    b')' if depth == 0 => return Some(i),
+                    b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            None
+        }
+        fn split(list: &str, params: &mut Vec<String>) {
+            let mut depth = 0usize;
+            let mut start = 0;
+            let mut push = |entry: &str| {
+                if let Some(name) = entry.split_whitespace().next() {
+                    params.push(name.to_owned());
+                }
+            };
+            for (i, b) in list.bytes().enumerate() {
+                match b {
+                    b'(' | b'[' | b'{' => depth += 1,
+                    b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                    b',' if depth == 0 => {
+                        push(&list[start..i]);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            push(&list[start..]);
+        }
+        let mut params = Vec::new();
+        let text = signature.trim();
+        let rest = match text.strip_prefix('(') {
+            Some(inner) => match matching_paren(inner) {
+                Some(close) => {
+                    split(&inner[..close], &mut params);
+                    &inner[close + 1..]
+                }
+                None => {
+                    split(inner, &mut params);
+                    ""
+                }
+            },
+            None => text,
+        };
+        let rest = rest.trim();
+        let rest = rest.strip_prefix("->").unwrap_or(rest).trim();
+        let returns: String = crate::one_line(&rest.split(':').collect::<String>()).into();
+        let returns = if returns.is_empty() {
+            "any".into()
+        } else {
+            returns
+        };
+        (params, returns)
+    }
+
+    #[test]
+    fn every_short_signature_reads_as_the_reading_in_two_passes_did() {
+        // Every text of up to 5 characters over the characters the reading tells apart.
+        let alphabet = [
+            '(', ')', '[', '{', '}', ',', ':', '-', '>', 'a', ' ', '\u{0B}', '\u{A0}',
+        ];
+        let mut texts = vec![String::new()];
+        let mut checked = 0;
+        for _ in 0..5 {
+            let mut longer = Vec::new();
+            for text in &texts {
+                for c in alphabet {
+                    let mut t = text.clone();
+                    t.push(c);
+                    assert_eq!(parse(&t), reference(&t), "{t:?}");
+                    checked += 1;
+                    longer.push(t);
+                }
+            }
+            texts = longer;
+        }
+        assert_eq!(checked, (1..=5).map(|n| 13usize.pow(n)).sum::<usize>());
     }
 
     #[test]
