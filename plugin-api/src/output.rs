@@ -362,3 +362,30 @@ impl std::fmt::Display for RenderError {
 }
 
 impl std::error::Error for RenderError {}
+
+#[cfg(test)]
+mod tests {
+    use std::hash::BuildHasher;
+
+    use super::*;
+
+    #[test]
+    fn text_given_as_a_str_is_borrowed_and_reads_as_the_same_text_owned() {
+        let run_text = String::from("the mission");
+        let borrowed = Field::from(run_text.as_str());
+        let Field::Text(RCow::Borrowed(text)) = &borrowed else {
+            panic!("copied: {borrowed:?}")
+        };
+        assert_eq!(text.as_ptr(), run_text.as_ptr(), "no copy of the text");
+        assert!(matches!(
+            Field::from(std::borrow::Cow::Borrowed("x")),
+            Field::Text(RCow::Borrowed(_))
+        ));
+        let owned = Field::from(run_text.clone());
+        assert!(matches!(owned, Field::Text(RCow::Owned(_))));
+        assert_eq!(borrowed, owned);
+        let state = std::hash::RandomState::new();
+        assert_eq!(state.hash_one(&borrowed), state.hash_one(&owned));
+        assert_eq!(Field::text_static("  "), Field::from("  ".to_owned()));
+    }
+}
