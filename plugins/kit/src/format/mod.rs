@@ -113,7 +113,8 @@ fn public_len(entries: &[Tuple2<Value, Value>]) -> usize {
         return entries.len();
     }
     if entries.len() <= 64 {
-        return entries.iter().filter(|e| !is_private_key(&e.0)).count();
+        // Private values are hidden (read once above): a key's name says it all.
+        return entries.iter().filter(|e| !has_private_name(&e.0)).count();
     }
     let within = |from: Value, to: Value| {
         let below = |probe: &Value| {
@@ -263,8 +264,20 @@ fn write_integer(out: &mut String, i: impl itoa::Integer) {
 /// character, or the first byte of a non-ASCII character (which may be a control character or
 /// a line break).
 fn needs_care(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7F
+    NEEDS_CARE[usize::from(b)]
 }
+
+/// [`needs_care`] as a table: every byte of every string printed is looked up in it.
+const NEEDS_CARE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c < 0x20 || c == b'"' || c == b'\\' || c >= 0x7F;
+        b += 1;
+    }
+    table
+};
 
 fn write_string(out: &mut String, s: &str, printable_limit: usize) {
     out.push('"');
@@ -373,6 +386,18 @@ pub fn sanitize_doc(doc: &str) -> String {
     out
 }
 
+/// The bytes every line break starts with ([`one_line`]), as a table.
+const MAY_BREAK: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'\n' as usize] = true;
+    table[b'\r' as usize] = true;
+    table[0x0B] = true;
+    table[0x0C] = true;
+    table[0xC2] = true;
+    table[0xE2] = true;
+    table
+};
+
 /// A character that ends a line for some reader: `\n`, `\r`, vertical tab, form feed, next
 /// line (U+0085), line and paragraph separators (U+2028, U+2029).
 pub fn is_line_break(c: char) -> bool {
@@ -388,8 +413,8 @@ pub fn is_line_break(c: char) -> bool {
 pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
     // Every line break starts with one of these bytes (U+0085 with 0xC2, U+2028 and U+2029
     // with 0xE2): text without them is returned as it is without decoding it.
-    let may_break = |b: &u8| matches!(b, b'\n' | b'\r' | 0x0B | 0x0C | 0xC2 | 0xE2);
-    if !text.as_bytes().iter().any(may_break) || !text.contains(is_line_break) {
+    if !text.as_bytes().iter().any(|&b| MAY_BREAK[usize::from(b)]) || !text.contains(is_line_break)
+    {
         return text.into();
     }
     let mut out = String::with_capacity(text.len());
