@@ -5,6 +5,7 @@ use abi_stable::std_types::Tuple2;
 use ptc_plugin_api::{Field, FieldName};
 use rustc_hash::FxHashMap;
 
+use super::filter::Filter;
 use super::parse::{Expr, LoopAttr, Node, Op, Path, Root};
 use super::{Bail, Program};
 use crate::render::growth::MAX_GROWTH;
@@ -62,6 +63,7 @@ where
         for node in nodes {
             match node {
                 Node::Text(text) => self.write(text)?,
+                Node::Print(Expr::Filtered(path, filter)) => self.print_filtered(path, filter)?,
                 Node::Print(expr) => match self.eval(expr)? {
                     Val::Field(Field::Text(text)) => self.write(text)?,
                     Val::Str(text) => self.write(text)?,
@@ -138,6 +140,28 @@ where
         self.write(itoa::Buffer::new().format(i))
     }
 
+    /// Prints `path` through `filter`: a list of texts joined, a text as it is (what tera's
+    /// `default` gives a defined value), a list's length; anything else gives up.
+    fn print_filtered(&mut self, path: &'a Path, filter: &'a Filter) -> Result<(), Bail> {
+        match (filter, self.path(path)?) {
+            (Filter::Join(sep), Val::Field(Field::List(items))) => {
+                for (i, item) in items.iter().enumerate() {
+                    let Field::Text(text) = item else {
+                        return Err(Bail);
+                    };
+                    if i > 0 {
+                        self.write(sep)?;
+                    }
+                    self.write(text)?;
+                }
+                Ok(())
+            }
+            (Filter::Default(_), Val::Field(Field::Text(text))) => self.write(text),
+            (Filter::Length, value) => self.write_int(length(value)?),
+            _ => Err(Bail),
+        }
+    }
+
     /// The value at `path`: a loop's variable or `loop`, else a field of the section, then
     /// fields of records (of two of the same name, the last, as tera reads them). An undefined
     /// name gives up; a record's missing field is
@@ -180,6 +204,8 @@ where
             Expr::Int(i) => Val::Int(*i),
             Expr::Str(s) => Val::Str(s),
             Expr::Bool(b) => Val::Bool(*b),
+            Expr::Filtered(path, Filter::Length) => Val::Int(length(self.path(path)?)?),
+            Expr::Filtered(..) => return Err(Bail),
             _ => Val::Bool(self.truthy(expr)?),
         })
     }
@@ -221,6 +247,15 @@ fn first_is_undefined(run: &Run<'_, '_>, name: &str) -> bool {
         || (name == "loop" && in_loop)
         || run.fields.iter().any(|f| f.0.as_str() == name);
     !named
+}
+
+/// The number of items of a list, as tera's `length` gives it; the length of anything else
+/// (a text's, counted as tera's features decide) is left to tera.
+fn length(value: Val<'_>) -> Result<i64, Bail> {
+    match value {
+        Val::Field(Field::List(items)) => i64::try_from(items.len()).map_err(|_| Bail),
+        _ => Err(Bail),
+    }
 }
 
 fn bool_text(b: bool) -> &'static str {

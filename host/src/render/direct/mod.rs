@@ -5,8 +5,9 @@
 //! here only when it uses nothing but text, comments, `{{ path }}`, `{% if %}` (`elif`, `else`)
 //! on paths, `not path`, `path is [not] defined`, comparisons of paths and literals joined by
 //! `and` and `or`, `{% for x in path %}` with `loop.index`, `loop.index0`, `loop.first` and
-//! `loop.last`, and `{% include "name" %}` outside loops; whitespace control (`{%-`, `-%}`, ...)
-//! as tera applies it. Anything else (filters, functions, `set`, macros, inheritance, ...) and
+//! `loop.last`, `{% include "name" %}` outside loops, a path's `join(sep="...")`,
+//! `default(value="...")` or `length` ([`filter`]); whitespace control (`{%-`, `-%}`, ...)
+//! as tera applies it. Anything else (other filters, functions, `set`, macros, inheritance, ...) and
 //! the template is left to tera. A render that meets what tera might treat otherwise or report
 //! as an error (an undefined variable printed or looped over, a list printed, a comparison
 //! between different types, an attribute of something that is not a record, ...) gives up
@@ -19,6 +20,7 @@
 //! whitespace control; [`parse`] builds the nodes; [`eval`] runs them on the fields.
 
 mod eval;
+mod filter;
 mod lex;
 mod parse;
 #[cfg(test)]

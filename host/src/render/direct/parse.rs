@@ -1,6 +1,7 @@
 //! A template's nodes from its tokens: the tags, prints and expressions run directly, with
 //! each path's first name resolved against the loops around it; `None` for anything else.
 
+use super::filter::{self, Filter};
 use super::lex::Token;
 
 #[derive(Debug)]
@@ -28,6 +29,8 @@ pub(super) enum Expr {
     Not(Path),
     Defined(Path, bool),
     Compare(Op, Box<Expr>, Box<Expr>),
+    /// A path through a filter ([`filter`]).
+    Filtered(Path, Filter),
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
 }
@@ -158,6 +161,9 @@ impl Parser<'_> {
                         }
                         [Word::Str(s)] => Expr::Str(s.clone()),
                         [Word::Int(i)] => Expr::Int(*i),
+                        [Word::Filtered(path, f)] if !is_reserved(path) => {
+                            Expr::Filtered(Path::resolve(path, &self.loops), f.clone())
+                        }
                         _ => return None,
                     };
                     nodes.push(Node::Print(expr));
@@ -256,6 +262,8 @@ enum Word {
     Int(i64),
     Str(String),
     Op(Op),
+    /// A path and the one filter after it.
+    Filtered(Vec<String>, Filter),
 }
 
 /// A path this module resolves: names only, none of tera's magic variables.
@@ -272,7 +280,7 @@ fn plain_path(path: &[String]) -> bool {
 }
 
 /// The words of a tag or print, or `None` for anything but names, paths, integers, plain
-/// string literals and comparison operators.
+/// string literals, comparison operators and a path's filter run directly ([`filter`]).
 fn words(body: &str) -> Option<Vec<Word>> {
     let mut words = Vec::new();
     let bytes = body.as_bytes();
@@ -310,6 +318,13 @@ fn words(body: &str) -> Option<Vec<Word>> {
             }
             words.push(Word::Str(text.to_owned()));
             i = end + 1;
+        } else if b == b'|' {
+            let (f, used) = filter::read(&body[i + 1..])?;
+            let Some(Word::Path(path)) = words.pop() else {
+                return None;
+            };
+            words.push(Word::Filtered(path, f));
+            i += 1 + used;
         } else {
             let two = body.get(i..i + 2);
             let (op, len) = match (two, b) {
@@ -351,6 +366,9 @@ fn condition(words: &[Word], loops: &[String]) -> Option<Expr> {
             Word::Path(p) if !is_reserved(p) => Some(Expr::Path(Path::resolve(p, loops))),
             Word::Int(i) => Some(Expr::Int(*i)),
             Word::Str(s) => Some(Expr::Str(s.clone())),
+            Word::Filtered(p, Filter::Length) if !is_reserved(p) => {
+                Some(Expr::Filtered(Path::resolve(p, loops), Filter::Length))
+            }
             _ => None,
         }
     };

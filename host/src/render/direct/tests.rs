@@ -65,8 +65,12 @@ fn set(sources: &[(&str, &str)]) -> Templates {
     Templates::load("t", &sources, |_| Vec::new()).unwrap()
 }
 
+/// The filters a strategy's template may call and still run directly ([`super::filter`]).
+const DIRECT_FILTERS: [&str; 3] = ["| join(sep=", "| default(value=", "| length"];
+
 #[test]
-fn bundled_templates_run_directly_unless_they_call_filters() {
+fn bundled_templates_run_directly_unless_they_call_other_filters() {
+    let mut filtered = 0;
     for dir in [
         "coalesce",
         "aggressive",
@@ -78,14 +82,81 @@ fn bundled_templates_run_directly_unless_they_call_filters() {
         "compact",
     ] {
         for (name, source) in bundled(dir) {
-            let filters = source.contains('|');
+            let filters = source.matches('|').count();
+            let direct: usize = DIRECT_FILTERS
+                .iter()
+                .map(|f| source.matches(f).count())
+                .sum();
+            filtered += direct;
             assert_eq!(
                 compile(&source).is_some(),
-                !filters,
+                filters == direct,
                 "{dir}/{name} should {}run directly",
-                if filters { "not " } else { "" }
+                if filters == direct { "" } else { "not " }
             );
         }
+    }
+    // The response's tools, the programs and the names a masked turn defined.
+    assert!(filtered >= 5, "{filtered}");
+}
+
+#[test]
+fn join_default_and_length_read_as_tera_reads_them() {
+    let texts = |items: &[&'static str]| -> Vec<Field<'static>> {
+        items.iter().map(|s| (*s).into()).collect()
+    };
+    let fields = Section::new("x")
+        .with("tools", texts(&["a", "", "c d", "é"]))
+        .with("one", texts(&["only"]))
+        .with("empty", Vec::<Field>::new())
+        .with("program", "(+ 1 2)")
+        .with("blank", "")
+        .with("r", Record::new().with("names", texts(&["x", "y"])));
+    let sources = [
+        "{{ tools | join(sep=\", \") }}|{{ one | join(sep=\"-\") }}|{{ empty | join(sep=\",\") }}",
+        "{{ tools|join(sep=\"\") }} {{ r.names | join( sep = \" and \" ) }}",
+        "{{ program | default(value=\"(unknown program)\") }}[{{ blank | default(value=\"d\") }}]",
+        "{{ tools | length }} {{ empty | length }}{% if empty | length > 0 %}E{% endif %}",
+        "{% if tools | length != 1 %}s{% endif %}{% if one | length == 1 and tools | length >= 4 %}!{% endif %}",
+        "{% for t in r.names %}{{ t }}:{{ r.names | join(sep=\"+\") }};{% endfor %}",
+    ];
+    for source in sources {
+        let templates = set(&[("x", source)]);
+        assert!(templates.direct.contains_key("x"), "{source}");
+        assert!(same(&templates, &fields), "gave up: {source}");
+    }
+    // Left to tera when rendered: a list holding a number, an undefined value given a default,
+    // the length of a text or of something undefined, a joined text.
+    let mixed = Section::new("x")
+        .with("items", vec![Field::from("a"), Field::Integer(1)])
+        .with("t", "text");
+    for source in [
+        "{{ items | join(sep=\",\") }}",
+        "{{ missing | default(value=\"d\") }}",
+        "{{ t | length }}",
+        "{% if missing | length > 0 %}{% endif %}",
+        "{{ t | join(sep=\",\") }}",
+        "{{ items | default(value=\"d\") }}",
+    ] {
+        let templates = set(&[("x", source)]);
+        let (direct, tera) = both(&templates, &mixed);
+        assert_eq!(direct, Some(Err(Bail)), "{source}");
+        let mut text = String::new();
+        match templates.append_section(&mixed, &mut Vec::new(), &mut text) {
+            Ok(()) => assert_eq!(text, tera, "{source}"),
+            Err(err) => assert_eq!(format!("error: {err}"), tera, "{source}"),
+        }
+    }
+    for source in [
+        "{{ t | join(sep=\",\") | upper }}",
+        "{{ 1 | length }}",
+        "{% if t | join(sep=\",\") %}{% endif %}",
+        "{% if not t | length %}{% endif %}",
+        "{{ none | length }}",
+        "{{ t | default(value=t) }}",
+        "{% for t in r.names %}{{ r.names | join(sep=t) }}{% endfor %}",
+    ] {
+        assert!(compile(source).is_none(), "{source}");
     }
 }
 
@@ -278,6 +349,11 @@ fn any_template() -> impl proptest::strategy::Strategy<Value = String> {
         Just("r.missing"),
         Just("\"lit\""),
         Just("7"),
+        Just("items | join(sep=\", \")"),
+        Just("s | default(value=\"d\")"),
+        Just("missing | default(value=\"d\")"),
+        Just("items | length"),
+        Just("s | length"),
     ];
     let print = (value, any::<bool>(), any::<bool>()).prop_map(|(v, l, r)| {
         format!(
@@ -300,6 +376,8 @@ fn any_template() -> impl proptest::strategy::Strategy<Value = String> {
             Just("items"),
             Just("missing"),
             Just("s > 1"),
+            Just("items | length > 1"),
+            Just("items | length == n"),
         ];
         let body = proptest::collection::vec(inner, 0..4).prop_map(|parts| parts.concat());
         let trim = any::<bool>();
