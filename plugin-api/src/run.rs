@@ -7,9 +7,10 @@ use abi_stable::StableAbi;
 
 use crate::value::Value;
 
-/// The agent run a prompt is rendered for.
+/// The agent run a prompt is rendered for. Two runs are equal when they hold the same
+/// things, whatever their keys.
 #[repr(C)]
-#[derive(StableAbi, Clone, Debug, PartialEq)]
+#[derive(StableAbi, Clone, Debug)]
 pub struct Run {
     /// The mission, with its `{{placeholders}}` already expanded by the host.
     pub mission: RString,
@@ -23,6 +24,32 @@ pub struct Run {
     pub max_turns: u32,
     /// The expected output signature, if the agent has one.
     pub signature: ROption<RString>,
+    /// A number the host gives each run it reads, never the same for two runs of one process:
+    /// a strategy may keep what it computes from the run alone (its head, the samples of its
+    /// data) under this key, from one prompt of the run to the next, and use it again for every
+    /// run that has the same key. 0 for a run built without one (by hand, in a test), whose
+    /// results are not to be kept.
+    pub key: u64,
+}
+
+impl PartialEq for Run {
+    fn eq(&self, other: &Run) -> bool {
+        let Run {
+            mission,
+            system_prompt,
+            tools,
+            data,
+            max_turns,
+            signature,
+            key: _,
+        } = self;
+        *mission == other.mission
+            && *system_prompt == other.system_prompt
+            && *tools == other.tools
+            && *data == other.data
+            && *max_turns == other.max_turns
+            && *signature == other.signature
+    }
 }
 
 /// A tool the agent may call.

@@ -248,6 +248,7 @@ impl Recording {
             data: named(json.data),
             max_turns,
             signature: json.signature.map(RString::from).into(),
+            key: next_run_key(),
         };
         let started_at = json.turns.iter().map(|t| t.started_at).collect();
         // What some turns lack, the run lacks for what renders them: every turn but the last,
@@ -303,6 +304,14 @@ impl Recording {
 
 /// The bytes of the file at `path`, when there are no more than `limit`: a larger file is
 /// refused from its size, a stream (a pipe, a device) once it has given more than `limit`.
+/// A run's key ([`Run::key`]): a new one for every run read in this process, never 0. A run is
+/// never changed once it has one.
+fn next_run_key() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
 pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, RecordingError> {
     let io = |source| RecordingError::Io {
         path: path.to_owned(),

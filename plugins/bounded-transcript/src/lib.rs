@@ -71,6 +71,7 @@ mod tests {
             data: RVec::new(),
             max_turns: 3,
             signature: ROption::RNone,
+            key: 0,
         }
     }
 

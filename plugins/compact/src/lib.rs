@@ -301,6 +301,7 @@ mod tests {
             data: RVec::new(),
             max_turns: 9,
             signature: ROption::RNone,
+            key: 0,
         }
     }
 

@@ -236,6 +236,7 @@ mod tests {
             data: RVec::new(),
             max_turns: 4,
             signature: ROption::RNone,
+            key: 0,
         }
     }
 

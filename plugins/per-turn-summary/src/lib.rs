@@ -158,6 +158,7 @@ mod tests {
             data: RVec::new(),
             max_turns: 5,
             signature: ROption::RNone,
+            key: 0,
         };
         let mut options = Options::defaults(&PerTurnSummary::options());
         for entry in options.entries.iter_mut() {

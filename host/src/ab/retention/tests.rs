@@ -46,6 +46,7 @@ pub(super) fn run(tools: &[&str], data: Vec<(&str, Value)>) -> Run {
             .collect(),
         max_turns: 10,
         signature: ROption::RNone,
+        key: 0,
     }
 }
 

@@ -11,6 +11,7 @@
 //! `tool_calls`, `output`,
 //! `error`, `turns_left`, `assistant`, `feedback`.
 
+mod head;
 mod history;
 mod sections;
 mod settings;

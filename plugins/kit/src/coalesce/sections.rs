@@ -8,8 +8,7 @@ use std::borrow::Cow;
 use abi_stable::std_types::{RStr, RVec};
 use ptc_plugin_api::{Field, Function, Record, Run, Section, ToolCall, Turn, Value};
 
-use super::Settings;
-use crate::signature::read_tool_signature;
+use super::{head, Settings};
 use crate::{cap_chars, is_private_name, one_line, sanitize_doc, to_clojure, type_label, Limits};
 
 /// An empty record with room for `fields` fields: records and sections are built with their
@@ -36,58 +35,18 @@ pub fn first_prompt_head<'r>(run: &'r Run, settings: &Settings) -> Vec<Section<'
 /// [`first_prompt_head`], pushed onto `sections`.
 pub fn push_head<'r>(run: &'r Run, settings: &Settings, sections: &mut Vec<Section<'r>>) {
     sections.push(section("mission", 1).with("mission", run.mission.as_str()));
-    if !run.tools.is_empty() {
-        sections.push(tools_section(run));
-    }
-    if !run.data.is_empty() {
-        sections.push(data_section(run, settings.sample));
-    }
+    head::push_tools_and_data(run, settings.sample, sections);
 }
 
 /// `tool/`: every tool with its parameter names and return type, sorted by name.
 pub fn tools_section(run: &Run) -> Section<'_> {
-    let mut tools: Vec<_> = run.tools.iter().collect();
-    tools.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
-    let tools: Vec<Field> = tools
-        .into_iter()
-        .map(|tool| {
-            let mut params = RVec::new();
-            let returns =
-                read_tool_signature(tool.signature.as_ref().map(|s| s.as_str()).into(), |name| {
-                    params.push(Field::from(name))
-                });
-            let mut record = record(4)
-                .with("name", tool.name.as_str())
-                .with("params", Field::List(params))
-                .with("returns", returns);
-            if let Some(description) = tool.description.as_ref().into_option() {
-                record = record.with("description", description.as_str());
-            }
-            record.into()
-        })
-        .collect();
-    section("tools", 1).with("tools", tools)
+    head::tools_section(&head::read_tools(run), run).expect("tools read from the run fit it")
 }
 
 /// `data/`: every input with its type and a sample, sorted by name. A private input (its name
 /// starts with `_`) has `hidden` (true) instead of a sample.
 pub fn data_section(run: &Run, sample: Limits) -> Section<'_> {
-    let mut data: Vec<_> = run.data.iter().collect();
-    data.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
-    let entries: Vec<Field> = data
-        .into_iter()
-        .map(|entry| {
-            let record = record(3)
-                .with("name", entry.0.as_str())
-                .with("type", type_label(&entry.1));
-            if is_private_name(&entry.0) {
-                record.with("hidden", true).into()
-            } else {
-                record.with("sample", to_clojure(&entry.1, sample)).into()
-            }
-        })
-        .collect();
-    section("data", 1).with("entries", entries)
+    head::data_section(&head::read_data(run, sample), run).expect("data read from the run fit it")
 }
 
 /// The column at which `user/`'s comments start: a function's head or a value's name is followed
