@@ -293,7 +293,9 @@ fn w1_json(items: Items) -> String {
         .replacen(PLACEHOLDER, &items_json(items), 1)
 }
 
-/// The W1 recording, parsed and checked by the host.
+/// The W1 recording, parsed and checked by the host, without a key ([`ptc_plugin_api::Run::key`]):
+/// every render reads the run's tools and data again, as the first prompt of a run does, instead
+/// of taking what an earlier render of the same run kept. W1 measures a render, not a cache.
 fn w1_recording(items: Items) -> Recording {
     let text = w1_json(items);
     let defaults = RecordingDefaults {
@@ -301,9 +303,10 @@ fn w1_recording(items: Items) -> Recording {
         system_prompt: String::new(),
         max_recording_bytes: ptc::DEFAULT_MAX_RECORDING_BYTES,
     };
-    let recording = Recording::parse(text.as_bytes(), Path::new("w1.json"), &defaults)
+    let mut recording = Recording::parse(text.as_bytes(), Path::new("w1.json"), &defaults)
         .unwrap_or_else(|e| panic!("the W1 recording is invalid: {e}"));
     assert_eq!(recording.turns.len(), W1_TURNS);
+    recording.run.key = 0;
     recording
 }
 

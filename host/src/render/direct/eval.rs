@@ -142,6 +142,7 @@ where
 
     /// Prints `path` through `filter`: a list of texts joined, a text as it is (what tera's
     /// `default` gives a defined value), a list's length; anything else gives up.
+    #[inline(never)]
     fn print_filtered(&mut self, path: &'a Path, filter: &'a Filter) -> Result<(), Bail> {
         match (filter, self.path(path)?) {
             (Filter::Join(sep), Val::Field(Field::List(items))) => {
@@ -198,16 +199,25 @@ where
         Ok(value)
     }
 
+    #[inline]
     fn eval(&self, expr: &'a Expr) -> Result<Val<'f>, Bail> {
         Ok(match expr {
             Expr::Path(path) => self.path(path)?,
             Expr::Int(i) => Val::Int(*i),
             Expr::Str(s) => Val::Str(s),
             Expr::Bool(b) => Val::Bool(*b),
-            Expr::Filtered(path, Filter::Length) => Val::Int(length(self.path(path)?)?),
-            Expr::Filtered(..) => return Err(Bail),
+            Expr::Filtered(path, filter) => self.filtered(path, filter)?,
             _ => Val::Bool(self.truthy(expr)?),
         })
+    }
+
+    /// `path` through `filter` in a condition: a list's length; any other filter gives up.
+    #[inline(never)]
+    fn filtered(&self, path: &'a Path, filter: &'a Filter) -> Result<Val<'f>, Bail> {
+        match filter {
+            Filter::Length => Ok(Val::Int(length(self.path(path)?)?)),
+            Filter::Join(_) | Filter::Default(_) => Err(Bail),
+        }
     }
 
     fn truthy(&self, expr: &'a Expr) -> Result<bool, Bail> {

@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::ops::Range;
 
 use abi_stable::std_types::{RStr, RVec};
-use ptc_plugin_api::{showing_private, Field, Record, Run, Section};
+use ptc_plugin_api::{showing_private, Field, Record, Run, Section, Tool};
 
 use crate::signature::read_tool_signature;
 use crate::{is_private_name, to_clojure, type_label, Limits};
@@ -86,7 +86,12 @@ pub(super) fn push_tools_and_data<'r>(
         Some(())
     };
     if run.key == 0 {
-        push(&Head::of(run, sample), sections).expect("a head read from the run fits it");
+        if !run.tools.is_empty() {
+            sections.push(read_tools_section(run));
+        }
+        if !run.data.is_empty() {
+            sections.push(read_data_section(run, sample));
+        }
         return;
     }
     KEPT.with(|kept| {
@@ -141,6 +146,56 @@ pub(super) fn read_data(
         .collect()
 }
 
+/// `tool/` read from `run` as it is built, for a run whose head is not kept: every tool with its
+/// parameter names and return type, sorted by name.
+pub(super) fn read_tools_section(run: &Run) -> Section<'_> {
+    let mut tools: Vec<&Tool> = run.tools.iter().collect();
+    tools.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
+    let mut fields = RVec::with_capacity(tools.len());
+    for tool in tools {
+        let mut params = RVec::new();
+        let signature = tool.signature.as_ref().map(|s| s.as_str()).into();
+        let returns = read_tool_signature(signature, |name| params.push(Field::from(name)));
+        fields.push(tool_record(tool, params, returns));
+    }
+    section("tools", 1).with("tools", Field::List(fields))
+}
+
+/// `data/` read from `run` as it is built, for a run whose head is not kept: every input with
+/// its type and a sample cut to `sample`, sorted by name; a private input has `hidden` (true)
+/// instead of a sample.
+pub(super) fn read_data_section(run: &Run, sample: Limits) -> Section<'_> {
+    let mut data: Vec<_> = run.data.iter().collect();
+    data.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+    let mut entries = RVec::with_capacity(data.len());
+    for entry in data {
+        let shown = (!is_private_name(&entry.0)).then(|| to_clojure(&entry.1, sample));
+        entries.push(data_record(&entry.0, type_label(&entry.1), shown));
+    }
+    section("data", 1).with("entries", Field::List(entries))
+}
+
+/// A tool of `tool/`: its name, parameter names, return type and description (when it has one).
+fn tool_record<'r>(tool: &'r Tool, params: RVec<Field<'r>>, returns: String) -> Field<'r> {
+    let mut record = record(4)
+        .with("name", tool.name.as_str())
+        .with("params", Field::List(params))
+        .with("returns", returns);
+    if let Some(description) = tool.description.as_ref().into_option() {
+        record = record.with("description", description.as_str());
+    }
+    record.into()
+}
+
+/// An input of `data/`: its name, type and sample, or `hidden` (true) for a private one.
+fn data_record<'r>(name: &'r str, label: Cow<'static, str>, sample: Option<String>) -> Field<'r> {
+    let record = record(3).with("name", name).with("type", label);
+    match sample {
+        Some(sample) => record.with("sample", sample).into(),
+        None => record.with("hidden", true).into(),
+    }
+}
+
 /// `tool/` from `tools` ([`read_tools`]): every tool with its parameter names and return type,
 /// sorted by name; `None` when a place is not in `run` (a run that is not the one read).
 pub(super) fn tools_section<'r>(
@@ -155,14 +210,7 @@ pub(super) fn tools_section<'r>(
         for place in params {
             names.push(Field::from(signature.get(place.clone())?));
         }
-        let mut record = record(4)
-            .with("name", tool.name.as_str())
-            .with("params", Field::List(names))
-            .with("returns", returns.clone());
-        if let Some(description) = tool.description.as_ref().into_option() {
-            record = record.with("description", description.as_str());
-        }
-        fields.push(record.into());
+        fields.push(tool_record(tool, names, returns.clone()));
     }
     Some(section("tools", 1).with("tools", Field::List(fields)))
 }
@@ -176,13 +224,7 @@ pub(super) fn data_section<'r>(
     let mut entries = RVec::with_capacity(data.len());
     for (i, label, sample) in data {
         let entry = run.data.get(*i)?;
-        let record = record(3)
-            .with("name", entry.0.as_str())
-            .with("type", label.clone());
-        entries.push(match sample {
-            Some(sample) => record.with("sample", sample.clone()).into(),
-            None => record.with("hidden", true).into(),
-        });
+        entries.push(data_record(&entry.0, label.clone(), sample.clone()));
     }
     Some(section("data", 1).with("entries", Field::List(entries)))
 }

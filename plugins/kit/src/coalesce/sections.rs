@@ -40,13 +40,13 @@ pub fn push_head<'r>(run: &'r Run, settings: &Settings, sections: &mut Vec<Secti
 
 /// `tool/`: every tool with its parameter names and return type, sorted by name.
 pub fn tools_section(run: &Run) -> Section<'_> {
-    head::tools_section(&head::read_tools(run), run).expect("tools read from the run fit it")
+    head::read_tools_section(run)
 }
 
 /// `data/`: every input with its type and a sample, sorted by name. A private input (its name
 /// starts with `_`) has `hidden` (true) instead of a sample.
 pub fn data_section(run: &Run, sample: Limits) -> Section<'_> {
-    head::data_section(&head::read_data(run, sample), run).expect("data read from the run fit it")
+    head::read_data_section(run, sample)
 }
 
 /// The column at which `user/`'s comments start: a function's head or a value's name is followed
