@@ -57,6 +57,18 @@ fn same(templates: &Templates, section: &Section) -> bool {
     }
 }
 
+/// Checks that the direct engine gives `fields` up to tera and that the host then renders the
+/// section (or fails) as tera says.
+fn assert_left_to_tera(templates: &Templates, fields: &Section, source: &str) {
+    let (direct, tera) = both(templates, fields);
+    assert_eq!(direct, Some(Err(Bail)), "{source}");
+    let mut text = String::new();
+    match templates.append_section(fields, &mut Vec::new(), &mut text) {
+        Ok(()) => assert_eq!(text, tera, "{source}"),
+        Err(err) => assert_eq!(format!("error: {err}"), tera, "{source}"),
+    }
+}
+
 fn set(sources: &[(&str, &str)]) -> Templates {
     let sources: Vec<(String, String)> = sources
         .iter()
@@ -138,14 +150,7 @@ fn join_default_and_length_read_as_tera_reads_them() {
         "{{ t | join(sep=\",\") }}",
         "{{ items | default(value=\"d\") }}",
     ] {
-        let templates = set(&[("x", source)]);
-        let (direct, tera) = both(&templates, &mixed);
-        assert_eq!(direct, Some(Err(Bail)), "{source}");
-        let mut text = String::new();
-        match templates.append_section(&mixed, &mut Vec::new(), &mut text) {
-            Ok(()) => assert_eq!(text, tera, "{source}"),
-            Err(err) => assert_eq!(format!("error: {err}"), tera, "{source}"),
-        }
+        assert_left_to_tera(&set(&[("x", source)]), &mixed, source);
     }
     for source in [
         "{{ t | join(sep=\",\") | upper }}",
@@ -223,17 +228,7 @@ fn what_tera_might_read_otherwise_is_left_to_it() {
         "{{ n.x.y }}",
     ];
     for source in gives_up {
-        let templates = set(&[("x", source)]);
-        let (direct, _) = both(&templates, &fields);
-        assert_eq!(direct, Some(Err(Bail)), "{source}");
-        // The section still renders (or fails) as tera says.
-        let mut text = String::new();
-        let via_host = templates.append_section(&fields, &mut Vec::new(), &mut text);
-        let (_, tera) = both(&templates, &fields);
-        match via_host {
-            Ok(()) => assert_eq!(text, tera, "{source}"),
-            Err(err) => assert_eq!(format!("error: {err}"), tera, "{source}"),
-        }
+        assert_left_to_tera(&set(&[("x", source)]), &fields, source);
     }
     let not_compiled = [
         "{{ t | upper }}",

@@ -13,9 +13,10 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::Range;
 
-use abi_stable::std_types::{RStr, RVec};
-use ptc_plugin_api::{showing_private, Field, Record, Run, Section, Tool};
+use abi_stable::std_types::RVec;
+use ptc_plugin_api::{showing_private, Field, Run, Section, Tool};
 
+use super::sections::{record, section};
 use crate::signature::read_tool_signature;
 use crate::{is_private_name, to_clojure, type_label, Limits};
 
@@ -227,19 +228,6 @@ pub(super) fn data_section<'r>(
         entries.push(data_record(&entry.0, label.clone(), sample.clone()));
     }
     Some(section("data", 1).with("entries", Field::List(entries)))
-}
-
-/// An empty record with room for `fields` fields.
-fn record<'a>(fields: usize) -> Record<'a> {
-    Record(RVec::with_capacity(fields))
-}
-
-/// A section of template `template` with room for `fields` fields.
-fn section<'a>(template: &'static str, fields: usize) -> Section<'a> {
-    Section {
-        template: RStr::from_str(template),
-        fields: RVec::with_capacity(fields),
-    }
 }
 
 #[cfg(test)]

@@ -13,12 +13,12 @@ use crate::{cap_chars, is_private_name, one_line, sanitize_doc, to_clojure, type
 
 /// An empty record with room for `fields` fields: records and sections are built with their
 /// size known, without growing.
-fn record<'a>(fields: usize) -> Record<'a> {
+pub(super) fn record<'a>(fields: usize) -> Record<'a> {
     Record(RVec::with_capacity(fields))
 }
 
 /// A section of template `template` with room for `fields` fields.
-fn section<'a>(template: &'static str, fields: usize) -> Section<'a> {
+pub(super) fn section<'a>(template: &'static str, fields: usize) -> Section<'a> {
     Section {
         template: RStr::from_str(template),
         fields: RVec::with_capacity(fields),
