@@ -309,7 +309,14 @@ pub(super) fn measure(
             .skip(1)
             .map(|m| m.content.as_str())
             .collect();
-        let text = messages.join("\n");
+        let mut text = search.spare();
+        text.reserve(messages.iter().map(|m| m.len() + 1).sum());
+        for (i, message) in messages.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str(message);
+        }
         let measure = PromptMeasure {
             turns,
             tokens,

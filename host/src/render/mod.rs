@@ -8,14 +8,12 @@ mod filters;
 pub mod fuzz;
 mod growth;
 pub mod request;
+mod section_cache;
 mod template_error;
 pub mod templates;
 pub mod trigger;
 
-use std::hash::BuildHasher;
-
 use ptc_plugin_api::{Options, Output, Section, Stats};
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::cache::MAX_BREAKPOINTS;
@@ -23,6 +21,7 @@ pub use crate::message::{BlockSpan, RenderedMessage};
 use crate::plugins::LoadedStrategy;
 use crate::recording::Recording;
 pub use crate::render::error::RenderError;
+pub use crate::render::section_cache::SectionCache;
 use crate::render::templates::{TemplateError, Templates};
 
 /// The prompt sent before turn `turns + 1`.
@@ -45,39 +44,6 @@ pub struct Prompt {
 pub struct RenderedCall {
     pub request: Vec<RenderedMessage>,
     pub response: String,
-}
-
-/// Sections already rendered by one renderer, with their text. The prompts of one run repeat
-/// most of their sections (the head of every prompt, every earlier turn of a full history), so
-/// a caller rendering many prompts of a run keeps one of these per renderer.
-#[derive(Default)]
-pub struct SectionCache<'r> {
-    /// By the section's hash, computed once per lookup: the sections with that hash and their
-    /// text (more than one only when hashes collide). A section may borrow from the run it was
-    /// rendered from: the cache lives no longer than the run.
-    by_hash: FxHashMap<u64, Vec<(Section<'r>, String)>>,
-}
-
-impl<'r> SectionCache<'r> {
-    /// Appends the text of `section` to `out`, rendering it with `render` only the first time.
-    fn append(
-        &mut self,
-        section: &Section<'r>,
-        out: &mut String,
-        render: impl FnOnce(&mut String) -> Result<(), RenderError>,
-    ) -> Result<(), RenderError> {
-        let hash = rustc_hash::FxBuildHasher.hash_one(section);
-        let entries = self.by_hash.entry(hash).or_default();
-        if let Some((_, text)) = entries.iter().find(|(s, _)| s == section) {
-            out.push_str(text);
-            return Ok(());
-        }
-        let mut text = String::new();
-        render(&mut text)?;
-        out.push_str(&text);
-        entries.push((section.clone(), text));
-        Ok(())
-    }
 }
 
 /// A strategy with its resolved options and its templates: renders prompts.

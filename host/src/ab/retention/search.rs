@@ -2,14 +2,15 @@
 //! anywhere; prompt after prompt of one run, reusing what the previous search found.
 
 pub(super) use memchr::memmem::Finder;
+use messages::Messages;
 pub(super) use places::Places;
 use places::Shown;
 #[cfg(test)]
 pub(super) use places::{call_visible, window_end};
 
+mod messages;
 mod places;
 
-use crate::hash::quick_hash;
 use crate::tokens::common_prefix;
 
 /// How a needle must occur to show its fact.
@@ -32,14 +33,18 @@ pub(super) enum Match {
 /// search of the whole text.
 ///
 /// With the run's [`Needles`] ([`Search::start_with`]), every needle is found in one pass over
-/// the part of the text searched, however many there are. In that part, a whole message that
-/// an earlier prompt of the run already held, wherever it was and whichever strategy made it,
-/// is not searched again: what it showed is kept with its text ([`Messages`]). A window that
-/// slides over the turns repeats its messages, shifted, where the shared start ends early, and
-/// strategies show many of the same messages.
+/// the part of the text searched, however many there are. In that part, a piece of a message
+/// (its text between blank lines) that an earlier prompt of the run already held, wherever it
+/// was and whichever strategy made it, is not searched again: what it showed is kept with its
+/// text ([`Messages`]). A window that slides over the turns repeats its messages, shifted,
+/// where the shared start ends early; a single message repeats its sections after the one
+/// that changed; strategies show many of the same messages.
 #[derive(Default)]
 pub struct Search<'f> {
     previous: String,
+    /// The text searched before the previous one, emptied: the next prompt's text is written
+    /// into it ([`Search::spare`]) rather than into a new allocation.
+    spare: String,
     /// Bytes the previous text and the current one share at their start.
     common: usize,
     /// Per needle searched in the previous text: where it first occurred, if it did.
@@ -57,60 +62,6 @@ pub struct Search<'f> {
     calls_before: Vec<Shown>,
     /// The same for the current text.
     calls: Vec<Shown>,
-}
-
-/// Per message text searched whole with a run's [`Needles`] (those with no line break), by
-/// any strategy: each (needle, [`Match`]) it shows, as `needle * 3 + match`, with where it
-/// first does. Looked up by a hash of the text's length and ends, then compared whole.
-#[derive(Default)]
-struct Messages {
-    by_hash: rustc_hash::FxHashMap<u64, Vec<(Box<str>, Box<[(u32, u32)]>)>>,
-    /// Per (needle, match): whether the message being searched showed it already. All false
-    /// between searches: a search sets back only the entries it set, not the whole list.
-    seen: Vec<bool>,
-}
-
-impl Messages {
-    /// Calls `each` with what `message` shows of the needles (`count` of them, those with no
-    /// line break found by `lines`, numbered by `ids`), searched when no message had its text.
-    fn shown(
-        &mut self,
-        (lines, ids, count): (&aho_corasick::AhoCorasick, &[u32], usize),
-        message: &str,
-        mut each: impl FnMut(usize, usize),
-    ) {
-        let bucket = self.by_hash.entry(quick_hash(message)).or_default();
-        let at = match bucket.iter().position(|(text, _)| **text == *message) {
-            Some(at) => at,
-            None => {
-                if self.seen.len() < count * 3 {
-                    self.seen.resize(count * 3, false);
-                }
-                let mut shown = Vec::new();
-                for found in lines.find_overlapping_iter(message.as_bytes()) {
-                    let (at, end) = (found.start(), found.end());
-                    let id = ids[found.pattern().as_usize()] as usize;
-                    for how in [Match::Word, Match::Anywhere, Match::Text] {
-                        let key = id * 3 + how as usize;
-                        if !self.seen[key] && bounded(message, at, end, how) {
-                            self.seen[key] = true;
-                            // A message is at most a recording's size: 256 MiB by default.
-                            let at = u32::try_from(at).unwrap_or(u32::MAX);
-                            shown.push((key as u32, at));
-                        }
-                    }
-                }
-                for &(key, _) in &shown {
-                    self.seen[key as usize] = false;
-                }
-                bucket.push((message.into(), shown.into()));
-                bucket.len() - 1
-            }
-        };
-        for &(key, at) in bucket[at].1.iter() {
-            each(key as usize, at as usize);
-        }
-    }
 }
 
 /// Bytes of the widest character: what a whole-word check reads after an occurrence.
@@ -261,24 +212,17 @@ impl<'f> Search<'f> {
             }
         }
         if let Some(lines) = &needles.lines {
-            // A needle with no line break occurs within one message: those that end by
-            // `from` were found before; the one `from` falls in is searched from there; the
-            // messages after it whole.
+            // A needle with no line break occurs within one message, and within one piece of
+            // it ([`Messages`]): those that end by `from` were found before; the piece `from`
+            // falls in is searched from there; each piece after it is looked up.
+            let automaton = (lines, &needles.line_ids[..], needles.count);
+            let mut kept = needles.messages.borrow_mut();
             let mut start = 0;
             for message in messages {
                 let end = start + message.len();
-                if end <= from || message.is_empty() {
-                    // Every occurrence in it starts before `from`.
-                } else if start < from {
-                    let input = aho_corasick::Input::new(text.as_bytes()).range(from..end);
-                    for found in lines.find_overlapping_iter(input) {
-                        let id = needles.line_ids[found.pattern().as_usize()] as usize;
-                        first(&mut self.firsts[id], text, found.start(), found.end());
-                    }
-                } else {
-                    let mut messages = needles.messages.borrow_mut();
-                    let automaton = (lines, &needles.line_ids[..], needles.count);
-                    messages.shown(automaton, message, |key, at| {
+                if end > from && !message.is_empty() {
+                    let from = from.saturating_sub(start);
+                    kept.shown(automaton, message, from, |key, at| {
                         let first = &mut self.firsts[key / 3][key % 3];
                         if first.is_none() {
                             *first = Some(start + at);
@@ -321,7 +265,14 @@ impl<'f> Search<'f> {
         std::mem::swap(&mut self.firsts_before, &mut self.firsts);
         std::mem::swap(&mut self.calls_before, &mut self.calls);
         self.calls.clear();
-        self.previous = text;
+        self.spare = std::mem::replace(&mut self.previous, text);
+        self.spare.clear();
+    }
+
+    /// An empty text to write the next prompt's text into: the allocation of a text searched
+    /// before.
+    pub fn spare(&mut self) -> String {
+        std::mem::take(&mut self.spare)
     }
 
     /// [`Search::find`] of a needle whose number among `needles` is known ([`Needles::id`]):

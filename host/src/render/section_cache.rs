@@ -1,0 +1,230 @@
+//! The sections of a run's prompts already rendered, with their text.
+//!
+//! A section is looked up by what it is made of. Text a section borrows is known by where it
+//! lives, not by what it reads: a borrowed text lives, unchanged, as long as the run it was
+//! rendered from (or the plugin, for a label), so two sections borrowing the same place hold
+//! the same text, and the lookup neither hashes nor compares it. Text the strategy built (a
+//! sample, a printed value) is hashed and compared. The same text borrowed from another place,
+//! or built again, is a section rendered once more, to the same text.
+
+use std::hash::{BuildHasher, Hasher};
+
+use abi_stable::std_types::{RCow, RStr, RString};
+use ptc_plugin_api::{Field, Section};
+use rustc_hash::{FxBuildHasher, FxHashMap};
+
+use crate::render::RenderError;
+
+/// Sections already rendered by one renderer, with their text. The prompts of one run repeat
+/// most of their sections (the head of every prompt, every earlier turn of a full history), so
+/// a caller rendering many prompts of a run keeps one of these per renderer.
+#[derive(Default)]
+pub struct SectionCache<'r> {
+    /// By the section's key ([`key`]): the sections with that key and their text (more than
+    /// one only when keys collide). A section may borrow from the run it was rendered from:
+    /// the cache lives no longer than the run.
+    by_key: FxHashMap<u64, Vec<(Section<'r>, String)>>,
+}
+
+impl<'r> SectionCache<'r> {
+    /// Appends the text of `section` to `out`, rendering it with `render` only the first time.
+    pub(super) fn append(
+        &mut self,
+        section: &Section<'r>,
+        out: &mut String,
+        render: impl FnOnce(&mut String) -> Result<(), RenderError>,
+    ) -> Result<(), RenderError> {
+        let entries = self.by_key.entry(key(section)).or_default();
+        if let Some((_, text)) = entries.iter().find(|(s, _)| same(s, section)) {
+            out.push_str(text);
+            return Ok(());
+        }
+        let mut text = String::new();
+        render(&mut text)?;
+        out.push_str(&text);
+        entries.push((section.clone(), text));
+        Ok(())
+    }
+}
+
+/// A hash of `section`: its template and field names and every borrowed text by their place,
+/// built text and numbers by their value.
+fn key(section: &Section<'_>) -> u64 {
+    let mut hash = FxBuildHasher.build_hasher();
+    place(&mut hash, section.template);
+    hash.write_usize(section.fields.len());
+    for field in section.fields.iter() {
+        place(&mut hash, field.0);
+        field_key(&mut hash, &field.1);
+    }
+    hash.finish()
+}
+
+fn place(hash: &mut impl Hasher, text: RStr<'_>) {
+    hash.write_usize(text.as_ptr() as usize);
+    hash.write_usize(text.len());
+}
+
+fn field_key(hash: &mut impl Hasher, field: &Field<'_>) {
+    match field {
+        Field::Text(RCow::Borrowed(text)) => {
+            hash.write_u8(0);
+            place(hash, *text);
+        }
+        Field::Text(RCow::Owned(text)) => {
+            hash.write_u8(1);
+            hash.write(text.as_bytes());
+            hash.write_u8(0xff);
+        }
+        Field::Integer(n) => {
+            hash.write_u8(2);
+            hash.write_i64(*n);
+        }
+        Field::Boolean(b) => {
+            hash.write_u8(3);
+            hash.write_u8(u8::from(*b));
+        }
+        Field::List(items) => {
+            hash.write_u8(4);
+            hash.write_usize(items.len());
+            for item in items.iter() {
+                field_key(hash, item);
+            }
+        }
+        Field::Record(fields) => {
+            hash.write_u8(5);
+            hash.write_usize(fields.len());
+            for field in fields.iter() {
+                place(hash, field.0);
+                field_key(hash, &field.1);
+            }
+        }
+    }
+}
+
+/// Whether two sections render to the same text: equal, a text at one place read once.
+fn same(a: &Section<'_>, b: &Section<'_>) -> bool {
+    same_text(a.template, b.template)
+        && a.fields.len() == b.fields.len()
+        && a.fields
+            .iter()
+            .zip(b.fields.iter())
+            .all(|(a, b)| same_text(a.0, b.0) && same_field(&a.1, &b.1))
+}
+
+fn same_text(a: RStr<'_>, b: RStr<'_>) -> bool {
+    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a.as_str() == b.as_str()
+}
+
+fn view<'a>(text: &'a RCow<RStr<'_>, RString>) -> RStr<'a> {
+    match text {
+        RCow::Borrowed(text) => *text,
+        RCow::Owned(text) => text.as_rstr(),
+    }
+}
+
+fn same_field(a: &Field<'_>, b: &Field<'_>) -> bool {
+    match (a, b) {
+        (Field::Text(a), Field::Text(b)) => same_text(view(a), view(b)),
+        (Field::Integer(a), Field::Integer(b)) => a == b,
+        (Field::Boolean(a), Field::Boolean(b)) => a == b,
+        (Field::List(a), Field::List(b)) => {
+            a.len() == b.len() && a.iter().zip(b.iter()).all(|(a, b)| same_field(a, b))
+        }
+        (Field::Record(a), Field::Record(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b.iter())
+                    .all(|(a, b)| same_text(a.0, b.0) && same_field(&a.1, &b.1))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use abi_stable::std_types::Tuple2;
+
+    use super::*;
+
+    fn at(text: &str) -> Field<'_> {
+        Field::Text(RCow::Borrowed(RStr::from(text)))
+    }
+
+    fn built(text: &str) -> Field<'static> {
+        Field::Text(RCow::Owned(RString::from(text)))
+    }
+
+    /// Renders `sections` through one cache, each section's text being its debug form: how
+    /// many times the cache rendered, and the texts.
+    fn through_cache(sections: &[Section<'_>]) -> (usize, Vec<String>) {
+        let mut cache = SectionCache::default();
+        let mut rendered = 0;
+        let texts = sections
+            .iter()
+            .map(|section| {
+                let mut out = String::new();
+                cache
+                    .append(section, &mut out, |t| {
+                        rendered += 1;
+                        t.push_str(&format!("{section:?}"));
+                        Ok(())
+                    })
+                    .unwrap();
+                out
+            })
+            .collect();
+        (rendered, texts)
+    }
+
+    #[test]
+    fn a_section_is_rendered_once_per_place_and_value() {
+        let run = String::from("printed line\nprinted line\n");
+        let (first, second) = (&run[..12], &run[13..25]);
+        assert_eq!(first, second);
+        let printed = |field| Section::new("printed").with("text", field);
+        let listed = |n: i64| {
+            Section::new("printed").with(
+                "lines",
+                Field::List(vec![Field::Integer(n), Field::Boolean(true)].into()),
+            )
+        };
+        let sections = [
+            printed(at(first)),
+            printed(at(first)),     // the same place: not rendered again
+            printed(at(second)),    // the same text at another place: rendered again
+            printed(built(first)),  // built text: by its value
+            printed(built(second)), // the same value: not rendered again
+            printed(built("another")),
+            listed(1),
+            listed(1),
+            listed(2),
+            printed(at(&run[..7])), // a shorter text at the same place
+        ];
+        let (rendered, texts) = through_cache(&sections);
+        assert_eq!(rendered, 7);
+        // Each text is the one its section renders to, cached or not.
+        for (section, text) in sections.iter().zip(&texts) {
+            assert_eq!(*text, format!("{section:?}"));
+        }
+    }
+
+    #[test]
+    fn fields_the_same_as_values_are_the_same_and_others_are_not() {
+        let run = String::from("ab ab");
+        let record = |field| Field::Record(vec![Tuple2(RStr::from("n"), field)].into());
+        let pairs = [
+            (at(&run[..2]), at(&run[3..]), true),
+            (at(&run[..2]), built("ab"), true),
+            (at(&run[..2]), at(&run[..1]), false),
+            (built("a"), built("b"), false),
+            (Field::Integer(1), Field::Boolean(true), false),
+            (record(at(&run[..2])), record(built("ab")), true),
+            (record(at(&run[..2])), record(built("a")), false),
+        ];
+        for (a, b, equal) in pairs {
+            assert_eq!(same_field(&a, &b), equal, "{a:?} {b:?}");
+            assert_eq!(a == b, equal, "{a:?} {b:?}");
+        }
+    }
+}
