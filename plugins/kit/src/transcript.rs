@@ -63,27 +63,42 @@ pub struct Observation<'r> {
     pub prints_dropped: usize,
 }
 
-/// Takes up to `budget` characters of `text`: the part shown and the characters left out.
-fn take(text: &str, budget: &mut usize) -> (String, usize, usize) {
+/// Takes up to `budget` characters of `text`: the part shown (its start, borrowed), the
+/// characters shown and the characters left out.
+fn take<'a>(text: &'a str, budget: &mut usize) -> (&'a str, usize, usize) {
     if text.len() <= *budget {
         // No more characters than bytes: all of it fits.
         let chars = text.chars().count();
         *budget -= chars;
-        return (text.to_owned(), chars, 0);
+        return (text, chars, 0);
     }
-    match text.char_indices().nth(*budget) {
+    // The first `budget` characters end at byte `budget` when they are ASCII.
+    let cut = if text.as_bytes()[..*budget].is_ascii() {
+        Some((*budget, ' '))
+    } else {
+        text.char_indices().nth(*budget)
+    };
+    match cut {
         Some((byte, _)) => {
             let shown = *budget;
             let omitted = text[byte..].chars().count();
             *budget = 0;
-            (text[..byte].to_owned(), shown, omitted)
+            (&text[..byte], shown, omitted)
         }
         None => {
             let chars = text.chars().count();
             *budget -= chars;
-            (text.to_owned(), chars, 0)
+            (text, chars, 0)
         }
     }
+}
+
+/// [`take`] of a text of our own: the part shown is kept in its allocation.
+fn take_owned(mut text: String, budget: &mut usize) -> (String, usize) {
+    let (shown, _, omitted) = take(&text, budget);
+    let shown = shown.len();
+    text.truncate(shown);
+    (text, omitted)
 }
 
 /// The program's value as the observation prints it, cut to `cap` characters: the text shown
@@ -97,12 +112,9 @@ fn value_text(value: &Value, budget: &mut usize) -> (String, usize) {
     let cap = *budget;
     let bounded = to_clojure(value, Limits::new(cap, cap));
     if bounded.len() <= cap || bounded.chars().count() <= cap {
-        let (text, _, omitted) = take(&bounded, budget);
-        return (text, omitted);
+        return take_owned(bounded, budget);
     }
-    let whole = crate::to_clojure_full(value);
-    let (text, _, omitted) = take(&whole, budget);
-    (text, omitted)
+    take_owned(crate::to_clojure_full(value), budget)
 }
 
 /// The observation of `turn`: on success its value and its prints, on failure its error, at
@@ -280,6 +292,21 @@ mod tests {
                 })
                 .collect(),
             other => panic!("{other:?}"),
+        }
+    }
+
+    proptest::proptest! {
+        /// The start `take` shows is the first `budget` characters, the rest left out, ASCII
+        /// or not.
+        #[test]
+        fn take_shows_the_first_characters(text in "[a\u{e9}\u{1F980} ]{0,12}", budget in 0usize..14) {
+            let mut left = budget;
+            let (shown, chars, omitted) = take(&text, &mut left);
+            let first: String = text.chars().take(budget).collect();
+            proptest::prop_assert_eq!(shown, first.as_str());
+            proptest::prop_assert_eq!(chars, first.chars().count());
+            proptest::prop_assert_eq!(omitted, text.chars().count() - chars);
+            proptest::prop_assert_eq!(left, budget - chars);
         }
     }
 
