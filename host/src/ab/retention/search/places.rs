@@ -99,7 +99,7 @@ pub(in crate::ab::retention) fn window_end(text: &str, i: usize) -> usize {
         left -= if block.is_ascii() {
             block.len()
         } else {
-            block.iter().filter(|&&b| (b as i8) >= -0x40).count()
+            char_starts(block)
         };
         end += block.len();
     }
@@ -110,8 +110,37 @@ pub(in crate::ab::retention) fn window_end(text: &str, i: usize) -> usize {
     end
 }
 
+/// How many bytes of `bytes` start a character (do not continue one, `10xxxxxx`): eight at
+/// a time, a continuing byte being one whose top bit is set and the next one not.
+fn char_starts(bytes: &[u8]) -> usize {
+    const TOP: u64 = 0x8080_8080_8080_8080;
+    let chunks = bytes.chunks_exact(8);
+    let rest = chunks.remainder();
+    let continuing: u32 = chunks
+        .map(|chunk| {
+            let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            (w & !(w << 1) & TOP).count_ones()
+        })
+        .sum();
+    bytes.len() - continuing as usize - rest.iter().filter(|&&b| (b as i8) < -0x40).count()
+}
+
 /// Whether the call's name occurs followed, within 400 characters, by each of its values.
 #[cfg(test)]
 pub(in crate::ab::retention) fn call_visible(text: &str, call: &CallFact) -> bool {
     Places::default().first_witness(text, call, 0) != Shown::No
+}
+
+#[cfg(test)]
+mod tests {
+    proptest::proptest! {
+        /// Eight bytes at a time count what a byte at a time counts, whatever the bytes.
+        #[test]
+        fn char_starts_counts_the_bytes_that_do_not_continue_a_character(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+        ) {
+            let one_by_one = bytes.iter().filter(|&&b| (b as i8) >= -0x40).count();
+            proptest::prop_assert_eq!(super::char_starts(&bytes), one_by_one);
+        }
+    }
 }
