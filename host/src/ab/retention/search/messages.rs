@@ -13,6 +13,11 @@ use aho_corasick::{AhoCorasick, Input};
 use super::{bounded, Match};
 use crate::hash::quick_hash;
 
+/// Bytes of text kept per run, at most: a section that changes every prompt (a list that
+/// grows by a line each turn) would otherwise be kept once per prompt, in the square of the
+/// run's turns. A piece past the bound is searched each time it is met.
+const KEPT_BYTES: usize = 4 << 20;
+
 /// The automaton of a run's needles with no line break, the number of the needle of each of
 /// its patterns, and how many needles there are.
 pub(super) type Automaton<'a> = (&'a AhoCorasick, &'a [u32], usize);
@@ -23,6 +28,10 @@ pub(super) type Automaton<'a> = (&'a AhoCorasick, &'a [u32], usize);
 #[derive(Default)]
 pub(super) struct Messages {
     by_hash: rustc_hash::FxHashMap<u64, Vec<(Box<str>, Box<[(u32, u32)]>)>>,
+    /// Bytes of the texts kept, at most [`KEPT_BYTES`].
+    kept: usize,
+    #[cfg(test)]
+    test_bound: Option<usize>,
     /// Per (needle, match): whether the piece being searched showed it already. All false
     /// between searches: a search sets back only the entries it set, not the whole list.
     seen: Vec<bool>,
@@ -70,37 +79,49 @@ impl Messages {
         piece: &str,
         mut each: impl FnMut(usize, usize),
     ) {
-        let bucket = self.by_hash.entry(quick_hash(piece)).or_default();
-        let at = match bucket.iter().position(|(text, _)| **text == *piece) {
-            Some(at) => at,
-            None => {
-                if self.seen.len() < count * 3 {
-                    self.seen.resize(count * 3, false);
-                }
-                let mut shown = Vec::new();
-                for found in lines.find_overlapping_iter(piece.as_bytes()) {
-                    let (at, end) = (found.start(), found.end());
-                    let id = ids[found.pattern().as_usize()] as usize;
-                    for how in [Match::Word, Match::Anywhere, Match::Text] {
-                        let key = id * 3 + how as usize;
-                        if !self.seen[key] && bounded(piece, at, end, how) {
-                            self.seen[key] = true;
-                            // A piece is at most a recording's size: 256 MiB by default.
-                            let at = u32::try_from(at).unwrap_or(u32::MAX);
-                            shown.push((key as u32, at));
-                        }
-                    }
-                }
-                for &(key, _) in &shown {
-                    self.seen[key as usize] = false;
-                }
-                bucket.push((piece.into(), shown.into()));
-                bucket.len() - 1
+        let hash = quick_hash(piece);
+        let mut kept = self.by_hash.get(&hash).into_iter().flatten();
+        if let Some((_, shown)) = kept.find(|(text, _)| **text == *piece) {
+            for &(key, at) in shown.iter() {
+                each(key as usize, at as usize);
             }
-        };
-        for &(key, at) in bucket[at].1.iter() {
+            return;
+        }
+        if self.seen.len() < count * 3 {
+            self.seen.resize(count * 3, false);
+        }
+        let mut shown = Vec::new();
+        for found in lines.find_overlapping_iter(piece.as_bytes()) {
+            let (at, end) = (found.start(), found.end());
+            let id = ids[found.pattern().as_usize()] as usize;
+            for how in [Match::Word, Match::Anywhere, Match::Text] {
+                let key = id * 3 + how as usize;
+                if !self.seen[key] && bounded(piece, at, end, how) {
+                    self.seen[key] = true;
+                    // A piece is at most a recording's size: 256 MiB by default.
+                    let at = u32::try_from(at).unwrap_or(u32::MAX);
+                    shown.push((key as u32, at));
+                }
+            }
+        }
+        for &(key, at) in &shown {
+            self.seen[key as usize] = false;
             each(key as usize, at as usize);
         }
+        if self.kept + piece.len() <= self.bound() {
+            self.kept += piece.len();
+            let bucket = self.by_hash.entry(hash).or_default();
+            bucket.push((piece.into(), shown.into()));
+        }
+    }
+
+    /// [`KEPT_BYTES`], or less in a test.
+    fn bound(&self) -> usize {
+        #[cfg(test)]
+        if let Some(bound) = self.test_bound {
+            return bound;
+        }
+        KEPT_BYTES
     }
 }
 
@@ -122,6 +143,64 @@ fn pieces(text: &str) -> impl Iterator<Item = (usize, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn past_its_bound_a_piece_is_searched_again_and_shows_the_same() {
+        let patterns: [&[u8]; 3] = [b"ab", b"b", b"cd"];
+        let lines = AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+            .build(patterns)
+            .unwrap();
+        let ids = [0u32, 1, 2];
+        let messages = ["ab cd\n\nb", "x\n\nab cd\n\nzz b", "ab cd\n\nb"];
+        let shown = |bound: Option<usize>| {
+            let mut kept = Messages {
+                test_bound: bound,
+                ..Messages::default()
+            };
+            let mut all = Vec::new();
+            for message in messages {
+                for from in [0, 3] {
+                    let mut one = Vec::new();
+                    kept.shown((&lines, &ids, 3), message, from, |key, at| {
+                        one.push((key, at))
+                    });
+                    one.sort();
+                    all.push(one);
+                }
+            }
+            (all, kept.kept)
+        };
+        let (unbounded, kept) = shown(None);
+        let (bounded, none_kept) = shown(Some(0));
+        assert_eq!(bounded, unbounded);
+        assert_eq!(
+            (kept, none_kept),
+            ("ab cd".len() + "b".len() + "x".len() + "zz b".len(), 0)
+        );
+        // Needle * 3 + (word, anywhere, plain word): `ab` and `cd` as words at 0 and 3; `b`
+        // inside `ab`, then as a word at 7.
+        assert_eq!(
+            unbounded[0],
+            [
+                (0, 0),
+                (1, 0),
+                (2, 0),
+                (3, 7),
+                (4, 1),
+                (4, 7),
+                (5, 7),
+                (6, 3),
+                (7, 3),
+                (8, 3)
+            ]
+        );
+        // From byte 3: the first piece from there (`cd`), the second whole.
+        assert_eq!(
+            unbounded[1],
+            [(3, 7), (4, 7), (5, 7), (6, 3), (7, 3), (8, 3)]
+        );
+    }
 
     #[test]
     fn pieces_are_the_text_between_blank_lines() {
