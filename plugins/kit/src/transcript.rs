@@ -74,12 +74,12 @@ fn take<'a>(text: &'a str, budget: &mut usize) -> (&'a str, usize, usize) {
     }
     // The first `budget` characters end at byte `budget` when they are ASCII.
     let cut = if text.as_bytes()[..*budget].is_ascii() {
-        Some((*budget, ' '))
+        Some(*budget)
     } else {
-        text.char_indices().nth(*budget)
+        text.char_indices().nth(*budget).map(|(byte, _)| byte)
     };
     match cut {
-        Some((byte, _)) => {
+        Some(byte) => {
             let shown = *budget;
             let omitted = text[byte..].chars().count();
             *budget = 0;

@@ -55,16 +55,7 @@ impl Messages {
                 continue;
             }
             if start < from {
-                let input = Input::new(message.as_bytes()).range(from..end);
-                for found in lines.find_overlapping_iter(input) {
-                    let (at, end) = (found.start(), found.end());
-                    let id = ids[found.pattern().as_usize()] as usize;
-                    for how in [Match::Word, Match::Anywhere, Match::Text] {
-                        if bounded(message, at, end, how) {
-                            each(id * 3 + how as usize, at);
-                        }
-                    }
-                }
+                occurrences((lines, ids), message, from..end, &mut each);
             } else {
                 self.piece_shown(automaton, piece, |key, at| each(key, start + at));
             }
@@ -91,19 +82,15 @@ impl Messages {
             self.seen.resize(count * 3, false);
         }
         let mut shown = Vec::new();
-        for found in lines.find_overlapping_iter(piece.as_bytes()) {
-            let (at, end) = (found.start(), found.end());
-            let id = ids[found.pattern().as_usize()] as usize;
-            for how in [Match::Word, Match::Anywhere, Match::Text] {
-                let key = id * 3 + how as usize;
-                if !self.seen[key] && bounded(piece, at, end, how) {
-                    self.seen[key] = true;
-                    // A piece is at most a recording's size: 256 MiB by default.
-                    let at = u32::try_from(at).unwrap_or(u32::MAX);
-                    shown.push((key as u32, at));
-                }
+        let seen = &mut self.seen;
+        occurrences((lines, ids), piece, 0..piece.len(), |key, at| {
+            if !seen[key] {
+                seen[key] = true;
+                // A piece is at most a recording's size: 256 MiB by default.
+                let at = u32::try_from(at).unwrap_or(u32::MAX);
+                shown.push((key as u32, at));
             }
-        }
+        });
         for &(key, at) in &shown {
             self.seen[key as usize] = false;
             each(key as usize, at as usize);
@@ -122,6 +109,26 @@ impl Messages {
             return bound;
         }
         KEPT_BYTES
+    }
+}
+
+/// Calls `each` with every occurrence in bytes `range` of `text` of a needle with no line
+/// break, once per [`Match`] it stands as: `needle * 3 + match` and where it starts.
+fn occurrences(
+    (lines, ids): (&AhoCorasick, &[u32]),
+    text: &str,
+    range: std::ops::Range<usize>,
+    mut each: impl FnMut(usize, usize),
+) {
+    let input = Input::new(text.as_bytes()).range(range);
+    for found in lines.find_overlapping_iter(input) {
+        let (at, end) = (found.start(), found.end());
+        let id = ids[found.pattern().as_usize()] as usize;
+        for how in [Match::Word, Match::Anywhere, Match::Text] {
+            if bounded(text, at, end, how) {
+                each(id * 3 + how as usize, at);
+            }
+        }
     }
 }
 
