@@ -30,6 +30,7 @@ mod anthropic;
 mod openai;
 mod per_thread;
 mod prefixes;
+mod pretokenize;
 mod recent;
 pub mod redaction;
 
@@ -405,12 +406,25 @@ impl Counter {
         total + self.count_bpe_pieces_before(&text[from..], limit.saturating_sub(from))
     }
 
-    /// Tokens of the BPE pieces of `text` that end within its first `limit` bytes.
+    /// Tokens of the BPE pieces of `text` that end within its first `limit` bytes. An ASCII
+    /// text is cut into `o200k_base`'s pieces without the regex ([`pretokenize`]).
     fn count_bpe_pieces_before(&mut self, text: &str, limit: usize) -> usize {
-        let bpe = self.tokenizer.bpe();
+        if self.tokenizer == Tokenizer::O200kBase && text.is_ascii() {
+            return self.count_split_before(pretokenize::o200k_ascii(text), text, limit);
+        }
+        self.count_split_before(self.tokenizer.bpe().split(text), text, limit)
+    }
+
+    /// Tokens of the `pieces` of `text` that end within its first `limit` bytes.
+    fn count_split_before<'t>(
+        &mut self,
+        pieces: impl Iterator<Item = &'t str>,
+        text: &str,
+        limit: usize,
+    ) -> usize {
         let mut total = 0usize;
         let start = text.as_ptr() as usize;
-        for piece in bpe.split(text) {
+        for piece in pieces {
             let end = piece.as_ptr() as usize - start + piece.len();
             if end > limit {
                 break;
