@@ -10,6 +10,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::recording::corpus_imports::{Ahead, AHEAD};
 pub use crate::recording::corpus_imports::{Imports, RunFile};
 use crate::recording::corpus_lines::JsonlLines;
 use crate::recording::{
@@ -181,6 +182,8 @@ pub struct Listing {
     /// runs this listing imports.
     imports: Option<Arc<Imports>>,
     keeping: Option<Imports>,
+    /// The logs listed next, imported already ([`Ahead`]).
+    ahead: Ahead,
     /// The longest line of a JSONL file listed, in bytes.
     limit: u64,
     failed: bool,
@@ -208,6 +211,7 @@ impl Listing {
             shown: Default::default(),
             imports: None,
             keeping: None,
+            ahead: Ahead::default(),
             limit: DEFAULT_MAX_RECORDING_BYTES,
             failed: false,
         }
@@ -267,6 +271,7 @@ impl Listing {
             shown: Default::default(),
             imports: None,
             keeping: None,
+            ahead: Ahead::default(),
             limit: DEFAULT_MAX_RECORDING_BYTES,
             failed: false,
         }
@@ -314,8 +319,26 @@ impl Listing {
                     self.runs.extend(runs.iter().cloned());
                     continue;
                 }
-                let shown = self.shown.get(&path).map(String::as_str);
-                if let Some(runs) = crate::recording::logs::runs(&path, defaults, shown) {
+                let (pending, imports, shown) = (&self.pending, &self.imports, &self.shown);
+                // The logs listed next, imported with this one.
+                let next = || {
+                    pending
+                        .iter()
+                        .map_while(|p| match p {
+                            Pending::Found(p) => Some(p),
+                            _ => None,
+                        })
+                        .filter(|p| !crate::recording::logs::passed_over(p))
+                        .filter(|p| imports.as_ref().is_none_or(|i| i.runs(p).is_none()))
+                        .take(AHEAD)
+                        .cloned()
+                        .collect()
+                };
+                let import = |path: &Path| {
+                    let shown = shown.get(path).map(String::as_str);
+                    crate::recording::logs::runs(path, defaults, shown)
+                };
+                if let Some(runs) = self.ahead.runs(&path, next, import) {
                     let runs = match &mut self.keeping {
                         Some(imports) => imports.keep(&path, runs),
                         None => runs,

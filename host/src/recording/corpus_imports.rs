@@ -6,11 +6,13 @@
 //! (removed by the system when the last source that reads it is dropped), so what is held in
 //! memory is a place per run, not the runs.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
 
 use crate::recording::corpus::Source;
 
@@ -100,6 +102,58 @@ impl Imports {
     }
 }
 
+/// Logs imported before their turn in a listing, several at once over every core: importing
+/// a log is most of what listing it costs, and a listing hands its runs out one at a time.
+/// The runs come out in the listing's order, the same as imported one by one.
+#[derive(Debug, Default)]
+pub(crate) struct Ahead {
+    /// The logs listed next, imported already, in order.
+    imported: VecDeque<(PathBuf, Option<Vec<Source>>)>,
+}
+
+/// How many logs are imported at once, at most.
+pub(crate) const AHEAD: usize = 16;
+
+/// How many bytes of logs are imported at once, at most, past the first log: what is held
+/// does not grow with the corpus.
+const AHEAD_BYTES: u64 = 64 << 20;
+
+impl Ahead {
+    /// What `import` gives for the log at `path`, imported, when it was not already, with
+    /// the logs of `next` (the paths listed after it, in order).
+    pub(crate) fn runs(
+        &mut self,
+        path: &Path,
+        next: impl FnOnce() -> Vec<PathBuf>,
+        import: impl Fn(&Path) -> Option<Vec<Source>> + Sync,
+    ) -> Option<Vec<Source>> {
+        while let Some((listed, runs)) = self.imported.pop_front() {
+            if listed == path {
+                return runs;
+            }
+        }
+        let mut bytes = 0;
+        let paths: Vec<PathBuf> = std::iter::once(path.to_owned())
+            .chain(next().into_iter().take_while(|p| {
+                bytes += std::fs::metadata(p).map_or(0, |m| m.len());
+                bytes <= AHEAD_BYTES
+            }))
+            .take(AHEAD)
+            .collect();
+        let mut imported: VecDeque<_> = paths
+            .into_par_iter()
+            .map(|p| {
+                let runs = import(&p);
+                (p, runs)
+            })
+            .collect::<Vec<_>>()
+            .into();
+        let first = imported.pop_front().and_then(|(_, runs)| runs);
+        self.imported = imported;
+        first
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,5 +213,46 @@ mod tests {
             .find(|s| matches!(s, Source::Spooled { .. }))
             .unwrap();
         assert!(spooled.bytes(10).is_err());
+    }
+
+    /// A log's runs, named after its path: what an import gives, told apart by log.
+    fn named(path: &Path) -> Option<Vec<Source>> {
+        let name = path.display().to_string();
+        (!name.ends_with("-plain")).then(|| {
+            vec![Source::Log {
+                name: Arc::from(name.as_str()),
+                run: Ok(Arc::from(name.as_str())),
+            }]
+        })
+    }
+
+    #[test]
+    fn logs_imported_ahead_come_out_in_order_as_each_imported_alone() {
+        let paths: Vec<PathBuf> = (0..40)
+            .map(|i| {
+                PathBuf::from(if i % 7 == 3 {
+                    format!("{i}-plain")
+                } else {
+                    format!("{i}")
+                })
+            })
+            .collect();
+        let imported = std::sync::atomic::AtomicUsize::new(0);
+        let import = |path: &Path| {
+            imported.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            named(path)
+        };
+        let mut ahead = Ahead::default();
+        let mut calls = Vec::new();
+        // Every fifth path is passed over by the listing: never asked for.
+        for (i, path) in paths.iter().enumerate().filter(|(i, _)| i % 5 != 4) {
+            let next = || paths[i + 1..].to_vec();
+            assert_eq!(ahead.runs(path, next, import), named(path), "{path:?}");
+            calls.push(imported.load(std::sync::atomic::Ordering::Relaxed));
+        }
+        // The first asked imports AHEAD at once, the next ones none until those are used.
+        assert_eq!(calls[0], AHEAD);
+        assert_eq!(calls.iter().filter(|&&n| n == AHEAD).count(), 13);
+        assert_eq!(*calls.last().unwrap(), 40);
     }
 }
