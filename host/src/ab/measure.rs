@@ -297,7 +297,7 @@ pub(super) fn measure(
             })
             .collect();
         if let Some((slot, own)) = priced.by_run.and_then(|b| b.as_billed(turns)) {
-            costs[slot] = costs[own].clone();
+            costs[slot] = costs[own];
         }
         let (tokens, shared) = {
             let request = request_of(primary_counting);

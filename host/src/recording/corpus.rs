@@ -303,7 +303,7 @@ impl Listing {
                 Pending::Found(path) => path,
                 Pending::Given(path) => {
                     if let Some((file, line)) = jsonl_line(&path) {
-                        return line_of(&file, line, self.limit).map(Some);
+                        return JsonlLines::line_of(&file, line, self.limit).map(Some);
                     }
                     if path.is_dir() {
                         for file in dir_files(&path)?.into_iter().rev() {
@@ -374,35 +374,7 @@ fn dir_files(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
     files_under(dir, &["json", "jsonl"])
 }
 
-pub use super::folders::files_under;
-
-/// Every file directly in `dir` whose name ends in one of `extensions`, sorted by name.
-pub fn files_in(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, ReadError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| ReadError::Input {
-        path: dir.to_owned(),
-        source,
-    })?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && extensions.iter().any(|ext| is_ext(p, ext)))
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
-/// Line `line` of the JSONL file `file`, found without holding the others.
-fn line_of(file: &Path, line: usize, limit: u64) -> Result<Source, ReadError> {
-    let mut lines = JsonlLines::open(file, limit)?;
-    while let Some(source) = lines.next_line()? {
-        if matches!(source, Source::Line { line: l, .. } if l == line) {
-            return Ok(source);
-        }
-    }
-    Err(ReadError::NoRecording {
-        what: format!("line {line} of {}", file.display()),
-    })
-}
+pub use super::folders::{files_in, files_under};
 
 /// Checks that every path given exists (for `FILE.jsonl:LINE`, the file): a corpus that is not
 /// there is an error of its own, not one recording that cannot be read.
@@ -444,7 +416,7 @@ pub fn source(path: &Path, defaults: &RecordingDefaults) -> Result<Source, ReadE
     Ok(first)
 }
 
-fn is_ext(path: &Path, ext: &str) -> bool {
+pub(super) fn is_ext(path: &Path, ext: &str) -> bool {
     path.extension().is_some_and(|e| e == ext)
 }
 

@@ -25,6 +25,19 @@ pub(super) struct JsonlLines {
 }
 
 impl JsonlLines {
+    /// Line `line` of the JSONL file `file`, found without holding the others.
+    pub(super) fn line_of(file: &Path, line: usize, limit: u64) -> Result<Source, ReadError> {
+        let mut lines = JsonlLines::open(file, limit)?;
+        while let Some(source) = lines.next_line()? {
+            if matches!(source, Source::Line { line: l, .. } if l == line) {
+                return Ok(source);
+            }
+        }
+        Err(ReadError::NoRecording {
+            what: format!("line {line} of {}", file.display()),
+        })
+    }
+
     pub(super) fn open(path: &Path, limit: u64) -> Result<JsonlLines, ReadError> {
         let file = std::fs::File::open(path).map_err(|source| ReadError::Input {
             path: path.to_owned(),

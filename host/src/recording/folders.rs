@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::corpus::files_in;
+use super::corpus::is_ext;
 use super::ReadError;
 
 /// How deep [`files_under`] looks into folders: bounds a loop of linked folders.
@@ -38,4 +38,19 @@ fn walk(dir: &Path, extensions: &[&str], depth: usize, files: &mut Vec<PathBuf>)
             walk(&folder, extensions, depth + 1, files);
         }
     }
+}
+
+/// Every file directly in `dir` whose name ends in one of `extensions`, sorted by name.
+pub fn files_in(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, ReadError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| ReadError::Input {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && extensions.iter().any(|ext| is_ext(p, ext)))
+        .collect();
+    files.sort();
+    Ok(files)
 }

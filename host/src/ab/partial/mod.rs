@@ -198,7 +198,7 @@ impl RowPart {
                         let own = columns
                             .iter()
                             .find(|&&c| p.cache.get(c).and_then(|c| c.total()) > Some(0));
-                        costs[*slot] = own.map(|&c| costs[c].clone()).unwrap_or_default();
+                        costs[*slot] = own.map(|&c| costs[c]).unwrap_or_default();
                     }
                     PromptMeasure {
                         turns: p.turns,

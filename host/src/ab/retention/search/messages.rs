@@ -22,12 +22,15 @@ const KEPT_BYTES: usize = 4 << 20;
 /// its patterns, and how many needles there are.
 pub(super) type Automaton<'a> = (&'a AhoCorasick, &'a [u32], usize);
 
+/// A piece kept, with what it shows: (needle * 3 + match, where it first does).
+type Kept = (Box<str>, Box<[(u32, u32)]>);
+
 /// Per piece of text searched whole with a run's needles with no line break, by any strategy:
 /// each (needle, [`Match`]) it shows, as `needle * 3 + match`, with where it first does.
 /// Looked up by a hash of the text's length and ends, then compared whole.
 #[derive(Default)]
 pub(super) struct Messages {
-    by_hash: rustc_hash::FxHashMap<u64, Vec<(Box<str>, Box<[(u32, u32)]>)>>,
+    by_hash: rustc_hash::FxHashMap<u64, Vec<Kept>>,
     /// Bytes of the texts kept, at most [`KEPT_BYTES`].
     kept: usize,
     #[cfg(test)]
