@@ -12,7 +12,13 @@ pub(super) enum Shown {
     #[default]
     Unknown,
     No,
+    /// Shown by the first occurrence whose window shows it, which ends at `end`.
     Yes {
+        end: usize,
+    },
+    /// Shown by the last occurrence whose window shows it, which ends at `end`: an earlier
+    /// one may show it too.
+    Last {
         end: usize,
     },
 }
@@ -21,7 +27,9 @@ impl<'f> Search<'f> {
     /// Whether `text` shows `call`, the `index`th call of the run ([`call_visible`]). The
     /// window of an occurrence of its name that ends in the start `text` shares with the
     /// previous text shows what it showed there: a call the previous text showed within that
-    /// start still is; otherwise only the occurrences whose windows reach past it are looked at.
+    /// start still is; a call it did not show, or showed first past that start, only by the
+    /// occurrences whose windows reach past it. Any other call is looked for in the whole text,
+    /// from its last occurrence back: the boolean is the same whichever window shows it.
     pub(in crate::ab::retention) fn call_visible(
         &mut self,
         index: usize,
@@ -31,8 +39,10 @@ impl<'f> Search<'f> {
     ) -> bool {
         let before = self.calls_before.get(index).copied().unwrap_or_default();
         let shown = match before {
-            Shown::Yes { end } if end <= self.common => before,
-            Shown::Unknown => places.first_witness(text, call, 0),
+            Shown::Yes { end } | Shown::Last { end } if end <= self.common => before,
+            // A call not looked for in the previous text is most often a new one, which the
+            // end of the text shows: its occurrences are tried from the last.
+            Shown::Unknown | Shown::Last { .. } => places.last_witness(text, call),
             // The windows of the occurrences before `from` end in the shared start.
             Shown::Yes { .. } | Shown::No => {
                 let from = floor_char_boundary(
@@ -65,23 +75,50 @@ impl<'f> Places<'f> {
     /// The first occurrence of the call's name from byte `from` on whose window shows each of
     /// its values.
     fn first_witness(&mut self, text: &str, call: &'f CallFact, from: usize) -> Shown {
-        let windows = self
-            .found
+        let windows = self.windows(text, call, from);
+        (0..windows.len())
+            .find_map(|i| witness(text, call, &mut windows[i]))
+            .map_or(Shown::No, |end| Shown::Yes { end })
+    }
+
+    /// The last occurrence of the call's name in `text` whose window shows each of its values.
+    fn last_witness(&mut self, text: &str, call: &'f CallFact) -> Shown {
+        let windows = self.windows(text, call, 0);
+        (0..windows.len())
+            .rev()
+            .find_map(|i| witness(text, call, &mut windows[i]))
+            .map_or(Shown::No, |end| Shown::Last { end })
+    }
+
+    /// The occurrences of the call's name from byte `from` on, each with where its window
+    /// ends once asked ([`UNKNOWN_END`] before).
+    fn windows(&mut self, text: &str, call: &'f CallFact, from: usize) -> &mut [(usize, usize)] {
+        self.found
             .entry((call.name.needle(), from))
             .or_insert_with(|| {
                 call.name
                     .find_iter(&text.as_bytes()[from..])
-                    .map(|i| (from + i, window_end(text, from + i)))
+                    .map(|i| (from + i, UNKNOWN_END))
                     .collect()
-            });
-        windows
-            .iter()
-            .find(|&&(start, end)| {
-                let window = &text.as_bytes()[start..end];
-                call.needles.iter().all(|n| n.find(window).is_some())
             })
-            .map_or(Shown::No, |&(_, end)| Shown::Yes { end })
     }
+}
+
+/// Where a window ends, before it is asked.
+const UNKNOWN_END: usize = usize::MAX;
+
+/// Where the window of an occurrence (its start, and its end once known) ends, when it shows
+/// each of the call's values.
+fn witness(text: &str, call: &CallFact, window: &mut (usize, usize)) -> Option<usize> {
+    let (start, end) = window;
+    if *end == UNKNOWN_END {
+        *end = window_end(text, *start);
+    }
+    let shown = &text.as_bytes()[*start..*end];
+    call.needles
+        .iter()
+        .all(|n| n.find(shown).is_some())
+        .then_some(*end)
 }
 
 /// Where the window of 400 characters from byte `i` of `text` ends.
