@@ -65,7 +65,7 @@ impl<'f> Search<'f> {
 /// and every call of a run is checked in every prompt.
 #[derive(Default)]
 pub(in crate::ab::retention) struct Places<'f> {
-    found: rustc_hash::FxHashMap<(&'f [u8], usize), Vec<(usize, usize)>>,
+    found: rustc_hash::FxHashMap<(&'f [u8], usize), Vec<(usize, Option<usize>)>>,
 }
 
 /// More bytes than a window of 400 characters spans past its start (4 bytes a character).
@@ -75,50 +75,50 @@ impl<'f> Places<'f> {
     /// The first occurrence of the call's name from byte `from` on whose window shows each of
     /// its values.
     fn first_witness(&mut self, text: &str, call: &'f CallFact, from: usize) -> Shown {
-        let windows = self.windows(text, call, from);
-        (0..windows.len())
-            .find_map(|i| witness(text, call, &mut windows[i]))
+        self.windows(text, call, from)
+            .iter_mut()
+            .find_map(|window| witness(text, call, window))
             .map_or(Shown::No, |end| Shown::Yes { end })
     }
 
     /// The last occurrence of the call's name in `text` whose window shows each of its values.
     fn last_witness(&mut self, text: &str, call: &'f CallFact) -> Shown {
-        let windows = self.windows(text, call, 0);
-        (0..windows.len())
+        self.windows(text, call, 0)
+            .iter_mut()
             .rev()
-            .find_map(|i| witness(text, call, &mut windows[i]))
+            .find_map(|window| witness(text, call, window))
             .map_or(Shown::No, |end| Shown::Last { end })
     }
 
     /// The occurrences of the call's name from byte `from` on, each with where its window
-    /// ends once asked ([`UNKNOWN_END`] before).
-    fn windows(&mut self, text: &str, call: &'f CallFact, from: usize) -> &mut [(usize, usize)] {
+    /// ends once asked.
+    fn windows(
+        &mut self,
+        text: &str,
+        call: &'f CallFact,
+        from: usize,
+    ) -> &mut [(usize, Option<usize>)] {
         self.found
             .entry((call.name.needle(), from))
             .or_insert_with(|| {
                 call.name
                     .find_iter(&text.as_bytes()[from..])
-                    .map(|i| (from + i, UNKNOWN_END))
+                    .map(|i| (from + i, None))
                     .collect()
             })
     }
 }
 
-/// Where a window ends, before it is asked.
-const UNKNOWN_END: usize = usize::MAX;
-
 /// Where the window of an occurrence (its start, and its end once known) ends, when it shows
 /// each of the call's values.
-fn witness(text: &str, call: &CallFact, window: &mut (usize, usize)) -> Option<usize> {
-    let (start, end) = window;
-    if *end == UNKNOWN_END {
-        *end = window_end(text, *start);
-    }
-    let shown = &text.as_bytes()[*start..*end];
+fn witness(text: &str, call: &CallFact, window: &mut (usize, Option<usize>)) -> Option<usize> {
+    let start = window.0;
+    let end = *window.1.get_or_insert_with(|| window_end(text, start));
+    let shown = &text.as_bytes()[start..end];
     call.needles
         .iter()
         .all(|n| n.find(shown).is_some())
-        .then_some(*end)
+        .then_some(end)
 }
 
 /// Where the window of 400 characters from byte `i` of `text` ends.
