@@ -69,9 +69,10 @@ pub fn response(turn: &Turn) -> Message<'_> {
 /// Whether `text` holds `part`, as `memchr::memmem::find` tells, without building a searcher:
 /// every prompt shows every earlier turn again, so this runs once per turn and prompt, and
 /// building the two-way searcher for a long program cost more than the search. The places
-/// where `part`'s first byte occurs are compared whole, each first on its first 8 bytes. A
-/// text where `part` nearly matches often would make that quadratic: past comparisons worth
-/// four times the text's length, the two-way search decides, in linear time.
+/// where `part`'s first byte occurs are compared whole, each first on its first 8 bytes, from
+/// the last one back: a response that holds its program most often ends with it. A text where
+/// `part` nearly matches often would make that quadratic: past comparisons worth four times
+/// the text's length, the two-way search decides what is left, in linear time.
 pub(crate) fn holds(text: &[u8], part: &[u8]) -> bool {
     const HEAD: usize = 8;
     let Some(&first) = part.first() else {
@@ -82,7 +83,7 @@ pub(crate) fn holds(text: &[u8], part: &[u8]) -> bool {
     };
     let head = &part[..part.len().min(HEAD)];
     let mut budget = text.len().saturating_mul(4);
-    for at in memchr::memchr_iter(first, &text[..=last_start]) {
+    for at in memchr::memrchr_iter(first, &text[..=last_start]) {
         let window = &text[at..at + part.len()];
         budget = budget.saturating_sub(head.len());
         if window[..head.len()] == *head {
@@ -92,7 +93,8 @@ pub(crate) fn holds(text: &[u8], part: &[u8]) -> bool {
             budget = budget.saturating_sub(part.len());
         }
         if budget == 0 {
-            return memchr::memmem::find(&text[at + 1..], part).is_some();
+            // What is left: the places before `at`.
+            return memchr::memmem::find(&text[..at + part.len() - 1], part).is_some();
         }
     }
     false

@@ -435,8 +435,14 @@ pub fn cap_chars(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
     if text.len() <= limit {
         return text.into();
     }
-    match text.char_indices().nth(limit) {
-        Some((byte, _)) => {
+    // The first `limit` bytes all ASCII: they are the first `limit` characters.
+    let cut = if text.as_bytes()[..limit].is_ascii() {
+        Some(limit)
+    } else {
+        text.char_indices().nth(limit).map(|(byte, _)| byte)
+    };
+    match cut {
+        Some(byte) => {
             let mut out = String::with_capacity(byte + 3);
             out.push_str(&text[..byte]);
             out.push_str("...");

@@ -459,6 +459,15 @@ mod fast_paths {
         }
 
         #[test]
+        fn a_capped_text_keeps_its_first_characters(s in any_text(), limit in 0..40usize) {
+            let by_chars = match s.chars().count() > limit {
+                true => format!("{}...", s.chars().take(limit).collect::<String>()),
+                false => s.clone(),
+            };
+            prop_assert_eq!(cap_chars(&s, limit).into_owned(), by_chars);
+        }
+
+        #[test]
         fn strings_print_as_character_by_character(s in any_text(), limit in 0..40usize) {
             let mut out = String::new();
             write_string(&mut out, &s, limit);
