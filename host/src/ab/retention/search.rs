@@ -1,6 +1,7 @@
 //! Finding needles in prompt texts: as a whole word, as a whole word of plain text, or
 //! anywhere; prompt after prompt of one run, reusing what the previous search found.
 
+use lines::Lines;
 pub(super) use memchr::memmem::Finder;
 use messages::Messages;
 pub(super) use places::Places;
@@ -8,6 +9,7 @@ use places::Shown;
 #[cfg(test)]
 pub(super) use places::{call_visible, window_end};
 
+mod lines;
 mod messages;
 mod places;
 
@@ -72,10 +74,8 @@ const CHAR_MAX: usize = 4;
 /// another, in the text.
 #[derive(Default)]
 pub(super) struct Needles {
-    /// The needles with no line break.
-    lines: Option<aho_corasick::AhoCorasick>,
-    /// Per pattern of `lines`: its needle's number.
-    line_ids: Vec<u32>,
+    /// The needles with no line break, with their numbers.
+    lines: Option<Lines>,
     /// The needles that hold a line break.
     crossing: Option<aho_corasick::AhoCorasick>,
     /// Per pattern of `crossing`: its needle's number.
@@ -112,7 +112,7 @@ impl Needles {
             ids.insert(bytes.as_ptr() as usize, id);
         }
         let (mut lines, mut crossing) = (Vec::new(), Vec::new());
-        let (mut line_ids, mut crossing_ids) = (Vec::new(), Vec::new());
+        let mut crossing_ids = Vec::new();
         for (id, pattern) in patterns.iter().enumerate() {
             let Ok(id) = u32::try_from(id) else {
                 return Needles::default();
@@ -121,27 +121,23 @@ impl Needles {
                 crossing.push(*pattern);
                 crossing_ids.push(id);
             } else {
-                lines.push(*pattern);
-                line_ids.push(id);
+                lines.push((*pattern, id));
             }
         }
-        // The automaton of a set of needles: none for no needles, an error for a set no
-        // automaton can hold, which is then searched needle by needle.
-        let build = |patterns: &[&[u8]]| {
-            if patterns.is_empty() {
-                return Ok(None);
-            }
-            aho_corasick::AhoCorasick::builder()
+        // The automata of the needles: none for no needles, an error for a set no automaton
+        // can hold, which is then searched needle by needle.
+        let crossing = match crossing.is_empty() {
+            true => Ok(None),
+            false => aho_corasick::AhoCorasick::builder()
                 .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-                .build(patterns)
-                .map(Some)
+                .build(&crossing)
+                .map(Some),
         };
-        let (Ok(lines), Ok(crossing)) = (build(&lines), build(&crossing)) else {
+        let (Ok(lines), Ok(crossing)) = (Lines::new(&lines), crossing) else {
             return Needles::default();
         };
         Needles {
             lines,
-            line_ids,
             crossing,
             crossing_ids,
             ids,
@@ -215,7 +211,7 @@ impl<'f> Search<'f> {
             // A needle with no line break occurs within one message, and within one piece of
             // it ([`Messages`]): those that end by `from` were found before; the piece `from`
             // falls in is searched from there; each piece after it is looked up.
-            let automaton = (lines, &needles.line_ids[..], needles.count);
+            let automaton = (lines, needles.count);
             let mut kept = needles.messages.borrow_mut();
             let mut start = 0;
             for message in messages {

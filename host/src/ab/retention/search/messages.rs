@@ -8,9 +8,7 @@
 //! read back when a later prompt holds the same text (the head of every prompt, every section
 //! a single message repeats, every message a window shifts).
 
-use aho_corasick::{AhoCorasick, Input};
-
-use super::{bounded, Match};
+use super::{bounded, Lines, Match};
 use crate::hash::quick_hash;
 
 /// Bytes of text kept per run, at most: a section that changes every prompt (a list that
@@ -18,9 +16,8 @@ use crate::hash::quick_hash;
 /// run's turns. A piece past the bound is searched each time it is met.
 const KEPT_BYTES: usize = 4 << 20;
 
-/// The automaton of a run's needles with no line break, the number of the needle of each of
-/// its patterns, and how many needles there are.
-pub(super) type Automaton<'a> = (&'a AhoCorasick, &'a [u32], usize);
+/// The automaton of a run's needles with no line break, and how many needles there are.
+pub(super) type Automaton<'a> = (&'a Lines, usize);
 
 /// A piece kept, with what it shows: (needle * 3 + match, where it first does).
 type Kept = (Box<str>, Box<[(u32, u32)]>);
@@ -51,14 +48,14 @@ impl Messages {
         from: usize,
         mut each: impl FnMut(usize, usize),
     ) {
-        let (lines, ids, _) = automaton;
+        let (lines, _) = automaton;
         for (start, piece) in pieces(message) {
             let end = start + piece.len();
             if piece.is_empty() || end <= from {
                 continue;
             }
             if start < from {
-                occurrences((lines, ids), message, from..end, &mut each);
+                occurrences(lines, message, from..end, &mut each);
             } else {
                 self.piece_shown(automaton, piece, |key, at| each(key, start + at));
             }
@@ -69,7 +66,7 @@ impl Messages {
     /// text.
     fn piece_shown(
         &mut self,
-        (lines, ids, count): Automaton<'_>,
+        (lines, count): Automaton<'_>,
         piece: &str,
         mut each: impl FnMut(usize, usize),
     ) {
@@ -86,7 +83,7 @@ impl Messages {
         }
         let mut shown = Vec::new();
         let seen = &mut self.seen;
-        occurrences((lines, ids), piece, 0..piece.len(), |key, at| {
+        occurrences(lines, piece, 0..piece.len(), |key, at| {
             if !seen[key] {
                 seen[key] = true;
                 // A piece is at most a recording's size: 256 MiB by default.
@@ -118,21 +115,18 @@ impl Messages {
 /// Calls `each` with every occurrence in bytes `range` of `text` of a needle with no line
 /// break, once per [`Match`] it stands as: `needle * 3 + match` and where it starts.
 fn occurrences(
-    (lines, ids): (&AhoCorasick, &[u32]),
+    lines: &Lines,
     text: &str,
     range: std::ops::Range<usize>,
     mut each: impl FnMut(usize, usize),
 ) {
-    let input = Input::new(text.as_bytes()).range(range);
-    for found in lines.find_overlapping_iter(input) {
-        let (at, end) = (found.start(), found.end());
-        let id = ids[found.pattern().as_usize()] as usize;
+    lines.occurrences(text.as_bytes(), range, |id, at, end| {
         for how in [Match::Word, Match::Anywhere, Match::Text] {
             if bounded(text, at, end, how) {
                 each(id * 3 + how as usize, at);
             }
         }
-    }
+    });
 }
 
 /// The pieces of `text` cut at every blank line, each with where it starts: the text between
@@ -156,12 +150,8 @@ mod tests {
 
     #[test]
     fn past_its_bound_a_piece_is_searched_again_and_shows_the_same() {
-        let patterns: [&[u8]; 3] = [b"ab", b"b", b"cd"];
-        let lines = AhoCorasick::builder()
-            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-            .build(patterns)
-            .unwrap();
-        let ids = [0u32, 1, 2];
+        let patterns: [(&[u8], u32); 3] = [(b"ab", 0), (b"b", 1), (b"cd", 2)];
+        let lines = Lines::new(&patterns).unwrap().unwrap();
         let messages = ["ab cd\n\nb", "x\n\nab cd\n\nzz b", "ab cd\n\nb"];
         let shown = |bound: Option<usize>| {
             let mut kept = Messages {
@@ -172,9 +162,7 @@ mod tests {
             for message in messages {
                 for from in [0, 3] {
                     let mut one = Vec::new();
-                    kept.shown((&lines, &ids, 3), message, from, |key, at| {
-                        one.push((key, at))
-                    });
+                    kept.shown((&lines, 3), message, from, |key, at| one.push((key, at)));
                     one.sort();
                     all.push(one);
                 }
