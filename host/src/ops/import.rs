@@ -115,8 +115,8 @@ pub fn import(host: &Host, options: &ImportOptions) -> Result<Import, Error> {
                 }
                 for run in imported {
                     let notes = summary(file, format, &run, &defaults);
-                    runs.push((run.json.to_string(), notes));
                     first.get_or_insert(run.json);
+                    runs.push((run.text, notes));
                 }
             }
             Err(error) if skip => {

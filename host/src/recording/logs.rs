@@ -117,7 +117,7 @@ pub(crate) fn runs(
                 .into_iter()
                 .map(|run| Source::Log {
                     name: Arc::from(run.json["name"].as_str().unwrap_or_default()),
-                    run: Ok(Arc::from(run.json.to_string())),
+                    run: Ok(Arc::from(run.text)),
                 })
                 .collect()
         }

@@ -267,8 +267,6 @@ pub fn atif(
     let count = turns.len();
     let max_turns = turn_budget(supplied.max_turns, count, &mut lacks);
     transcript_recording(
-        path,
-        defaults,
         mission,
         max_turns,
         &tools,

@@ -42,7 +42,7 @@ use serde_json::{json, Value as Json};
 
 use super::counts::count;
 use super::rebuild::{claude_code::conversation, rebuild_requests};
-use super::{bad, read_lines, reads_back, seconds, turn_budget, ImportError, Imported, Supplied};
+use super::{bad, read_lines, seconds, turn_budget, ImportError, Imported, Supplied};
 use crate::recording::format::Lack;
 use crate::recording::{ReadError, RecordingDefaults};
 
@@ -101,7 +101,7 @@ pub fn claude_code(
     }
     let mut imported = Vec::new();
     for thread in &threads {
-        if let Some(run) = thread_recording(path, thread, defaults, supplied)? {
+        if let Some(run) = thread_recording(path, thread, supplied)? {
             imported.push(run);
         }
     }
@@ -146,7 +146,6 @@ pub(super) fn text(content: &Json) -> String {
 fn thread_recording(
     path: &Path,
     thread: &[Line],
-    defaults: &RecordingDefaults,
     supplied: &Supplied,
 ) -> Result<Option<Imported>, ReadError> {
     // The responses, in order: each its lines.
@@ -293,7 +292,7 @@ fn thread_recording(
         lacks.push(Lack::Timestamps);
     }
     let side_chain = thread[0].1["isSidechain"] == true;
-    let mut recording = json!({
+    let recording = json!({
         "mission": mission,
         "literal_mission": true,
         "max_turns": max_turns,
@@ -301,9 +300,9 @@ fn thread_recording(
         "turns": turns,
         "lacks": lacks,
     });
-    reads_back(path, &mut recording, defaults)?;
     Ok(Some(Imported {
         json: recording,
+        text: String::new(),
         turns: count,
         losses: Default::default(),
         version: 1,

@@ -410,8 +410,6 @@ pub fn codex(
     let system = session.system.filter(|text| marker(text).is_none());
     let max_turns = turn_budget(supplied.max_turns, records.len(), &mut lacks);
     transcript_recording(
-        path,
-        defaults,
         mission,
         max_turns,
         &tools,

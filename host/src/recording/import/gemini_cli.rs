@@ -238,7 +238,7 @@ pub fn gemini_cli(
     );
     let max_turns = turn_budget(supplied.max_turns, turns.len(), &mut lacks);
     transcript_recording(
-        path, defaults, mission, max_turns, &tools, turns, lacks, None, 1,
+        mission, max_turns, &tools, turns, lacks, None, 1,
     )
 }
 

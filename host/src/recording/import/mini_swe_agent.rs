@@ -39,7 +39,7 @@ use serde_json::{json, Value as Json};
 
 use super::counts::{count, CountError};
 use super::{
-    bad, read_json, reads_back, request_message, turn_budget, ImportError, Imported, Losses,
+    bad, read_json, request_message, turn_budget, ImportError, Imported, Losses,
     Supplied,
 };
 use crate::recording::format::{Lack, RequestJson, RequestToolCallJson};
@@ -251,9 +251,9 @@ pub fn mini_swe_agent(
     {
         recording["system_prompt"] = json!(system);
     }
-    reads_back(path, &mut recording, defaults)?;
     Ok(Imported {
         json: recording,
+        text: String::new(),
         turns: count,
         losses: Losses::default(),
         version: 1,

@@ -68,6 +68,9 @@ impl fmt::Display for Losses {
 /// An imported recording: its JSON (the recording format) and what was lost.
 pub struct Imported {
     pub json: Json,
+    /// The recording as JSON, as `json` writes it: set by [`read_log`] once the run is named
+    /// and read back as a recording.
+    pub text: String,
     pub turns: usize,
     pub losses: Losses,
     /// The trace format read: 1 or 2.
@@ -235,17 +238,18 @@ fn repeat_requests(recording: &mut Json) {
     }
 }
 
-/// Checks that the recording an import made reads back as ptc reads recordings. Its errors are
+/// Checks that the recording an import made reads back as ptc reads recordings, and returns
+/// its text. Its errors are
 /// about the recording made, not a place in the log: they name the field of the recording.
 pub(super) fn reads_back(
     path: &Path,
     recording: &mut Json,
     defaults: &crate::recording::RecordingDefaults,
-) -> Result<(), ReadError> {
+) -> Result<String, ReadError> {
     use crate::recording::{Recording, RecordingError};
     repeat_requests(recording);
-    let bytes = serde_json::to_vec(&*recording).expect("JSON serializes");
-    Recording::parse(&bytes, path, defaults).map_err(|err| {
+    let text = serde_json::to_string(&*recording).expect("JSON serializes");
+    Recording::parse(text.as_bytes(), path, defaults).map_err(|err| {
         let rule = match err {
             RecordingError::Syntax {
                 json_path, message, ..
@@ -257,7 +261,7 @@ pub(super) fn reads_back(
         };
         bad(path, None, ImportError::BreaksARule { rule })
     })?;
-    Ok(())
+    Ok(text)
 }
 
 /// Seconds since the Unix epoch of an ISO 8601 UTC time (`2026-08-03T09:09:32.385197Z`).

@@ -133,7 +133,7 @@ pub fn openhands(
                 },
             ));
         }
-        let mut recording = run_recording(path, *line, &events, metadata, defaults, supplied)?;
+        let mut recording = run_recording(path, *line, &events, metadata, supplied)?;
         if several || run.get("instance_id").is_some() {
             let name = run["instance_id"].as_str().unwrap_or("run");
             recording.part = Some(match line {
@@ -161,7 +161,6 @@ fn run_recording(
     line: Option<usize>,
     events: &[Json],
     metadata: &Json,
-    defaults: &RecordingDefaults,
     supplied: &Supplied,
 ) -> Result<Imported, ReadError> {
     let system = events.iter().find(|e| e["action"] == "system");
@@ -287,8 +286,6 @@ fn run_recording(
         .and_then(|n| u32::try_from(n).ok());
     let max_turns = turn_budget(supplied.max_turns.or(budget), count, &mut lacks);
     transcript_recording(
-        path,
-        defaults,
         mission,
         max_turns,
         &tools,

@@ -49,7 +49,7 @@ use serde_json::{json, Value as Json};
 
 use super::counts::{cost, count, less, CountError};
 use super::{
-    bad, reads_back, request_message, seconds, turn_budget, ImportError, Imported, Losses, Supplied,
+    bad, request_message, seconds, turn_budget, ImportError, Imported, Losses, Supplied,
 };
 use crate::recording::format::{Lack, RequestJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
@@ -274,9 +274,9 @@ pub fn ptc_runner_kernel(
     if supplied.replay {
         replay::record_memory(path, version, &mut recording);
     }
-    reads_back(path, &mut recording, defaults)?;
     Ok(Imported {
         json: recording,
+        text: String::new(),
         turns: count,
         losses: Losses::default(),
         version,

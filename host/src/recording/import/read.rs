@@ -48,6 +48,7 @@ pub fn read_log(
     let several = imported.len() > 1;
     for run in &mut imported {
         run.json["name"] = serde_json::json!(name(file, run.part.as_deref().filter(|_| several)));
+        run.text = from::reads_back(file, &mut run.json, defaults)?;
     }
     Ok((format, imported))
 }
@@ -125,8 +126,13 @@ pub fn name_after(imported: &mut [Imported], file: &Path, shown: &str) {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     for run in imported {
-        if let Some(rest) = run.json["name"].as_str().and_then(|n| n.strip_prefix(&log)) {
-            run.json["name"] = serde_json::json!(format!("{shown}{rest}"));
+        let Some(rest) = run.json["name"].as_str().and_then(|n| n.strip_prefix(&log)) else {
+            continue;
+        };
+        let renamed = format!("{shown}{rest}");
+        if run.json["name"] != renamed.as_str() {
+            run.json["name"] = serde_json::json!(renamed);
+            run.text = run.json.to_string();
         }
     }
 }

@@ -1,21 +1,15 @@
 //! The recording of an agent whose log holds a transcript (tool calls and their results, not
 //! PTC-Lisp turns), as the transcript importers (Codex CLI, Gemini CLI) finish it.
 
-use std::path::Path;
-
 use serde_json::Value as Json;
 
-use super::{reads_back, Imported, Losses};
+use super::{Imported, Losses};
 use crate::recording::ReadError;
 
 /// The recording of an agent whose log holds a transcript (not PTC-Lisp turns): its mission,
 /// turn budget, tools by name, turns and system prompt, with `lacks` completed by what the
-/// log has not (the timestamps when no turn has one, the system prompt), read back as ptc
-/// reads recordings.
-#[allow(clippy::too_many_arguments)]
+/// log has not (the timestamps when no turn has one, the system prompt).
 pub(in crate::recording::import) fn transcript_recording(
-    path: &Path,
-    defaults: &crate::recording::RecordingDefaults,
     mission: String,
     max_turns: u32,
     tools: &[String],
@@ -48,9 +42,9 @@ pub(in crate::recording::import) fn transcript_recording(
     if let Some(system) = system {
         recording["system_prompt"] = serde_json::json!(system);
     }
-    reads_back(path, &mut recording, defaults)?;
     Ok(Imported {
         json: recording,
+        text: String::new(),
         turns: count,
         losses: Losses::default(),
         version,
