@@ -237,9 +237,7 @@ pub fn gemini_cli(
         &mut lacks,
     );
     let max_turns = turn_budget(supplied.max_turns, turns.len(), &mut lacks);
-    transcript_recording(
-        mission, max_turns, &tools, turns, lacks, None, 1,
-    )
+    transcript_recording(mission, max_turns, &tools, turns, lacks, None, 1)
 }
 
 #[cfg(test)]

@@ -39,8 +39,7 @@ use serde_json::{json, Value as Json};
 
 use super::counts::{count, CountError};
 use super::{
-    bad, read_json, request_message, turn_budget, ImportError, Imported, Losses,
-    Supplied,
+    bad, read_json, request_message, turn_budget, ImportError, Imported, Losses, Supplied,
 };
 use crate::recording::format::{Lack, RequestJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};

@@ -48,9 +48,7 @@ use std::path::Path;
 use serde_json::{json, Value as Json};
 
 use super::counts::{cost, count, less, CountError};
-use super::{
-    bad, request_message, seconds, turn_budget, ImportError, Imported, Losses, Supplied,
-};
+use super::{bad, request_message, seconds, turn_budget, ImportError, Imported, Losses, Supplied};
 use crate::recording::format::{Lack, RequestJson, RequestToolCallJson};
 use crate::recording::{ReadError, RecordingDefaults};
 use feedback::{observed, Observed, SUCCEEDED};
