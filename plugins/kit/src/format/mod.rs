@@ -436,18 +436,12 @@ pub fn cap_chars(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
         return text.into();
     }
     // The first `limit` bytes all ASCII: they are the first `limit` characters.
-    let cut = if text.as_bytes()[..limit].is_ascii() {
-        Some(limit)
-    } else {
-        text.char_indices().nth(limit).map(|(byte, _)| byte)
+    let cut = match text.as_bytes()[..limit].is_ascii() {
+        true => Some(limit),
+        false => text.char_indices().nth(limit).map(|(byte, _)| byte),
     };
     match cut {
-        Some(byte) => {
-            let mut out = String::with_capacity(byte + 3);
-            out.push_str(&text[..byte]);
-            out.push_str("...");
-            out.into()
-        }
+        Some(byte) => [&text[..byte], "..."].concat().into(),
         None => text.into(),
     }
 }
