@@ -76,10 +76,8 @@ const CHAR_MAX: usize = 4;
 pub(super) struct Needles {
     /// The needles with no line break, with their numbers.
     lines: Option<Lines>,
-    /// The needles that hold a line break.
-    crossing: Option<aho_corasick::AhoCorasick>,
-    /// Per pattern of `crossing`: its needle's number.
-    crossing_ids: Vec<u32>,
+    /// The needles that hold a line break, with their numbers.
+    crossing: Option<Lines>,
     /// Each needle's number, by the address of the needle's bytes in the finder that holds
     /// them: the finders are the run's facts', alive while these are, so an address names one
     /// finder (a needle is found every prompt: its bytes are not hashed).
@@ -112,34 +110,24 @@ impl Needles {
             ids.insert(bytes.as_ptr() as usize, id);
         }
         let (mut lines, mut crossing) = (Vec::new(), Vec::new());
-        let mut crossing_ids = Vec::new();
         for (id, pattern) in patterns.iter().enumerate() {
             let Ok(id) = u32::try_from(id) else {
                 return Needles::default();
             };
             if memchr::memchr(b'\n', pattern).is_some() {
-                crossing.push(*pattern);
-                crossing_ids.push(id);
+                crossing.push((*pattern, id));
             } else {
                 lines.push((*pattern, id));
             }
         }
         // The automata of the needles: none for no needles, an error for a set no automaton
         // can hold, which is then searched needle by needle.
-        let crossing = match crossing.is_empty() {
-            true => Ok(None),
-            false => aho_corasick::AhoCorasick::builder()
-                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-                .build(&crossing)
-                .map(Some),
-        };
-        let (Ok(lines), Ok(crossing)) = (Lines::new(&lines), crossing) else {
+        let (Ok(lines), Ok(crossing)) = (Lines::new(&lines), Lines::new(&crossing)) else {
             return Needles::default();
         };
         Needles {
             lines,
             crossing,
-            crossing_ids,
             ids,
             count: patterns.len(),
             longest: patterns.iter().map(|p| p.len()).max().unwrap_or(0),
@@ -229,11 +217,9 @@ impl<'f> Search<'f> {
             }
         }
         if let Some(crossing) = &needles.crossing {
-            let input = aho_corasick::Input::new(text.as_bytes()).range(from..);
-            for found in crossing.find_overlapping_iter(input) {
-                let id = needles.crossing_ids[found.pattern().as_usize()] as usize;
-                first(&mut self.firsts[id], text, found.start(), found.end());
-            }
+            crossing.occurrences(text.as_bytes(), from..text.len(), |id, at, end| {
+                first(&mut self.firsts[id], text, at, end)
+            });
         }
     }
 

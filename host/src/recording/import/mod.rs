@@ -239,8 +239,8 @@ fn repeat_requests(recording: &mut Json) {
 }
 
 /// Checks that the recording an import made reads back as ptc reads recordings, and returns
-/// its text. Its errors are
-/// about the recording made, not a place in the log: they name the field of the recording.
+/// its text. Its errors are about the recording made, not a place in the log: they name the
+/// field of the recording.
 pub(super) fn reads_back(
     path: &Path,
     recording: &mut Json,

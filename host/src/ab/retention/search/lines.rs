@@ -1,9 +1,10 @@
-//! The automaton of a run's needles with no line break (a printed line, an error's first line,
-//! a name, a literal), built once per run. Each needle goes into it only as far as it must to
-//! be told from the others: its shortest start that no other needle shares, and at least
-//! [`KEPT`] bytes. Where the automaton finds that start, the rest of the needle is compared
-//! with the text that follows. A run's printed lines share short starts and differ early, and
-//! the automaton holds a fraction of their bytes: building it cost more than searching with it.
+//! An automaton of a run's needles (printed lines, errors' first lines, names, literals), built
+//! once per run: one for those with no line break, one for the others. Each needle goes into
+//! it only as far as it must to be told from the others: its shortest start that no other
+//! needle shares, and at least [`KEPT`] bytes. Where the automaton finds that start, the rest
+//! of the needle is compared with the text that follows. A run's printed lines share short
+//! starts and differ early, and the automaton holds a fraction of their bytes: building it
+//! cost more than searching with it.
 
 use aho_corasick::{AhoCorasick, Input};
 
