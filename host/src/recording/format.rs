@@ -343,9 +343,6 @@ pub(super) fn parse_json(
 ) -> Result<RecordingJson, RecordingError> {
     // A UTF-8 byte order mark, which some editors write, is not JSON: skipped.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    // Values bound their own depth (value_json::MAX_DEPTH); every other level is fixed.
-    de.disable_recursion_limit();
     let syntax = |json_path: String, err: serde_json::Error| {
         let full = err.to_string();
         let suffix = format!(" at line {} column {}", err.line(), err.column());
@@ -357,17 +354,28 @@ pub(super) fn parse_json(
             message: full.strip_suffix(&suffix).unwrap_or(&full).to_owned(),
         }
     };
-    // Read without keeping track of the place first: only a recording that fails is read
-    // again, to name the place of its error.
+    // Read without keeping track of the place first, and with the memory entries that repeat
+    // the turn before replaced (`value_json::reduce`): only a recording that fails is read
+    // again, from its own text, to name the place of its error.
     // An integer literal too large for 64 bits is an error, not the float serde_json makes of it.
-    crate::recording::value_json::reading(bytes, || {
+    use crate::recording::value_json::{reading, reduce, reusing, Reduced};
+    let (text, replaced) = match reduce(bytes) {
+        Some(Reduced { text, replaced }) => (std::borrow::Cow::Owned(text), Some(replaced)),
+        None => (std::borrow::Cow::Borrowed(bytes), None),
+    };
+    let fast = reading(&text, || {
         // Memory entries repeated from the turn before are copied, not read again.
-        let fast = crate::recording::value_json::reusing(|| {
+        reusing(replaced, || {
+            let mut de = serde_json::Deserializer::from_slice(&text);
+            // Values bound their own depth (value_json::MAX_DEPTH); every other level is fixed.
+            de.disable_recursion_limit();
             RecordingJson::deserialize(&mut de).and_then(|json| de.end().map(|()| json))
-        });
-        if let Ok(json) = fast {
-            return Ok(json);
-        }
+        })
+    });
+    if let Ok(json) = fast {
+        return Ok(json);
+    }
+    reading(bytes, || {
         let mut de = serde_json::Deserializer::from_slice(bytes);
         de.disable_recursion_limit();
         let json: RecordingJson = serde_path_to_error::deserialize(&mut de).map_err(|err| {

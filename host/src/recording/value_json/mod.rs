@@ -15,9 +15,11 @@ use ptc_strategy_kit::to_clojure_full;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
+mod reduced;
 mod repeated;
 mod tagged;
 
+pub(crate) use reduced::{reduce, Reduced};
 pub(crate) use repeated::{reusing, skipping};
 
 use tagged::tagged;

@@ -17,6 +17,7 @@ use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, MapAccess};
 use serde_json::value::RawValue;
 
+use super::reduced::Replaced;
 use super::{named_entries, NamedValues, ValueSeed};
 
 /// The entries of the last object read: name -> (JSON text, value).
@@ -25,6 +26,8 @@ type Entries = FxHashMap<String, (Box<str>, RArc<Value>)>;
 thread_local! {
     /// Set while [`reusing`] runs: the entries of the previous object of `data` or `memory`.
     static PREVIOUS: RefCell<Option<Entries>> = const { RefCell::new(None) };
+    /// Set while [`reusing`] runs on a reduced text: the values it writes `0`.
+    static REPLACED: RefCell<Option<Replaced>> = const { RefCell::new(None) };
 }
 
 thread_local! {
@@ -41,11 +44,15 @@ thread_local! {
 }
 
 /// Runs `read`, in which objects of named values reuse the previous object's entries whose
-/// text is unchanged. What it keeps is dropped when `read` returns.
-pub(crate) fn reusing<T>(read: impl FnOnce() -> T) -> T {
+/// text is unchanged. When `read` reads a text [`super::reduce`]d, `replaced` is what it
+/// replaced: an entry written `0` there is read as the text it replaced. What it keeps is
+/// dropped when `read` returns.
+pub(crate) fn reusing<T>(replaced: Option<Replaced>, read: impl FnOnce() -> T) -> T {
     let outer = PREVIOUS.replace(Some(Entries::default()));
+    let outer_replaced = REPLACED.replace(replaced);
     let result = read();
     PREVIOUS.set(outer);
+    REPLACED.set(outer_replaced);
     result
 }
 
@@ -84,18 +91,24 @@ pub(super) fn active() -> bool {
 pub(super) fn visit<'de, A: MapAccess<'de>>(map: A) -> Result<NamedValues, A::Error> {
     let mut previous = PREVIOUS.with(|p| p.borrow_mut().as_mut().map(std::mem::take));
     let mut kept = Entries::default();
-    let entries = named_entries(map, |map, name| {
-        let raw: &'de RawValue = map.next_value()?;
-        let text = raw.get();
-        let (text, value) = match previous.as_mut().and_then(|p| p.remove(name)) {
-            Some((before, value)) if *before == *text => (before, value),
-            _ => (
-                Box::from(text),
-                RArc::new(read(text).map_err(de::Error::custom)?),
-            ),
-        };
-        kept.insert(name.to_owned(), (text, value.clone()));
-        Ok(value)
+    let entries = REPLACED.with_borrow(|replaced| {
+        named_entries(map, |map, name| {
+            let raw: &'de RawValue = map.next_value()?;
+            let written = raw.get();
+            let text = replaced
+                .as_ref()
+                .and_then(|r| r.text_of(written))
+                .unwrap_or(written);
+            let (text, value) = match previous.as_mut().and_then(|p| p.remove(name)) {
+                Some((before, value)) if *before == *text => (before, value),
+                _ => (
+                    Box::from(text),
+                    RArc::new(read(text).map_err(de::Error::custom)?),
+                ),
+            };
+            kept.insert(name.to_owned(), (text, value.clone()));
+            Ok(value)
+        })
     })?;
     PREVIOUS.with(|p| {
         if let Some(p) = p.borrow_mut().as_mut() {
@@ -127,7 +140,7 @@ mod tests {
         };
         let plain = each(text).unwrap();
         READ.with(|n| n.set(0));
-        let reused = reusing(|| each(text));
+        let reused = reusing(None, || each(text));
         (reused, plain, READ.with(|n| n.get()))
     }
 
@@ -170,7 +183,7 @@ mod tests {
             r#"[{"a": {"$kw": 3}}]"#,
         ] {
             let reused = crate::recording::value_json::reading(text.as_bytes(), || {
-                reusing(|| serde_json::from_str::<Vec<NamedValues>>(text))
+                reusing(None, || serde_json::from_str::<Vec<NamedValues>>(text))
             });
             assert!(reused.is_err(), "{text}");
         }
@@ -195,7 +208,7 @@ mod tests {
     #[test]
     fn nothing_is_reused_outside_a_reading() {
         let text = r#"[{"a": [1]}, {"a": [1]}]"#;
-        reusing(|| serde_json::from_str::<Vec<NamedValues>>(text)).unwrap();
+        reusing(None, || serde_json::from_str::<Vec<NamedValues>>(text)).unwrap();
         assert!(!active());
         READ.with(|n| n.set(0));
         serde_json::from_str::<Vec<NamedValues>>(text).unwrap();
