@@ -10,6 +10,10 @@
 //!   for example a few hundred mini-swe-agent trajectories). Skipped, saying so, when it is
 //!   not set: no real logs of that size are in the repository.
 //!
+//! - W3's reading alone: its first 100 recordings read (`Recording::parse`) in this process,
+//!   one after the other, from their bytes in memory: the share of W3 that reading takes, apart
+//!   from process start and the disk.
+//!
 //! Run: `PTC_W5_LOGS=DIR cargo bench -p ptc-host --bench scale` (`-- w3` or `-- w5` for one);
 //! the directories may be relative to where cargo is started.
 
@@ -105,5 +109,42 @@ fn whole_commands(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, whole_commands);
+/// The first 100 recordings of the W3 corpus, read from their bytes.
+fn w3_reading(c: &mut Criterion) {
+    let Some(corpus) = w3_corpus() else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .expect("the corpus is a directory")
+        .map(|entry| entry.expect("the corpus lists").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files.truncate(100);
+    let texts: Vec<(PathBuf, Vec<u8>)> = files
+        .into_iter()
+        .map(|path| {
+            let bytes = std::fs::read(&path).expect("a recording reads");
+            (path, bytes)
+        })
+        .collect();
+    let defaults = ptc::RecordingDefaults {
+        max_turns: 20,
+        system_prompt: String::new(),
+        max_recording_bytes: ptc::DEFAULT_MAX_RECORDING_BYTES,
+    };
+    let mut group = c.benchmark_group("scale");
+    group.sample_size(20);
+    group.bench_function(format!("w3_read_{}_recordings", texts.len()), |b| {
+        b.iter(|| {
+            for (path, bytes) in &texts {
+                let recording = ptc::Recording::parse(bytes, path, &defaults);
+                std::hint::black_box(recording.expect("a W3 recording reads"));
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, whole_commands, w3_reading);
 criterion_main!(benches);

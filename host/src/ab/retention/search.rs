@@ -323,6 +323,7 @@ fn floor_char_boundary(text: &str, mut i: usize) -> usize {
     i
 }
 
+#[inline]
 pub(super) fn is_symbol_char(c: char) -> bool {
     c.is_alphanumeric() || "-_?!*<>=/.+'".contains(c)
 }
@@ -345,6 +346,9 @@ pub(super) fn find_text_word(text: &str, word: &Finder<'_>, from: usize) -> Opti
 }
 
 /// Whether the occurrence at bytes `at..end` of `text` shows its needle as `how` asks.
+/// Called for every occurrence the automaton finds, from the modules beside this one: inlined
+/// there whatever code unit the compiler puts each in.
+#[inline]
 fn bounded(text: &str, at: usize, end: usize, how: Match) -> bool {
     let touches: fn(char) -> bool = match how {
         Match::Anywhere => return true,
