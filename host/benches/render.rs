@@ -584,7 +584,9 @@ fn w2_interleaved(rounds: usize) {
             }
         }
     };
-    let pairs: [(&str, &dyn Fn(), &dyn Fn(), usize); 2] = [
+    /// A measure's name, its dylib and direct closures, and how many times each runs.
+    type Pair<'a> = (&'a str, &'a dyn Fn(), &'a dyn Fn(), usize);
+    let pairs: [Pair; 2] = [
         ("render", &one_dylib, &one_direct, RENDERS),
         ("sweep", &sweep_dylib, &sweep_direct, SWEEPS),
     ];

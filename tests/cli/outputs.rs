@@ -114,7 +114,7 @@ fn wider_than(text: &str, width: usize) -> Vec<&str> {
 #[test]
 fn the_default_ab_output_fits_100_columns_and_wide_shows_every_profile() {
     // Every strategy on the bundled runs and real runs, as a user first runs it.
-    let table = all_strategies().ptc(&["ab", "--no-timing"]).ok();
+    let table = all_strategies().ptc(["ab", "--no-timing"]).ok();
     assert_eq!(wider_than(&table, 100), Vec::<&str>::new());
     // One short line per provider: none of the verdict's detail.
     assert!(table
@@ -141,12 +141,12 @@ fn the_default_ab_output_fits_100_columns_and_wide_shows_every_profile() {
         ["anthropic", "as-billed"],
         "{table}"
     );
-    let wide = all_strategies().ptc(&["ab", "--no-timing", "--wide"]).ok();
+    let wide = all_strategies().ptc(["ab", "--no-timing", "--wide"]).ok();
     assert!(wide.contains("gemini-explicit@breakpoints=auto"));
     assert!(wide.contains("render µs"));
     assert!(!wider_than(&wide, 100).is_empty());
     let explain = all_strategies()
-        .ptc(&["ab", "--no-timing", "--explain"])
+        .ptc(["ab", "--no-timing", "--explain"])
         .ok();
     assert!(explain.contains("it also shows"));
     assert!(explain.contains("(the literals the next actions cite: cited by "));
@@ -154,7 +154,7 @@ fn the_default_ab_output_fits_100_columns_and_wide_shows_every_profile() {
     assert!(explain.contains("read calls  billed read"));
     // Markdown verdicts are lists.
     let markdown = all_strategies()
-        .ptc(&["ab", "--no-timing", "--format", "markdown"])
+        .ptc(["ab", "--no-timing", "--format", "markdown"])
         .ok();
     assert!(
         markdown.contains("\n\n- anthropic: delta-log"),

@@ -967,7 +967,7 @@ fn rows_are_checked(scratch: &Scratch, p: &[&Path], json: &[&str]) {
     let mut twice = mine.clone();
     twice.insert(1, mine[1].clone());
     let file = scratch.write("twice.json", with_rows(&text, &twice));
-    let err = merge(&scratch, &[p[0], &file, p[2]], &json).bad_input();
+    let err = merge(scratch, &[p[0], &file, p[2]], json).bad_input();
     assert!(
         err.starts_with(&inconsistent(&file)) && err.contains("runs[2]"),
         "{err}"
@@ -976,7 +976,7 @@ fn rows_are_checked(scratch: &Scratch, p: &[&Path], json: &[&str]) {
     let mut swapped = mine.clone();
     swapped.swap(0, 1);
     let file = scratch.write("swapped.json", with_rows(&text, &swapped));
-    let err = merge(&scratch, &[p[0], &file, p[2]], &json).bad_input();
+    let err = merge(scratch, &[p[0], &file, p[2]], json).bad_input();
     assert!(
         err.starts_with(&inconsistent(&file)) && err.contains("runs[1]"),
         "{err}"
@@ -985,7 +985,7 @@ fn rows_are_checked(scratch: &Scratch, p: &[&Path], json: &[&str]) {
     let mut dropped = mine.clone();
     dropped.remove(1);
     let file = scratch.write("dropped.json", with_rows(&text, &dropped));
-    let err = merge(&scratch, &[p[0], &file, p[2]], &json).bad_input();
+    let err = merge(scratch, &[p[0], &file, p[2]], json).bad_input();
     assert!(
         err.starts_with(&inconsistent(&file)) && err.contains("summaries[0]"),
         "{err}"
@@ -999,7 +999,7 @@ fn rows_are_checked(scratch: &Scratch, p: &[&Path], json: &[&str]) {
     let mut moved = mine.clone();
     moved[0] = mine[0].replace(&name(&mine[0]), &name(&theirs[0]));
     let file = scratch.write("moved.json", with_rows(&text, &moved));
-    let err = merge(&scratch, &[p[0], &file, p[2]], &json).bad_input();
+    let err = merge(scratch, &[p[0], &file, p[2]], json).bad_input();
     assert!(
         err.starts_with(&inconsistent(&file))
             && err.contains("runs[0].recording")
@@ -1010,9 +1010,9 @@ fn rows_are_checked(scratch: &Scratch, p: &[&Path], json: &[&str]) {
     let mut more = mine.clone();
     more[0] = mine[0].replacen("\"tokens\":", "\"tokens\":1", 1);
     let file = scratch.write("tokens.json", with_rows(&text, &more));
-    let err = merge(&scratch, &[p[0], &file, p[2]], &json).bad_input();
+    let err = merge(scratch, &[p[0], &file, p[2]], json).bad_input();
     assert!(err.starts_with(&inconsistent(&file)), "{err}");
     // The rows as written merge.
     let file = scratch.write("same.json", with_rows(&text, &mine));
-    merge(&scratch, &[p[0], &file, p[2]], &json).ok();
+    merge(scratch, &[p[0], &file, p[2]], json).ok();
 }

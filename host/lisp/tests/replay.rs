@@ -7,9 +7,12 @@ use serde_json::json;
 
 const PRELUDE: &str = "(ns ev)\n(defn- unwrap [r] (if (= :ok (get r :status)) (get r :value) (fail r)))\n(defn get-record [id] (unwrap (tool/evidence.get {\"id\" id})))";
 
+/// A turn of a test log: its program, its calls (tool name and answer), its observation.
+type Turn<'a> = (&'a str, &'a [(&'a str, serde_json::Value)], Option<&'a str>);
+
 /// A log in the shape ptc_runner's Kernel writes: the prelude, then per turn the program, its
 /// calls, and the observation the agent was sent (in the next model request).
-fn log(turns: &[(&str, &[(&str, serde_json::Value)], Option<&str>)]) -> String {
+fn log(turns: &[Turn]) -> String {
     let mut lines = vec![
         json!({"record_type": "prelude-source", "correlation": {"component_id": "ev"},
         "payload": {"environment": "mission", "source": PRELUDE}}),

@@ -245,8 +245,8 @@ fn merge(table: &mut toml::Table, layer: toml::Table, prefix: &str, places: &mut
             }
             (_, value) => {
                 // What was set at `key` or below it is replaced.
-                remove_at_and_below(&mut places.sources, &key);
-                remove_at_and_below(&mut places.tables, &key);
+                remove_at_and_below(places.sources, &key);
+                remove_at_and_below(places.tables, &key);
                 let value = match value {
                     toml::Value::Table(new) => {
                         places.tables.insert(key.clone(), (places.at)(&key));

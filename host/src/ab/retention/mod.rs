@@ -295,7 +295,7 @@ impl Facts {
 
     /// The literals the action after the first `turns` turns cites that `text` does not show,
     /// in the order the action cites them.
-    pub fn dropped<'f>(&'f self, turns: usize, text: &str) -> Vec<String> {
+    pub fn dropped(&self, turns: usize, text: &str) -> Vec<String> {
         let mut search = Search::default();
         search.start_with(text, &[text], &self.needles);
         self.dropped_where(turns, |needle| {

@@ -65,8 +65,12 @@ impl<'f> Search<'f> {
 /// and every call of a run is checked in every prompt.
 #[derive(Default)]
 pub(in crate::ab::retention) struct Places<'f> {
-    found: rustc_hash::FxHashMap<(&'f [u8], usize), Vec<(usize, Option<usize>)>>,
+    found: rustc_hash::FxHashMap<(&'f [u8], usize), Vec<Occurrence>>,
 }
+
+/// Where a name occurs, and where the window of 400 characters from there ends (`None` until
+/// it is asked).
+type Occurrence = (usize, Option<usize>);
 
 /// More bytes than a window of 400 characters spans past its start (4 bytes a character).
 const WINDOW_BYTES: usize = 401 * CHAR_MAX;
@@ -92,12 +96,7 @@ impl<'f> Places<'f> {
 
     /// The occurrences of the call's name from byte `from` on, each with where its window
     /// ends once asked.
-    fn windows(
-        &mut self,
-        text: &str,
-        call: &'f CallFact,
-        from: usize,
-    ) -> &mut [(usize, Option<usize>)] {
+    fn windows(&mut self, text: &str, call: &'f CallFact, from: usize) -> &mut [Occurrence] {
         self.found
             .entry((call.name.needle(), from))
             .or_insert_with(|| {
@@ -111,7 +110,7 @@ impl<'f> Places<'f> {
 
 /// Where the window of an occurrence (its start, and its end once known) ends, when it shows
 /// each of the call's values.
-fn witness(text: &str, call: &CallFact, window: &mut (usize, Option<usize>)) -> Option<usize> {
+fn witness(text: &str, call: &CallFact, window: &mut Occurrence) -> Option<usize> {
     let start = window.0;
     let end = *window.1.get_or_insert_with(|| window_end(text, start));
     let shown = &text.as_bytes()[start..end];
