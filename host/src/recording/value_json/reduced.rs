@@ -154,52 +154,48 @@ impl<'a> Walk<'a> {
         let Some(rest) = self.b[at..].strip_prefix(before) else {
             return false;
         };
-        let end = rest
-            .iter()
-            .find(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'));
+        let end = rest.iter().find(|&&b| !is_space(b));
         matches!(end, Some(b',' | b'}'))
     }
 
     /// An object, each entry's value gone through by `entry` (given its name as written),
     /// which starts at the value.
     fn object(&mut self, mut entry: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
-        self.expect(b'{')?;
-        self.space();
-        if self.peek()? == b'}' {
-            self.i += 1;
-            return Some(());
-        }
-        loop {
-            self.space();
-            let key = self.string()?;
-            self.space();
-            self.expect(b':')?;
-            self.space();
-            entry(self, &self.b[key])?;
-            self.space();
-            match self.next()? {
-                b',' => {}
-                b'}' => return Some(()),
-                _ => return None,
-            }
-        }
+        self.items(b'{', b'}', |walk| {
+            let key = walk.string()?;
+            walk.space();
+            walk.expect(b':')?;
+            walk.space();
+            entry(walk, &walk.b[key])
+        })
     }
 
     /// An array, each element gone through by `element`, which starts at the element.
-    fn array(&mut self, mut element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
-        self.expect(b'[')?;
+    fn array(&mut self, element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.items(b'[', b']', element)
+    }
+
+    /// What `open` and `close` enclose, items separated by commas, each gone through by
+    /// `item`, which starts at the item.
+    fn items(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
+        self.expect(open)?;
         self.space();
-        if self.peek()? == b']' {
+        if self.peek()? == close {
             self.i += 1;
             return Some(());
         }
         loop {
             self.space();
-            element(self)?;
+            item(self)?;
             self.space();
             match self.next()? {
                 b',' => {}
-                b']' => return Some(()),
+                b if b == close => return Some(()),
                 _ => return None,
             }
         }
@@ -236,7 +232,7 @@ impl<'a> Walk<'a> {
             _ => {
                 let start = self.i;
                 while let Some(b) = self.peek() {
-                    if matches!(b, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                    if matches!(b, b',' | b'}' | b']') || is_space(b) {
                         break;
                     }
                     self.i += 1;
@@ -261,7 +257,7 @@ impl<'a> Walk<'a> {
     }
 
     fn space(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+        while self.peek().is_some_and(is_space) {
             self.i += 1;
         }
     }
@@ -279,6 +275,11 @@ impl<'a> Walk<'a> {
     fn expect(&mut self, b: u8) -> Option<()> {
         (self.next()? == b).then_some(())
     }
+}
+
+/// Whether `b` is whitespace between JSON tokens.
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\r' | b'\t')
 }
 
 #[cfg(test)]
