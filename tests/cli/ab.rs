@@ -1202,3 +1202,57 @@ fn a_misspelt_as_sent_baseline_is_answered_with_as_sent() {
         run.stderr
     );
 }
+
+/// The tables of a corpus priced by the one profile its bill names show the costs of that
+/// profile's provider only, and ptc prices no other profile for them. They are the same as
+/// when every profile is priced (as for a report), on the logs of every agent; the report
+/// prices the other providers.
+#[test]
+fn tables_priced_by_the_bill_are_those_with_every_profile_priced() {
+    let scratch = all_strategies();
+    let logs = repo().join("tests/fixtures/realruns");
+    let priced_alone = [
+        (
+            "mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json",
+            "deepseek",
+        ),
+        ("claude-code", "anthropic"),
+        ("codex", "openai@model=gpt-5.3-codex"),
+        ("gemini-cli", "gemini"),
+        ("ptc_runner-kernel", "openrouter-deepseek"),
+        // Priced run by run: every profile is priced.
+        ("openhands", "several"),
+    ];
+    for (logs_of, billed) in priced_alone {
+        let input = logs.join(logs_of).display().to_string();
+        for format in ["table", "markdown"] {
+            let args = ["ab", "--no-timing", "--format", format, &input];
+            let alone = scratch.ptc(args);
+            assert_eq!(alone.code, 0, "{logs_of}: {}", alone.stderr);
+            let note = match billed {
+                "several" => "billed under several profiles".to_owned(),
+                one => format!("priced by {one}, the profile"),
+            };
+            assert!(alone.stderr.contains(&note), "{logs_of}: {}", alone.stderr);
+            let report = scratch.path().join(format!("every-profile-{format}.html"));
+            let mut with_report = args.map(str::to_owned).to_vec();
+            with_report.extend(["--report".to_owned(), report.display().to_string()]);
+            let every = scratch.ptc(&with_report);
+            assert_eq!(every.code, 0, "{logs_of}: {}", every.stderr);
+            assert_eq!(alone.stdout, every.stdout, "{logs_of}, {format}");
+        }
+        // JSON prices every profile: a cost under another provider is not 0.
+        let json = scratch
+            .ptc(["ab", "--no-timing", "--format", "json", &input])
+            .json();
+        let costs = &json["strategies"][0]["cost"];
+        let provider = billed.split('@').next().unwrap();
+        let other = costs
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(name, _)| !name.starts_with(provider) && !name.starts_with("as-billed"))
+            .any(|(_, cost)| cost.as_f64().unwrap() > 0.0);
+        assert!(other, "{logs_of}: {costs}");
+    }
+}

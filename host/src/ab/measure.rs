@@ -124,6 +124,26 @@ pub(super) struct Priced<'a> {
     /// prices its call) and the column `as-billed` takes its costs from; `None` when every
     /// profile prices every turn.
     pub by_run: Option<&'a RunPricing>,
+    /// Per profile, whether it is priced at all ([`AbPlan::priced`](crate::ab::AbPlan)).
+    pub priced: &'a [bool],
+}
+
+impl Priced<'_> {
+    /// Whether profile `i` leaves turn `turn` unpriced: it is not priced at all, or another
+    /// billed profile prices the turn's call.
+    pub fn skips(&self, i: usize, turn: usize) -> bool {
+        !self.priced.get(i).copied().unwrap_or(true)
+            || self.by_run.is_some_and(|b| b.skipped(i, turn))
+    }
+
+    /// The profiles priced, with their indices.
+    fn priced_profiles(&self) -> impl Iterator<Item = (usize, &Pricing)> {
+        let priced = self.priced;
+        self.profiles
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| priced.get(*i).copied().unwrap_or(true))
+    }
 }
 
 /// Renders every prompt of `recording` through `prompter` and measures it; `facts` are the
@@ -138,7 +158,7 @@ pub(super) fn measure(
     counter: &mut Counter,
 ) -> RunMeasure {
     let (pricing, primary) = (priced.profiles, priced.primary);
-    let skipped = |i: usize, turn: usize| priced.by_run.is_some_and(|b| b.skipped(i, turn));
+    let skipped = |i: usize, turn: usize| priced.skips(i, turn);
     let mut run = RunMeasure {
         judged: true,
         recording: recording.label(),
@@ -168,13 +188,19 @@ pub(super) fn measure(
         .get(primary)
         .copied()
         .unwrap_or(Counting::OpenAiChat);
-    let chat =
-        primary_counting == Counting::OpenAiChat || countings.contains(&Counting::OpenAiChat);
-    let blocks = countings.contains(&Counting::AnthropicBlocks);
+    // Each request is counted only as the profiles priced count it.
+    let counted = |counting: Counting| {
+        priced
+            .priced_profiles()
+            .any(|(i, _)| countings.get(i) == Some(&counting))
+    };
+    let chat = primary_counting == Counting::OpenAiChat || counted(Counting::OpenAiChat);
+    let blocks = counted(Counting::AnthropicBlocks);
     // OpenAI's breakpoints and Gemini's explicit caching need the blocks of the chat format,
     // from the smallest of their minimums on.
-    let blocks_from = pricing
-        .iter()
+    let blocks_from = priced
+        .priced_profiles()
+        .map(|(_, p)| p)
         .filter(|p| {
             matches!(
                 p.caching,

@@ -292,6 +292,7 @@ pub fn run_listed(
                 profiles: &plan.pricing,
                 primary: primary_pricing,
                 by_run: run_pricing.as_ref(),
+                priced: &plan.priced,
             };
             let runs = prompters
                 .iter()
@@ -610,6 +611,36 @@ mod tests {
             "handed on after {} listed",
             handed[0].0
         );
+    }
+
+    #[test]
+    fn a_profile_left_out_of_the_pricing_costs_nothing_and_the_others_the_same() {
+        let host = host();
+        let (name, json) = crate::examples::REAL_RUNS
+            .iter()
+            .find(|(name, _)| name.ends_with("mini-swe-agent-pvlib-1707.json"))
+            .unwrap();
+        let sources = vec![Source::Embedded { name, json }; 2];
+        let plan = || AbPlan::new(&host, &PlanOptions::strategies("full-history")).unwrap();
+        let every = run_corpus(&host, plan(), &sources, strict(Rows::Sums)).unwrap();
+        // Only the cost column's profile (Anthropic's blocks) and OpenAI's chat format with
+        // its breakpoints: the other countings are not made.
+        let mut some = plan();
+        some.price_only(|p| p.name == "openai-gpt-5-6");
+        let kept: Vec<bool> = some.priced.clone();
+        assert_eq!(kept.iter().filter(|&&k| k).count(), 2, "{kept:?}");
+        let names: Vec<String> = some.pricing.iter().map(|p| p.name.clone()).collect();
+        let fewer = run_corpus(&host, some, &sources, strict(Rows::Sums)).unwrap();
+        for (all, few) in every.summaries().iter().zip(fewer.summaries()) {
+            assert_eq!((all.tokens, all.prompts), (few.tokens, few.prompts));
+            for (i, name) in names.iter().enumerate() {
+                match kept[i] {
+                    true => assert_eq!(all.costs[i], few.costs[i], "{name}"),
+                    false => assert_eq!(few.costs[i], 0.0, "{name}"),
+                }
+            }
+            assert!(all.costs.iter().all(|&c| c > 0.0), "{:?}", all.costs);
+        }
     }
 
     #[test]

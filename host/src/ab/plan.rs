@@ -131,9 +131,26 @@ pub struct AbPlan {
     /// The profiles asked for when each run is priced by the one its usage names
     /// ([`PlanOptions::by_run`]); empty when every run is priced by every profile.
     pub by_run: Vec<String>,
+    /// Per profile of `pricing`, whether its costs are computed: every one, unless the output
+    /// shows only some ([`AbPlan::price_only`]). A profile left out costs nothing in the
+    /// results.
+    pub priced: Vec<bool>,
 }
 
 impl AbPlan {
+    /// Leaves every profile of [`AbPlan::pricing`] out of the pricing but those `keep`
+    /// accepts: for an output that shows no other. The cost column's profile is
+    /// always priced.
+    pub fn price_only(&mut self, keep: impl Fn(&Pricing) -> bool) {
+        let primary = self
+            .pricing
+            .iter()
+            .position(|p| p.name == self.primary_pricing);
+        for (i, (priced, profile)) in self.priced.iter_mut().zip(&self.pricing).enumerate() {
+            *priced = Some(i) == primary || keep(profile);
+        }
+    }
+
     /// The plan `options` ask for, the configuration filling what they leave out; the
     /// baseline is added to the strategies when they do not name it.
     pub fn new(host: &Host, options: &PlanOptions) -> Result<AbPlan, Error> {
@@ -248,6 +265,7 @@ impl AbPlan {
         Ok(AbPlan {
             variants,
             baseline,
+            priced: vec![true; profiles.len()],
             pricing: profiles,
             primary_pricing: primary,
             asked_pricing: match pricing {

@@ -17,7 +17,7 @@ pub(super) fn settle(
     caches: &[CacheState],
     detail: bool,
 ) {
-    let skipped = |i: usize, turn: usize| priced.by_run.is_some_and(|b| b.skipped(i, turn));
+    let skipped = |i: usize, turn: usize| priced.skips(i, turn);
     for (i, (profile, cache)) in priced.profiles.iter().zip(caches).enumerate() {
         let Some(settled) = profile.settle(cache) else {
             continue;

@@ -102,6 +102,8 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     };
     // The runs of the logs read to find the profiles, taken from there by the listings below.
     let mut imports = None;
+    // The one profile the runs' bill names, when they are priced by it.
+    let mut priced_as_billed = None;
     // Runs that hold the requests their agent sent are compared with them, not with ptc's
     // reconstruction of them (full-history), unless `--set ab.baseline` asks for it.
     let config = host.config();
@@ -113,6 +115,7 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         if asked.pricing.is_none() {
             asked.pricing = read.profiles;
             asked.by_run = asked.pricing.as_deref().is_some_and(|p| p.contains(','));
+            priced_as_billed = asked.pricing.clone().filter(|_| !asked.by_run);
         }
         if may_be_as_sent && read.every_run_sent {
             crate::output::note(format_args!(
@@ -123,7 +126,16 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         }
         imports = Some(std::sync::Arc::new(read.imports));
     }
-    let plan = AbPlan::new(host, &asked)?;
+    let mut plan = AbPlan::new(host, &asked)?;
+    // The tables for people show, of a corpus priced by the profile its bill names, only the
+    // costs under that profile's provider (and the bill's comparison, which prices the runs on
+    // its own): the other profiles are not priced. Every output that shows them (the other
+    // formats, a report, a part) prices them all.
+    if let Some(billed) = &priced_as_billed {
+        if options.format.for_people() && options.report.is_none() {
+            plan.price_only(|profile| options.view.reads_beside_bill(billed, &profile.name));
+        }
+    }
     let (format, shard) = (options.format, options.shard);
     if format == Format::Partial && options.report.is_some() {
         return Err(Error::Usage(

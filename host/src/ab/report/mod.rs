@@ -54,6 +54,14 @@ pub struct View {
 const NARROW_SUMMARY: [&str; 3] = ["strategy", "tokens", "cost $"];
 
 impl View {
+    /// Whether the tables for people read the costs of the profile named `name` when the
+    /// runs are priced by the one profile their bill names, `billed`: those of its provider
+    /// (the verdict, its range, the profile's variants for other models), unless every
+    /// profile is shown (`--wide`, `--explain`).
+    pub fn reads_beside_bill(&self, billed: &str, name: &str) -> bool {
+        self.wide || self.explain || verdict::family(billed) == verdict::family(name)
+    }
+
     /// Whether the against-the-baseline table shows profile `p` of `ab`.
     fn shows_profile(&self, ab: &Ab, p: usize) -> bool {
         let name = &ab.pricing[p].name;
