@@ -1256,3 +1256,42 @@ fn tables_priced_by_the_bill_are_those_with_every_profile_priced() {
         assert!(other, "{logs_of}: {costs}");
     }
 }
+
+/// A run's bill is found however many runs without requests come before it: once one was
+/// read, a recording that holds no request is told by its text, and one that holds some is
+/// still read whole.
+#[test]
+fn a_bill_after_many_runs_without_requests_still_prices_the_corpus() {
+    let scratch = all_strategies();
+    let plain = std::fs::read(example("data-exploration.json")).unwrap();
+    // More than the runs read at once (64) before the bill.
+    for i in 0..70 {
+        scratch.write(&format!("bill-after-many/a-{i:03}.json"), &plain);
+    }
+    let billed = std::fs::read(repo().join("examples/realruns/mini-swe-agent-pvlib-1707.json"));
+    scratch.write("bill-after-many/z-billed.json", billed.unwrap());
+    let run = scratch.ptc([
+        "ab",
+        "--no-timing",
+        "--strategies",
+        "full-history",
+        "bill-after-many",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("note: priced by deepseek, the profile"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("cost: deepseek pricing"),
+        "{}",
+        run.stdout
+    );
+    // A bill among them does not make every run one that holds its requests.
+    assert!(
+        !run.stderr.contains("compared with as-sent"),
+        "{}",
+        run.stderr
+    );
+}

@@ -14,7 +14,7 @@ use crate::host::Host;
 use crate::ops::results::{self, Finish};
 use crate::ops::{progress, Corpus};
 use crate::output::write_out;
-use crate::recording::corpus::Imports;
+use crate::recording::corpus::{Imports, Source};
 use crate::recording::{ReadError, Recording};
 use crate::render::trigger::AS_SENT;
 use crate::Error;
@@ -326,6 +326,11 @@ fn read_ahead(
         let found: Vec<Option<Found>> = chunk
             .par_iter()
             .map(|source| {
+                // Once a run that does not hold its requests was read, a recording that holds
+                // no request names no bill, whether or not it can be read: its text is enough.
+                if !every_run_sent && holds_no_request(source, defaults) {
+                    return None;
+                }
                 // Neither question needs the values of the run's memory: left unread.
                 let recording = source.load_without_values(defaults).ok()?;
                 let sent = holds_what_was_sent(&recording);
@@ -388,6 +393,15 @@ fn read_ahead(
         every_run_sent: every_run_sent && read > 0,
         imports,
     })
+}
+
+/// Whether the recording `source` holds no request, told from its text alone: no
+/// `"request"` in it (a key, or a string of that text; a string's quotes inside another are
+/// escaped). `false` when it may hold one, or cannot be read.
+fn holds_no_request(source: &Source, defaults: &crate::recording::RecordingDefaults) -> bool {
+    source
+        .bytes(defaults.max_recording_bytes)
+        .is_ok_and(|bytes| memchr::memmem::find(&bytes, b"\"request\"").is_none())
 }
 
 /// Whether `recording` holds the request its agent sent before every turn (recorded, or
