@@ -225,3 +225,38 @@ fn an_endless_jsonl_line_ends_with_the_limit_not_an_abort() {
         "error: cannot import /dev/zero:1: the line is longer than the limit of 1048576 bytes (1 MiB); raise it with --max-recording-bytes"
     );
 }
+
+/// `ptc validate` checks many recordings at once and reports them in the order listed: the
+/// broken ones among 300 (more than are checked at once) come out in file order, each once.
+#[test]
+fn validate_reports_many_recordings_in_order() {
+    let scratch = shared();
+    let good = std::fs::read(example("data-exploration.json")).unwrap();
+    let broken = [0, 1, 255, 256, 257, 299];
+    for i in 0..300 {
+        let name = format!("validate-many/r{i:03}.json");
+        match broken.contains(&i) {
+            true => scratch.write(&name, b"{\"mission\": "),
+            false => scratch.write(&name, &good),
+        };
+    }
+    let run = scratch.ptc(["validate", "validate-many"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let files: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains(": error: "))
+        .map(|l| l.split(':').next().unwrap())
+        .collect();
+    let expected: Vec<String> = broken
+        .iter()
+        .map(|i| format!("validate-many/r{i:03}.json"))
+        .collect();
+    assert_eq!(files, expected, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .ends_with("300 recording(s), 6 error(s), 0 warning(s)\n"),
+        "{}",
+        run.stdout
+    );
+}

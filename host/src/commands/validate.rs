@@ -56,6 +56,31 @@ pub fn validate(
     Ok(())
 }
 
+/// How many recordings are checked at once, at most.
+const CHUNK: usize = 256;
+
+/// The problems of the recording `source`, with the file and the line they are counted from.
+fn check(
+    source: &Source,
+    defaults: &crate::recording::RecordingDefaults,
+) -> (PathBuf, usize, Vec<Problem>) {
+    let (file, first_line) = match source {
+        Source::Line { path, line, .. } => (path.to_path_buf(), *line),
+        other => (other.label(), 1),
+    };
+    let problems = match source.bytes(defaults.max_recording_bytes) {
+        Ok(bytes) => Recording::check(&bytes, &file, first_line, defaults),
+        Err(err) => vec![Problem {
+            severity: Severity::Error,
+            line: None,
+            column: None,
+            json_path: ".".into(),
+            message: err.to_string(),
+        }],
+    };
+    (file, first_line, problems)
+}
+
 /// Every problem of every recording: (report, errors, recordings read).
 fn report(host: &Host, paths: &[PathBuf], format: Format) -> Result<(String, usize, usize), Error> {
     let defaults = host.recording_defaults()?;
@@ -63,21 +88,13 @@ fn report(host: &Host, paths: &[PathBuf], format: Format) -> Result<(String, usi
     let mut errors = 0;
     let mut text = String::new();
     let mut json = Vec::new();
-    for source in &sources {
-        let (file, first_line) = match source {
-            Source::Line { path, line, .. } => (path.to_path_buf(), *line),
-            other => (other.label(), 1),
-        };
-        let problems = match source.bytes(defaults.max_recording_bytes) {
-            Ok(bytes) => Recording::check(&bytes, &file, first_line, &defaults),
-            Err(err) => vec![Problem {
-                severity: Severity::Error,
-                line: None,
-                column: None,
-                json_path: ".".into(),
-                message: err.to_string(),
-            }],
-        };
+    // The recordings are checked a chunk at a time over every core, and reported in order.
+    let checked = sources.chunks(CHUNK).flat_map(|chunk| {
+        use rayon::prelude::*;
+        let problems: Vec<_> = chunk.par_iter().map(|s| check(s, &defaults)).collect();
+        chunk.iter().zip(problems)
+    });
+    for (source, (file, first_line, problems)) in checked {
         for p in &problems {
             if p.severity == Severity::Error {
                 errors += 1;
