@@ -7,8 +7,10 @@
 //!   `target/w3-corpus` with the example `generate_corpus` (built by `cargo bench`).
 //! - W5: real agents' logs, every loaded strategy (no `--strategies`), read as they are (imported as they are listed)
 //!   and priced by the profile their usage names: the logs in `$PTC_W5_LOGS` (a directory;
-//!   for example a few hundred mini-swe-agent trajectories). Skipped, saying so, when it is
-//!   not set: no real logs of that size are in the repository.
+//!   W5 is the 320 public mini-swe-agent trajectories of DeepSeek runs, fetched as the
+//!   manual's performance page says, less the five with no response of the model, which
+//!   `ptc ab` refuses). Skipped, saying so, when it is not set: no real logs of that size are
+//!   in the repository.
 //!
 //! - W3's reading alone: its first 100 recordings read (`Recording::parse`) in this process,
 //!   one after the other, from their bytes in memory: the share of W3 that reading takes, apart
