@@ -1259,7 +1259,7 @@ fn tables_priced_by_the_bill_are_those_with_every_profile_priced() {
 
 /// A run's bill is found however many runs without requests come before it: once one was
 /// read, a recording that holds no request is told by its text, and one that holds some is
-/// still read whole.
+/// still read whole. With `--pricing`, the runs read ahead stop there.
 #[test]
 fn a_bill_after_many_runs_without_requests_still_prices_the_corpus() {
     let scratch = all_strategies();
@@ -1269,29 +1269,51 @@ fn a_bill_after_many_runs_without_requests_still_prices_the_corpus() {
         scratch.write(&format!("bill-after-many/a-{i:03}.json"), &plain);
     }
     let billed = std::fs::read(repo().join("examples/realruns/mini-swe-agent-pvlib-1707.json"));
-    scratch.write("bill-after-many/z-billed.json", billed.unwrap());
-    let run = scratch.ptc([
-        "ab",
-        "--no-timing",
-        "--strategies",
-        "full-history",
-        "bill-after-many",
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    scratch.write("bill-after-many/y-billed.json", billed.unwrap());
+    let log = repo().join(
+        "tests/fixtures/realruns/mini-swe-agent/deepseek_reasoner_dev_pvlib__pvlib-python-1707.traj.json",
+    );
+    scratch.write(
+        "bill-after-many/z-log.traj.json",
+        std::fs::read(log).unwrap(),
+    );
+    let ab = |extra: &[&str]| {
+        let mut args = vec!["ab", "--no-timing", "--strategies", "full-history"];
+        args.extend_from_slice(extra);
+        args.push("bill-after-many");
+        let run = scratch.ptc(args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        // A bill among them does not make every run one that holds its requests.
+        assert!(
+            !run.stderr.contains("compared with as-sent"),
+            "{}",
+            run.stderr
+        );
+        // Every run is measured, the log read after them imported, the two billed runs
+        // compared with their bill.
+        assert!(run.stdout.starts_with("72 recording(s)"), "{}", run.stdout);
+        assert!(
+            run.stdout.contains("Simulated against the bill: 2 run(s)"),
+            "{}",
+            run.stdout
+        );
+        run
+    };
+    let found = ab(&[]);
     assert!(
-        run.stderr.contains("note: priced by deepseek, the profile"),
+        found
+            .stderr
+            .contains("note: priced by deepseek, the profile"),
         "{}",
-        run.stderr
+        found.stderr
     );
     assert!(
-        run.stdout.contains("cost: deepseek pricing"),
+        found.stdout.contains("cost: deepseek pricing"),
         "{}",
-        run.stdout
+        found.stdout
     );
-    // A bill among them does not make every run one that holds its requests.
-    assert!(
-        !run.stderr.contains("compared with as-sent"),
-        "{}",
-        run.stderr
-    );
+    // With the pricing given, the runs read ahead stop at the first without requests; the
+    // rest are read when measured, to the same table.
+    let given = ab(&["--pricing", "deepseek"]);
+    assert_eq!(given.stdout, found.stdout);
 }

@@ -363,6 +363,11 @@ fn read_ahead(
                 named.push(name);
             }
         }
+        // With the pricing given, a run without requests settles the only question left: the
+        // logs not read yet are imported when they are measured.
+        if !find_profiles && !every_run_sent {
+            break;
+        }
     }
     let imports = listing.into_imports();
     if inferred_count > 0 {
