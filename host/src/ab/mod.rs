@@ -462,6 +462,14 @@ mod tests {
         Host::with_strategies(Config::defaults(), strategies)
     }
 
+    /// The bundled real run that carries its bill (mini-swe-agent on DeepSeek).
+    fn billed_run() -> (&'static str, &'static str) {
+        *crate::examples::REAL_RUNS
+            .iter()
+            .find(|(name, _)| name.ends_with("mini-swe-agent-pvlib-1707.json"))
+            .unwrap()
+    }
+
     /// The first recording that cannot be read is the error.
     fn strict(rows: Rows<'_>) -> RunOptions<'_> {
         RunOptions {
@@ -581,10 +589,7 @@ mod tests {
     #[test]
     fn billed_recordings_are_handed_on_in_order_as_their_chunk_is_measured() {
         let host = host();
-        let (name, json) = crate::examples::REAL_RUNS
-            .iter()
-            .find(|(name, _)| name.ends_with("mini-swe-agent-pvlib-1707.json"))
-            .unwrap();
+        let (name, json) = billed_run();
         // More copies than the bytes one chunk holds.
         let copies = (CHUNK_BYTES / json.len() as u64) as usize + 8;
         let listed = std::cell::Cell::new(0);
@@ -616,10 +621,7 @@ mod tests {
     #[test]
     fn a_profile_left_out_of_the_pricing_costs_nothing_and_the_others_the_same() {
         let host = host();
-        let (name, json) = crate::examples::REAL_RUNS
-            .iter()
-            .find(|(name, _)| name.ends_with("mini-swe-agent-pvlib-1707.json"))
-            .unwrap();
+        let (name, json) = billed_run();
         let sources = vec![Source::Embedded { name, json }; 2];
         let plan = || AbPlan::new(&host, &PlanOptions::strategies("full-history")).unwrap();
         let every = run_corpus(&host, plan(), &sources, strict(Rows::Sums)).unwrap();

@@ -14,7 +14,7 @@ use crate::host::Host;
 use crate::ops::results::{self, Finish};
 use crate::ops::{progress, Corpus};
 use crate::output::write_out;
-use crate::recording::corpus::{Imports, Source};
+use crate::recording::corpus::Imports;
 use crate::recording::{ReadError, Recording};
 use crate::render::trigger::AS_SENT;
 use crate::Error;
@@ -326,13 +326,14 @@ fn read_ahead(
         let found: Vec<Option<Found>> = chunk
             .par_iter()
             .map(|source| {
+                let bytes = source.bytes(defaults.max_recording_bytes).ok()?;
                 // Once a run that does not hold its requests was read, a recording that holds
                 // no request names no bill, whether or not it can be read: its text is enough.
-                if !every_run_sent && holds_no_request(source, defaults) {
+                if !every_run_sent && holds_no_request(&bytes) {
                     return None;
                 }
                 // Neither question needs the values of the run's memory: left unread.
-                let recording = source.load_without_values(defaults).ok()?;
+                let recording = source.parse_without_values(&bytes, defaults).ok()?;
                 let sent = holds_what_was_sent(&recording);
                 if !find_profiles {
                     return Some((sent, None, None));
@@ -400,13 +401,11 @@ fn read_ahead(
     })
 }
 
-/// Whether the recording `source` holds no request, told from its text alone: no
+/// Whether the recording whose text is `bytes` holds no request, told from its text alone: no
 /// `"request"` in it (a key, or a string of that text; a string's quotes inside another are
-/// escaped). `false` when it may hold one, or cannot be read.
-fn holds_no_request(source: &Source, defaults: &crate::recording::RecordingDefaults) -> bool {
-    source
-        .bytes(defaults.max_recording_bytes)
-        .is_ok_and(|bytes| memchr::memmem::find(&bytes, b"\"request\"").is_none())
+/// escaped). `false` when it may hold one.
+fn holds_no_request(bytes: &[u8]) -> bool {
+    memchr::memmem::find(bytes, b"\"request\"").is_none()
 }
 
 /// Whether `recording` holds the request its agent sent before every turn (recorded, or

@@ -133,21 +133,27 @@ impl Source {
         }
     }
 
-    /// Reads and checks the recording, but not the values of its `data` and `memory` (each is
-    /// nil, its text checked as JSON): for what it says besides them (its requests, its usage,
-    /// what it lacks), in a fraction of the time. Use [`Source::load`] for anything else.
-    pub fn load_without_values(
+    /// Checks the recording whose text ([`Source::bytes`]) is `bytes`, but reads not the
+    /// values of its `data` and `memory` (each is nil, its text checked as JSON): for what it
+    /// says besides them (its requests, its usage, what it lacks), in a fraction of the time.
+    /// Use [`Source::load`] for anything else.
+    pub fn parse_without_values(
         &self,
+        bytes: &[u8],
         defaults: &RecordingDefaults,
     ) -> Result<Recording, ReadError> {
-        crate::recording::value_json::skipping(|| self.load(defaults))
+        crate::recording::value_json::skipping(|| self.parse(bytes, defaults))
     }
 
     /// Reads and checks the recording.
     pub fn load(&self, defaults: &RecordingDefaults) -> Result<Recording, ReadError> {
-        let bytes = self.bytes(defaults.max_recording_bytes)?;
+        self.parse(&self.bytes(defaults.max_recording_bytes)?, defaults)
+    }
+
+    /// Checks the recording whose text is `bytes`, read at its place.
+    fn parse(&self, bytes: &[u8], defaults: &RecordingDefaults) -> Result<Recording, ReadError> {
         let (path, line) = self.place();
-        Ok(Recording::parse_at(&bytes, &path, line, defaults)?)
+        Ok(Recording::parse_at(bytes, &path, line, defaults)?)
     }
 }
 
