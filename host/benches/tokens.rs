@@ -25,7 +25,7 @@ fn corpus() -> Vec<String> {
             let renderer = host.renderer(Some(name)).unwrap();
             for k in 0..recording.turns.len() {
                 for m in renderer.render(&recording, k).unwrap().messages {
-                    texts.push(m.content);
+                    texts.push(m.content.to_string());
                 }
             }
         }

@@ -171,14 +171,14 @@ fn delta_log_prompt(host: &Host, recording: &Recording, k: usize) -> (DeltaLogPr
     let renderer = host.renderer(Some("delta-log")).unwrap();
     let mut output = renderer.output(recording, k).unwrap();
     let point = output.stats.turns_compressed;
-    let full = renderer.messages(&output).unwrap()[1].content.clone();
+    let full = renderer.messages(&output).unwrap()[1].content.to_string();
     // The last block is the tail: the error or samples of the latest turn, the turns left.
     let tail = output.messages[1].blocks.pop().unwrap();
     assert!(tail
         .sections
         .iter()
         .all(|s| ["error", "samples", "turns_left"].contains(&s.template.as_str())));
-    let log = renderer.messages(&output).unwrap()[1].content.clone();
+    let log = renderer.messages(&output).unwrap()[1].content.to_string();
     (DeltaLogPrompt { full, log }, point)
 }
 
@@ -198,7 +198,7 @@ fn blocks(messages: &[RenderedMessage]) -> Vec<(usize, &'static str, &str, bool)
 fn texts(messages: &[RenderedMessage]) -> Vec<(&'static str, &str)> {
     messages
         .iter()
-        .map(|m| (m.role.as_str(), m.content.as_str()))
+        .map(|m| (m.role.as_str(), &*m.content))
         .collect()
 }
 
@@ -224,7 +224,7 @@ proptest! {
         for (strategy, _) in STRATEGIES.iter() {
             for k in 0..=recording.turns.len() {
                 let messages = render(default_host(), strategy, &recording, k);
-                prop_assert_eq!(&messages[0].content, "System.");
+                prop_assert_eq!(&*messages[0].content, "System.");
                 prop_assert!(messages[1].content.starts_with("Mission: do the generated thing."), "{} {}", strategy, k);
                 let last = &messages.last().unwrap().content;
                 prop_assert!(
@@ -290,6 +290,33 @@ proptest! {
             let (before, after) = (texts(&before), texts(&after));
             let changed = before.iter().zip(&after).filter(|(a, b)| a != b).count();
             prop_assert!(changed <= 1, "{} earlier messages changed at turn {}", changed, k);
+        }
+    }
+
+    /// A run's prompts rendered one after the other through one cache (as `ptc ab` renders
+    /// them) are those rendered alone; a message of full-history's at the place of the same
+    /// message in the prompt before is that message's text, shared, not a copy.
+    #[test]
+    fn prompts_rendered_through_one_cache_are_those_rendered_alone(recording in recordings()) {
+        for host in [default_host(), acting_host(), delta_log_host()] {
+            let mut counter = ptc::Counter::new(ptc::Tokenizer::O200kBase);
+            for (strategy, _) in STRATEGIES.iter() {
+                let prompter = host.prompter(Some(strategy)).unwrap();
+                let mut cache = ptc::RunCache::default();
+                let mut before: Vec<RenderedMessage> = Vec::new();
+                for k in 0..=recording.turns.len() {
+                    let (prompt, _) = prompter.render_cached(&recording, k, &mut counter, &mut cache).unwrap();
+                    prop_assert_eq!(&prompt.messages, &render(host, strategy, &recording, k), "{} {}", strategy, k);
+                    if *strategy == "full-history" && k > 0 {
+                        let shared = prompt.messages.iter().zip(&before)
+                            .filter(|(now, was)| std::sync::Arc::ptr_eq(&now.content, &was.content))
+                            .count();
+                        // All but the last message of the prompt before: the turns left change.
+                        prop_assert_eq!(shared, before.len() - 1, "turn {}", k);
+                    }
+                    before = prompt.messages;
+                }
+            }
         }
     }
 
@@ -407,4 +434,39 @@ fn cached_token_counts_equal_the_tokenizer() {
             }
         }
     }
+}
+
+/// A block that renders to nothing moves its breakpoint to the block before it, in an earlier
+/// message when it is its message's first: a prompt rendered through the cache gives that
+/// earlier message the breakpoint when the moving block is there, and not when it is gone,
+/// though the earlier message is the same as in the prompt before.
+#[test]
+fn a_breakpoint_moved_to_an_earlier_message_is_moved_again_or_not_through_the_cache() {
+    use ptc_plugin_api::{Block, Message, Output, Role, Section, Stats};
+    let renderer = default_host().renderer(Some("full-history")).unwrap();
+    let mission = |text: &'static str| Section::new("mission").with("mission", text);
+    let output = |last: Option<&'static str>| {
+        let mut marked = Block::new(vec![mission(last.unwrap_or(""))]);
+        marked.cache_breakpoint = last.is_none();
+        Output {
+            messages: vec![
+                Message::new(Role::System, vec![mission("system")]),
+                Message::new(Role::User, vec![mission("first")]),
+                Message::of_blocks(Role::User, vec![marked]),
+            ]
+            .into(),
+            stats: Stats::default(),
+        }
+    };
+    let mut cache = ptc::SectionCache::default();
+    let mut marks = Vec::new();
+    for last in [None, None, Some("last"), None] {
+        let output = output(last);
+        let alone = renderer.messages(&output).unwrap();
+        let cached = renderer.messages_cached(&output, Some(&mut cache)).unwrap();
+        cache.keep(output);
+        assert_eq!(cached, alone, "{last:?}");
+        marks.push(cached[1].blocks[0].cache_breakpoint);
+    }
+    assert_eq!(marks, [true, true, false, true]);
 }

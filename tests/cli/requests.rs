@@ -123,7 +123,7 @@ fn anthropic_bodies_put_breakpoints_where_the_placement_says_on_every_bundled_pr
                             prompt
                                 .messages
                                 .iter()
-                                .any(|m| m.role.as_str() == *role && m.content == joined),
+                                .any(|m| m.role.as_str() == *role && *m.content == *joined),
                             "{what}: no rendered message is {joined:?}"
                         );
                     }
@@ -173,7 +173,7 @@ fn anthropic_bodies_put_breakpoints_where_the_placement_says_on_every_bundled_pr
                     .messages
                     .iter()
                     .filter(|m| !m.content.is_empty())
-                    .map(|m| (m.role.as_str(), m.content.clone()))
+                    .map(|m| (m.role.as_str(), m.content.to_string()))
                     .collect();
                 for placement in [Placement::Auto, Placement::Strategy] {
                     let options = RequestOptions {

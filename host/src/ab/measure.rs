@@ -333,7 +333,7 @@ pub(super) fn measure(
             .messages
             .iter()
             .skip(1)
-            .map(|m| m.content.as_str())
+            .map(|m| &*m.content)
             .collect();
         let mut text = search.spare();
         text.reserve(messages.iter().map(|m| m.len() + 1).sum());

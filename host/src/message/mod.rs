@@ -2,6 +2,8 @@
 //! with the breakpoints the strategy put on them. The renderer makes them; token counting and
 //! the cost simulation read them.
 
+use std::sync::Arc;
+
 use ptc_plugin_api::Role;
 
 pub mod wire;
@@ -10,7 +12,9 @@ pub mod wire;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RenderedMessage {
     pub role: Role,
-    pub content: String,
+    /// The text, shared: a message a run's next prompt repeats is the same text, not a copy,
+    /// and comparing it with itself does not read it.
+    pub content: Arc<str>,
     /// The content blocks, in order: byte ranges of `content`, one blank line between two.
     /// A message whose content is empty has none.
     pub blocks: Vec<BlockSpan>,
@@ -27,7 +31,7 @@ pub struct BlockSpan {
 
 impl RenderedMessage {
     /// A message of one block without a breakpoint (or none, when `content` is empty).
-    pub fn plain(role: Role, content: impl Into<String>) -> RenderedMessage {
+    pub fn plain(role: Role, content: impl Into<Arc<str>>) -> RenderedMessage {
         let content = content.into();
         let blocks = if content.is_empty() {
             Vec::new()
@@ -73,7 +77,7 @@ pub(crate) fn message_of_blocks(role: Role, blocks: &[(&str, bool)]) -> Rendered
     }
     RenderedMessage {
         role,
-        content,
+        content: content.into(),
         blocks: spans,
     }
 }

@@ -195,7 +195,22 @@ impl<'a> Renderer<'a> {
         let mut messages: Vec<RenderedMessage> = Vec::with_capacity(output.messages.len());
         let mut breakpoints = 0;
         let mut scratch = Vec::new();
-        for message in output.messages.iter() {
+        if let Some(cache) = cache.as_deref_mut() {
+            cache.start();
+        }
+        for (at, message) in output.messages.iter().enumerate() {
+            // A message the last prompt had at its place is its text again.
+            let repeated = cache.as_deref().and_then(|c| c.repeated(at, message));
+            if let Some(repeated) = repeated {
+                breakpoints += message.blocks.iter().filter(|b| b.cache_breakpoint).count();
+                if let Some(cache) = cache.as_deref_mut() {
+                    cache.rendered(Some(repeated.clone()));
+                }
+                messages.push(repeated);
+                continue;
+            }
+            // Whether an empty block of this message moved its breakpoint to an earlier one.
+            let mut marked_before = false;
             let mut content = String::with_capacity(text_size_hint(message));
             let mut blocks = Vec::with_capacity(message.blocks.len());
             for block in message.blocks.iter() {
@@ -229,19 +244,28 @@ impl<'a> Renderer<'a> {
                     });
                 } else if block.cache_breakpoint {
                     // An empty block ends the prefix the block before it ends.
-                    let before = blocks
-                        .last_mut()
-                        .or_else(|| messages.iter_mut().rev().find_map(|m| m.blocks.last_mut()));
-                    if let Some(before) = before {
-                        before.cache_breakpoint = true;
+                    match blocks.last_mut() {
+                        Some(before) => before.cache_breakpoint = true,
+                        None => {
+                            let before =
+                                messages.iter_mut().rev().find_map(|m| m.blocks.last_mut());
+                            if let Some(before) = before {
+                                before.cache_breakpoint = true;
+                                marked_before = true;
+                            }
+                        }
                     }
                 }
             }
-            messages.push(RenderedMessage {
+            let rendered = RenderedMessage {
                 role: message.role,
-                content,
+                content: content.into(),
                 blocks,
-            });
+            };
+            if let Some(cache) = cache.as_deref_mut() {
+                cache.rendered((!marked_before).then(|| rendered.clone()));
+            }
+            messages.push(rendered);
         }
         if breakpoints > MAX_BREAKPOINTS {
             return Err(RenderError::Strategy {

@@ -377,7 +377,7 @@ pub fn openai<'a>(prompt: &'a Prompt, options: &RequestOptions) -> OpenAiRequest
 /// `message`'s text cut after each block of `marked` (with the blank line that follows it, as
 /// ptc counts a block's tokens), each cut carrying a breakpoint; the rest a last part.
 fn parts<'a>(message: &'a RenderedMessage, marked: &[usize]) -> Vec<OpenAiPart<'a>> {
-    let content = message.content.as_str();
+    let content = &*message.content;
     let mut parts = Vec::with_capacity(marked.len() + 1);
     let mut from = 0;
     for &b in marked {
@@ -615,7 +615,7 @@ mod tests {
         let rendered: Vec<(&str, String)> = prompt
             .messages
             .iter()
-            .map(|m| (m.role.as_str(), m.content.clone()))
+            .map(|m| (m.role.as_str(), m.content.to_string()))
             .collect();
         assert_eq!(sent, rendered);
     }
@@ -649,7 +649,7 @@ mod tests {
         // The parts put together are the message's text.
         let sent = openai(&convo, &options);
         for (sent, rendered) in sent.messages.iter().zip(&convo.messages) {
-            assert_eq!(sent.content.text(), rendered.content);
+            assert_eq!(sent.content.text(), &*rendered.content);
         }
         // Five marks: the latest four are sent; a mark on a message's last block ends it.
         let five = prompt(vec![

@@ -1,4 +1,5 @@
-//! The sections of a run's prompts already rendered, with their text.
+//! The sections of a run's prompts already rendered, with their text; and the messages of the
+//! run's last prompt, with theirs.
 //!
 //! A section is looked up by what it is made of. Text a section borrows is known by where it
 //! lives, not by what it reads: a borrowed text lives, unchanged, as long as the run it was
@@ -6,13 +7,19 @@
 //! the same text, and the lookup neither hashes nor compares it. Text the strategy built (a
 //! sample, a printed value) is hashed and compared. The same text borrowed from another place,
 //! or built again, is a section rendered once more, to the same text.
+//!
+//! A message made of the same sections as the message at its place in the run's last prompt
+//! is that message's text again, shared rather than copied (the earlier turns of a full
+//! history): it is neither looked up section by section nor written again, and the counting
+//! that follows knows it by its address.
 
 use std::hash::{BuildHasher, Hasher};
 
 use abi_stable::std_types::{RCow, RStr, RString};
-use ptc_plugin_api::{Field, Section};
+use ptc_plugin_api::{Field, Message, Output, Section};
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
+use crate::message::RenderedMessage;
 use crate::render::RenderError;
 
 /// Sections already rendered by one renderer, with their text. The prompts of one run repeat
@@ -24,6 +31,11 @@ pub struct SectionCache<'r> {
     /// one only when keys collide). A section may borrow from the run it was rendered from:
     /// the cache lives no longer than the run.
     by_key: FxHashMap<u64, Vec<(Section<'r>, String)>>,
+    /// The strategy's output for the last prompt kept ([`SectionCache::keep`]), with each of
+    /// its messages as rendered on its own (`None`: rendering it changed an earlier message).
+    last: Option<(Output<'r>, Vec<Option<RenderedMessage>>)>,
+    /// The messages of the prompt being rendered, as [`SectionCache::rendered`] gave them.
+    now: Vec<Option<RenderedMessage>>,
 }
 
 impl<'r> SectionCache<'r> {
@@ -45,10 +57,56 @@ impl<'r> SectionCache<'r> {
         entries.push((section.clone(), text));
         Ok(())
     }
+
+    /// Message `at` of the last prompt kept, as rendered on its own, when `message` is made of
+    /// the same sections in the same blocks.
+    pub(super) fn repeated(&self, at: usize, message: &Message<'r>) -> Option<RenderedMessage> {
+        let (output, rendered) = self.last.as_ref()?;
+        let before = output.messages.get(at)?;
+        let rendered = rendered.get(at)?.as_ref()?;
+        same_message(before, message).then(|| rendered.clone())
+    }
+
+    /// Starts the messages of a prompt.
+    pub(super) fn start(&mut self) {
+        self.now.clear();
+    }
+
+    /// The next message of the prompt being rendered, as rendered on its own (`None`: its
+    /// rendering changed an earlier message, so that it is not to be repeated on its own).
+    pub(super) fn rendered(&mut self, message: Option<RenderedMessage>) {
+        self.now.push(message);
+    }
+
+    /// Keeps `output`, whose messages were just rendered through this cache, for the next
+    /// prompt's [`SectionCache::repeated`].
+    pub fn keep(&mut self, output: Output<'r>) {
+        let rendered = std::mem::take(&mut self.now);
+        if rendered.len() == output.messages.len() {
+            self.last = Some((output, rendered));
+        } else {
+            self.last = None;
+        }
+    }
+}
+
+/// Whether two messages render to the same text: the same role, and blocks with the same
+/// breakpoints of the same sections ([`same`]).
+fn same_message(a: &Message<'_>, b: &Message<'_>) -> bool {
+    a.role == b.role
+        && a.blocks.len() == b.blocks.len()
+        && a.blocks.iter().zip(b.blocks.iter()).all(|(a, b)| {
+            a.cache_breakpoint == b.cache_breakpoint
+                && a.sections.len() == b.sections.len()
+                && a.sections
+                    .iter()
+                    .zip(b.sections.iter())
+                    .all(|(a, b)| same(a, b))
+        })
 }
 
 /// A hash of `section`: its template and field names and every borrowed text by their place,
-/// built text and numbers by their value.
+/// built text by its length and ends, numbers by their value.
 fn key(section: &Section<'_>) -> u64 {
     let mut hash = FxBuildHasher.build_hasher();
     place(&mut hash, section.template);
@@ -72,9 +130,9 @@ fn field_key(hash: &mut impl Hasher, field: &Field<'_>) {
             place(hash, *text);
         }
         Field::Text(RCow::Owned(text)) => {
+            // By its length and ends only: a lookup compares the texts of a key whole.
             hash.write_u8(1);
-            hash.write(text.as_bytes());
-            hash.write_u8(0xff);
+            hash.write_u64(crate::hash::quick_hash(text));
         }
         Field::Integer(n) => {
             hash.write_u8(2);

@@ -186,11 +186,13 @@ fn timed<'r>(
     let output = renderer.output(recording, turns)?;
     let nanos = start.elapsed().as_nanos() as u64;
     let messages = renderer.messages_cached(&output, Some(cache))?;
+    let stats = output.stats;
+    cache.keep(output);
     let mut prompt = Prompt {
         strategy: renderer.strategy().name.clone(),
         turns,
         messages,
-        stats: output.stats,
+        stats,
         prefix_tokens: 0,
     };
     in_place_of_system_prompt(&mut prompt, recording);
@@ -246,7 +248,7 @@ mod tests {
         let texts: Vec<(&str, &str)> = first
             .messages
             .iter()
-            .map(|m| (m.role.as_str(), m.content.as_str()))
+            .map(|m| (m.role.as_str(), &*m.content))
             .collect();
         assert_eq!(texts, [("system", "[T]\n\nSYS"), ("user", "task")]);
         assert_eq!(
@@ -258,7 +260,7 @@ mod tests {
         let texts: Vec<(&str, &str)> = second
             .messages
             .iter()
-            .map(|m| (m.role.as_str(), m.content.as_str()))
+            .map(|m| (m.role.as_str(), &*m.content))
             .collect();
         assert_eq!(
             texts,

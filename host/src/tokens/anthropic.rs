@@ -47,7 +47,7 @@ impl Counter {
             };
             let counted = self
                 .sent
-                .get(message.content.as_str())
+                .get(&*message.content)
                 .filter(same_layout)
                 .cloned();
             let blocks = match counted {

@@ -69,7 +69,7 @@ impl Counter {
                 message.blocks.iter().map(|b| (b.start, b.end)).collect();
             let counted = self
                 .block_ends
-                .get(message.content.as_str())
+                .get(&*message.content)
                 .filter(|counted| counted.spans == spans)
                 .cloned();
             let ends = match counted {
