@@ -20,6 +20,7 @@
 //! the messages it repeats keep their counts, compared and not counted again.
 
 use std::hash::Hash;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -100,9 +101,9 @@ pub struct Counter {
     tokenizer: Tokenizer,
     seen: FxHashMap<String, usize>,
     /// Per message text seen in this run: where its cache blocks end ([`Counter::blocks`]).
-    block_ends: FxHashMap<std::sync::Arc<str>, BlockEnds>,
+    block_ends: FxHashMap<Arc<str>, BlockEnds>,
     /// Per message text seen in this run: its blocks as Anthropic's body sends them.
-    sent: FxHashMap<std::sync::Arc<str>, anthropic::SentBlocks>,
+    sent: FxHashMap<Arc<str>, anthropic::SentBlocks>,
     lines: FxHashMap<Box<str>, u32>,
     pieces: FxHashMap<Box<str>, u32>,
     /// The messages of the last requests counted, with their counts ([`recent`]).

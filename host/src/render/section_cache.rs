@@ -22,9 +22,10 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 use crate::message::RenderedMessage;
 use crate::render::RenderError;
 
-/// Sections already rendered by one renderer, with their text. The prompts of one run repeat
-/// most of their sections (the head of every prompt, every earlier turn of a full history), so
-/// a caller rendering many prompts of a run keeps one of these per renderer.
+/// Sections already rendered by one renderer, with their text, and the messages of its last
+/// prompt. The prompts of one run repeat most of their sections and messages (the head of
+/// every prompt, every earlier turn of a full history), so a caller rendering many prompts of a
+/// run keeps one of these per renderer.
 #[derive(Default)]
 pub struct SectionCache<'r> {
     /// By the section's key ([`key`]): the sections with that key and their text (more than
