@@ -237,7 +237,11 @@ pub(super) fn measure(
                 return run;
             }
         };
-        let mut call_costs = vec![PromptCost::default(); pricing.len()];
+        // What the calls cost, per profile; none (nothing to add) without calls.
+        let mut call_costs = match calls.is_empty() {
+            true => Vec::new(),
+            false => vec![PromptCost::default(); pricing.len()],
+        };
         for call in &calls {
             let output = counter.text(&call.response);
             let chat_call = (chat || chat_blocks)
@@ -308,9 +312,8 @@ pub(super) fn measure(
             .iter()
             .zip(&countings)
             .zip(&mut provider_caches)
-            .zip(call_costs)
             .enumerate()
-            .map(|(i, (((p, &counting), cache), calls))| {
+            .map(|(i, ((p, &counting), cache))| {
                 if skipped(i, turns) {
                     return PromptCost::default();
                 }
@@ -318,7 +321,9 @@ pub(super) fn measure(
                 if cost.class.is_some() {
                     p.add_response_surcharge(&mut cost, response_tokens());
                 }
-                cost.add_call(calls);
+                if let Some(calls) = call_costs.get(i) {
+                    cost.add_call(*calls);
+                }
                 cost
             })
             .collect();

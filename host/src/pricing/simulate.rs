@@ -140,7 +140,13 @@ impl Pricing {
             cache.run.push(request.clone());
             return cost;
         }
-        let marks = self.marks(request, self.placement);
+        // Only the rules that place breakpoints read them.
+        let marks = match self.caching {
+            Caching::Explicit | Caching::OpenAiBreakpoints if self.min_cacheable_tokens > 0 => {
+                self.marks(request, self.placement)
+            }
+            _ => Vec::new(),
+        };
         self.cost_marked(request, &marks, cache)
     }
 

@@ -49,7 +49,22 @@ impl Recent {
                 .take_while(|(known, message)| known.message == **message)
                 .count()
         };
-        let n = [shared(&self.slots[0]), shared(&self.slots[1])];
+        // The slot taken last is looked at first: when `messages` continue it and the other
+        // cannot be continued further (it is no longer, or longer than `messages`), it is the
+        // one, and the other is not compared (the requests of one prompt, counted in turn,
+        // take the same slot; the other holds another variant's, mostly equal, messages).
+        let last = self.last;
+        let n_last = shared(&self.slots[last]);
+        let other = &self.slots[1 - last];
+        if n_last == self.slots[last].len()
+            && n_last > 0
+            && (other.len() <= n_last || other.len() > messages.len())
+        {
+            return self.take_slot(last, n_last, messages);
+        }
+        let mut n = [0; 2];
+        n[last] = n_last;
+        n[1 - last] = shared(other);
         let continued = |i: usize| n[i] == self.slots[i].len() && n[i] > 0;
         let slot = match (continued(0), continued(1)) {
             (true, true) => usize::from(n[1] > n[0]),
@@ -61,10 +76,20 @@ impl Recent {
                 None => usize::from(n[1] > n[0]),
             },
         };
+        self.take_slot(slot, n[slot], messages)
+    }
+
+    /// Slot `slot`, whose first `shared` messages lead `messages`, made `messages`.
+    fn take_slot(
+        &mut self,
+        slot: usize,
+        shared: usize,
+        messages: &[RenderedMessage],
+    ) -> Vec<Known> {
         self.last = slot;
         let mut known = std::mem::take(&mut self.slots[slot]);
-        known.truncate(n[slot]);
-        known.extend(messages[n[slot]..].iter().map(|message| Known {
+        known.truncate(shared);
+        known.extend(messages[shared..].iter().map(|message| Known {
             message: message.clone(),
             chat: None,
             ends: None,

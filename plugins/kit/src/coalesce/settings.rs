@@ -3,6 +3,8 @@
 //! failed turns' tool calls are listed and whether tool results are shown; checked once into
 //! [`Settings`].
 
+use std::cell::RefCell;
+
 use abi_stable::std_types::Tuple2;
 
 use ptc_plugin_api::{OptionSpec, OptionValue, Options, RenderError};
@@ -41,6 +43,10 @@ pub struct Settings {
 impl Settings {
     /// The settings from `options`, which declare every option of [`options()`].
     pub fn read(options: &Options) -> Result<Settings, RenderError> {
+        remembered(false, options, Settings::check)
+    }
+
+    fn check(options: &Options) -> Result<Settings, RenderError> {
         Ok(Settings {
             println_limit: options.count("println_limit")?,
             tool_call_limit: options.count("tool_call_limit")?,
@@ -64,6 +70,10 @@ impl Settings {
 /// The settings of a strategy that declares only some of [`options()`]: those it declares
 /// from `options`, the others at their defaults.
 pub fn settings_with_defaults(options: &Options) -> Result<Settings, RenderError> {
+    remembered(true, options, with_defaults)
+}
+
+fn with_defaults(options: &Options) -> Result<Settings, RenderError> {
     let mut all = Options::default();
     for spec in self::options() {
         let value = options
@@ -72,5 +82,30 @@ pub fn settings_with_defaults(options: &Options) -> Result<Settings, RenderError
             .unwrap_or_else(|| spec.default.clone());
         all.entries.push(Tuple2(spec.name, value));
     }
-    Settings::read(&all)
+    Settings::check(&all)
+}
+
+thread_local! {
+    /// The options read last on this thread (with or without defaults), with the settings they
+    /// gave: every prompt of a run is rendered with the same options, read once.
+    static LAST: RefCell<Option<(bool, Options, Settings)>> = const { RefCell::new(None) };
+}
+
+/// `read(options)`, or the settings the same options gave the last time on this thread.
+fn remembered(
+    defaults: bool,
+    options: &Options,
+    read: fn(&Options) -> Result<Settings, RenderError>,
+) -> Result<Settings, RenderError> {
+    let known = LAST.with_borrow(|last| {
+        last.as_ref()
+            .filter(|(d, o, _)| *d == defaults && o == options)
+            .map(|(_, _, settings)| settings.clone())
+    });
+    if let Some(settings) = known {
+        return Ok(settings);
+    }
+    let settings = read(options)?;
+    LAST.set(Some((defaults, options.clone(), settings.clone())));
+    Ok(settings)
 }
