@@ -109,3 +109,41 @@ fn remembered(
     LAST.set(Some((defaults, options.clone(), settings.clone())));
     Ok(settings)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The options of [`options()`] at their defaults, with `println_limit` set to `n`.
+    fn with_println_limit(n: i64) -> Options {
+        Options::from_pairs(options().into_iter().map(|spec| {
+            let value = match spec.name.as_str() {
+                "println_limit" => OptionValue::Integer(n),
+                _ => spec.default,
+            };
+            (spec.name.into(), value)
+        }))
+    }
+
+    #[test]
+    fn settings_read_again_are_those_of_the_options_given() {
+        let (three, five) = (with_println_limit(3), with_println_limit(5));
+        for (options, limit) in [(&three, 3), (&three, 3), (&five, 5), (&three, 3)] {
+            assert_eq!(Settings::read(options).unwrap().println_limit, limit);
+            assert_eq!(
+                settings_with_defaults(options).unwrap().println_limit,
+                limit
+            );
+        }
+        // A strategy that declares only some options gets the others at their defaults; the
+        // same options read as a whole are refused, remembered or not.
+        let partial = Options::from_pairs([("println_limit".to_owned(), OptionValue::Integer(7))]);
+        assert_eq!(settings_with_defaults(&partial).unwrap().println_limit, 7);
+        assert!(Settings::read(&partial).is_err());
+        assert_eq!(settings_with_defaults(&partial).unwrap().println_limit, 7);
+        // A refused option is refused every time.
+        let bad = with_println_limit(-1);
+        assert!(Settings::read(&bad).is_err());
+        assert!(Settings::read(&bad).is_err());
+    }
+}
