@@ -345,4 +345,60 @@ pub struct CacheState {
     /// The requests of the run so far, kept when the placement is settled in hindsight
     /// ([`Placement::in_hindsight`]).
     pub(crate) run: Vec<CacheRequest>,
+    /// No entry was last written or read before this (`None`: there is no entry): while a
+    /// request comes within the TTL of it, no entry has expired ([`CacheState::expire`]).
+    pub(crate) earliest: Option<f64>,
+}
+
+impl CacheState {
+    /// Forgets the entries not written or read in the `ttl` seconds up to `now`, the time of a
+    /// request that then writes or reads entries at `now`; whether any was forgotten. The
+    /// entries are gone through only when the earliest time one can have is out of the TTL.
+    pub(crate) fn expire(&mut self, now: f64, ttl: f64) -> bool {
+        let all_live = match self.earliest {
+            None => self.entries.is_empty(),
+            Some(earliest) => now - earliest <= ttl,
+        };
+        let mut expired = false;
+        if !all_live {
+            let before = self.entries.len();
+            self.entries.retain(|_, at| now - *at <= ttl);
+            expired = self.entries.len() < before;
+            self.earliest = self.entries.values().copied().reduce(f64::min);
+        }
+        self.earliest = Some(self.earliest.map_or(now, |earliest| earliest.min(now)));
+        expired
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Entries expire as if every one were looked at each request: requests at any times
+        /// (out of order too), writing or reading any entries, under any TTL.
+        #[test]
+        fn entries_expire_as_if_each_were_looked_at(
+            ttl in prop_oneof![Just(0.0), 1.0..100.0f64, Just(f64::INFINITY)],
+            requests in prop::collection::vec(
+                (prop_oneof![Just(0.0), 0.0..500.0f64], prop::collection::vec(0..6u64, 0..4)),
+                1..40,
+            ),
+        ) {
+            let mut cache = CacheState::default();
+            let mut model: FxHashMap<u64, f64> = FxHashMap::default();
+            for (now, keys) in requests {
+                let before = model.len();
+                model.retain(|_, at| now - *at <= ttl);
+                prop_assert_eq!(cache.expire(now, ttl), model.len() < before);
+                prop_assert_eq!(&cache.entries, &model);
+                for key in keys {
+                    cache.entries.insert(key, now);
+                    model.insert(key, now);
+                }
+            }
+        }
+    }
 }

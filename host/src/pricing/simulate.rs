@@ -240,7 +240,7 @@ impl Pricing {
     fn prefix_units(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
         let now = request.at.unwrap_or(0.0);
         let ttl = self.ttl.seconds();
-        cache.entries.retain(|_, at| now - *at <= ttl);
+        cache.expire(now, ttl);
         let blocks = &request.blocks;
         // The previous request's output: the assistant blocks sent right after its whole input.
         if let Some(input) = cache.last_input {
@@ -292,7 +292,7 @@ impl Pricing {
     ) -> PromptCost {
         let now = request.at.unwrap_or(0.0);
         let ttl = self.ttl.seconds();
-        cache.entries.retain(|_, at| now - *at <= ttl);
+        cache.expire(now, ttl);
         let mut breakpoints = marks.to_vec();
         // A request with more is refused by the provider; the strategy's are checked when it
         // renders, so only the last four can be here.
@@ -334,7 +334,7 @@ impl Pricing {
         let now = request.at.unwrap_or(0.0);
         let ttl = self.ttl.seconds();
         // The cache object lives its TTL from its creation; using it does not extend it.
-        cache.entries.retain(|_, created| now - *created <= ttl);
+        cache.expire(now, ttl);
         if let Some(held) = request
             .blocks
             .iter()
@@ -366,11 +366,16 @@ impl Pricing {
     ) -> PromptCost {
         let now = request.at.unwrap_or(0.0);
         let ttl = self.ttl.seconds();
+        // The prefixes written are entries until they expire.
+        if cache.expire(now, ttl) {
+            let CacheState {
+                entries, written, ..
+            } = cache;
+            written.retain(|prefix| entries.contains_key(prefix));
+        }
         let CacheState {
             entries, written, ..
         } = cache;
-        entries.retain(|_, at| now - *at <= ttl);
-        written.retain(|prefix| entries.contains_key(prefix));
         let blocks = &request.blocks;
         let mut marks: Vec<usize> = marks
             .iter()
