@@ -35,12 +35,12 @@ pub(super) enum Match {
 /// search of the whole text.
 ///
 /// With the run's [`Needles`] ([`Search::start_with`]), every needle is found in one pass over
-/// the part of the text searched, however many there are. In that part, a piece of a message
-/// (its text between blank lines) that an earlier prompt of the run already held, wherever it
-/// was and whichever strategy made it, is not searched again: what it showed is kept with its
-/// text ([`Messages`]). A window that slides over the turns repeats its messages, shifted,
-/// where the shared start ends early; a single message repeats its sections after the one
-/// that changed; strategies show many of the same messages.
+/// the part of the text searched, however many there are. In that part, a line of a message
+/// that an earlier prompt of the run already held, wherever it was and whichever strategy made
+/// it, is not searched again: what it showed is kept with its text ([`Messages`]). A window
+/// that slides over the turns repeats its messages, shifted, where the shared start ends
+/// early; a single message repeats its sections after the one that changed, and the lines of
+/// a section that grows; strategies show many of the same messages.
 #[derive(Default)]
 pub struct Search<'f> {
     previous: String,

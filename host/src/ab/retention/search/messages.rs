@@ -1,19 +1,19 @@
 //! What a run's messages show of its needles with no line break, kept per piece of text.
 //!
-//! A message is searched piece by piece: the pieces are its text cut at every blank line (a
-//! strategy joins its sections with one). A needle with no line break occurs within one line,
-//! so within one piece, and whether an occurrence stands as a whole word reads only the
+//! A message is searched piece by piece: the pieces are its lines. A needle with no line break
+//! occurs within one line, and whether an occurrence stands as a whole word reads only the
 //! characters around it, a line break at a piece's edge as the text's edge: what a piece shows
 //! depends on its text alone. Each piece's is kept, by any strategy's prompt of the run, and
 //! read back when a later prompt holds the same text (the head of every prompt, every section
-//! a single message repeats, every message a window shifts).
+//! a single message repeats, every message a window shifts, every line a list that grows by a
+//! line each turn already had).
 
 use super::{bounded, Lines, Match};
 use crate::hash::quick_hash;
 
-/// Bytes of text kept per run, at most: a section that changes every prompt (a list that
-/// grows by a line each turn) would otherwise be kept once per prompt, in the square of the
-/// run's turns. A piece past the bound is searched each time it is met.
+/// Bytes of text kept per run, at most: the lines of a run's prompts are bounded by its
+/// recording, but a strategy may write new ones every prompt. A piece past the bound is
+/// searched each time it is met.
 const KEPT_BYTES: usize = 4 << 20;
 
 /// The automaton of a run's needles with no line break, and how many needles there are.
@@ -129,17 +129,16 @@ fn occurrences(
     });
 }
 
-/// The pieces of `text` cut at every blank line, each with where it starts: the text between
-/// two line breaks that follow each other, the line breaks left out.
+/// The pieces of `text`, each with where it starts: its lines, the line breaks left out.
 fn pieces(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut start = 0;
-    memchr::memmem::find_iter(text.as_bytes(), b"\n\n")
+    memchr::memchr_iter(b'\n', text.as_bytes())
         .map(Some)
         .chain([None])
         .map(move |cut| {
             let end = cut.unwrap_or(text.len());
             let piece = (start, &text[start..end]);
-            start = end + 2;
+            start = end + 1;
             piece
         })
 }
@@ -201,13 +200,13 @@ mod tests {
     }
 
     #[test]
-    fn pieces_are_the_text_between_blank_lines() {
+    fn pieces_are_the_lines() {
         fn cut(text: &str) -> Vec<(usize, &str)> {
             pieces(text).collect()
         }
-        assert_eq!(cut("a\nb\n\nc"), [(0, "a\nb"), (5, "c")]);
+        assert_eq!(cut("a\nb\n\nc"), [(0, "a"), (2, "b"), (4, ""), (5, "c")]);
         assert_eq!(cut(""), [(0, "")]);
-        assert_eq!(cut("\n\n\nx\n\n"), [(0, ""), (2, "\nx"), (6, "")]);
-        assert_eq!(cut("\n\n\n\n"), [(0, ""), (2, ""), (4, "")]);
+        assert_eq!(cut("\nx\n"), [(0, ""), (1, "x"), (3, "")]);
+        assert_eq!(cut("é\r\n"), [(0, "é\r"), (4, "")]);
     }
 }
