@@ -135,8 +135,10 @@ pub(crate) fn runs(
 /// `mission` after none but a recording's keys ([`mission_at_top_level`]).
 fn looks_like_a_recording(path: &Path) -> bool {
     let mut prefix = Vec::new();
-    let read = std::fs::File::open(path).and_then(|f| f.take(8 << 10).read_to_end(&mut prefix));
-    if read.is_err() {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if (&mut file).take(8 << 10).read_to_end(&mut prefix).is_err() {
         return false;
     }
     let text = String::from_utf8_lossy(&prefix);
@@ -144,8 +146,10 @@ fn looks_like_a_recording(path: &Path) -> bool {
         return true;
     }
     prefix.len() == 8 << 10 && prefix.trim_ascii_start().starts_with(b"{") && {
-        let file = std::fs::File::open(path);
-        file.is_ok_and(|f| mission_at_top_level(std::io::BufReader::new(f.take(1 << 20))))
+        // The first MiB, read on from the prefix: what a read error leaves is read as it is.
+        let mut json = prefix;
+        let _ = file.take((1 << 20) - (8 << 10)).read_to_end(&mut json);
+        mission_at_top_level(&json)
     }
 }
 
@@ -154,7 +158,7 @@ fn looks_like_a_recording(path: &Path) -> bool {
 /// passed over, never built, and the first other key, or the end of what `json` gives, says no.
 /// A log never starts with a recording's keys, and a log of JSON lines that holds `mission`
 /// holds it deeper than the top level.
-fn mission_at_top_level(json: impl Read) -> bool {
+fn mission_at_top_level(json: &[u8]) -> bool {
     use serde::de::{Deserializer, Error, IgnoredAny, MapAccess, Visitor};
     struct TopKeys<'a>(&'a std::cell::Cell<bool>);
     impl<'de> Visitor<'de> for TopKeys<'_> {
@@ -178,7 +182,7 @@ fn mission_at_top_level(json: impl Read) -> bool {
         }
     }
     let found = std::cell::Cell::new(false);
-    let _ = serde_json::Deserializer::from_reader(json).deserialize_map(TopKeys(&found));
+    let _ = serde_json::Deserializer::from_slice(json).deserialize_map(TopKeys(&found));
     found.get()
 }
 
