@@ -9,7 +9,7 @@ use ptc_plugin_api::Role;
 pub mod wire;
 
 /// A chat message with its text and its content blocks.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Eq)]
 pub struct RenderedMessage {
     pub role: Role,
     /// The text, shared: a message a run's next prompt repeats is the same text, not a copy,
@@ -18,6 +18,20 @@ pub struct RenderedMessage {
     /// The content blocks, in order: byte ranges of `content`, one blank line between two.
     /// A message whose content is empty has none.
     pub blocks: Vec<BlockSpan>,
+}
+
+/// Equal messages: the same role, text and blocks. A text is compared whole only when it is
+/// not the same one (shared) and its length and last byte are those of the other: the
+/// messages of a run's prompts compared in turn are mostly either shared or of different
+/// lengths, or of one length (a template's) and different ends.
+impl PartialEq for RenderedMessage {
+    fn eq(&self, other: &RenderedMessage) -> bool {
+        let (a, b) = (self.content.as_bytes(), other.content.as_bytes());
+        self.role == other.role
+            && (Arc::ptr_eq(&self.content, &other.content)
+                || (a.len() == b.len() && a.last() == b.last() && a == b))
+            && self.blocks == other.blocks
+    }
 }
 
 /// One content block of a [`RenderedMessage`]: `content[start..end]`.
@@ -79,5 +93,32 @@ pub(crate) fn message_of_blocks(role: Role, blocks: &[(&str, bool)]) -> Rendered
         role,
         content: content.into(),
         blocks: spans,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_equal_by_role_text_and_blocks_shared_or_not() {
+        let user = |text: &str| RenderedMessage::plain(Role::User, text);
+        let shared = user("(def x 1) ;; 12");
+        assert_eq!(shared, shared.clone());
+        // The same text in another allocation.
+        assert_eq!(shared, user("(def x 1) ;; 12"));
+        // One length and one last byte, another text.
+        assert_ne!(shared, user("(def y 1) ;; 12"));
+        assert_ne!(shared, user("(def x 1) ;; 13"));
+        assert_ne!(shared, user("(def x 1) ;; 1"));
+        assert_ne!(
+            shared,
+            RenderedMessage::plain(Role::Assistant, "(def x 1) ;; 12")
+        );
+        let mut split = user("(def x 1) ;; 12");
+        split.blocks[0].cache_breakpoint = true;
+        assert_ne!(shared, split);
+        assert_eq!(user(""), user(""));
+        assert_ne!(user(""), user(" "));
     }
 }
