@@ -16,9 +16,10 @@ use ptc_plugin_api::Role;
 
 use super::RenderedMessage;
 
-/// Whether a request body leaves out a block (Anthropic) or a message (OpenAI) of this text.
+/// Whether a request body leaves out a block (Anthropic) or a message (OpenAI) of this text:
+/// it is whitespace only (what `trim` takes away), read up to its first other character.
 pub fn blank(text: &str) -> bool {
-    text.trim().is_empty()
+    text.chars().all(char::is_whitespace)
 }
 
 /// The messages of `messages` an OpenAI Chat Completions body sends, each whole.
@@ -179,6 +180,21 @@ mod tests {
         anthropic_blocks(messages)
             .map(|b| (b.message, b.text, b.breakpoint, b.first))
             .collect()
+    }
+
+    #[test]
+    fn a_blank_text_is_whitespace_only() {
+        for (text, is_blank) in [
+            ("", true),
+            (" \n\t", true),
+            ("\u{3000}\u{a0}", true),
+            (" a", false),
+            ("a ", false),
+            ("\n.\n", false),
+        ] {
+            assert_eq!(blank(text), is_blank, "{text:?}");
+            assert_eq!(blank(text), text.trim().is_empty(), "{text:?}");
+        }
     }
 
     #[test]
