@@ -101,9 +101,9 @@ pub struct Counter {
     tokenizer: Tokenizer,
     seen: FxHashMap<String, usize>,
     /// Per message text seen in this run: where its cache blocks end ([`Counter::blocks`]).
-    block_ends: FxHashMap<Arc<str>, BlockEnds>,
+    block_ends: FxHashMap<Arc<str>, Arc<BlockEnds>>,
     /// Per message text seen in this run: its blocks as Anthropic's body sends them.
-    sent: FxHashMap<Arc<str>, anthropic::SentBlocks>,
+    sent: FxHashMap<Arc<str>, Arc<anthropic::SentBlocks>>,
     lines: FxHashMap<Box<str>, u32>,
     pieces: FxHashMap<Box<str>, u32>,
     /// The messages of the last requests counted, with their counts ([`recent`]).

@@ -6,6 +6,7 @@
 //! [`Counting::AnthropicBlocks`]: super::Counting::AnthropicBlocks
 
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use ptc_plugin_api::Role;
 use rustc_hash::FxHasher;
@@ -37,7 +38,7 @@ impl Counter {
                 self.counted_anew += 1;
             }
             let message = &known.message;
-            let same_layout = |counted: &&SentBlocks| {
+            let same_layout = |counted: &&Arc<SentBlocks>| {
                 counted.spans.len() == message.blocks.len()
                     && counted
                         .spans
@@ -53,7 +54,7 @@ impl Counter {
             let blocks = match counted {
                 Some(blocks) => blocks,
                 None => {
-                    let blocks = self.sent_blocks_of(message);
+                    let blocks = Arc::new(self.sent_blocks_of(message));
                     self.sent.insert(message.content.clone(), blocks.clone());
                     blocks
                 }

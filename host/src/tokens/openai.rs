@@ -3,6 +3,7 @@
 //! message's overhead and role counted with its first block.
 
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use rustc_hash::FxHasher;
 
@@ -65,17 +66,24 @@ impl Counter {
                 self.counted_anew += 1;
             }
             let message = &known.message;
-            let spans: Vec<(usize, usize)> =
-                message.blocks.iter().map(|b| (b.start, b.end)).collect();
+            let same_layout = |counted: &&Arc<BlockEnds>| {
+                counted.spans.len() == message.blocks.len()
+                    && counted
+                        .spans
+                        .iter()
+                        .zip(&message.blocks)
+                        .all(|(&(start, end), b)| start == b.start && end == b.end)
+            };
             let counted = self
                 .block_ends
                 .get(&*message.content)
-                .filter(|counted| counted.spans == spans)
+                .filter(same_layout)
                 .cloned();
             let ends = match counted {
                 Some(ends) => ends,
                 None => {
-                    let ends = self.block_ends_of(&message.content, spans);
+                    let spans = message.blocks.iter().map(|b| (b.start, b.end)).collect();
+                    let ends = Arc::new(self.block_ends_of(&message.content, spans));
                     self.block_ends
                         .insert(message.content.clone(), ends.clone());
                     ends

@@ -9,6 +9,8 @@
 //! start are counted. The counts are those the message's text gives whatever came before it,
 //! so a request counts the same whether or not it follows another.
 
+use std::sync::Arc;
+
 use super::anthropic::SentBlocks;
 use super::openai::BlockEnds;
 use crate::message::RenderedMessage;
@@ -19,9 +21,9 @@ pub(super) struct Known {
     /// Its tokens in OpenAI's chat format: overhead, role and content.
     pub chat: Option<usize>,
     /// Where its cache blocks end in OpenAI's chat format.
-    pub ends: Option<BlockEnds>,
+    pub ends: Option<Arc<BlockEnds>>,
     /// Its blocks as Anthropic's body sends them.
-    pub sent: Option<SentBlocks>,
+    pub sent: Option<Arc<SentBlocks>>,
 }
 
 /// The messages of the last two sequences of requests counted: a run's prompts follow each other
