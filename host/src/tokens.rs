@@ -550,7 +550,7 @@ mod tests {
                 let message = RenderedMessage {
                     role: Role::User,
                     content: content.into(),
-                    blocks: vec![span(0, a), span(a, b), span(b, content.len())],
+                    blocks: vec![span(0, a), span(a, b), span(b, content.len())].into(),
                 };
                 let head = MESSAGE_OVERHEAD + counter.text("user");
                 let ends: Vec<usize> = counter.blocks(&[message]).iter().map(|b| b.end).collect();
@@ -585,7 +585,8 @@ mod tests {
                     end: 29,
                     cache_breakpoint: false,
                 },
-            ],
+            ]
+            .into(),
         };
         let messages = [msg(Role::System, "S"), user.clone()];
         let blocks = counter.blocks(&messages);

@@ -238,7 +238,7 @@ mod tests {
         let message = |content: &str| crate::render::RenderedMessage {
             role: ptc_plugin_api::Role::User,
             content: content.into(),
-            blocks: Vec::new(),
+            blocks: Vec::new().into(),
         };
         let prompt = |contents: &[&str]| Prompt {
             strategy: "s".into(),

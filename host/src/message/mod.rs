@@ -17,7 +17,7 @@ pub struct RenderedMessage {
     pub content: Arc<str>,
     /// The content blocks, in order: byte ranges of `content`, one blank line between two.
     /// A message whose content is empty has none.
-    pub blocks: Vec<BlockSpan>,
+    pub blocks: Arc<[BlockSpan]>,
 }
 
 /// Equal messages: the same role, text and blocks. A text is compared whole only when it is
@@ -47,20 +47,33 @@ impl RenderedMessage {
     /// A message of one block without a breakpoint (or none, when `content` is empty).
     pub fn plain(role: Role, content: impl Into<Arc<str>>) -> RenderedMessage {
         let content = content.into();
-        let blocks = if content.is_empty() {
-            Vec::new()
+        let blocks: Arc<[BlockSpan]> = if content.is_empty() {
+            Arc::new([])
         } else {
-            vec![BlockSpan {
+            Arc::new([BlockSpan {
                 start: 0,
                 end: content.len(),
                 cache_breakpoint: false,
-            }]
+            }])
         };
         RenderedMessage {
             role,
             content,
             blocks,
         }
+    }
+
+    /// Puts a cache breakpoint on the last block, if there is one; whether there is.
+    pub fn mark_last_block(&mut self) -> bool {
+        if self.blocks.is_empty() {
+            return false;
+        }
+        let mut blocks = self.blocks.to_vec();
+        if let Some(last) = blocks.last_mut() {
+            last.cache_breakpoint = true;
+        }
+        self.blocks = blocks.into();
+        true
     }
 
     /// The text of each block, with whether it carries a cache breakpoint.
@@ -92,7 +105,7 @@ pub(crate) fn message_of_blocks(role: Role, blocks: &[(&str, bool)]) -> Rendered
     RenderedMessage {
         role,
         content: content.into(),
-        blocks: spans,
+        blocks: spans.into(),
     }
 }
 
@@ -116,7 +129,7 @@ mod tests {
             RenderedMessage::plain(Role::Assistant, "(def x 1) ;; 12")
         );
         let mut split = user("(def x 1) ;; 12");
-        split.blocks[0].cache_breakpoint = true;
+        assert!(split.mark_last_block());
         assert_ne!(shared, split);
         assert_eq!(user(""), user(""));
         assert_ne!(user(""), user(" "));

@@ -141,9 +141,7 @@ fn prompt_messages<'a>(
         let system = messages.iter().rposition(|m| m.role == Role::System);
         let last = messages.iter().rposition(|m| !m.blocks.is_empty());
         for i in system.into_iter().chain(last) {
-            if let Some(block) = messages[i].blocks.last_mut() {
-                block.cache_breakpoint = true;
-            }
+            messages[i].mark_last_block();
         }
         messages
     }
@@ -168,7 +166,7 @@ fn of_blocks(role: Role, blocks: &[&str]) -> RenderedMessage {
     RenderedMessage {
         role,
         content: content.into(),
-        blocks: spans,
+        blocks: spans.into(),
     }
 }
 

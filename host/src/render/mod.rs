@@ -247,12 +247,7 @@ impl<'a> Renderer<'a> {
                     match blocks.last_mut() {
                         Some(before) => before.cache_breakpoint = true,
                         None => {
-                            let before =
-                                messages.iter_mut().rev().find_map(|m| m.blocks.last_mut());
-                            if let Some(before) = before {
-                                before.cache_breakpoint = true;
-                                marked_before = true;
-                            }
+                            marked_before = messages.iter_mut().rev().any(|m| m.mark_last_block());
                         }
                     }
                 }
@@ -260,7 +255,7 @@ impl<'a> Renderer<'a> {
             let rendered = RenderedMessage {
                 role: message.role,
                 content: content.into(),
-                blocks,
+                blocks: blocks.into(),
             };
             if let Some(cache) = cache.as_deref_mut() {
                 cache.rendered((!marked_before).then(|| rendered.clone()));

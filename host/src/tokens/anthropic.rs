@@ -43,7 +43,7 @@ impl Counter {
                     && counted
                         .spans
                         .iter()
-                        .zip(&message.blocks)
+                        .zip(message.blocks.iter())
                         .all(|(&(start, end), b)| start == b.start && end == b.end)
             };
             let counted = self
@@ -72,7 +72,7 @@ impl Counter {
             tokens: Vec::with_capacity(n),
             hashes: Vec::with_capacity(n),
         };
-        for span in &message.blocks {
+        for span in message.blocks.iter() {
             let text = &message.content[span.start..span.end];
             let tokens = if blank(text) { 0 } else { self.count(text) };
             let mut hash = FxHasher::default();

@@ -71,7 +71,7 @@ impl Counter {
                     && counted
                         .spans
                         .iter()
-                        .zip(&message.blocks)
+                        .zip(message.blocks.iter())
                         .all(|(&(start, end), b)| start == b.start && end == b.end)
             };
             let counted = self
