@@ -141,8 +141,7 @@ fn looks_like_a_recording(path: &Path) -> bool {
     if (&mut file).take(8 << 10).read_to_end(&mut prefix).is_err() {
         return false;
     }
-    let text = String::from_utf8_lossy(&prefix);
-    if has_key(&text, "mission") && (has_key(&text, "turns") || prefix.len() == 8 << 10) {
+    if has_key(&prefix, "mission") && (has_key(&prefix, "turns") || prefix.len() == 8 << 10) {
         return true;
     }
     prefix.len() == 8 << 10 && prefix.trim_ascii_start().starts_with(b"{") && {
@@ -210,14 +209,28 @@ fn first_line(path: &Path) -> Option<serde_json::Value> {
         .filter(serde_json::Value::is_object)
 }
 
-/// Whether `text` holds `"key"` followed by a colon, its first quote not escaped.
-fn has_key(text: &str, key: &str) -> bool {
+/// Whether `text` holds `"key"` followed by a colon (after any whitespace), its first quote
+/// not escaped. `text` is read as UTF-8, a byte that is not read as a character that is none
+/// of these; only the characters after a match are decoded, and only past ASCII whitespace.
+fn has_key(text: &[u8], key: &str) -> bool {
     let quoted = format!("\"{key}\"");
-    text.match_indices(&quoted).any(|(at, _)| {
-        let escaped = text[..at].ends_with('\\');
-        let after = text[at + quoted.len()..].trim_start();
-        !escaped && after.starts_with(':')
+    memchr::memmem::find_iter(text, quoted.as_bytes()).any(|at| {
+        let escaped = at > 0 && text[at - 1] == b'\\';
+        !escaped && colon_after_whitespace(&text[at + quoted.len()..])
     })
+}
+
+/// Whether `text`, its leading whitespace left out, starts with a colon.
+fn colon_after_whitespace(text: &[u8]) -> bool {
+    let ascii = text
+        .iter()
+        .take_while(|b| b.is_ascii_whitespace() || **b == 0x0b);
+    let rest = &text[ascii.count()..];
+    match rest.first() {
+        Some(b) if b.is_ascii() => *b == b':',
+        Some(_) => String::from_utf8_lossy(rest).trim_start().starts_with(':'),
+        None => false,
+    }
 }
 
 #[cfg(test)]
@@ -257,9 +270,41 @@ mod tests {
 
     #[test]
     fn a_key_is_told_from_the_same_word_in_a_string() {
-        assert!(has_key(r#"{"mission": "x", "turns": []}"#, "turns"));
-        assert!(has_key("{\n  \"turns\" : []", "turns"));
-        assert!(!has_key(r#"{"text": "the \"turns\": 3"}"#, "turns"));
-        assert!(!has_key(r#"{"turns_left": 3}"#, "turns"));
+        let has = |text: &str| has_key(text.as_bytes(), "turns");
+        assert!(has(r#"{"mission": "x", "turns": []}"#));
+        assert!(has("{\n  \"turns\" : []"));
+        assert!(has("{\"turns\"\u{a0}\u{3000}: []"));
+        assert!(has("{\"turns\"\u{b}\u{c}\r: []"));
+        assert!(!has(r#"{"text": "the \"turns\": 3"}"#));
+        assert!(!has(r#"{"turns_left": 3}"#));
+        assert!(!has("{\"turns\" \u{e9}: []"));
+        assert!(!has("{\"turns\" "));
+        // A byte that is no character stands for one that is neither whitespace nor a colon.
+        assert!(!has_key(b"{\"turns\" \xff: []", "turns"));
+        assert!(has_key(b"\xff{\"turns\": []", "turns"));
+    }
+
+    proptest::proptest! {
+        /// The bytes say what their text, bad bytes replaced, says.
+        #[test]
+        fn a_key_is_found_in_bytes_as_in_their_text(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    &b"\"turns\""[..], b"\"", b"\\", b":", b" ", b"\n", b"\x0b", b"\x1c",
+                    "\u{a0}".as_bytes(), "\u{3000}".as_bytes(), "\u{e9}".as_bytes(), b"\xff",
+                    b"\xe3\x80", b"turns", b"x",
+                ]),
+                0..12,
+            )
+        ) {
+            let bytes = pieces.concat();
+            let text = String::from_utf8_lossy(&bytes);
+            let quoted = "\"turns\"";
+            let in_text = text.match_indices(quoted).any(|(at, _)| {
+                !text[..at].ends_with('\\')
+                    && text[at + quoted.len()..].trim_start().starts_with(':')
+            });
+            proptest::prop_assert_eq!(has_key(&bytes, "turns"), in_text);
+        }
     }
 }
