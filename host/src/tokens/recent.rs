@@ -45,28 +45,22 @@ impl Recent {
     /// longest such; else an empty one; else the one sharing the most leading messages, the one
     /// taken longer ago when both share as many.
     pub fn take(&mut self, messages: &[RenderedMessage]) -> Vec<Known> {
-        let shared = |slot: &[Known]| {
-            slot.iter()
-                .zip(messages)
-                .take_while(|(known, message)| known.message == **message)
-                .count()
-        };
         // The slot taken last is looked at first: when `messages` continue it and the other
         // cannot be continued further (it is no longer, or longer than `messages`), it is the
         // one, and the other is not compared (the requests of one prompt, counted in turn,
         // take the same slot; the other holds another variant's, mostly equal, messages).
         let last = self.last;
-        let n_last = shared(&self.slots[last]);
-        let other = &self.slots[1 - last];
+        let n_last = shared(&mut self.slots[last], messages);
+        let other_len = self.slots[1 - last].len();
         if n_last == self.slots[last].len()
             && n_last > 0
-            && (other.len() <= n_last || other.len() > messages.len())
+            && (other_len <= n_last || other_len > messages.len())
         {
             return self.take_slot(last, n_last, messages);
         }
         let mut n = [0; 2];
         n[last] = n_last;
-        n[1 - last] = shared(other);
+        n[1 - last] = shared(&mut self.slots[1 - last], messages);
         let continued = |i: usize| n[i] == self.slots[i].len() && n[i] > 0;
         let slot = match (continued(0), continued(1)) {
             (true, true) => usize::from(n[1] > n[0]),
@@ -104,6 +98,27 @@ impl Recent {
     pub fn put(&mut self, known: Vec<Known>) {
         self.slots[self.last] = known;
     }
+}
+
+/// How many leading messages of `slot` are those of `messages`. A message kept that equals
+/// its counterpart in another allocation (the same text rendered by another strategy, or
+/// before) takes the counterpart's text and blocks: compared again, they are the same
+/// allocation, and the comparison does not read them.
+fn shared(slot: &mut [Known], messages: &[RenderedMessage]) -> usize {
+    let mut n = 0;
+    for (known, message) in slot.iter_mut().zip(messages) {
+        if known.message != *message {
+            break;
+        }
+        if !Arc::ptr_eq(&known.message.content, &message.content) {
+            known.message.content = message.content.clone();
+        }
+        if !Arc::ptr_eq(&known.message.blocks, &message.blocks) {
+            known.message.blocks = message.blocks.clone();
+        }
+        n += 1;
+    }
+    n
 }
 
 #[cfg(test)]
@@ -149,5 +164,25 @@ mod tests {
         known[1].message.blocks = Vec::new().into();
         recent.put(known);
         assert_eq!(count(&mut recent, &["s", "a"]), 1);
+    }
+
+    #[test]
+    fn a_message_kept_takes_the_text_of_its_equal_counterpart() {
+        let mut recent = Recent::default();
+        let first = messages(&["s", "a"]);
+        let known = recent.take(&first);
+        recent.put(known);
+        // The same texts in other allocations: counted already, and kept as these.
+        let again = messages(&["s", "a", "b"]);
+        let known = recent.take(&again);
+        for (known, message) in known.iter().zip(&again) {
+            assert!(Arc::ptr_eq(&known.message.content, &message.content));
+            assert!(Arc::ptr_eq(&known.message.blocks, &message.blocks));
+        }
+        recent.put(known);
+        // Another text of the same length is not taken for one.
+        let other = messages(&["s", "c"]);
+        let known = recent.take(&other);
+        assert_eq!(&*known[1].message.content, "c");
     }
 }
