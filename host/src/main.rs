@@ -3,7 +3,9 @@
 /// mimalloc: the templates allocate many small values per prompt, and it serves them faster
 /// than the system allocator (W1 in `benches/render.rs`). The `override` feature also makes it
 /// the process's `malloc`, which the strategy dylibs allocate with (Rust's default allocator in
-/// a cdylib): host and plugins share one heap (plugin-api/ABI.md, "Memory").
+/// a cdylib): host and plugins share one heap (plugin-api/ABI.md, "Memory"). The `no_thp`
+/// feature keeps its memory out of transparent huge pages: a page it gives back and takes
+/// again is then 4 KiB to clear, not 2 MiB (W3: 14% less memory at the peak, a little less CPU).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
