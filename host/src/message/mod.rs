@@ -65,15 +65,22 @@ impl RenderedMessage {
 
     /// Puts a cache breakpoint on the last block, if there is one; whether there is.
     pub fn mark_last_block(&mut self) -> bool {
-        if self.blocks.is_empty() {
-            return false;
-        }
         let mut blocks = self.blocks.to_vec();
-        if let Some(last) = blocks.last_mut() {
-            last.cache_breakpoint = true;
-        }
+        let Some(last) = blocks.last_mut() else {
+            return false;
+        };
+        last.cache_breakpoint = true;
         self.blocks = blocks.into();
         true
+    }
+
+    /// Whether its blocks are the byte ranges `spans`, in order.
+    pub fn laid_out_as(&self, spans: &[(usize, usize)]) -> bool {
+        spans.len() == self.blocks.len()
+            && spans
+                .iter()
+                .zip(self.blocks.iter())
+                .all(|(&(start, end), b)| start == b.start && end == b.end)
     }
 
     /// The text of each block, with whether it carries a cache breakpoint.
@@ -133,5 +140,10 @@ mod tests {
         assert_ne!(shared, split);
         assert_eq!(user(""), user(""));
         assert_ne!(user(""), user(" "));
+        // Laid out as the byte ranges of its blocks.
+        assert!(shared.laid_out_as(&[(0, 15)]));
+        assert!(!shared.laid_out_as(&[(0, 14)]));
+        assert!(!shared.laid_out_as(&[(0, 15), (15, 15)]));
+        assert!(user("").laid_out_as(&[]));
     }
 }

@@ -18,7 +18,6 @@ use crate::message::wire::{self, blank, SentBlock};
 use crate::message::RenderedMessage;
 
 /// The blocks of one message text as the body sends them, counted once per run.
-#[derive(Clone)]
 pub(super) struct SentBlocks {
     /// The blocks, as byte ranges of the text.
     spans: Vec<(usize, usize)>,
@@ -38,18 +37,10 @@ impl Counter {
                 self.counted_anew += 1;
             }
             let message = &known.message;
-            let same_layout = |counted: &&Arc<SentBlocks>| {
-                counted.spans.len() == message.blocks.len()
-                    && counted
-                        .spans
-                        .iter()
-                        .zip(message.blocks.iter())
-                        .all(|(&(start, end), b)| start == b.start && end == b.end)
-            };
             let counted = self
                 .sent
                 .get(&*message.content)
-                .filter(same_layout)
+                .filter(|counted| message.laid_out_as(&counted.spans))
                 .cloned();
             let blocks = match counted {
                 Some(blocks) => blocks,

@@ -13,7 +13,6 @@ use crate::cache::{CacheBlock, CacheRequest};
 use crate::message::{wire, RenderedMessage};
 
 /// Where the cache blocks of one message text end.
-#[derive(Clone)]
 pub(super) struct BlockEnds {
     /// The tokens of the whole text.
     tokens: usize,
@@ -66,18 +65,10 @@ impl Counter {
                 self.counted_anew += 1;
             }
             let message = &known.message;
-            let same_layout = |counted: &&Arc<BlockEnds>| {
-                counted.spans.len() == message.blocks.len()
-                    && counted
-                        .spans
-                        .iter()
-                        .zip(message.blocks.iter())
-                        .all(|(&(start, end), b)| start == b.start && end == b.end)
-            };
             let counted = self
                 .block_ends
                 .get(&*message.content)
-                .filter(same_layout)
+                .filter(|counted| message.laid_out_as(&counted.spans))
                 .cloned();
             let ends = match counted {
                 Some(ends) => ends,
