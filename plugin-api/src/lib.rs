@@ -62,8 +62,8 @@ mod value;
 
 pub use abi_stable;
 pub use module::{
-    guard, module_for, showing_private, Strategy, StrategyMod, StrategyModRef, ABI_VERSION,
-    ABI_VERSION_SYMBOL, RECORDED_DATA,
+    guard, module_for, rendering_run, showing_private, Strategy, StrategyMod, StrategyModRef,
+    ABI_VERSION, ABI_VERSION_SYMBOL, RECORDED_DATA,
 };
 pub use options::{OptionSpec, OptionValue, Options, SHOW_PRIVATE};
 pub use output::{

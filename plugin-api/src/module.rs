@@ -141,6 +141,8 @@ thread_local! {
     static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
     /// Set while a render asked to show private values runs on this thread.
     static SHOWING_PRIVATE: Cell<bool> = const { Cell::new(false) };
+    /// The key of the run a render running on this thread renders from.
+    static RENDERING: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Whether the render running on this thread was asked to show private values
@@ -149,6 +151,25 @@ thread_local! {
 /// built on them needs nothing more.
 pub fn showing_private() -> bool {
     SHOWING_PRIVATE.with(Cell::get)
+}
+
+/// The key ([`Run::key`]) of the run the render (or the model calls) running on this thread
+/// reads, 0 outside one or for a run without a key. The helpers of `ptc-strategy-kit` keep
+/// what they print of the run's values under it, so a strategy built on them needs nothing
+/// more.
+pub fn rendering_run() -> u64 {
+    RENDERING.with(Cell::get)
+}
+
+/// Runs `call` with [`showing_private`] and [`rendering_run`] set from `options` and `run`,
+/// then sets them back.
+fn rendering<T>(run: &Run, options: &Options, call: impl FnOnce() -> T) -> T {
+    let private = SHOWING_PRIVATE.with(|s| s.replace(options.shows_private()));
+    let key = RENDERING.with(|k| k.replace(run.key));
+    let result = call();
+    SHOWING_PRIVATE.with(|s| s.set(private));
+    RENDERING.with(|k| k.set(key));
+    result
 }
 
 /// Installs, once, a panic hook that keeps quiet about panics inside [`guard`] (recording where
@@ -217,10 +238,9 @@ extern "C" fn render_shim<'r, S: Strategy>(
     turns: RSlice<'r, Turn>,
     options: &Options,
 ) -> RResult<Output<'r>, RenderError> {
-    let outer = SHOWING_PRIVATE.with(|s| s.replace(options.shows_private()));
-    let result = guard(|| S::render(run, turns.as_slice(), options));
-    SHOWING_PRIVATE.with(|s| s.set(outer));
-    result
+    rendering(run, options, || {
+        guard(|| S::render(run, turns.as_slice(), options))
+    })
 }
 
 /// The root module for strategy `S`; `version` is the plugin crate's version.
@@ -238,10 +258,9 @@ extern "C" fn model_calls_shim<'r, S: Strategy>(
     turns: RSlice<'r, Turn>,
     options: &Options,
 ) -> RResult<RVec<ModelCall<'r>>, RenderError> {
-    let outer = SHOWING_PRIVATE.with(|s| s.replace(options.shows_private()));
-    let result = guard(|| S::model_calls(run, turns.as_slice(), options).map(RVec::from));
-    SHOWING_PRIVATE.with(|s| s.set(outer));
-    result
+    rendering(run, options, || {
+        guard(|| S::model_calls(run, turns.as_slice(), options).map(RVec::from))
+    })
 }
 
 pub fn module_for<S: Strategy>(version: &'static str) -> StrategyModRef {

@@ -27,8 +27,10 @@ pub struct Run {
     /// A number the host gives each run it reads, never the same for two runs of one process:
     /// a strategy may keep what it computes from the run alone (its head, the samples of its
     /// data) under this key, from one prompt of the run to the next, and use it again for every
-    /// run that has the same key. 0 for a run built without one (by hand, in a test), whose
-    /// results are not to be kept.
+    /// run that has the same key. The turns of a run with a key are read once and do not move
+    /// while it is rendered: each prompt's `turns` are the first ones of the same list, so what
+    /// is computed from a value of a turn may be kept by the value's address too. 0 for a run
+    /// built without one (by hand, in a test), whose results are not to be kept.
     pub key: u64,
 }
 

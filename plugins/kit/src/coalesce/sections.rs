@@ -9,7 +9,8 @@ use abi_stable::std_types::{RStr, RVec};
 use ptc_plugin_api::{Field, Function, Record, Run, Section, ToolCall, Turn, Value};
 
 use super::{head, Settings};
-use crate::{cap_chars, is_private_name, one_line, sanitize_doc, to_clojure, type_label, Limits};
+use crate::format::sample_of_run;
+use crate::{cap_chars, is_private_name, one_line, sanitize_doc, type_label, Limits};
 
 /// An empty record with room for `fields` fields: records and sections are built with their
 /// size known, without growing.
@@ -68,6 +69,8 @@ fn padding(text: &str) -> &'static str {
 /// never a sample. A function's `head` is its name and parameters as Clojure writes them,
 /// `(name [a b])`; `pad` (after a function's head or a value's name) is the spaces up to
 /// [`USER_COMMENT_COLUMN`], so that templates lay out the column without a filter call per line.
+/// The values are the run's (borrowed from its turns): their samples are printed once per run
+/// and kept while it renders.
 pub fn user_section<'r>(
     memory: &[(&'r str, &'r Value)],
     has_println: bool,
@@ -139,7 +142,7 @@ fn value_record<'r>(name: &'r str, value: &Value, has_println: bool, sample: Lim
     if is_private_name(name) {
         record = record.with("hidden", true);
     } else if !has_println {
-        record = record.with("sample", to_clojure(value, sample));
+        record = record.with("sample", sample_of_run(value, sample));
     }
     record.into()
 }
@@ -155,7 +158,8 @@ pub fn turns_left_section<'r>(run: &Run, turns_so_far: usize) -> Section<'r> {
 /// `;; Tool calls made:` with the most recent `tool_call_limit` of `calls`, or
 /// `;; No tool calls made` when there are none. With `with_results`, each call also shows a
 /// sample of its result. Arguments and results leave out private map entries, as every printed
-/// value does.
+/// value does. The calls are the run's (borrowed from its turns): what they print is printed
+/// once per run and kept while it renders.
 pub fn tool_calls_section<'r>(
     calls: &[&'r ToolCall],
     settings: &Settings,
@@ -167,13 +171,13 @@ pub fn tool_calls_section<'r>(
         .map(|call| {
             let args = match &call.args {
                 Value::Nil => String::new(),
-                args => to_clojure(args, settings.tool_args),
+                args => sample_of_run(args, settings.tool_args),
             };
             let mut record = record(if with_results { 3 } else { 2 })
                 .with("name", call.name.as_str())
                 .with("args", args);
             if with_results {
-                record = record.with("result", to_clojure(&call.result, settings.sample));
+                record = record.with("result", sample_of_run(&call.result, settings.sample));
             }
             record.into()
         })

@@ -7,13 +7,15 @@ use abi_stable::std_types::Tuple2;
 use ptc_plugin_api::{Function, Value};
 
 mod float;
+mod kept;
 
 #[cfg(test)]
 use float::write_cents;
 pub use float::write_float;
+pub(crate) use kept::sample_of_run;
 
 /// How much of a value [`to_clojure`] prints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
     /// Elements of lists and sets, entries of maps, at every depth.
     pub limit: usize,

@@ -1,0 +1,181 @@
+//! What is printed of a run's values, kept while the run renders.
+//!
+//! The prompts of a run show the same values again and again: every earlier tool call's
+//! arguments in the coalesced view's `;; Tool calls made:`, the latest memory's samples in
+//! `user/` while no turn redefines them. Printing a value walks it, escapes its strings and
+//! formats its numbers, for every prompt of every strategy. A value of a run with a key
+//! ([`Run::key`](ptc_plugin_api::Run)) lives at one address while the run renders (its
+//! turns do not move), so what it printed as, with each limits, is kept on the thread by that
+//! address until a render of another run ([`rendering_run`]) starts; a render of a run without
+//! a key prints every time. The text is the same either way (tested).
+
+use std::cell::RefCell;
+
+use ptc_plugin_api::{rendering_run, showing_private, Value};
+use rustc_hash::FxHashMap;
+
+use super::{to_clojure, Limits};
+
+/// The samples printed on this thread during the renders of one run.
+#[derive(Default)]
+struct Kept {
+    /// The run's key: 0 while none is kept.
+    run: u64,
+    /// Whether private values were shown when they were printed.
+    private_shown: bool,
+    /// By the value's address and the limits it was printed with.
+    samples: FxHashMap<(usize, Limits), Box<str>>,
+}
+
+thread_local! {
+    static KEPT: RefCell<Kept> = RefCell::new(Kept::default());
+}
+
+/// [`to_clojure`] of a value of the run being rendered on this thread: printed once per run,
+/// value and limits. `value` must be the run's (borrowed from its data or its turns), not
+/// one built for the render.
+pub(crate) fn sample_of_run(value: &Value, limits: Limits) -> String {
+    let run = rendering_run();
+    if run == 0 {
+        return to_clojure(value, limits);
+    }
+    KEPT.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        let private_shown = showing_private();
+        if kept.run != run || kept.private_shown != private_shown {
+            kept.samples.clear();
+            kept.run = run;
+            kept.private_shown = private_shown;
+        }
+        let key = (std::ptr::from_ref(value) as usize, limits);
+        if let Some(sample) = kept.samples.get(&key) {
+            return String::from(&**sample);
+        }
+        let sample = to_clojure(value, limits);
+        kept.samples.insert(key, sample.as_str().into());
+        sample
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use abi_stable::std_types::{RArc, ROption, RSlice, RVec, Tuple2};
+    use ptc_plugin_api::{
+        module_for, Message, OptionSpec, Options, Output, RenderError, Role, Run, Strategy,
+        ToolCall, Turn, Value,
+    };
+
+    use crate::coalesce::{self, tool_calls_section, user_section};
+
+    /// Shows the last turn's memory with samples, and every call with its arguments and result,
+    /// through the kit's sections.
+    struct Shows;
+
+    impl Strategy for Shows {
+        const NAME: &'static str = "shows";
+        const DESCRIPTION: &'static str = "test";
+        fn options() -> Vec<OptionSpec> {
+            coalesce::options()
+        }
+        fn templates() -> Vec<(&'static str, &'static str)> {
+            Vec::new()
+        }
+        fn render<'r>(
+            _run: &'r Run,
+            turns: &'r [Turn],
+            options: &Options,
+        ) -> Result<Output<'r>, RenderError> {
+            let settings = coalesce::settings_with_defaults(options)?;
+            let memory: Vec<(&str, &Value)> = turns
+                .last()
+                .map(|t| t.memory.iter().map(|e| (e.0.as_str(), &*e.1)).collect())
+                .unwrap_or_default();
+            let calls: Vec<&ToolCall> = turns.iter().flat_map(|t| t.tool_calls.iter()).collect();
+            let sections = vec![
+                user_section(&memory, false, settings.sample),
+                tool_calls_section(&calls, &settings, true),
+            ];
+            Ok(Output {
+                messages: vec![Message::new(Role::User, sections)].into(),
+                stats: Default::default(),
+            })
+        }
+    }
+
+    fn run(key: u64) -> Run {
+        Run {
+            mission: "m".into(),
+            system_prompt: "s".into(),
+            tools: RVec::new(),
+            data: RVec::new(),
+            max_turns: 9,
+            signature: ROption::RNone,
+            key,
+        }
+    }
+
+    /// Turns whose memory and calls hold values built from `seed`.
+    fn turns(seed: i64) -> Vec<Turn> {
+        (0..4)
+            .map(|n| {
+                let list = Value::List((0..n + seed).map(Value::Integer).collect());
+                let text = Value::string(&"é\"x".repeat((n + seed) as usize));
+                Turn {
+                    number: n as u32 + 1,
+                    raw_response: "".into(),
+                    program: ROption::RNone,
+                    success: true,
+                    result: Value::Nil,
+                    error: ROption::RNone,
+                    prints: RVec::new(),
+                    tool_calls: vec![ToolCall {
+                        name: "search".into(),
+                        args: text.clone(),
+                        result: list.clone(),
+                    }]
+                    .into(),
+                    memory: vec![
+                        Tuple2("a".into(), RArc::new(list)),
+                        Tuple2("b".into(), RArc::new(text)),
+                    ]
+                    .into(),
+                    defined: RVec::new(),
+                }
+            })
+            .collect()
+    }
+
+    /// Every prompt of `run` over `turns`, rendered as the host renders a plugin's.
+    fn prompts(run: &Run, turns: &[Turn]) -> Vec<String> {
+        let render = module_for::<Shows>("0").render();
+        let options = Options::default();
+        (0..=turns.len())
+            .map(
+                |k| match render(run, RSlice::from_slice(&turns[..k]), &options) {
+                    abi_stable::std_types::RResult::ROk(output) => format!("{output:?}"),
+                    abi_stable::std_types::RResult::RErr(err) => panic!("{err:?}"),
+                },
+            )
+            .collect()
+    }
+
+    #[test]
+    fn samples_kept_for_a_run_are_those_printed_anew() {
+        let (first, second) = (turns(1), turns(5));
+        let anew = (prompts(&run(0), &first), prompts(&run(0), &second));
+        let sample = r#"Tuple2("sample", Text("[0 1]"))"#;
+        assert!(anew.0[2].contains(sample), "{}", anew.0[2]);
+        assert_ne!(anew.0, anew.1);
+        // Each run's prompts twice, and the runs in turn: the same text as printed anew.
+        for _ in 0..2 {
+            assert_eq!(prompts(&run(7), &first), anew.0);
+            assert_eq!(prompts(&run(7), &first), anew.0);
+            assert_eq!(prompts(&run(8), &second), anew.1);
+        }
+        // Another run's values where the first run's were, once those are gone: its own.
+        drop(first);
+        let third = turns(2);
+        assert_eq!(prompts(&run(9), &third), prompts(&run(0), &third));
+        assert_eq!(super::rendering_run(), 0, "set back after each render");
+    }
+}
