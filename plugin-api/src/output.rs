@@ -165,6 +165,15 @@ impl<'a> Section<'a> {
         }
     }
 
+    /// [`Section::new`] with room for `fields` fields: a section of more than four is built
+    /// without growing its list.
+    pub fn with_capacity(template: &'static str, fields: usize) -> Section<'a> {
+        Section {
+            template: RStr::from_str(template),
+            fields: RVec::with_capacity(fields),
+        }
+    }
+
     /// Adds a field for the template.
     pub fn with(mut self, name: &'static str, value: impl Into<Field<'a>>) -> Section<'a> {
         self.fields.push(Tuple2(RStr::from_str(name), value.into()));

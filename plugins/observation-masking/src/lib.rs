@@ -98,7 +98,7 @@ fn masked_section<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Sectio
         stats.error_turns_collapsed += 1;
         (0, Vec::new())
     };
-    Section::new("masked")
+    Section::with_capacity("masked", 7)
         .with("turn", turn.number)
         .with("failed", !turn.success)
         .with("printed_lines", printed_lines)

@@ -59,7 +59,7 @@ pub fn response(turn: &Turn) -> Message<'_> {
     }
     Message::new(
         Role::Assistant,
-        vec![Section::new("assistant")
+        vec![Section::with_capacity("assistant", 3)
             .with("raw_response", response)
             .with("program", program)
             .with("tools", tools)],
@@ -105,7 +105,7 @@ pub(crate) fn holds(text: &[u8], part: &[u8]) -> bool {
 pub fn feedback_section<'r>(run: &'r Run, turn: &'r Turn) -> Section<'r> {
     let prints: Vec<Field> = turn.prints.iter().map(|p| p.as_str().into()).collect();
     let error = turn.error_text().unwrap_or("error");
-    Section::new("feedback")
+    Section::with_capacity("feedback", 5)
         .with("failed", !turn.success)
         .with("prints", prints)
         .with("error", error)
