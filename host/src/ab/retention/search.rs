@@ -64,6 +64,11 @@ pub struct Search<'f> {
     calls_before: Vec<Shown>,
     /// The same for the current text.
     calls: Vec<Shown>,
+    /// Per call name looked for in the whole previous text: where it occurs there, each
+    /// occurrence with where its window ends once that was asked ([`places`]).
+    names_before: rustc_hash::FxHashMap<&'f [u8], Vec<places::Occurrence>>,
+    /// The same for the current text.
+    names: rustc_hash::FxHashMap<&'f [u8], Vec<places::Occurrence>>,
 }
 
 /// Bytes of the widest character: what a whole-word check reads after an occurrence.
@@ -247,6 +252,8 @@ impl<'f> Search<'f> {
         std::mem::swap(&mut self.firsts_before, &mut self.firsts);
         std::mem::swap(&mut self.calls_before, &mut self.calls);
         self.calls.clear();
+        std::mem::swap(&mut self.names_before, &mut self.names);
+        self.names.clear();
         self.spare = std::mem::replace(&mut self.previous, text);
         self.spare.clear();
     }

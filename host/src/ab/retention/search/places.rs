@@ -42,7 +42,15 @@ impl<'f> Search<'f> {
             Shown::Yes { end } | Shown::Last { end } if end <= self.common => before,
             // A call not looked for in the previous text is most often a new one, which the
             // end of the text shows: its occurrences are tried from the last.
-            Shown::Unknown | Shown::Last { .. } => places.last_witness(text, call),
+            Shown::Unknown | Shown::Last { .. } => {
+                let name = call.name.needle();
+                if !self.names.contains_key(name) {
+                    let all = self.occurrences(text, call);
+                    self.names.insert(name, all);
+                }
+                let all = self.names.get_mut(name).expect("inserted above");
+                last_witness(text, call, all)
+            }
             // The windows of the occurrences before `from` end in the shared start.
             Shown::Yes { .. } | Shown::No => {
                 let from = floor_char_boundary(
@@ -58,6 +66,40 @@ impl<'f> Search<'f> {
         self.calls[index] = shown;
         shown != Shown::No
     }
+
+    /// Where the call's name occurs in `text`, as a search of the whole text finds them (one
+    /// after the other, each from the end of the one before). Those found in the previous text
+    /// that end in the start both share are the same, with their windows when these end there
+    /// too: the search goes on from where none of them can be.
+    fn occurrences(&self, text: &str, call: &CallFact) -> Vec<Occurrence> {
+        let name = call.name.needle();
+        let Some(before) = self.names_before.get(name).filter(|_| !name.is_empty()) else {
+            return call
+                .name
+                .find_iter(text.as_bytes())
+                .map(|i| (i, None))
+                .collect();
+        };
+        let common = self.common.min(text.len());
+        let mut all: Vec<Occurrence> = before
+            .iter()
+            .take_while(|(at, _)| at + name.len() <= common)
+            .map(|&(at, end)| (at, end.filter(|&end| end < common)))
+            .collect();
+        // The next occurrence starts after the last one kept, and ends past the shared start:
+        // the previous text had none in between.
+        let from = all
+            .last()
+            .map_or(0, |(at, _)| at + name.len())
+            .max((common + 1).saturating_sub(name.len()))
+            .min(text.len());
+        all.extend(
+            call.name
+                .find_iter(&text.as_bytes()[from..])
+                .map(|i| (from + i, None)),
+        );
+        all
+    }
 }
 
 /// Where the names of calls occur in one text, each name found once from each place asked,
@@ -70,7 +112,7 @@ pub(in crate::ab::retention) struct Places<'f> {
 
 /// Where a name occurs, and where the window of 400 characters from there ends (`None` until
 /// it is asked).
-type Occurrence = (usize, Option<usize>);
+pub(super) type Occurrence = (usize, Option<usize>);
 
 /// More bytes than a window of 400 characters spans past its start (4 bytes a character).
 const WINDOW_BYTES: usize = 401 * CHAR_MAX;
@@ -85,15 +127,6 @@ impl<'f> Places<'f> {
             .map_or(Shown::No, |end| Shown::Yes { end })
     }
 
-    /// The last occurrence of the call's name in `text` whose window shows each of its values.
-    fn last_witness(&mut self, text: &str, call: &'f CallFact) -> Shown {
-        self.windows(text, call, 0)
-            .iter_mut()
-            .rev()
-            .find_map(|window| witness(text, call, window))
-            .map_or(Shown::No, |end| Shown::Last { end })
-    }
-
     /// The occurrences of the call's name from byte `from` on, each with where its window
     /// ends once asked.
     fn windows(&mut self, text: &str, call: &'f CallFact, from: usize) -> &mut [Occurrence] {
@@ -106,6 +139,15 @@ impl<'f> Places<'f> {
                     .collect()
             })
     }
+}
+
+/// The last of `all`, the occurrences of the call's name in `text`, whose window shows each of
+/// its values.
+fn last_witness(text: &str, call: &CallFact, all: &mut [Occurrence]) -> Shown {
+    all.iter_mut()
+        .rev()
+        .find_map(|window| witness(text, call, window))
+        .map_or(Shown::No, |end| Shown::Last { end })
 }
 
 /// Where the window of an occurrence (its start, and its end once known) ends, when it shows
@@ -169,6 +211,64 @@ pub(in crate::ab::retention) fn call_visible(text: &str, call: &CallFact) -> boo
 
 #[cfg(test)]
 mod tests {
+    use super::super::Search;
+    use super::{window_end, CallFact};
+    use crate::ab::retention::finder;
+
+    proptest::proptest! {
+        /// Where a name occurs, prompt after prompt, with what the previous prompt found in the
+        /// start both share, is where a search of the whole text finds it, each window's end
+        /// where it ends in this text: names that overlap themselves, occurrences and windows
+        /// that end in the shared start, cross it or start after it.
+        #[test]
+        fn occurrences_kept_from_the_previous_prompt_are_those_of_a_whole_search(
+            pieces in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::sample::select(vec![
+                        "abab", "ab", "a", "b", " 7", "é", "\n", "x".repeat(90).leak(),
+                    ]),
+                    0..40,
+                ),
+                1..8,
+            ),
+            keep in proptest::collection::vec(0usize..3000, 8),
+        ) {
+            let calls = [
+                CallFact { name: finder("abab"), needles: vec![finder("7")] },
+                CallFact { name: finder("b"), needles: vec![finder("é")] },
+            ];
+            let mut search = Search::default();
+            let mut previous = String::new();
+            for (p, added) in pieces.iter().enumerate() {
+                let mut end = keep[p].min(previous.len());
+                while !previous.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let text = format!("{}{}", &previous[..end], added.concat());
+                search.start(&text);
+                let mut places = super::Places::default();
+                for (i, call) in calls.iter().enumerate() {
+                    search.call_visible(i, &text, call, &mut places);
+                    // Looked for in the whole text only when the previous text showed the
+                    // call past the shared start (or was not looked in).
+                    let Some(found) = search.names.get(call.name.needle()) else {
+                        continue;
+                    };
+                    let whole: Vec<usize> = call.name.find_iter(text.as_bytes()).collect();
+                    let starts: Vec<usize> = found.iter().map(|o| o.0).collect();
+                    proptest::prop_assert_eq!(&starts, &whole, "{:?}", text);
+                    for &(at, end) in found {
+                        if let Some(end) = end {
+                            proptest::prop_assert_eq!(end, window_end(&text, at));
+                        }
+                    }
+                }
+                search.finish(text.clone());
+                previous = text;
+            }
+        }
+    }
+
     proptest::proptest! {
         /// Eight bytes at a time count what a byte at a time counts, whatever the bytes.
         #[test]
