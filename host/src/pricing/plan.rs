@@ -125,7 +125,7 @@ impl Pricing {
                 }
             }
             let mut holders: Vec<(usize, usize)> = parts.into_iter().collect();
-            holders.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            holders.sort_unstable_by_key(|h| std::cmp::Reverse(h.0));
             // Later requests holding each of those blocks: those that part there or further.
             let mut held = 0;
             let holding: Vec<(usize, usize, usize)> = holders

@@ -15,8 +15,8 @@ pub enum Prompter<'a> {
     /// The requests the recording holds, as the agent sent them ([`AS_SENT`]).
     AsSent,
     /// A strategy's renderer (with the full history while it is small enough, when the trigger
-    /// is on).
-    Strategy(Rendering<'a>),
+    /// is on), boxed: it is much larger than the other.
+    Strategy(Box<Rendering<'a>>),
 }
 
 /// Renders prompts through a strategy, or through the full history while it is small enough.
@@ -28,7 +28,7 @@ pub struct Rendering<'a> {
 
 impl<'a> From<Rendering<'a>> for Prompter<'a> {
     fn from(rendering: Rendering<'a>) -> Prompter<'a> {
-        Prompter::Strategy(rendering)
+        Prompter::Strategy(Box::new(rendering))
     }
 }
 
