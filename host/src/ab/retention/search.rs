@@ -192,13 +192,11 @@ impl<'f> Search<'f> {
         };
         self.needles = Some(needles);
         self.firsts.clear();
-        self.firsts.resize(needles.count, [None; 3]);
         if same {
-            for (now, before) in self.firsts.iter_mut().zip(&self.firsts_before) {
-                for (now, before) in now.iter_mut().zip(before) {
-                    *now = before.filter(|&at| at < from);
-                }
-            }
+            let kept = |before: &[Option<usize>; 3]| before.map(|at| at.filter(|&at| at < from));
+            self.firsts.extend(self.firsts_before.iter().map(kept));
+        } else {
+            self.firsts.resize(needles.count, [None; 3]);
         }
         if let Some(lines) = &needles.lines {
             // A needle with no line break occurs within one message, and within one piece of
