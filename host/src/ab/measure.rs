@@ -340,8 +340,13 @@ pub(super) fn measure(
             .skip(1)
             .map(|m| &*m.content)
             .collect();
+        // The allocation of a text searched before, when the text fits in it: growing it
+        // would copy what it held.
+        let needed = messages.iter().map(|m| m.len() + 1).sum();
         let mut text = search.spare();
-        text.reserve(messages.iter().map(|m| m.len() + 1).sum());
+        if text.capacity() < needed {
+            text = String::with_capacity(needed);
+        }
         for (i, message) in messages.iter().enumerate() {
             if i > 0 {
                 text.push('\n');

@@ -13,7 +13,8 @@
 use ptc_plugin_api::{Field, Message, OptionSpec, Role, Run, Section, Stats, Turn, Value};
 
 use crate::coalesce::{self, Settings};
-use crate::{to_clojure, Limits};
+use crate::format::sample_of_run;
+use crate::Limits;
 
 /// The default template of the observation, compiled in from `templates/coalesce/` (a shared
 /// section: a file `templates/coalesce/observation.tera` changes it for every strategy).
@@ -107,14 +108,15 @@ fn take_owned(mut text: String, budget: &mut usize) -> (String, usize) {
 /// The value is printed with every collection cut after `cap` elements and every string after
 /// `cap` characters: such a cut happens only past the first `cap` characters of the text, so
 /// the text shown is the start of the whole value's; only when the value is longer than `cap`
-/// is the whole printed, to count what is left out.
+/// is the whole printed, to count what is left out. The value is a turn's: what it prints as
+/// is kept while the run renders ([`sample_of_run`]).
 fn value_text(value: &Value, budget: &mut usize) -> (String, usize) {
     let cap = *budget;
-    let bounded = to_clojure(value, Limits::new(cap, cap));
+    let bounded = sample_of_run(value, Limits::new(cap, cap));
     if bounded.len() <= cap || bounded.chars().count() <= cap {
         return take_owned(bounded, budget);
     }
-    take_owned(crate::to_clojure_full(value), budget)
+    take_owned(sample_of_run(value, Limits::NONE), budget)
 }
 
 /// The observation of `turn`: on success its value and its prints, on failure its error, at
@@ -123,7 +125,7 @@ fn value_text(value: &Value, budget: &mut usize) -> (String, usize) {
 pub fn observation<'r>(run: &'r Run, turn: &'r Turn, cap: usize) -> Observation<'r> {
     let mut budget = cap;
     let mut omitted = 0;
-    let mut section = Section::new("observation").with("failed", !turn.success);
+    let mut section = Section::with_capacity("observation", 7).with("failed", !turn.success);
     let mut prints_dropped = 0;
     if turn.success {
         let (result, cut) = value_text(&turn.result, &mut budget);

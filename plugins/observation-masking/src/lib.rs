@@ -82,13 +82,20 @@ impl Strategy for ObservationMasking {
     }
 }
 
+/// How many lines `text` holds, as `str::lines` counts them: one per line break, and one
+/// for what follows the last. Every prompt counts those of every turn it masks.
+fn line_count(text: &str) -> usize {
+    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
 /// The line that replaces a turn's feedback, and what it hid in `stats`.
 fn masked_section<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Section<'r> {
     stats.turns_compressed += 1;
     let (printed_lines, defined) = if turn.success {
         stats.printlns_shown -= turn.prints.len() as u64;
         stats.printlns_dropped += turn.prints.len() as u64;
-        let lines: usize = turn.prints.iter().map(|p| p.lines().count().max(1)).sum();
+        let lines: usize = turn.prints.iter().map(|p| line_count(p).max(1)).sum();
         let defined: Vec<String> = turn
             .defined_entries()
             .map(|(name, _)| name.to_owned())
@@ -106,4 +113,15 @@ fn masked_section<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Sectio
         .with("defined", defined)
         .with("next_turn", turn.number + 1)
         .with("max_turns", run.max_turns)
+}
+
+#[cfg(test)]
+mod tests {
+    proptest::proptest! {
+        /// Line breaks counted at once are the lines `str::lines` gives, whatever the text.
+        #[test]
+        fn lines_are_counted_as_str_lines_counts_them(text in "[a\n\r é]{0,12}") {
+            proptest::prop_assert_eq!(super::line_count(&text), text.lines().count());
+        }
+    }
 }
