@@ -116,7 +116,12 @@ pub struct Facts {
     /// prompt) reads where it was found without looking the number up.
     name_ids: Vec<Option<usize>>,
     line_ids: Vec<Option<usize>>,
+    /// Per call, the numbers of its values among `needles`.
+    call_ids: Vec<Vec<Option<usize>>>,
 }
+
+/// Bytes of the shortest value of a call found with the other needles.
+const CALL_VALUE_FOUND_TOGETHER: usize = 4;
 
 struct CallFact {
     name: Finder<'static>,
@@ -148,6 +153,7 @@ impl Facts {
             needles: Needles::default(),
             name_ids: Vec::new(),
             line_ids: Vec::new(),
+            call_ids: Vec::new(),
         };
         let mut named: rustc_hash::FxHashMap<&str, usize> = Default::default();
         for (i, turn) in turns.iter().enumerate() {
@@ -194,14 +200,22 @@ impl Facts {
         self
     }
 
-    /// Prepares the needles found together, and the numbers of the names' and the lines'.
+    /// Prepares the needles found together, and the numbers of the names', the lines' and
+    /// the calls' values.
     fn find_together(&mut self) {
         self.needles = self.all_needles();
         self.name_ids = self.names.iter().map(|n| self.needles.id(n)).collect();
         self.line_ids = self.lines.iter().map(|(_, l)| self.needles.id(l)).collect();
+        self.call_ids = self
+            .calls
+            .iter()
+            .map(|(_, call)| call.needles.iter().map(|n| self.needles.id(n)).collect())
+            .collect();
     }
 
-    /// Every needle of the facts but the calls', to be found together.
+    /// Every needle of the facts, to be found together: the calls' values too, but the shortest
+    /// (where each first occurs tells which of the windows of a call's name can show it), not
+    /// their names.
     fn all_needles(&self) -> Needles {
         Needles::new(
             self.names
@@ -209,7 +223,16 @@ impl Facts {
                 .chain(self.lines.iter().map(|(_, line)| line))
                 .chain(self.errors.iter().flatten())
                 .chain(self.used_next.iter().flatten().flatten())
-                .chain(self.evidence.iter().flatten().flatten()),
+                .chain(self.evidence.iter().flatten().flatten())
+                .chain(
+                    self.calls
+                        .iter()
+                        .flat_map(|(_, call)| &call.needles)
+                        .filter(|n| {
+                            // A short value (a number) occurs all over a prompt, and tells little.
+                            n.needle().len() >= CALL_VALUE_FOUND_TOGETHER
+                        }),
+                ),
         )
     }
 
@@ -255,8 +278,9 @@ impl Facts {
             .take_while(|(t, _)| *t < turns)
             .enumerate()
         {
+            let numbered = (&self.call_ids[i][..], &self.needles);
             r.tool_calls
-                .count(search.call_visible(i, text, call, &mut places));
+                .count(search.call_visible(i, text, call, Some(numbered), &mut places));
         }
         let lines = self.lines.iter().zip(&self.line_ids);
         for ((_, line), &id) in lines.take_while(|((t, _), _)| *t < turns) {

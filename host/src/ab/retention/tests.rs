@@ -616,20 +616,56 @@ proptest::proptest! {
             CallFact { name: finder("d"), needles: vec![finder("é")] },
         ];
         let prompts = prompts_keeping(&texts, &keep);
+        // Each call on its own, and with its values found together with the others' (which
+        // tells where a window must reach).
+        let together = search::Needles::new(calls.iter().flat_map(|c| &c.needles));
+        let ids: Vec<Vec<Option<usize>>> = calls
+            .iter()
+            .map(|c| c.needles.iter().map(|n| together.id(n)).collect())
+            .collect();
+        for numbered in [false, true] {
         let mut search = Search::default();
         for (p, text) in prompts.iter().enumerate() {
-            search.start(text);
+            match numbered {
+                false => search.start(text),
+                true => search.start_with(text, &[text], &together),
+            }
             let mut places = search::Places::default();
             // A call is checked from the prompt of its turn on: the first ones earlier.
             for (i, call) in calls.iter().enumerate().take(p + 1) {
+                let numbers = numbered.then(|| (&ids[i][..], &together));
                 proptest::prop_assert_eq!(
-                    search.call_visible(i, text, call, &mut places),
+                    search.call_visible(i, text, call, numbers, &mut places),
                     call_visible(text, call),
                     "call {} in {:?}", i, text
                 );
             }
             search.finish(text.clone());
         }
+        }
+    }
+}
+
+/// A window of 400 characters spans up to four bytes each: a value at its very end, after
+/// wide characters, is still shown when the values are found together (where the first
+/// occurrence of each tells which windows can reach it).
+#[test]
+fn a_value_at_the_end_of_a_window_of_wide_characters_is_shown() {
+    let call = CallFact {
+        name: finder("send"),
+        needles: vec![finder("42")],
+    };
+    let together = search::Needles::new(&call.needles);
+    let ids = [together.id(&call.needles[0])];
+    for crabs in [390, 395, 396, 397] {
+        let text = format!("send{}42", "🦀".repeat(crabs));
+        let mut search = Search::default();
+        search.start_with(&text, &[&text], &together);
+        let mut places = search::Places::default();
+        let numbered = Some((&ids[..], &together));
+        let shown = search.call_visible(0, &text, &call, numbered, &mut places);
+        assert_eq!(shown, call_visible(&text, &call), "{crabs}");
+        assert_eq!(shown, crabs <= 394, "{crabs}");
     }
 }
 

@@ -1,7 +1,7 @@
 //! Whether a prompt shows a tool call: its name followed, within 400 characters, by each of
 //! its values; prompt after prompt, from where the prompt differs from the one before.
 
-use super::{floor_char_boundary, Search, CHAR_MAX};
+use super::{floor_char_boundary, Match, Needles, Search, CHAR_MAX};
 use crate::ab::retention::CallFact;
 
 /// Whether a text shows a call: where the window of the first occurrence of its name that
@@ -30,16 +30,47 @@ impl<'f> Search<'f> {
     /// start still is; a call it did not show, or showed first past that start, only by the
     /// occurrences whose windows reach past it. Any other call is looked for in the whole text,
     /// from its last occurrence back: the boolean is the same whichever window shows it.
+    ///
+    /// `numbered` gives the numbers of the call's values among the needles found together in
+    /// `text` ([`Needles::id`]), when they were: a window cannot show a value before the end
+    /// of its first occurrence ([`Search::reach`]).
     pub(in crate::ab::retention) fn call_visible(
         &mut self,
         index: usize,
         text: &str,
         call: &'f CallFact,
+        numbered: Option<(&[Option<usize>], &Needles)>,
         places: &mut Places<'f>,
     ) -> bool {
         let before = self.calls_before.get(index).copied().unwrap_or_default();
         let shown = match before {
             Shown::Yes { end } | Shown::Last { end } if end <= self.common => before,
+            _ => self.look_for(text, call, before, numbered, places),
+        };
+        if self.calls.len() <= index {
+            self.calls.resize(index + 1, Shown::Unknown);
+        }
+        self.calls[index] = shown;
+        shown != Shown::No
+    }
+
+    /// [`Search::call_visible`] of a call that the start `text` shares with the previous text
+    /// did not show as it did (`before`).
+    fn look_for(
+        &mut self,
+        text: &str,
+        call: &'f CallFact,
+        before: Shown,
+        numbered: Option<(&[Option<usize>], &Needles)>,
+        places: &mut Places<'f>,
+    ) -> Shown {
+        let reach = match numbered {
+            Some((ids, needles)) => self.reach(call, ids, needles),
+            None => Some(0),
+        };
+        match before {
+            // A value the text does not hold: no window shows it.
+            _ if reach.is_none() => Shown::No,
             // A call not looked for in the previous text is most often a new one, which the
             // end of the text shows: its occurrences are tried from the last.
             Shown::Unknown | Shown::Last { .. } => {
@@ -49,7 +80,7 @@ impl<'f> Search<'f> {
                     self.names.insert(name, all);
                 }
                 let all = self.names.get_mut(name).expect("inserted above");
-                last_witness(text, call, all)
+                last_witness(text, call, all, reach.unwrap_or(0))
             }
             // The windows of the occurrences before `from` end in the shared start.
             Shown::Yes { .. } | Shown::No => {
@@ -57,14 +88,27 @@ impl<'f> Search<'f> {
                     text,
                     self.common.saturating_sub(WINDOW_BYTES).min(text.len()),
                 );
-                places.first_witness(text, call, from)
+                places.first_witness(text, call, from, reach.unwrap_or(0))
             }
-        };
-        if self.calls.len() <= index {
-            self.calls.resize(index + 1, Shown::Unknown);
         }
-        self.calls[index] = shown;
-        shown != Shown::No
+    }
+
+    /// How far into the text a window must reach to show each of the call's values (numbered
+    /// `ids` among `needles`): past the end of each one's first occurrence, when they were
+    /// found together in the text ([`Search::start_with`]); `None` when the text does not hold
+    /// one of them.
+    fn reach(&self, call: &CallFact, ids: &[Option<usize>], needles: &Needles) -> Option<usize> {
+        if !self.needles.is_some_and(|n| std::ptr::eq(n, needles)) {
+            return Some(0);
+        }
+        let mut reach = 0;
+        for (needle, id) in call.needles.iter().zip(ids) {
+            if let Some(firsts) = id.and_then(|id| self.firsts.get(id)) {
+                let first = firsts[Match::Anywhere as usize]?;
+                reach = reach.max(first + needle.needle().len());
+            }
+        }
+        Some(reach)
     }
 
     /// Where the call's name occurs in `text`, as a search of the whole text finds them (one
@@ -119,9 +163,17 @@ const WINDOW_BYTES: usize = 401 * CHAR_MAX;
 
 impl<'f> Places<'f> {
     /// The first occurrence of the call's name from byte `from` on whose window shows each of
-    /// its values.
-    fn first_witness(&mut self, text: &str, call: &'f CallFact, from: usize) -> Shown {
-        self.windows(text, call, from)
+    /// its values; those whose windows end before `reach` ([`Search::reach`]) cannot.
+    fn first_witness(
+        &mut self,
+        text: &str,
+        call: &'f CallFact,
+        from: usize,
+        reach: usize,
+    ) -> Shown {
+        let windows = self.windows(text, call, from);
+        let short = windows.partition_point(|&(at, _)| at + WINDOW_BYTES < reach);
+        windows[short..]
             .iter_mut()
             .find_map(|window| witness(text, call, window))
             .map_or(Shown::No, |end| Shown::Yes { end })
@@ -142,9 +194,11 @@ impl<'f> Places<'f> {
 }
 
 /// The last of `all`, the occurrences of the call's name in `text`, whose window shows each of
-/// its values.
-fn last_witness(text: &str, call: &CallFact, all: &mut [Occurrence]) -> Shown {
-    all.iter_mut()
+/// its values; those whose windows end before `reach` ([`Search::reach`]) cannot.
+fn last_witness(text: &str, call: &CallFact, all: &mut [Occurrence], reach: usize) -> Shown {
+    let short = all.partition_point(|&(at, _)| at + WINDOW_BYTES < reach);
+    all[short..]
+        .iter_mut()
         .rev()
         .find_map(|window| witness(text, call, window))
         .map_or(Shown::No, |end| Shown::Last { end })
@@ -206,7 +260,7 @@ fn char_starts(bytes: &[u8]) -> usize {
 /// Whether the call's name occurs followed, within 400 characters, by each of its values.
 #[cfg(test)]
 pub(in crate::ab::retention) fn call_visible(text: &str, call: &CallFact) -> bool {
-    Places::default().first_witness(text, call, 0) != Shown::No
+    Places::default().first_witness(text, call, 0, 0) != Shown::No
 }
 
 #[cfg(test)]
@@ -248,7 +302,7 @@ mod tests {
                 search.start(&text);
                 let mut places = super::Places::default();
                 for (i, call) in calls.iter().enumerate() {
-                    search.call_visible(i, &text, call, &mut places);
+                    search.call_visible(i, &text, call, None, &mut places);
                     // Looked for in the whole text only when the previous text showed the
                     // call past the shared start (or was not looked in).
                     let Some(found) = search.names.get(call.name.needle()) else {
