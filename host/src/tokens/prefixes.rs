@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use super::{common_prefix, lines, Counter};
+use super::{lines, Counter};
 use crate::hash::quick_hash;
 
 /// Texts shorter than this are counted line by line: their lines are few.
@@ -159,8 +159,39 @@ impl Counter {
     }
 }
 
+/// The longest common prefix of two strings, on a character boundary.
+pub(crate) fn common_prefix<'a>(a: &'a str, b: &str) -> &'a str {
+    const MAX_BLOCK: usize = 1 << 16;
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let n = x.len().min(y.len());
+    // Compared a block at a time first: the texts compared share long starts (a prompt and
+    // the one before it), so a block that is equal is followed by one twice its size, and a
+    // block that differs is tried again at half its size, down to 64 bytes.
+    let mut end = 0;
+    let mut block = 64;
+    while block >= 64 {
+        if end + block <= n && x[end..end + block] == y[end..end + block] {
+            end += block;
+            block = (block * 2).min(MAX_BLOCK);
+        } else {
+            block /= 2;
+        }
+    }
+    end += x[end..n]
+        .iter()
+        .zip(&y[end..n])
+        .take_while(|(p, q)| p == q)
+        .count();
+    // Equal bytes up to a character boundary of one are equal characters up to it in both.
+    while !a.is_char_boundary(end) {
+        end -= 1;
+    }
+    &a[..end]
+}
+
 #[cfg(test)]
 mod tests {
+    use super::common_prefix;
     use crate::tokens::{Counter, Tokenizer};
 
     proptest::proptest! {
@@ -211,6 +242,26 @@ mod tests {
                     proptest::prop_assert_eq!(counter.text(&other), tokenizer.count(&other));
                 }
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// The blocks compared at once find where a comparison byte by byte does, for texts
+        /// that share starts of every length, with a multi-byte character where they differ.
+        #[test]
+        fn the_common_prefix_is_that_of_a_comparison_byte_by_byte(
+            shared in 0usize..300_000,
+            a_tail in "[aé]{0,3}",
+            b_tail in "[bé]{0,3}",
+        ) {
+            let start: String = (0..shared).map(|i| char::from(b'a' + (i % 23) as u8)).collect();
+            let (a, b) = (format!("{start}{a_tail}"), format!("{start}{b_tail}"));
+            let bytes = a.bytes().zip(b.bytes()).take_while(|(p, q)| p == q).count();
+            let mut expected = bytes;
+            while !a.is_char_boundary(expected) {
+                expected -= 1;
+            }
+            proptest::prop_assert_eq!(common_prefix(&a, &b).len(), expected);
         }
     }
 }
