@@ -6,7 +6,13 @@
 //! depends on its text alone. Each piece's is kept, by any strategy's prompt of the run, and
 //! read back when a later prompt holds the same text (the head of every prompt, every section
 //! a single message repeats, every message a window shifts, every line a list that grows by a
-//! line each turn already had).
+//! line each turn already had). A message of several lines searched whole is kept whole too,
+//! and a message met again (a window's messages, shifted; a history's turns in another
+//! strategy's prompt) is read back at once rather than line by line.
+//!
+//! Pieces of several lines, cut where the text says (about one line in eight ending one), were
+//! tried: they cost more than they saved on generated and on mini-swe-agent runs, a block that
+//! holds one new line being searched whole.
 
 use super::{bounded, Lines, Match};
 use crate::hash::quick_hash;
@@ -35,13 +41,81 @@ pub(super) struct Messages {
     /// Per (needle, match): whether the piece being searched showed it already. All false
     /// between searches: a search sets back only the entries it set, not the whole list.
     seen: Vec<bool>,
+    /// Bytes of the texts of whole messages of more than one piece kept, at most
+    /// [`KEPT_BYTES`] (apart from the pieces': a message is kept besides its pieces).
+    kept_whole: usize,
+    /// As `seen`, for the message being searched whole.
+    seen_whole: Vec<bool>,
 }
 
 impl Messages {
     /// Calls `each` with every (needle, match) `message` shows from byte `from` on and where
-    /// it does, in the order of the pieces: in the piece `from` falls in, every occurrence
-    /// from there (searched); in each piece after it, the first (kept).
+    /// it does, in the order of the text: in the piece `from` falls in, every occurrence from
+    /// there (searched); in each piece after it, the first (kept); of a message shown whole
+    /// (`from` 0), the first in it. The first call for each is where it first occurs from
+    /// `from` on.
     pub(super) fn shown(
+        &mut self,
+        automaton: Automaton<'_>,
+        message: &str,
+        from: usize,
+        each: impl FnMut(usize, usize),
+    ) {
+        if from == 0 {
+            self.whole_shown(automaton, message, each);
+            return;
+        }
+        self.pieces_shown(automaton, message, from, each);
+    }
+
+    /// What the whole of `message` shows, looked up as a piece is: a message of several pieces
+    /// met again (a window's messages, shifted; a history's earlier turns in another
+    /// strategy's prompt) is read back at once rather than piece by piece.
+    fn whole_shown(
+        &mut self,
+        automaton: Automaton<'_>,
+        message: &str,
+        mut each: impl FnMut(usize, usize),
+    ) {
+        let hash = quick_hash(message);
+        if let Some(shown) = self.kept(hash, message) {
+            for &(key, at) in shown.iter() {
+                each(key as usize, at as usize);
+            }
+            return;
+        }
+        if memchr::memchr(b'\n', message.as_bytes()).is_none() {
+            self.piece_searched(automaton, hash, message, each);
+            return;
+        }
+        let (_, count) = automaton;
+        let mut seen = std::mem::take(&mut self.seen_whole);
+        if seen.len() < count * 3 {
+            seen.resize(count * 3, false);
+        }
+        let mut shown = Vec::new();
+        self.pieces_shown(automaton, message, 0, |key, at| {
+            if !seen[key] {
+                seen[key] = true;
+                shown.push((key, at));
+            }
+        });
+        for &(key, at) in &shown {
+            seen[key] = false;
+            each(key, at);
+        }
+        self.seen_whole = seen;
+        if self.kept_whole + message.len() <= self.bound() {
+            self.kept_whole += message.len();
+            // Kept only within the bound: every place in it fits.
+            let shown = shown.iter().map(|&(key, at)| (key as u32, at as u32));
+            let bucket = self.by_hash.entry(hash).or_default();
+            bucket.push((message.into(), shown.collect()));
+        }
+    }
+
+    /// What `message` shows from byte `from` on, piece by piece.
+    fn pieces_shown(
         &mut self,
         automaton: Automaton<'_>,
         message: &str,
@@ -71,13 +145,31 @@ impl Messages {
         mut each: impl FnMut(usize, usize),
     ) {
         let hash = quick_hash(piece);
-        let mut kept = self.by_hash.get(&hash).into_iter().flatten();
-        if let Some((_, shown)) = kept.find(|(text, _)| **text == *piece) {
+        if let Some(shown) = self.kept(hash, piece) {
             for &(key, at) in shown.iter() {
                 each(key as usize, at as usize);
             }
             return;
         }
+        self.piece_searched((lines, count), hash, piece, each);
+    }
+
+    /// What the text `text`, of hash `hash`, shows, as kept; `None` when it is not.
+    fn kept(&self, hash: u64, text: &str) -> Option<&[(u32, u32)]> {
+        let mut kept = self.by_hash.get(&hash).into_iter().flatten();
+        kept.find(|(kept, _)| **kept == *text)
+            .map(|(_, shown)| &**shown)
+    }
+
+    /// Searches `piece`, of hash `hash`, kept by no piece: calls `each` with what it shows, and
+    /// keeps that within the bound.
+    fn piece_searched(
+        &mut self,
+        (lines, count): Automaton<'_>,
+        hash: u64,
+        piece: &str,
+        mut each: impl FnMut(usize, usize),
+    ) {
         if self.seen.len() < count * 3 {
             self.seen.resize(count * 3, false);
         }
@@ -176,7 +268,7 @@ mod tests {
             ("ab cd".len() + "b".len() + "x".len() + "zz b".len(), 0)
         );
         // Needle * 3 + (word, anywhere, plain word): `ab` and `cd` as words at 0 and 3; `b`
-        // inside `ab`, then as a word at 7.
+        // inside `ab` (anywhere: its first), then as a word at 7.
         assert_eq!(
             unbounded[0],
             [
@@ -185,7 +277,6 @@ mod tests {
                 (2, 0),
                 (3, 7),
                 (4, 1),
-                (4, 7),
                 (5, 7),
                 (6, 3),
                 (7, 3),
@@ -208,5 +299,45 @@ mod tests {
         assert_eq!(cut(""), [(0, "")]);
         assert_eq!(cut("\nx\n"), [(0, ""), (1, "x"), (3, "")]);
         assert_eq!(cut("é\r\n"), [(0, "é\r"), (4, "")]);
+    }
+
+    proptest::proptest! {
+        /// What a message shows from any byte on, through kept messages, blocks and lines
+        /// (searched before in other messages, or not), is where each (needle, match) first
+        /// occurs from there in a search of the message alone.
+        #[test]
+        fn what_messages_show_is_what_a_search_of_each_finds(
+            messages in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::sample::select(vec![
+                        "ab", "cd", " ", "\n", "\n\n", "b", "é", "abcd", "x\nab", "line\n",
+                    ]),
+                    0..80,
+                ),
+                1..10,
+            ),
+            froms in proptest::collection::vec(0usize..120, 10),
+            bound in proptest::option::of(0usize..64),
+        ) {
+            let patterns: [(&[u8], u32); 4] = [(b"ab", 0), (b"b", 1), (b"cd", 2), (b"\xc3\xa9", 3)];
+            let lines = Lines::new(&patterns).unwrap().unwrap();
+            let mut kept = Messages { test_bound: bound, ..Messages::default() };
+            for (message, from) in messages.iter().zip(&froms) {
+                let message: String = message.concat();
+                let mut from = (*from).min(message.len());
+                while !message.is_char_boundary(from) {
+                    from -= 1;
+                }
+                let mut shown = std::collections::BTreeMap::new();
+                kept.shown((&lines, 4), &message, from, |key, at| {
+                    shown.entry(key).or_insert(at);
+                });
+                let mut whole = std::collections::BTreeMap::new();
+                occurrences(&lines, &message, from..message.len(), |key, at| {
+                    whole.entry(key).or_insert(at);
+                });
+                proptest::prop_assert_eq!(shown, whole, "{:?} from {}", message, from);
+            }
+        }
     }
 }
