@@ -38,6 +38,7 @@ pub use crate::recording::format::{
 };
 pub use crate::recording::read_error::ReadError;
 pub use crate::recording::request::Request;
+pub use crate::recording::request_messages::SentMessages;
 use crate::recording::rules::problems;
 use crate::recording::value_json::NamedValues;
 

@@ -16,6 +16,7 @@ impl RequestJson {
             self.system.as_deref(),
             ToolBlocks::of(self.model.as_deref()),
             self.messages.iter(),
+            None,
         )
     }
 }
@@ -34,8 +35,36 @@ impl Request {
             self.system.as_deref(),
             ToolBlocks::of(self.model.as_deref()),
             self.messages(),
+            None,
         )
     }
+
+    /// [`Request::prompt_messages`] of a run's request after the one `sent` made: a message
+    /// it sends again in the same place (the same message of the recording, sent to a model of
+    /// the same shape) is the same text, shared rather than made again, and so is a system
+    /// message of the same blocks; what counts it and searches it next knows it by its address.
+    pub fn prompt_messages_after<'r>(
+        &'r self,
+        sent: &mut SentMessages<'r>,
+    ) -> Vec<RenderedMessage> {
+        prompt_messages(
+            self.tools.as_deref(),
+            self.system.as_deref(),
+            ToolBlocks::of(self.model.as_deref()),
+            self.messages(),
+            Some(sent),
+        )
+    }
+}
+
+/// What a run's last request was made into ([`Request::prompt_messages_after`]), before its
+/// breakpoints: each message with the recording's message it was made from.
+#[derive(Default)]
+pub struct SentMessages<'r> {
+    shape: Option<ToolBlocks>,
+    /// The system message's blocks, and the message.
+    system: Option<(Vec<&'r str>, RenderedMessage)>,
+    messages: Vec<(&'r RequestMessageJson, RenderedMessage)>,
 }
 
 /// How a request's tool calls and tool results are counted.
@@ -96,55 +125,86 @@ impl ToolBlocks {
     }
 }
 
-/// The messages of a request of `tools`, `system` and `sent`, tool blocks shaped as `shape`.
+/// The messages of a request of `tools`, `system` and `sent`, tool blocks shaped as `shape`;
+/// those the request before made the same taken from `before`, which is then this request's.
 fn prompt_messages<'a>(
-    tools: Option<&str>,
-    system: Option<&str>,
+    tools: Option<&'a str>,
+    system: Option<&'a str>,
     shape: ToolBlocks,
     sent: impl Iterator<Item = &'a RequestMessageJson>,
+    mut before: Option<&mut SentMessages<'a>>,
 ) -> Vec<RenderedMessage> {
-    {
-        let mut messages = Vec::new();
-        let system_blocks: Vec<&str> = tools
-            .into_iter()
-            .chain(system)
-            .filter(|b| !b.is_empty())
-            .collect();
-        if !system_blocks.is_empty() {
-            messages.push(of_blocks(Role::System, &system_blocks));
+    let mut messages = Vec::new();
+    let system_blocks: Vec<&str> = tools
+        .into_iter()
+        .chain(system)
+        .filter(|b| !b.is_empty())
+        .collect();
+    if !system_blocks.is_empty() {
+        let made = before
+            .as_deref_mut()
+            .and_then(|b| b.system.take())
+            .filter(|(blocks, _)| *blocks == system_blocks)
+            .map(|(_, message)| message);
+        let message = made.unwrap_or_else(|| of_blocks(Role::System, &system_blocks));
+        if let Some(before) = before.as_deref_mut() {
+            before.system = Some((system_blocks, message.clone()));
         }
-        for message in sent {
-            let role = match message.role.as_str() {
-                "system" => Role::System,
-                "assistant" => Role::Assistant,
-                _ => Role::User,
-            };
-            // Reasoning sent back with an assistant message comes before its text.
-            let mut content = match &message.reasoning {
-                Some(reasoning) if !message.content.is_empty() => {
-                    format!("{reasoning}\n\n{}", message.content)
-                }
-                Some(reasoning) => reasoning.clone(),
-                None if message.role == "tool" => {
-                    shape.result(message.tool_call_id.as_deref(), &message.content)
-                }
-                None => message.content.clone(),
-            };
-            for call in &message.tool_calls {
-                if !content.is_empty() {
-                    content.push('\n');
-                }
-                content.push_str(&shape.call(call));
-            }
-            messages.push(RenderedMessage::plain(role, content));
-        }
-        let system = messages.iter().rposition(|m| m.role == Role::System);
-        let last = messages.iter().rposition(|m| !m.blocks.is_empty());
-        for i in system.into_iter().chain(last) {
-            messages[i].mark_last_block();
-        }
-        messages
+        messages.push(message);
     }
+    let (made, mut now) = match before.as_deref_mut() {
+        Some(before) if before.shape == Some(shape) => {
+            (std::mem::take(&mut before.messages), Vec::new())
+        }
+        _ => (Vec::new(), Vec::new()),
+    };
+    for (i, message) in sent.enumerate() {
+        let rendered = match made.get(i) {
+            Some((from, made)) if std::ptr::eq(*from, message) => made.clone(),
+            _ => of_message(message, shape),
+        };
+        if before.is_some() {
+            now.push((message, rendered.clone()));
+        }
+        messages.push(rendered);
+    }
+    if let Some(before) = before {
+        before.shape = Some(shape);
+        before.messages = now;
+    }
+    let system = messages.iter().rposition(|m| m.role == Role::System);
+    let last = messages.iter().rposition(|m| !m.blocks.is_empty());
+    for i in system.into_iter().chain(last) {
+        messages[i].mark_last_block();
+    }
+    messages
+}
+
+/// A message as sent, tool blocks shaped as `shape`.
+fn of_message(message: &RequestMessageJson, shape: ToolBlocks) -> RenderedMessage {
+    let role = match message.role.as_str() {
+        "system" => Role::System,
+        "assistant" => Role::Assistant,
+        _ => Role::User,
+    };
+    // Reasoning sent back with an assistant message comes before its text.
+    let mut content = match &message.reasoning {
+        Some(reasoning) if !message.content.is_empty() => {
+            format!("{reasoning}\n\n{}", message.content)
+        }
+        Some(reasoning) => reasoning.clone(),
+        None if message.role == "tool" => {
+            shape.result(message.tool_call_id.as_deref(), &message.content)
+        }
+        None => message.content.clone(),
+    };
+    for call in &message.tool_calls {
+        if !content.is_empty() {
+            content.push('\n');
+        }
+        content.push_str(&shape.call(call));
+    }
+    RenderedMessage::plain(role, content)
 }
 
 /// A message of `blocks`, one blank line between two.

@@ -2,7 +2,7 @@
 //! while that prompt stays at or under the threshold, the configured strategy once it would
 //! exceed it.
 
-use crate::recording::Recording;
+use crate::recording::{Recording, SentMessages};
 use crate::render::RenderError;
 use crate::render::{Prompt, RenderedCall, Renderer, SectionCache};
 use crate::tokens::Counter;
@@ -32,11 +32,13 @@ impl<'a> From<Rendering<'a>> for Prompter<'a> {
     }
 }
 
-/// The section caches of one run: one per renderer of a [`Rendering`].
+/// The section caches of one run: one per renderer of a [`Rendering`]; and the messages of
+/// its last request as sent.
 #[derive(Default)]
 pub struct RunCache<'r> {
     strategy: SectionCache<'r>,
     full_history: SectionCache<'r>,
+    sent: SentMessages<'r>,
 }
 
 impl<'a> Prompter<'a> {
@@ -61,7 +63,7 @@ impl<'a> Prompter<'a> {
         cache: &mut RunCache<'r>,
     ) -> Result<(Prompt, u64), RenderError> {
         match self {
-            Prompter::AsSent => Ok((as_sent(recording, turns)?, 0)),
+            Prompter::AsSent => Ok((as_sent_after(recording, turns, &mut cache.sent)?, 0)),
             Prompter::Strategy(rendering) => {
                 rendering.render_cached(recording, turns, counter, cache)
             }
@@ -146,11 +148,31 @@ impl<'a> Rendering<'a> {
     }
 }
 
+/// [`as_sent_after`] with no request made before.
+#[cfg(test)]
+pub(crate) fn as_sent(recording: &Recording, turns: usize) -> Result<Prompt, RenderError> {
+    as_sent_made(recording, turns, None)
+}
+
 /// The request the agent sent after the first `turns` turns (the one for turn `turns + 1`),
 /// as a prompt ([`crate::recording::Request::prompt_messages`]). A request rebuilt from a log
 /// that did not record it is sent with its inferred prefix; one whose prefix could not be
-/// inferred is refused: its as-sent size is not known.
-pub(crate) fn as_sent(recording: &Recording, turns: usize) -> Result<Prompt, RenderError> {
+/// inferred is refused: its as-sent size is not known. The messages it sends again from the
+/// request `sent` made last are taken from there
+/// ([`crate::recording::Request::prompt_messages_after`]).
+pub(crate) fn as_sent_after<'r>(
+    recording: &'r Recording,
+    turns: usize,
+    sent: &mut SentMessages<'r>,
+) -> Result<Prompt, RenderError> {
+    as_sent_made(recording, turns, Some(sent))
+}
+
+fn as_sent_made<'r>(
+    recording: &'r Recording,
+    turns: usize,
+    sent: Option<&mut SentMessages<'r>>,
+) -> Result<Prompt, RenderError> {
     let Some(Some(request)) = recording.requests.get(turns) else {
         return Err(RenderError::NoRequest {
             path: recording.path.clone(),
@@ -170,7 +192,10 @@ pub(crate) fn as_sent(recording: &Recording, turns: usize) -> Result<Prompt, Ren
     Ok(Prompt {
         strategy: AS_SENT.to_owned(),
         turns,
-        messages: request.prompt_messages(),
+        messages: match sent {
+            Some(sent) => request.prompt_messages_after(sent),
+            None => request.prompt_messages(),
+        },
         stats: ptc_plugin_api::Stats::default(),
         prefix_tokens,
     })
@@ -289,6 +314,66 @@ mod tests {
         assert!(
             err.starts_with("no request is recorded for turn 3"),
             "{err}"
+        );
+    }
+
+    /// A run's requests made one after the other are those made on their own, breakpoints
+    /// included; a message a request sends again in its place is the text made before, shared,
+    /// unless the model's shape changes how it reads.
+    #[test]
+    fn requests_made_after_the_one_before_are_those_made_alone_sharing_what_they_repeat() {
+        let run = recording(
+            r#"{"mission": "m", "turns": [
+              {"number": 1, "success": true, "request": {"system": "SYS", "tools": "[T]",
+                "messages": [{"role": "user", "content": "task"}]}},
+              {"number": 2, "success": true, "request": {"system": "SYS", "tools": "[T]",
+                "repeats": 1, "messages": [
+                {"role": "assistant", "content": "plan", "tool_calls": [{"id": "c1", "name": "run", "arguments": "{\"p\":1}"}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "ok"}]}},
+              {"number": 3, "success": true, "request": {"system": "SYS", "tools": "[T]",
+                "messages": [{"role": "user", "content": "task"},
+                {"role": "assistant", "content": "plan", "tool_calls": [{"id": "c1", "name": "run", "arguments": "{\"p\":1}"}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "ok"}]}},
+              {"number": 4, "success": true, "request": {"system": "SYS 2", "tools": "[T]",
+                "repeats": 3, "messages": [{"role": "user", "content": "more"}]}},
+              {"number": 5, "success": true, "request": {"model": "claude-sonnet-4-5",
+                "system": "SYS 2", "tools": "[T]", "repeats": 4,
+                "messages": [{"role": "assistant", "content": "done"}]}}
+            ]}"#,
+        );
+        let mut sent = SentMessages::default();
+        let mut before: Option<Prompt> = None;
+        let mut shared = Vec::new();
+        for turns in 0..5 {
+            let alone = as_sent(&run, turns);
+            let after = as_sent_after(&run, turns, &mut sent);
+            let (alone, after) = match (alone, after) {
+                (Ok(alone), Ok(after)) => (alone, after),
+                (Err(a), Err(b)) => {
+                    assert_eq!(a.to_string(), b.to_string());
+                    continue;
+                }
+                other => panic!("turn {turns}: {:?}", other.0.map(|p| p.messages)),
+            };
+            assert_eq!(after.messages, alone.messages, "turn {turns}");
+            for (m, message) in after.messages.iter().enumerate() {
+                let same = before
+                    .as_ref()
+                    .and_then(|b| b.messages.get(m))
+                    .is_some_and(|b| std::sync::Arc::ptr_eq(&b.content, &message.content));
+                if same {
+                    shared.push((turns, m));
+                }
+            }
+            before = Some(after);
+        }
+        // Turn 2 repeats the system message and `task`; turn 3 writes its messages anew (the
+        // same text, made again), not its system message; turn 4 repeats turn 3's messages,
+        // not its system message, changed; turn 5, sent to a Claude model, which reads tool
+        // blocks otherwise, only its system message.
+        assert_eq!(
+            shared,
+            [(1, 0), (1, 1), (2, 0), (3, 1), (3, 2), (3, 3), (4, 0)]
         );
     }
 }

@@ -28,7 +28,8 @@ use std::path::PathBuf;
 use crate::cache::{CacheRequest, Caching};
 use crate::pricing::{Pricing, ProfileInfo};
 use crate::recording::Recording;
-use crate::render::trigger::as_sent;
+use crate::recording::SentMessages;
+use crate::render::trigger::as_sent_after;
 use crate::tokens::{Counter, Counting, Tokenizer};
 use crate::Error;
 
@@ -317,9 +318,10 @@ fn measure(
     let mut previous = Vec::new();
     let mut previous_billed = None;
     let mut skipped = 0;
+    let mut sent = SentMessages::default();
     for turns in 0..recording.turns.len() {
         let usage = recording.usage.get(turns).and_then(Option::as_ref);
-        let prompt = match as_sent(recording, turns) {
+        let prompt = match as_sent_after(recording, turns, &mut sent) {
             Ok(prompt) => prompt,
             Err(_) => {
                 skipped += usize::from(usage.is_some());

@@ -9,6 +9,7 @@ use super::*;
 use crate::cache::Placement;
 use crate::message::RenderedMessage;
 use crate::recording::RecordingDefaults;
+use crate::render::trigger::as_sent;
 
 fn defaults() -> RecordingDefaults {
     RecordingDefaults {
