@@ -6,7 +6,7 @@ use ptc_plugin_api::{Run, Turn, Value};
 use ptc_strategy_kit::is_private_key;
 use rustc_hash::FxHashMap;
 
-use super::search::{find_text_word, Finder};
+use super::search::{find_text_word, is_text_word};
 use super::used_next::PerPrompt;
 use super::{finder, prefix_chars};
 
@@ -169,34 +169,76 @@ pub(super) fn cited(run: &Run, turns: &[Turn]) -> PerPrompt {
         observations(turn, &mut observed);
         ends.push(observed.len());
     }
-    // Per literal: where it first ends as a whole word of the observations, if it is not given.
-    let mut first: FxHashMap<String, Option<usize>> = FxHashMap::default();
-    let mut per_prompt = Vec::with_capacity(turns.len());
-    for (k, turn) in turns.iter().enumerate() {
-        let seen = k.checked_sub(1).map_or(0, |last| ends[last]);
-        let mut texts = Vec::new();
-        action(turn, &mut texts);
-        let mut candidates = Vec::new();
-        for text in &texts {
-            literals(text, &mut candidates);
-        }
-        let facts: Vec<Vec<Finder<'static>>> = candidates
-            .into_iter()
-            .filter(|literal| {
-                let end = *first.entry(literal.clone()).or_insert_with(|| {
-                    let needle = finder(literal);
-                    if find_text_word(&given, &needle, 0).is_some() {
-                        return None;
-                    }
-                    find_text_word(&observed, &needle, 0).map(|at| at + literal.len())
-                });
-                end.is_some_and(|end| end <= seen)
-            })
-            .map(|literal| vec![finder(prefix_chars(&literal, LONGEST))])
-            .collect();
-        per_prompt.push(facts);
+    // Each turn's literals, and each distinct literal once.
+    let candidates: Vec<Vec<String>> = turns
+        .iter()
+        .map(|turn| {
+            let mut texts = Vec::new();
+            action(turn, &mut texts);
+            let mut candidates = Vec::new();
+            for text in &texts {
+                literals(text, &mut candidates);
+            }
+            candidates
+        })
+        .collect();
+    let mut ids: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut distinct: Vec<&str> = Vec::new();
+    for literal in candidates.iter().flatten() {
+        ids.entry(literal).or_insert_with(|| {
+            distinct.push(literal);
+            distinct.len() - 1
+        });
     }
-    per_prompt
+    // Per literal: where it first ends as a whole word of the observations, if it is not given.
+    let given = first_words(&distinct, &given);
+    let observed = first_words(&distinct, &observed);
+    let first = |literal: &str| {
+        let id = ids[literal];
+        given[id].is_none().then_some(observed[id]).flatten()
+    };
+    candidates
+        .iter()
+        .enumerate()
+        .map(|(k, candidates)| {
+            let seen = k.checked_sub(1).map_or(0, |last| ends[last]);
+            candidates
+                .iter()
+                .filter(|literal| first(literal).is_some_and(|end| end <= seen))
+                .map(|literal| vec![finder(prefix_chars(literal, LONGEST))])
+                .collect()
+        })
+        .collect()
+}
+
+/// Per literal of `literals`: where it first ends in `text` as a whole word (no letter, digit
+/// or `_` on either side). One pass over the text finds every literal: a run's literals are
+/// many (every path, name and number its actions hold), and so are its observations.
+fn first_words(literals: &[&str], text: &str) -> Vec<Option<usize>> {
+    let mut firsts = vec![None; literals.len()];
+    let automaton = aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::Standard)
+        .build(literals);
+    let Ok(automaton) = automaton else {
+        // Too many to build one automaton of: one by one.
+        for (first, literal) in firsts.iter_mut().zip(literals) {
+            *first = find_text_word(text, &finder(literal), 0).map(|at| at + literal.len());
+        }
+        return firsts;
+    };
+    let mut left = literals.len();
+    for found in automaton.find_overlapping_iter(text) {
+        let first = &mut firsts[found.pattern().as_usize()];
+        // A literal's occurrences come in order: the first that stands as a word is its first.
+        if first.is_none() && is_text_word(text, found.start(), found.end()) {
+            *first = Some(found.end());
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+    }
+    firsts
 }
 
 #[cfg(test)]

@@ -350,6 +350,12 @@ pub(super) fn find_text_word(text: &str, word: &Finder<'_>, from: usize) -> Opti
     find_bounded(text, word, from, |c| c.is_alphanumeric() || c == '_')
 }
 
+/// Whether bytes `at..end` of `text` stand as a whole word of text: no letter, digit or `_`
+/// on either side (the rule of [`find_text_word`]).
+pub(super) fn is_text_word(text: &str, at: usize, end: usize) -> bool {
+    bounded(text, at, end, Match::Text)
+}
+
 /// Whether the occurrence at bytes `at..end` of `text` shows its needle as `how` asks.
 /// Called for every occurrence the automaton finds, from the modules beside this one: inlined
 /// there whatever code unit the compiler puts each in.

@@ -217,3 +217,34 @@ fn a_prompt_shows_a_cited_literal_as_a_whole_word_and_names_what_it_dropped() {
     let blind = super::super::Facts::of(&run, &turns).without_evidence();
     assert_eq!(blind.retention(1, "").evidence.total, 0);
 }
+
+proptest::proptest! {
+    /// Where each literal first ends as a word, found for every literal in one pass, is where
+    /// a search of that literal alone finds it: literals inside others, overlapping, repeated,
+    /// next to letters, `_` and wide characters.
+    #[test]
+    fn literals_found_together_end_where_each_alone_does(
+        text in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "ab", "ab_", "a.b", " ", "\n", "é", "1000", "x", "/src/a.b", "-", "10",
+            ]),
+            0..40,
+        ),
+        literals in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "ab", "a.b", "1000", "000", "/src/a.b", "src/a", "b x", "é1", "ab_", "10",
+            ]),
+            1..8,
+        ),
+    ) {
+        let text = text.concat();
+        let mut literals: Vec<&str> = literals;
+        literals.sort_unstable();
+        literals.dedup();
+        let alone: Vec<Option<usize>> = literals
+            .iter()
+            .map(|l| find_text_word(&text, &finder(l), 0).map(|at| at + l.len()))
+            .collect();
+        proptest::prop_assert_eq!(first_words(&literals, &text), alone, "{:?}", text);
+    }
+}
