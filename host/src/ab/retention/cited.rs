@@ -191,8 +191,7 @@ pub(super) fn cited(run: &Run, turns: &[Turn]) -> PerPrompt {
         });
     }
     // Per literal: where it first ends as a whole word of the observations, if it is not given.
-    let given = first_words(&distinct, &given);
-    let observed = first_words(&distinct, &observed);
+    let [given, observed] = first_words(&distinct, [&given, &observed]);
     let first = |literal: &str| {
         let id = ids[literal];
         given[id].is_none().then_some(observed[id]).flatten()
@@ -211,34 +210,39 @@ pub(super) fn cited(run: &Run, turns: &[Turn]) -> PerPrompt {
         .collect()
 }
 
-/// Per literal of `literals`: where it first ends in `text` as a whole word (no letter, digit
-/// or `_` on either side). One pass over the text finds every literal: a run's literals are
-/// many (every path, name and number its actions hold), and so are its observations.
-fn first_words(literals: &[&str], text: &str) -> Vec<Option<usize>> {
-    let mut firsts = vec![None; literals.len()];
+/// Per text of `texts`, per literal of `literals`: where it first ends in the text as a whole
+/// word (no letter, digit or `_` on either side). One pass over each text finds every literal:
+/// a run's literals are many (every path, name and number its actions hold), and so are its
+/// observations.
+fn first_words<const N: usize>(literals: &[&str], texts: [&str; N]) -> [Vec<Option<usize>>; N] {
     let automaton = aho_corasick::AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::Standard)
         .build(literals);
-    let Ok(automaton) = automaton else {
-        // Too many to build one automaton of: one by one.
-        for (first, literal) in firsts.iter_mut().zip(literals) {
-            *first = find_text_word(text, &finder(literal), 0).map(|at| at + literal.len());
-        }
-        return firsts;
-    };
-    let mut left = literals.len();
-    for found in automaton.find_overlapping_iter(text) {
-        let first = &mut firsts[found.pattern().as_usize()];
-        // A literal's occurrences come in order: the first that stands as a word is its first.
-        if first.is_none() && is_text_word(text, found.start(), found.end()) {
-            *first = Some(found.end());
-            left -= 1;
-            if left == 0 {
-                break;
+    texts.map(|text| {
+        let mut firsts = vec![None; literals.len()];
+        let Ok(automaton) = &automaton else {
+            // Too many to build one automaton of: one by one.
+            for (first, literal) in firsts.iter_mut().zip(literals) {
+                *first = find_text_word(text, &finder(literal), 0).map(|at| at + literal.len());
+            }
+            return firsts;
+        };
+        let mut left = literals.len();
+        for found in automaton.find_overlapping_iter(text) {
+            let id = found.pattern().as_usize();
+            let (literal, at) = (literals[id], found.start());
+            // A literal's occurrences come in order: the first that stands as a word is its
+            // first.
+            if firsts[id].is_none() && is_text_word(text, at, at + literal.len()) {
+                firsts[id] = Some(at + literal.len());
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
             }
         }
-    }
-    firsts
+        firsts
+    })
 }
 
 #[cfg(test)]

@@ -379,14 +379,29 @@ fn find_bounded(
     from: usize,
     touches: impl Fn(char) -> bool,
 ) -> Option<usize> {
-    let len = word.needle().len();
-    word.find_iter(&text.as_bytes()[from..])
-        .map(|i| from + i)
+    let needle = word.needle();
+    let len = needle.len();
+    // Every occurrence, those that overlap the one before included: in `xa/b/a/b/a/b`, the
+    // word `a/b/a/b` stands at byte 5, over the end of the occurrence at byte 1 that `x`
+    // touches. Only a needle that starts with its own end occurs so; the others are found
+    // in one pass.
+    let mut overlaps = None;
+    let mut at = from;
+    loop {
+        let mut next = None;
         // Only an empty needle occurs inside a character.
-        .filter(|&i| text.is_char_boundary(i))
-        .find(|&i| {
+        let found = word.find_iter(&text.as_bytes()[at..]).map(|i| at + i);
+        for i in found.filter(|&i| text.is_char_boundary(i)) {
             let before = text[..i].chars().next_back();
             let after = text[i + len..].chars().next();
-            !before.is_some_and(&touches) && !after.is_some_and(&touches)
-        })
+            if !before.is_some_and(&touches) && !after.is_some_and(&touches) {
+                return Some(i);
+            }
+            if *overlaps.get_or_insert_with(|| (1..len).any(|p| needle[p..] == needle[..len - p])) {
+                next = Some(i + 1);
+                break;
+            }
+        }
+        at = next?;
+    }
 }

@@ -747,3 +747,13 @@ fn evidence_is_the_literals_the_next_program_takes_from_tool_results() {
         share(1, 2)
     );
 }
+
+/// A word is found where it stands whole, even over the end of an occurrence of it that does
+/// not (a path that repeats itself).
+#[test]
+fn a_word_is_found_over_an_occurrence_that_does_not_stand_whole() {
+    let word = finder("a/b/a/b");
+    assert_eq!(search::find_text_word("xa/b/a/b/a/b", &word, 0), Some(5));
+    assert_eq!(search::find_text_word("xa/b/a/b/a/bc", &word, 0), None);
+    assert_eq!(search::find_text_word("a/b/a/b", &word, 1), None);
+}
