@@ -78,10 +78,7 @@ impl Messages {
         mut each: impl FnMut(usize, usize),
     ) {
         let hash = quick_hash(message);
-        if let Some(shown) = self.kept(hash, message) {
-            for &(key, at) in shown.iter() {
-                each(key as usize, at as usize);
-            }
+        if self.read_back(hash, message, &mut each) {
             return;
         }
         if memchr::memchr(b'\n', message.as_bytes()).is_none() {
@@ -145,20 +142,22 @@ impl Messages {
         mut each: impl FnMut(usize, usize),
     ) {
         let hash = quick_hash(piece);
-        if let Some(shown) = self.kept(hash, piece) {
-            for &(key, at) in shown.iter() {
-                each(key as usize, at as usize);
-            }
-            return;
+        if !self.read_back(hash, piece, &mut each) {
+            self.piece_searched((lines, count), hash, piece, each);
         }
-        self.piece_searched((lines, count), hash, piece, each);
     }
 
-    /// What the text `text`, of hash `hash`, shows, as kept; `None` when it is not.
-    fn kept(&self, hash: u64, text: &str) -> Option<&[(u32, u32)]> {
+    /// Calls `each` with what the text `text`, of hash `hash`, shows, when it is kept; whether
+    /// it is.
+    fn read_back(&self, hash: u64, text: &str, each: &mut impl FnMut(usize, usize)) -> bool {
         let mut kept = self.by_hash.get(&hash).into_iter().flatten();
-        kept.find(|(kept, _)| **kept == *text)
-            .map(|(_, shown)| &**shown)
+        let Some((_, shown)) = kept.find(|(kept, _)| **kept == *text) else {
+            return false;
+        };
+        for &(key, at) in shown.iter() {
+            each(key as usize, at as usize);
+        }
+        true
     }
 
     /// Searches `piece`, of hash `hash`, kept by no piece: calls `each` with what it shows, and
