@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use abi_stable::std_types::{RCow, RCowStr, RStr, RString, RVec, Tuple2};
+use abi_stable::std_types::{RArc, RCow, RCowStr, RStr, RString, RVec, Tuple2};
 use abi_stable::StableAbi;
 
 /// Who a message is from.
@@ -40,20 +40,102 @@ pub type FieldName = RStr<'static>;
 /// mission, a printed line): a render's fields live as long as what they were rendered from,
 /// and only text the strategy built (a sample, a label) is allocated. Two texts are equal when
 /// they read the same, borrowed or not.
+///
+/// A field every prompt of a run shows the same (a run's tools and data) may be built once and
+/// handed to each prompt [`Field::Shared`]: the host then knows it by its address, and neither
+/// compares nor hashes what it holds when it meets it again. A shared field reads, renders,
+/// compares and hashes as the field it holds.
 #[repr(u8)]
-#[derive(StableAbi, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(StableAbi, Clone, Debug)]
 pub enum Field<'a> {
     Text(RCowStr<'a>),
     Integer(i64),
     Boolean(bool),
     List(RVec<Field<'a>>),
     Record(RVec<Tuple2<FieldName, Field<'a>>>),
+    /// A field built once and shared by the prompts that show it; it owns its text (or
+    /// borrows the plugin's own constants). Build one with [`Field::shared`].
+    Shared(RArc<Field<'static>>),
 }
 
 impl<'a> Field<'a> {
     /// Text that lives as long as the plugin (a label, padding): borrowed, never copied.
     pub const fn text_static(text: &'static str) -> Field<'a> {
         Field::Text(RCow::Borrowed(RStr::from_str(text)))
+    }
+
+    /// `field`, its text copied where it borrows, to be handed to several prompts: clone the
+    /// result for each (a clone is the same allocation).
+    pub fn shared(field: Field<'_>) -> Field<'a> {
+        Field::Shared(RArc::new(field.into_owned()))
+    }
+
+    /// `self`, its borrowed text copied: a field that borrows nothing from the run.
+    pub fn into_owned(self) -> Field<'static> {
+        match self {
+            Field::Text(RCow::Borrowed(text)) => Field::Text(RCow::Owned(text.into())),
+            Field::Text(RCow::Owned(text)) => Field::Text(RCow::Owned(text)),
+            Field::Integer(i) => Field::Integer(i),
+            Field::Boolean(b) => Field::Boolean(b),
+            Field::List(items) => Field::List(items.into_iter().map(Field::into_owned).collect()),
+            Field::Record(fields) => Field::Record(
+                fields
+                    .into_iter()
+                    .map(|Tuple2(name, field)| Tuple2(name, field.into_owned()))
+                    .collect(),
+            ),
+            Field::Shared(shared) => Field::Shared(shared),
+        }
+    }
+
+    /// The field this one is: the one it holds, for a shared field.
+    #[inline]
+    pub fn resolve(&self) -> &Field<'a> {
+        match self {
+            Field::Shared(inner) => inner.resolve(),
+            field => field,
+        }
+    }
+
+    /// Whether `self` and `other` are the same shared field (one allocation): then they are
+    /// equal without a look at what they hold.
+    #[inline]
+    pub fn same_shared(&self, other: &Field<'_>) -> bool {
+        match (self, other) {
+            (Field::Shared(a), Field::Shared(b)) => std::ptr::eq::<Field<'_>>(&**a, &**b),
+            _ => false,
+        }
+    }
+}
+
+impl PartialEq for Field<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Field::Text(a), Field::Text(b)) => a == b,
+            (Field::Integer(a), Field::Integer(b)) => a == b,
+            (Field::Boolean(a), Field::Boolean(b)) => a == b,
+            (Field::List(a), Field::List(b)) => a == b,
+            (Field::Record(a), Field::Record(b)) => a == b,
+            (Field::Shared(_), _) | (_, Field::Shared(_)) => {
+                self.same_shared(other) || self.resolve() == other.resolve()
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Field<'_> {}
+
+impl std::hash::Hash for Field<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        match self.resolve() {
+            Field::Text(text) => (0u8, text.as_str()).hash(state),
+            Field::Integer(i) => (1u8, i).hash(state),
+            Field::Boolean(b) => (2u8, b).hash(state),
+            Field::List(items) => (3u8, items.as_slice()).hash(state),
+            Field::Record(fields) => (4u8, fields.as_slice()).hash(state),
+            Field::Shared(_) => unreachable!("a resolved field is not shared"),
+        }
     }
 }
 
@@ -396,5 +478,39 @@ mod tests {
         let state = std::hash::RandomState::new();
         assert_eq!(state.hash_one(&borrowed), state.hash_one(&owned));
         assert_eq!(Field::text_static("  "), Field::from("  ".to_owned()));
+    }
+
+    #[test]
+    fn a_shared_field_is_the_field_it_holds_its_text_copied() {
+        let run_text = String::from("search");
+        let field = Field::from(vec![
+            Field::from(run_text.as_str()),
+            Record::new().with("n", 3i64).with("on", true).into(),
+        ]);
+        let shared = Field::shared(field.clone());
+        let Field::List(items) = shared.resolve() else {
+            panic!("{shared:?}")
+        };
+        let Field::Text(RCow::Owned(text)) = &items[0] else {
+            panic!("borrowed: {items:?}")
+        };
+        assert_eq!(text.as_str(), "search");
+        assert_eq!(shared, field);
+        assert_eq!(field, shared);
+        let state = std::hash::RandomState::new();
+        assert_eq!(state.hash_one(&shared), state.hash_one(&field));
+        // A clone is the same allocation; another sharing of equal content is equal, not the
+        // same allocation; a field that differs is not equal.
+        assert!(shared.same_shared(&shared.clone()));
+        let again = Field::shared(field.clone());
+        assert!(!shared.same_shared(&again) && shared == again);
+        assert!(!shared.same_shared(&field) && !field.same_shared(&field));
+        assert_ne!(
+            shared,
+            Field::shared(Field::from(vec![Field::from("search")]))
+        );
+        assert_ne!(Field::from(1i64), Field::from(true));
+        // Shared within shared reads as the innermost field.
+        assert_eq!(Field::shared(shared.clone()).resolve(), field.resolve());
     }
 }

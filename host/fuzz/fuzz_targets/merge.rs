@@ -103,6 +103,7 @@ fuzz_target!(|data: &[u8]| {
         report: None,
         clock: Clock::Measured,
         require: None,
+        view: Default::default(),
     };
     let merged = ptc::ops::merge(&host, &options, &mut out);
     for file in &files {

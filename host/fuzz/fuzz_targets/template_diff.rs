@@ -327,9 +327,9 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
-    fn field(&mut self, depth: usize) -> Result<Field> {
+    fn field(&mut self, depth: usize) -> Result<Field<'static>> {
         let kinds = if depth == 0 { 3 } else { 5 };
-        Ok(match self.u.choose_index(kinds)? {
+        let field = match self.u.choose_index(kinds)? {
             0 => Field::from(self.pick(TEXTS)?),
             1 => Field::Integer(INTEGERS[self.u.choose_index(INTEGERS.len())?]),
             2 => Field::Boolean(self.u.arbitrary()?),
@@ -342,10 +342,15 @@ impl Gen<'_, '_> {
                 Field::List(items.into())
             }
             _ => Field::Record(self.fields(depth - 1)?.into()),
+        };
+        // A run's head hands its fields shared: they read as the fields they hold.
+        Ok(match self.u.ratio(1, 6)? {
+            true => Field::shared(field),
+            false => field,
         })
     }
 
-    fn fields(&mut self, depth: usize) -> Result<Vec<Tuple2<RStr<'static>, Field>>> {
+    fn fields(&mut self, depth: usize) -> Result<Vec<Tuple2<RStr<'static>, Field<'static>>>> {
         let len = self.u.int_in_range(0..=4)?;
         let mut fields = Vec::with_capacity(len);
         for _ in 0..len {
@@ -356,7 +361,7 @@ impl Gen<'_, '_> {
     }
 }
 
-fn generate(data: &[u8]) -> Result<(String, String, Section)> {
+fn generate(data: &[u8]) -> Result<(String, String, Section<'_>)> {
     let mut u = Unstructured::new(data);
     let mut gen = Gen {
         u: &mut u,

@@ -282,11 +282,11 @@ impl<'a> Renderer<'a> {
 fn text_size_hint(message: &ptc_plugin_api::Message) -> usize {
     use ptc_plugin_api::Field;
     const LINE: usize = 64;
-    let leaf = |field: &Field| match field {
+    let leaf = |field: &Field| match field.resolve() {
         Field::Text(text) => text.len(),
         _ => 4,
     };
-    let item = |field: &Field| match field {
+    let item = |field: &Field| match field.resolve() {
         Field::Record(fields) => fields.iter().map(|f| leaf(&f.1)).sum(),
         other => leaf(other),
     };
@@ -296,7 +296,7 @@ fn text_size_hint(message: &ptc_plugin_api::Message) -> usize {
         for section in block.sections.iter() {
             sections += 1;
             for field in section.fields.iter() {
-                size += match &field.1 {
+                size += match field.1.resolve() {
                     Field::List(items) => items.iter().map(item).sum(),
                     other => item(other),
                 };

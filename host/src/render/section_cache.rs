@@ -126,6 +126,11 @@ fn place(hash: &mut impl Hasher, text: RStr<'_>) {
 
 fn field_key(hash: &mut impl Hasher, field: &Field<'_>) {
     match field {
+        Field::Shared(shared) => {
+            // By its address, as a borrowed text: a lookup meets the same allocation again.
+            hash.write_u8(6);
+            hash.write_usize(std::ptr::from_ref::<Field<'_>>(shared).addr());
+        }
         Field::Text(RCow::Borrowed(text)) => {
             hash.write_u8(0);
             place(hash, *text);
@@ -196,8 +201,17 @@ fn same_field(a: &Field<'_>, b: &Field<'_>) -> bool {
                     .zip(b.iter())
                     .all(|(a, b)| same_text(a.0, b.0) && same_field(&a.1, &b.1))
         }
-        _ => false,
+        _ => same_shared_field(a, b),
     }
+}
+
+/// [`same_field`] of two fields of which one is shared, or of different kinds: one allocation,
+/// or what each holds. Kept out of `same_field`, which is thereby small enough to be inlined.
+#[cold]
+#[inline(never)]
+fn same_shared_field(a: &Field<'_>, b: &Field<'_>) -> bool {
+    (matches!(a, Field::Shared(_)) || matches!(b, Field::Shared(_)))
+        && (a.same_shared(b) || same_field(a.resolve(), b.resolve()))
 }
 
 #[cfg(test)]
@@ -248,6 +262,7 @@ mod tests {
                 Field::List(vec![Field::Integer(n), Field::Boolean(true)].into()),
             )
         };
+        let shared = Field::shared(built("kept"));
         let sections = [
             printed(at(first)),
             printed(at(first)),     // the same place: not rendered again
@@ -259,9 +274,12 @@ mod tests {
             listed(1),
             listed(2),
             printed(at(&run[..7])), // a shorter text at the same place
+            printed(shared.clone()),
+            printed(shared.clone()), // the same allocation: not rendered again
+            printed(Field::shared(built("kept"))), // another: rendered again
         ];
         let (rendered, texts) = through_cache(&sections);
-        assert_eq!(rendered, 7);
+        assert_eq!(rendered, 9);
         // Each text is the one its section renders to, cached or not.
         for (section, text) in sections.iter().zip(&texts) {
             assert_eq!(*text, format!("{section:?}"));
@@ -280,6 +298,24 @@ mod tests {
             (Field::Integer(1), Field::Boolean(true), false),
             (record(at(&run[..2])), record(built("ab")), true),
             (record(at(&run[..2])), record(built("a")), false),
+            (Field::shared(at(&run[..2])), built("ab"), true),
+            (at(&run[3..]), Field::shared(built("ab")), true),
+            (
+                Field::shared(built("ab")),
+                Field::shared(at(&run[..2])),
+                true,
+            ),
+            (Field::shared(built("ab")), Field::shared(built("a")), false),
+            (
+                record(Field::shared(built("ab"))),
+                record(at(&run[..2])),
+                true,
+            ),
+            (
+                Field::shared(Field::Integer(1)),
+                Field::Boolean(true),
+                false,
+            ),
         ];
         for (a, b, equal) in pairs {
             assert_eq!(same_field(&a, &b), equal, "{a:?} {b:?}");

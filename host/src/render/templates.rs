@@ -388,7 +388,7 @@ impl Serialize for AsTera<'_> {
         use serde::ser::{SerializeSeq, SerializeStruct};
         let size = self.size;
         let count = |bytes: usize| size.set(size.get() + bytes);
-        match self.field {
+        match self.field.resolve() {
             Field::Text(text) => {
                 count(text.len());
                 serializer.serialize_str(text)
@@ -416,6 +416,7 @@ impl Serialize for AsTera<'_> {
                 }
                 record.end()
             }
+            Field::Shared(_) => unreachable!("a resolved field is not shared"),
         }
     }
 }

@@ -282,7 +282,7 @@ fn delta<'r>(
 /// depend on the templates.
 fn fields_chars<'a, 'r: 'a>(sections: impl IntoIterator<Item = &'a Section<'r>>) -> usize {
     fn field(f: &Field<'_>) -> usize {
-        match f {
+        match f.resolve() {
             Field::Text(s) => s.len() + 1,
             Field::List(items) => items.iter().map(field).sum(),
             Field::Record(fields) => fields.iter().map(|f| field(&f.1)).sum(),

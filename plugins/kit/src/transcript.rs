@@ -215,9 +215,9 @@ pub fn count(turn: &Turn, observation: &Observation, stats: &mut Stats) {
 /// passes a number of tokens sizes its prompt with it (tokens as characters / 4).
 pub fn estimate_chars(section: &Section) -> usize {
     fn field(f: &Field) -> usize {
-        match f {
+        match f.resolve() {
             Field::Text(text) => text.chars().count(),
-            Field::Integer(_) | Field::Boolean(_) => 0,
+            Field::Integer(_) | Field::Boolean(_) | Field::Shared(_) => 0,
             Field::List(items) => items.iter().map(field).sum(),
             Field::Record(fields) => fields.iter().map(|f| field(&f.1)).sum(),
         }

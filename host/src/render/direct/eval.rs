@@ -99,7 +99,7 @@ where
                     // One entry for the whole loop, moved on to each item in turn.
                     self.loops.push(Loop {
                         var,
-                        item: first,
+                        item: first.resolve(),
                         index: 0,
                         len: items.len(),
                     });
@@ -107,7 +107,7 @@ where
                     let mut done = Ok(());
                     for (index, item) in items.iter().enumerate() {
                         let current = &mut self.loops[depth];
-                        current.item = item;
+                        current.item = item.resolve();
                         current.index = index;
                         done = self.nodes(body);
                         if done.is_err() {
@@ -147,7 +147,7 @@ where
         match (filter, self.path(path)?) {
             (Filter::Join(sep), Val::Field(Field::List(items))) => {
                 for (i, item) in items.iter().enumerate() {
-                    let Field::Text(text) = item else {
+                    let Field::Text(text) = item.resolve() else {
                         return Err(Bail);
                     };
                     if i > 0 {
@@ -184,7 +184,7 @@ where
                     .fields
                     .iter()
                     .rfind(|f| same_name(f.0.as_str(), &path.first));
-                Val::Field(&field.ok_or(Bail)?.1)
+                Val::Field(field.ok_or(Bail)?.1.resolve())
             }
         };
         for name in &path.rest {
@@ -192,7 +192,7 @@ where
                 Val::Field(Field::Record(fields)) => fields
                     .iter()
                     .rfind(|f| same_name(f.0.as_str(), name))
-                    .map_or(Val::Missing, |f| Val::Field(&f.1)),
+                    .map_or(Val::Missing, |f| Val::Field(f.1.resolve())),
                 _ => return Err(Bail),
             };
         }
@@ -287,6 +287,7 @@ fn truth(value: Val<'_>) -> bool {
         Val::Bool(b) => b,
         Val::Field(Field::List(items)) => !items.is_empty(),
         Val::Field(Field::Record(fields)) => !fields.is_empty(),
+        Val::Field(Field::Shared(shared)) => truth(Val::Field(shared)),
         Val::Missing => false,
     }
 }

@@ -113,6 +113,32 @@ fn bundled_templates_run_directly_unless_they_call_other_filters() {
 }
 
 #[test]
+fn shared_fields_run_directly_and_read_as_the_fields_they_hold() {
+    let list = Field::shared(Field::from(vec![
+        Field::shared(Field::from("p")),
+        Field::from("q r"),
+    ]));
+    let record = Field::shared(Field::from(
+        Record::new()
+            .with("name", Field::shared(Field::from("nm")))
+            .with("on", Field::shared(Field::from(true))),
+    ));
+    let fields = Section::new("x")
+        .with("items", list)
+        .with("r", record)
+        .with("n", Field::shared(Field::from(3i64)));
+    for source in [
+        "{% for i in items %}<{{ i }}>{% endfor %}",
+        "{{ items | join(sep=\", \") }} {{ items | length }}",
+        "{% if items %}{{ r.name }}{% endif %}{% if r.on %} on{% endif %} {{ n }}",
+        "{{ r.name | default(value=\"-\") }}{% if n > 2 %}!{% endif %}",
+    ] {
+        let templates = set(&[("x", source)]);
+        assert!(same(&templates, &fields), "{source} was left to tera");
+    }
+}
+
+#[test]
 fn join_default_and_length_read_as_tera_reads_them() {
     let texts = |items: &[&'static str]| -> Vec<Field<'static>> {
         items.iter().map(|s| (*s).into()).collect()
@@ -403,6 +429,7 @@ fn any_template_run_directly_reads_as_through_tera() {
         0i64..5,
         any::<bool>(),
         proptest::collection::vec(proptest::sample::select(vec!["", "p", "q r"]), 0..3),
+        any::<bool>(),
     );
     let mut runner = TestRunner::new(Config {
         cases: 4096,
@@ -410,20 +437,29 @@ fn any_template_run_directly_reads_as_through_tera() {
     });
     let (ran, direct) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
     runner
-        .run(&(any_template(), fields), |(source, (s, n, b, items))| {
-            let items: Vec<Field> = items.into_iter().map(Field::from).collect();
-            let fields = Section::new("x")
-                .with("s", s)
-                .with("n", n)
-                .with("b", b)
-                .with("e", "")
-                .with("items", items)
-                .with("r", Record::new().with("name", "nm"));
-            let templates = set(&[("x", source.as_str())]);
-            ran.set(ran.get() + 1);
-            direct.set(direct.get() + usize::from(same(&templates, &fields)));
-            Ok(())
-        })
+        .run(
+            &(any_template(), fields),
+            |(source, (s, n, b, items, share))| {
+                let items = Field::from(items.into_iter().map(Field::from).collect::<Vec<_>>());
+                let record = Field::from(Record::new().with("name", "nm"));
+                // Shared (a run's head), a field reads as the one it holds.
+                let (items, record) = match share {
+                    true => (Field::shared(items), Field::shared(record)),
+                    false => (items, record),
+                };
+                let fields = Section::new("x")
+                    .with("s", s)
+                    .with("n", n)
+                    .with("b", b)
+                    .with("e", "")
+                    .with("items", items)
+                    .with("r", record);
+                let templates = set(&[("x", source.as_str())]);
+                ran.set(ran.get() + 1);
+                direct.set(direct.get() + usize::from(same(&templates, &fields)));
+                Ok(())
+            },
+        )
         .unwrap();
     assert!(
         direct.get() * 4 > ran.get(),

@@ -1,17 +1,17 @@
-//! The `tool/` and `data/` sections every prompt of a run starts with, read once per run.
+//! The `tool/` and `data/` sections every prompt of a run starts with, built once per run.
 //!
 //! Each prompt of a run starts with the same head, and building it read every tool's signature,
 //! sorted the tools and the data by name and printed a sample of every input, again for every
-//! prompt. What that reading gives ([`Head`]: the order, each tool's parameter names as places
-//! in its signature and its return type, each input's type and sample) is kept under the run's
-//! key ([`Run::key`], which the host never gives two runs) and the limits it was read with,
-//! on the thread that rendered it: the next prompt of the run builds its sections from it,
-//! borrowing the names from the run as before. A run without a key (0) is read every time.
-//! The sections are the same either way (tested).
+//! prompt; the host then compared the head with the previous prompt's, field by field, and
+//! dropped it. The head's two fields (the tool list, the input list) are instead built once,
+//! their text copied out of the run, and kept ([`Head`]) under the run's key ([`Run::key`],
+//! which the host never gives two runs) and the limits they were read with, on the thread that
+//! rendered them: every prompt of the run hands the host the same [`Field::Shared`] fields,
+//! which it knows by their address. A run without a key (0) is read every time, its names
+//! borrowed from the run. The sections read the same either way (tested).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::ops::Range;
 
 use abi_stable::std_types::RVec;
 use ptc_plugin_api::{showing_private, Field, Run, Section, Tool};
@@ -20,7 +20,7 @@ use super::sections::{record, section};
 use crate::signature::read_tool_signature;
 use crate::{is_private_name, to_clojure, type_label, Limits};
 
-/// What the head of a run's prompts is built from.
+/// The head of a run's prompts: its fields, shared by every prompt of the run.
 pub(super) struct Head {
     key: u64,
     sample: Limits,
@@ -28,12 +28,10 @@ pub(super) struct Head {
     private_shown: bool,
     /// How many tools and inputs the run has: a run that does not match is read again.
     sizes: (usize, usize),
-    /// Per tool, in name order: its place in the run's tools, its parameter names as places in
-    /// its signature, its return type.
-    tools: Vec<(usize, Vec<Range<usize>>, String)>,
-    /// Per input, in name order: its place in the run's data, its type, its sample (none for a
-    /// private input).
-    data: Vec<(usize, Cow<'static, str>, Option<String>)>,
+    /// The `tools` field of `tool/`, shared.
+    tools: Field<'static>,
+    /// The `entries` field of `data/`, shared.
+    data: Field<'static>,
 }
 
 thread_local! {
@@ -49,8 +47,8 @@ impl Head {
             sample,
             private_shown: showing_private(),
             sizes: (run.tools.len(), run.data.len()),
-            tools: read_tools(run),
-            data: read_data(run, sample),
+            tools: Field::shared(tools_field(run)),
+            data: Field::shared(data_field(run, sample)),
         }
     }
 
@@ -61,6 +59,16 @@ impl Head {
             && self.sample == sample
             && self.private_shown == showing_private()
             && self.sizes == (run.tools.len(), run.data.len())
+    }
+
+    /// The head's sections, as [`read_tools_section`] and [`read_data_section`] give them.
+    fn push<'r>(&self, run: &Run, sections: &mut Vec<Section<'r>>) {
+        if !run.tools.is_empty() {
+            sections.push(section("tools", 1).with("tools", self.tools.clone()));
+        }
+        if !run.data.is_empty() {
+            sections.push(section("data", 1).with("entries", self.data.clone()));
+        }
     }
 }
 
@@ -74,18 +82,6 @@ pub(super) fn push_tools_and_data<'r>(
     if run.tools.is_empty() && run.data.is_empty() {
         return;
     }
-    let push = |head: &Head, sections: &mut Vec<Section<'r>>| -> Option<()> {
-        let tools = match run.tools.is_empty() {
-            true => None,
-            false => Some(tools_section(&head.tools, run)?),
-        };
-        let data = match run.data.is_empty() {
-            true => None,
-            false => Some(data_section(&head.data, run)?),
-        };
-        sections.extend(tools.into_iter().chain(data));
-        Some(())
-    };
     if run.key == 0 {
         if !run.tools.is_empty() {
             sections.push(read_tools_section(run));
@@ -97,59 +93,33 @@ pub(super) fn push_tools_and_data<'r>(
     }
     KEPT.with(|kept| {
         let mut kept = kept.borrow_mut();
-        if let Some(head) = kept.as_ref().filter(|h| h.is_of(run, sample)) {
-            if push(head, sections).is_some() {
-                return;
+        match kept.as_ref().filter(|head| head.is_of(run, sample)) {
+            Some(head) => head.push(run, sections),
+            None => {
+                let head = Head::of(run, sample);
+                head.push(run, sections);
+                *kept = Some(head);
             }
         }
-        let head = Head::of(run, sample);
-        push(&head, sections).expect("a head read from the run fits it");
-        *kept = Some(head);
     });
-}
-
-/// Per tool of `run`, in name order: its place in the run's tools, its parameter names as
-/// places in its signature, its return type.
-pub(super) fn read_tools(run: &Run) -> Vec<(usize, Vec<Range<usize>>, String)> {
-    let mut order: Vec<usize> = (0..run.tools.len()).collect();
-    order.sort_by(|&a, &b| run.tools[a].name.as_str().cmp(run.tools[b].name.as_str()));
-    order
-        .into_iter()
-        .map(|i| {
-            let signature: Option<&str> =
-                run.tools[i].signature.as_ref().map(|s| s.as_str()).into();
-            let start = signature.map_or(0, |s| s.as_ptr() as usize);
-            let mut params = Vec::new();
-            let returns = read_tool_signature(signature, |name| {
-                let at = name.as_ptr() as usize - start;
-                params.push(at..at + name.len());
-            });
-            (i, params, returns)
-        })
-        .collect()
-}
-
-/// Per input of `run`, in name order: its place in the run's data, its type, its sample cut to
-/// `sample` (none for a private input).
-pub(super) fn read_data(
-    run: &Run,
-    sample: Limits,
-) -> Vec<(usize, Cow<'static, str>, Option<String>)> {
-    let mut order: Vec<usize> = (0..run.data.len()).collect();
-    order.sort_by(|&a, &b| run.data[a].0.as_str().cmp(run.data[b].0.as_str()));
-    order
-        .into_iter()
-        .map(|i| {
-            let entry = &run.data[i];
-            let shown = (!is_private_name(&entry.0)).then(|| to_clojure(&entry.1, sample));
-            (i, type_label(&entry.1), shown)
-        })
-        .collect()
 }
 
 /// `tool/` read from `run` as it is built, for a run whose head is not kept: every tool with its
 /// parameter names and return type, sorted by name.
 pub(super) fn read_tools_section(run: &Run) -> Section<'_> {
+    section("tools", 1).with("tools", tools_field(run))
+}
+
+/// `data/` read from `run` as it is built, for a run whose head is not kept: every input with
+/// its type and a sample cut to `sample`, sorted by name; a private input has `hidden` (true)
+/// instead of a sample.
+pub(super) fn read_data_section(run: &Run, sample: Limits) -> Section<'_> {
+    section("data", 1).with("entries", data_field(run, sample))
+}
+
+/// The tools of `run`, sorted by name, each with its parameter names (borrowed from its
+/// signature) and return type.
+fn tools_field(run: &Run) -> Field<'_> {
     let mut tools: Vec<&Tool> = run.tools.iter().collect();
     tools.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
     let mut fields = RVec::with_capacity(tools.len());
@@ -159,13 +129,11 @@ pub(super) fn read_tools_section(run: &Run) -> Section<'_> {
         let returns = read_tool_signature(signature, |name| params.push(Field::from(name)));
         fields.push(tool_record(tool, params, returns));
     }
-    section("tools", 1).with("tools", Field::List(fields))
+    Field::List(fields)
 }
 
-/// `data/` read from `run` as it is built, for a run whose head is not kept: every input with
-/// its type and a sample cut to `sample`, sorted by name; a private input has `hidden` (true)
-/// instead of a sample.
-pub(super) fn read_data_section(run: &Run, sample: Limits) -> Section<'_> {
+/// The inputs of `run`, sorted by name, each with its type and a sample cut to `sample`.
+fn data_field(run: &Run, sample: Limits) -> Field<'_> {
     let mut data: Vec<_> = run.data.iter().collect();
     data.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
     let mut entries = RVec::with_capacity(data.len());
@@ -173,7 +141,7 @@ pub(super) fn read_data_section(run: &Run, sample: Limits) -> Section<'_> {
         let shown = (!is_private_name(&entry.0)).then(|| to_clojure(&entry.1, sample));
         entries.push(data_record(&entry.0, type_label(&entry.1), shown));
     }
-    section("data", 1).with("entries", Field::List(entries))
+    Field::List(entries)
 }
 
 /// A tool of `tool/`: its name, parameter names, return type and description (when it has one).
@@ -195,39 +163,6 @@ fn data_record<'r>(name: &'r str, label: Cow<'static, str>, sample: Option<Strin
         Some(sample) => record.with("sample", sample).into(),
         None => record.with("hidden", true).into(),
     }
-}
-
-/// `tool/` from `tools` ([`read_tools`]): every tool with its parameter names and return type,
-/// sorted by name; `None` when a place is not in `run` (a run that is not the one read).
-pub(super) fn tools_section<'r>(
-    tools: &[(usize, Vec<Range<usize>>, String)],
-    run: &'r Run,
-) -> Option<Section<'r>> {
-    let mut fields = RVec::with_capacity(tools.len());
-    for (i, params, returns) in tools {
-        let tool = run.tools.get(*i)?;
-        let signature = tool.signature.as_ref().map_or("", |s| s.as_str());
-        let mut names = RVec::with_capacity(params.len());
-        for place in params {
-            names.push(Field::from(signature.get(place.clone())?));
-        }
-        fields.push(tool_record(tool, names, returns.clone()));
-    }
-    Some(section("tools", 1).with("tools", Field::List(fields)))
-}
-
-/// `data/` from `data` ([`read_data`]): every input with its type and a sample, sorted by name;
-/// a private input has `hidden` (true) instead of a sample. `None` when a place is not in `run`.
-pub(super) fn data_section<'r>(
-    data: &[(usize, Cow<'static, str>, Option<String>)],
-    run: &'r Run,
-) -> Option<Section<'r>> {
-    let mut entries = RVec::with_capacity(data.len());
-    for (i, label, sample) in data {
-        let entry = run.data.get(*i)?;
-        entries.push(data_record(&entry.0, label.clone(), sample.clone()));
-    }
-    Some(section("data", 1).with("entries", Field::List(entries)))
 }
 
 #[cfg(test)]
@@ -287,14 +222,20 @@ mod tests {
         let unkeyed = run(0, &data);
         let anew = head(&unkeyed, small);
         assert_eq!(anew.len(), 2);
-        assert_eq!(
-            anew[0],
-            tools_section(&read_tools(&unkeyed), &unkeyed).unwrap()
-        );
-        // Read, then kept: the second prompt of the run gives the same sections.
+        assert_eq!(anew[0], read_tools_section(&unkeyed));
+        assert_eq!(anew[1], read_data_section(&unkeyed, small));
+        // Read, then kept: the second prompt of the run gives the same sections, made of the
+        // same shared fields (one allocation each); a run without a key shares nothing.
         let keyed = run(41, &data);
-        assert_eq!(head(&keyed, small), anew);
-        assert_eq!(head(&keyed, small), anew);
+        let (first, second) = (head(&keyed, small), head(&keyed, small));
+        assert_eq!(first, anew);
+        assert_eq!(second, anew);
+        for (a, b) in first.iter().zip(&second) {
+            assert!(a.fields[0].1.same_shared(&b.fields[0].1), "{a:?}");
+        }
+        assert!(!anew[0].fields[0]
+            .1
+            .same_shared(&head(&unkeyed, small)[0].fields[0].1));
         // Other limits, or another run, are read again, not taken from what was kept.
         assert_eq!(head(&keyed, Limits::NONE), head(&unkeyed, Limits::NONE));
         let other = [("rows", Value::Integer(1))];
@@ -309,18 +250,44 @@ mod tests {
     }
 
     #[test]
-    fn parameter_names_are_borrowed_from_the_signature_they_were_read_in() {
-        let run = run(44, &[]);
-        let tools = read_tools(&run);
-        let names: Vec<&str> = tools
-            .iter()
-            .map(|(i, _, _)| run.tools[*i].name.as_str())
-            .collect();
-        assert_eq!(names, ["add", "now", "search"]);
+    fn a_run_without_a_key_lends_its_names_and_a_kept_head_copies_them() {
+        let run = run(0, &[]);
+        let section = read_tools_section(&run);
+        let Field::List(tools) = &section.fields[0].1 else {
+            panic!("{section:?}")
+        };
+        let text = |field: &Field| match field.resolve() {
+            Field::Text(text) => (text.as_str().to_owned(), text.as_ptr()),
+            other => panic!("{other:?}"),
+        };
+        let Field::Record(add) = &tools[0] else {
+            panic!("{:?}", tools[0])
+        };
+        assert_eq!(
+            text(&add[0].1),
+            ("add".to_owned(), run.tools[1].name.as_ptr())
+        );
+        let Field::List(params) = &add[1].1 else {
+            panic!("{add:?}")
+        };
         let signature = run.tools[1].signature.as_ref().unwrap().as_str();
-        let params: Vec<&str> = tools[0].1.iter().map(|r| &signature[r.clone()]).collect();
-        assert_eq!(params, ["a", "b"]);
-        assert_eq!(tools[0].2, "int");
-        assert!(tools[1].1.is_empty());
+        let names: Vec<_> = params.iter().map(text).collect();
+        assert_eq!(names[0], ("a".to_owned(), signature[3..].as_ptr()));
+        assert_eq!(names[1].0, "b");
+        assert_eq!(text(&add[2].1).0, "int");
+        // Kept, the same names are copies: the head outlives no run it borrowed from.
+        let keyed = Run {
+            key: 45,
+            ..run.clone()
+        };
+        let kept = head(&keyed, Limits::NONE);
+        assert_eq!(kept[0], section);
+        let Field::List(tools) = kept[0].fields[0].1.resolve() else {
+            panic!("{kept:?}")
+        };
+        let Field::Record(add) = &tools[0] else {
+            panic!("{:?}", tools[0])
+        };
+        assert_ne!(text(&add[0].1).1, keyed.tools[1].name.as_ptr());
     }
 }
