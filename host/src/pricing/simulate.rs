@@ -133,6 +133,7 @@ impl Pricing {
     /// updates; in the tier it falls in ([`Tiers`](super::Tiers)), every price times the
     /// tier's. With a placement settled in hindsight ([`Placement::in_hindsight`]) the cost
     /// is provisional (the automatic placement's) until [`Pricing::settle`] prices the run.
+    #[inline]
     pub fn cost(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
         if self.in_hindsight() {
             let auto = self.marks(request, Placement::Auto);
@@ -172,6 +173,7 @@ impl Pricing {
 
     /// [`Pricing::cost`] with breakpoints on the blocks `marks` (explicit caching and
     /// OpenAI's breakpoints; the other rules place none).
+    #[inline]
     pub(super) fn cost_marked(
         &self,
         request: &CacheRequest,
@@ -183,6 +185,7 @@ impl Pricing {
     }
 
     /// `cost`, the cost of `request` at the prices listed, times its tier's multiplier.
+    #[inline]
     pub(super) fn in_tier(&self, request: &CacheRequest, mut cost: PromptCost) -> PromptCost {
         if let Some(class) = self.tiers.class(request.tokens as u64, request.at) {
             cost.class = Some(class);

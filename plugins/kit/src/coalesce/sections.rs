@@ -9,7 +9,7 @@ use abi_stable::std_types::{RStr, RVec};
 use ptc_plugin_api::{Field, Function, Record, Run, Section, ToolCall, Turn, Value};
 
 use super::{head, Settings};
-use crate::format::sample_of_run;
+use crate::format::sample_field_of_run;
 use crate::{cap_chars, is_private_name, one_line, sanitize_doc, type_label, Limits};
 
 /// An empty record with room for `fields` fields: records and sections are built with their
@@ -142,7 +142,8 @@ fn value_record<'r>(name: &'r str, value: &Value, has_println: bool, sample: Lim
     if is_private_name(name) {
         record = record.with("hidden", true);
     } else if !has_println {
-        record = record.with("sample", sample_of_run(value, sample));
+        let sample: Field<'r> = sample_field_of_run(value, sample);
+        record = record.with("sample", sample);
     }
     record.into()
 }
@@ -169,15 +170,16 @@ pub fn tool_calls_section<'r>(
     let shown: Vec<Field> = calls[skip..]
         .iter()
         .map(|call| {
-            let args = match &call.args {
-                Value::Nil => String::new(),
-                args => sample_of_run(args, settings.tool_args),
+            let args: Field<'r> = match &call.args {
+                Value::Nil => Field::text_static(""),
+                args => sample_field_of_run(args, settings.tool_args),
             };
             let mut record = record(if with_results { 3 } else { 2 })
                 .with("name", call.name.as_str())
                 .with("args", args);
             if with_results {
-                record = record.with("result", sample_of_run(&call.result, settings.sample));
+                let result: Field<'r> = sample_field_of_run(&call.result, settings.sample);
+                record = record.with("result", result);
             }
             record.into()
         })

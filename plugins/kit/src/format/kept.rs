@@ -8,10 +8,14 @@
 //! turns do not move), so what it printed as, with each limits, is kept on the thread by that
 //! address until a render of another run ([`rendering_run`]) starts; a render of a run without
 //! a key prints every time. The text is the same either way (tested).
+//!
+//! A sample kept is a [`Field::Shared`] text: the prompts that show it hand the host the same
+//! field, which it knows by its address ([`sample_field_of_run`]), instead of a copy of the
+//! text that it would hash and compare again.
 
 use std::cell::RefCell;
 
-use ptc_plugin_api::{rendering_run, showing_private, Value};
+use ptc_plugin_api::{rendering_run, showing_private, Field, Value};
 use rustc_hash::FxHashMap;
 
 use super::{to_clojure, Limits};
@@ -23,8 +27,8 @@ struct Kept {
     run: u64,
     /// Whether private values were shown when they were printed.
     private_shown: bool,
-    /// By the value's address and the limits it was printed with.
-    samples: FxHashMap<(usize, Limits), Box<str>>,
+    /// By the value's address and the limits it was printed with: its text, shared.
+    samples: FxHashMap<(usize, Limits), Field<'static>>,
 }
 
 thread_local! {
@@ -35,10 +39,27 @@ thread_local! {
 /// value and limits. `value` must be the run's (borrowed from its data or its turns), not
 /// one built for the render.
 pub(crate) fn sample_of_run(value: &Value, limits: Limits) -> String {
-    let run = rendering_run();
-    if run == 0 {
+    if rendering_run() == 0 {
         return to_clojure(value, limits);
     }
+    with_kept(value, limits, |sample| match sample.resolve() {
+        Field::Text(text) => text.as_str().to_owned(),
+        other => unreachable!("a sample is a text: {other:?}"),
+    })
+}
+
+/// [`sample_of_run`] as a field: the same shared field for every prompt of the run (a text
+/// of its own for a run without a key).
+pub(crate) fn sample_field_of_run(value: &Value, limits: Limits) -> Field<'static> {
+    if rendering_run() == 0 {
+        return Field::from(to_clojure(value, limits));
+    }
+    with_kept(value, limits, Field::clone)
+}
+
+/// `read` of the sample of `value` kept for the run being rendered, printed first when none is.
+fn with_kept<T>(value: &Value, limits: Limits, read: impl FnOnce(&Field<'static>) -> T) -> T {
+    let run = rendering_run();
     KEPT.with(|kept| {
         let mut kept = kept.borrow_mut();
         let private_shown = showing_private();
@@ -48,12 +69,11 @@ pub(crate) fn sample_of_run(value: &Value, limits: Limits) -> String {
             kept.private_shown = private_shown;
         }
         let key = (std::ptr::from_ref(value) as usize, limits);
-        if let Some(sample) = kept.samples.get(&key) {
-            return String::from(&**sample);
-        }
-        let sample = to_clojure(value, limits);
-        kept.samples.insert(key, sample.as_str().into());
-        sample
+        read(
+            kept.samples
+                .entry(key)
+                .or_insert_with(|| Field::shared(Field::from(to_clojure(value, limits)))),
+        )
     })
 }
 
@@ -146,17 +166,32 @@ mod tests {
     }
 
     /// Every prompt of `run` over `turns`, rendered as the host renders a plugin's.
-    fn prompts(run: &Run, turns: &[Turn]) -> Vec<String> {
+    fn outputs<'r>(run: &'r Run, turns: &'r [Turn]) -> Vec<Output<'r>> {
         let render = module_for::<Shows>("0").render();
         let options = Options::default();
         (0..=turns.len())
             .map(
                 |k| match render(run, RSlice::from_slice(&turns[..k]), &options) {
-                    abi_stable::std_types::RResult::ROk(output) => format!("{output:?}"),
+                    abi_stable::std_types::RResult::ROk(output) => output,
                     abi_stable::std_types::RResult::RErr(err) => panic!("{err:?}"),
                 },
             )
             .collect()
+    }
+
+    /// [`outputs`] as text, for a run without a key (whose samples are not shared).
+    fn prompts(run: &Run, turns: &[Turn]) -> Vec<String> {
+        assert_eq!(run.key, 0);
+        let outputs = outputs(run, turns);
+        outputs.iter().map(|output| format!("{output:?}")).collect()
+    }
+
+    /// Whether the prompts of `run` over `turns` are those of a run without a key over them:
+    /// the same texts, a sample shared or not.
+    fn as_printed_anew(run: &Run, turns: &[Turn]) -> bool {
+        let unkeyed = Run { key: 0, ..run.clone() };
+        let (kept, anew) = (outputs(run, turns), outputs(&unkeyed, turns));
+        kept == anew
     }
 
     #[test]
@@ -168,14 +203,18 @@ mod tests {
         assert_ne!(anew.0, anew.1);
         // Each run's prompts twice, and the runs in turn: the same text as printed anew.
         for _ in 0..2 {
-            assert_eq!(prompts(&run(7), &first), anew.0);
-            assert_eq!(prompts(&run(7), &first), anew.0);
-            assert_eq!(prompts(&run(8), &second), anew.1);
+            assert!(as_printed_anew(&run(7), &first));
+            assert!(as_printed_anew(&run(7), &first));
+            assert!(as_printed_anew(&run(8), &second));
         }
+        // A sample kept is shared: the next prompt of the run hands over the same field.
+        let (keyed, shared) = (run(7), r#"Tuple2("sample", Shared(Text("[0 1]")))"#);
+        let kept = format!("{:?}", outputs(&keyed, &first)[2]);
+        assert!(kept.contains(shared), "{kept}");
         // Another run's values where the first run's were, once those are gone: its own.
         drop(first);
         let third = turns(2);
-        assert_eq!(prompts(&run(9), &third), prompts(&run(0), &third));
+        assert!(as_printed_anew(&run(9), &third));
         assert_eq!(super::rendering_run(), 0, "set back after each render");
     }
 }

@@ -12,7 +12,7 @@ mod kept;
 #[cfg(test)]
 use float::write_cents;
 pub use float::write_float;
-pub(crate) use kept::sample_of_run;
+pub(crate) use kept::{sample_field_of_run, sample_of_run};
 
 /// How much of a value [`to_clojure`] prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
