@@ -189,7 +189,10 @@ mod tests {
     /// Whether the prompts of `run` over `turns` are those of a run without a key over them:
     /// the same texts, a sample shared or not.
     fn as_printed_anew(run: &Run, turns: &[Turn]) -> bool {
-        let unkeyed = Run { key: 0, ..run.clone() };
+        let unkeyed = Run {
+            key: 0,
+            ..run.clone()
+        };
         let (kept, anew) = (outputs(run, turns), outputs(&unkeyed, turns));
         kept == anew
     }
