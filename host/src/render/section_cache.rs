@@ -6,7 +6,9 @@
 //! rendered from (or the plugin, for a label), so two sections borrowing the same place hold
 //! the same text, and the lookup neither hashes nor compares it. Text the strategy built (a
 //! sample, a printed value) is hashed and compared. The same text borrowed from another place,
-//! or built again, is a section rendered once more, to the same text.
+//! or built again, is a section rendered once more, to the same text. A field the strategy
+//! shares between prompts (`Field::Shared`: a run's head, a value's sample) is known by its
+//! address, as a borrowed text by its place: met again, it is neither hashed nor compared.
 //!
 //! A message made of the same sections as the message at its place in the run's last prompt
 //! is that message's text again, shared rather than copied (the earlier turns of a full
