@@ -132,6 +132,25 @@ fn finder(needle: &str) -> Finder<'static> {
     Finder::new(needle.as_bytes()).into_owned()
 }
 
+/// The finders of one run's needles, each built once and copied where the needle repeats (a
+/// tool called turn after turn, a name its programs use in every turn): building a finder
+/// costs several times copying one. Each copy holds its own bytes, as [`Needles`] needs.
+#[derive(Default)]
+struct Finders(rustc_hash::FxHashMap<Box<str>, Finder<'static>>);
+
+impl Finders {
+    fn of(&mut self, needle: &str) -> Finder<'static> {
+        match self.0.get(needle) {
+            Some(found) => found.clone(),
+            None => {
+                let found = finder(needle);
+                self.0.insert(needle.into(), found.clone());
+                found
+            }
+        }
+    }
+}
+
 impl Facts {
     /// The facts of a run whose turns are as the host reads them (each with its `defined`).
     pub fn of(run: &Run, turns: &[Turn]) -> Facts {
@@ -156,6 +175,7 @@ impl Facts {
             call_ids: Vec::new(),
         };
         let mut named: rustc_hash::FxHashMap<&str, usize> = Default::default();
+        let mut finders = Finders::default();
         for (i, turn) in turns.iter().enumerate() {
             facts.memories.push(turn.success.then(|| {
                 turn.memory
@@ -171,21 +191,24 @@ impl Facts {
             }));
             for call in turn.tool_calls.iter() {
                 let fact = CallFact {
-                    name: finder(&call.name),
-                    needles: arg_needles(&call.args).iter().map(|n| finder(n)).collect(),
+                    name: finders.of(&call.name),
+                    needles: arg_needles(&call.args)
+                        .iter()
+                        .map(|n| finders.of(n))
+                        .collect(),
                 };
                 facts.calls.push((i, fact));
             }
             for print in turn.prints.iter() {
                 for line in print.lines().map(str::trim).filter(|l| !l.is_empty()) {
-                    facts.lines.push((i, finder(prefix_chars(line, 60))));
+                    facts.lines.push((i, finders.of(prefix_chars(line, 60))));
                 }
             }
             let error = (!turn.success)
                 .then(|| turn.error_text().unwrap_or(""))
                 .map(|m| m.lines().next().unwrap_or("").trim())
                 .filter(|first| !first.is_empty())
-                .map(|first| finder(prefix_chars(first, 80)));
+                .map(|first| finders.of(prefix_chars(first, 80)));
             facts.errors.push(error);
         }
         facts.find_together();

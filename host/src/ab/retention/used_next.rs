@@ -8,7 +8,7 @@ use ptc_strategy_kit::is_private_key;
 use rustc_hash::FxHashMap;
 
 use super::return_type::return_keys;
-use super::{finder, is_fact_name, reader};
+use super::{is_fact_name, reader, Finders};
 use reader::Literal;
 
 /// Per prompt, its facts, each as the needles any of which shows it.
@@ -117,6 +117,7 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> (PerPrompt, PerPrompt) {
     let mut entry_keywords: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
     let mut used = Vec::with_capacity(turns.len());
     let mut evidence = Vec::with_capacity(turns.len());
+    let mut finders = Finders::default();
     for (turn, names) in turns.iter().zip(&programs) {
         let mut seen_literals = HashSet::default();
         evidence.push(
@@ -124,7 +125,7 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> (PerPrompt, PerPrompt) {
                 .iter()
                 .flat_map(|names| names.literals.iter())
                 .filter(|literal| results.contains(*literal) && seen_literals.insert(**literal))
-                .map(|literal| vec![finder(&literal_needle(literal))])
+                .map(|literal| vec![finders.of(&literal_needle(literal))])
                 .collect(),
         );
         let mut seen = HashSet::default();
@@ -136,7 +137,7 @@ pub(super) fn used_next(run: &Run, turns: &[Turn]) -> (PerPrompt, PerPrompt) {
         used.push(
             facts
                 .filter(|needles| seen.insert(needles[0].clone()))
-                .map(|needles| needles.iter().map(|n| finder(n)).collect())
+                .map(|needles| needles.iter().map(|n| finders.of(n)).collect())
                 .collect(),
         );
         // This turn joins the history of the next prompt.
