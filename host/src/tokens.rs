@@ -644,6 +644,54 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+        /// Requests counted one after another, each starting with some of the messages of the
+        /// one before (messages replaced, blank blocks and messages, breakpoints on blank
+        /// blocks, system messages last, a final assistant message trimmed, texts in other
+        /// allocations), count in each format as a counter that never saw the ones before.
+        #[test]
+        fn requests_counted_after_others_count_as_counted_alone(
+            pool in proptest::collection::vec(
+                (0..3usize, proptest::collection::vec((0..6usize, proptest::bool::ANY), 0..4)),
+                1..9,
+            ),
+            steps in proptest::collection::vec((0..10usize, 0..10usize, 0..10usize), 1..10),
+        ) {
+            const TEXTS: [&str; 6] = ["", " ", "\n", "one two", "three four five ", "six\n\nseven"];
+            let make = |i: usize| {
+                let (role, blocks) = &pool[i];
+                let role = [Role::System, Role::User, Role::Assistant][*role];
+                let blocks: Vec<(&str, bool)> = blocks.iter().map(|&(t, b)| (TEXTS[t], b)).collect();
+                crate::message::message_of_blocks(role, &blocks)
+            };
+            let made: Vec<RenderedMessage> = (0..pool.len()).map(make).collect();
+            let each = |counter: &mut Counter, previous: &[RenderedMessage], now: &[RenderedMessage]| {
+                (
+                    counter.measure(previous, now),
+                    counter.blocks(now),
+                    counter.request_as(Counting::AnthropicBlocks, previous, now, None),
+                )
+            };
+            let mut counter = Counter::new(Tokenizer::O200kBase);
+            let mut previous: Vec<RenderedMessage> = Vec::new();
+            for (len, replace, with) in steps {
+                let len = len % (pool.len() + 1);
+                let mut now: Vec<RenderedMessage> = match with % 2 {
+                    0 => made[..len].to_vec(),
+                    _ => (0..len).map(make).collect(),
+                };
+                if replace < len {
+                    now[replace] = made[with % pool.len()].clone();
+                }
+                let counted = each(&mut counter, &previous, &now);
+                let alone = each(&mut Counter::new(Tokenizer::O200kBase), &previous, &now);
+                proptest::prop_assert_eq!(counted, alone);
+                previous = now;
+            }
+        }
+    }
+
     #[test]
     fn shared_prefix_counts_equal_messages_and_the_common_start() {
         let mut counter = Counter::new(Tokenizer::O200kBase);

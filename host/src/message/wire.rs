@@ -56,10 +56,16 @@ pub struct SentBlock<'a> {
 
 /// The blocks of `messages` as an Anthropic Messages API body sends them, in order.
 pub fn anthropic_blocks(messages: &[RenderedMessage]) -> AnthropicBlocks<'_> {
+    anthropic_blocks_from(messages, 0)
+}
+
+/// [`anthropic_blocks`] from message `from` on: those of the body's blocks its messages from
+/// `from` on send, as they are in the whole body.
+pub fn anthropic_blocks_from(messages: &[RenderedMessage], from: usize) -> AnthropicBlocks<'_> {
     AnthropicBlocks {
         messages,
         prefill: prefill(messages),
-        message: 0,
+        message: from,
         block: 0,
         opened: None,
     }

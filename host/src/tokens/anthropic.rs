@@ -11,10 +11,10 @@ use std::sync::Arc;
 use ptc_plugin_api::Role;
 use rustc_hash::FxHasher;
 
-use super::recent::Known;
+use super::recent::{After, Format, Known};
 use super::{common_prefix, Counter};
 use crate::cache::{CacheBlock, CacheRequest};
-use crate::message::wire::{self, blank, SentBlock};
+use crate::message::wire::{self, blank};
 use crate::message::RenderedMessage;
 
 /// The blocks of one message text as the body sends them, counted once per run.
@@ -85,13 +85,15 @@ impl Counter {
         messages: &[RenderedMessage],
         at: Option<f64>,
     ) -> CacheRequest {
-        let (blocks, sent) = self.blocks_sent(messages);
+        let mut known = self.recent.take(messages);
+        let blocks = self.blocks_sent(messages, &mut known);
         let tokens = blocks.last().map_or(0, |b| b.end);
         let shared = if previous.is_empty() {
             0
         } else {
-            self.shared_sent(previous, &sent, &blocks)
+            self.shared_sent(previous, messages, &known, &blocks)
         };
+        self.recent.put(known);
         CacheRequest {
             blocks,
             tokens,
@@ -100,18 +102,34 @@ impl Counter {
         }
     }
 
-    /// Tokens of the longest prefix the body of the blocks `sent` (counted as `blocks`) shares
-    /// with the body of `previous`: the blocks equal in both, in messages of the same roles
-    /// cut at the same blocks, then the equal start of the first block that differs.
+    /// Tokens of the longest prefix the body of `messages` (counted as `blocks`, their
+    /// [`Known::after`] set) shares with the body of `previous`: the blocks equal in both, in
+    /// messages of the same roles cut at the same blocks, then the equal start of the first
+    /// block that differs. The blocks of the messages both start with, up to one that ends
+    /// what they send ([`ends_what_is_sent_before`]), are equal without being compared.
     fn shared_sent(
         &mut self,
         previous: &[RenderedMessage],
-        sent: &[SentBlock<'_>],
+        messages: &[RenderedMessage],
+        known: &[Known],
         blocks: &[CacheBlock],
     ) -> usize {
-        let mut equal = 0usize;
+        let same = previous
+            .iter()
+            .zip(messages)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let from = (0..same)
+            .rev()
+            .find(|&at| ends_what_is_sent_before(&messages[at]))
+            .unwrap_or(0);
+        let mut equal = match from.checked_sub(1) {
+            Some(last) => known[last].after[SENT].as_ref().expect("set").blocks,
+            None => 0,
+        };
         let mut partial = 0;
-        for (old, new) in wire::anthropic_blocks(previous).zip(sent) {
+        let old = wire::anthropic_blocks_from(previous, from);
+        for (old, new) in old.zip(wire::anthropic_blocks_from(messages, from)) {
             if old.first != new.first || old.role != new.role {
                 break;
             }
@@ -132,18 +150,53 @@ impl Counter {
     /// The blocks of `messages` as a prompt cache sees the body: the blocks it sends, each with
     /// the tokens of the body's blocks up to its end and a key of the prefix it ends (its own
     /// and every earlier block's text, role and message; a breakpoint of a block left out is on
-    /// the block before it). With them, the blocks as [`wire::anthropic_blocks`] sends them.
-    pub(super) fn blocks_sent<'m>(
+    /// the block before it). `known` are the messages as [`Recent::take`] gave them: the blocks
+    /// of those a request counted lately started with, up to one that ends what they send
+    /// ([`ends_what_is_sent_before`]), are that request's, and each message's
+    /// [`Known::after`] is set.
+    ///
+    /// [`Recent::take`]: super::recent::Recent::take
+    pub(super) fn blocks_sent(
         &mut self,
-        messages: &'m [RenderedMessage],
-    ) -> (Vec<CacheBlock>, Vec<SentBlock<'m>>) {
-        let sent: Vec<SentBlock<'m>> = wire::anthropic_blocks(messages).collect();
-        let mut known = self.recent.take(messages);
-        let mut blocks: Vec<CacheBlock> = Vec::with_capacity(sent.len());
-        let mut before = 0;
-        let mut key = FxHasher::default();
-        let mut sent_messages = 0usize;
-        for block in &sent {
+        messages: &[RenderedMessage],
+        known: &mut [Known],
+    ) -> Vec<CacheBlock> {
+        // The messages counted with these before: up to the last that ends what is sent before
+        // it; its own blocks may depend on the messages after it.
+        let counted = known
+            .iter()
+            .rposition(|k| k.after[SENT].is_some())
+            .map_or(0, |last| last + 1);
+        let from = (0..counted)
+            .rev()
+            .find(|&at| ends_what_is_sent_before(&messages[at]))
+            .unwrap_or(0);
+        let kept = self.recent.blocks(Format::Sent);
+        let mut blocks: Vec<CacheBlock> = Vec::with_capacity(kept.len().max(messages.len()));
+        let (mut before, mut key, mut sent_messages) = match from.checked_sub(1) {
+            Some(last) => {
+                let after = known[last].after[SENT]
+                    .as_ref()
+                    .expect("set for every message");
+                blocks.extend_from_slice(&kept[..after.blocks]);
+                (after.tokens, after.key.clone(), after.messages)
+            }
+            None => (0, FxHasher::default(), 0usize),
+        };
+        // The next message whose end is to be noted.
+        let mut noted = from;
+        let mut note = |known: &mut [Known], upto: usize, after: After| {
+            while noted < upto {
+                known[noted].after[SENT] = Some(after.clone());
+                noted += 1;
+            }
+        };
+        for block in wire::anthropic_blocks_from(messages, from) {
+            note(
+                known,
+                block.message,
+                after(&blocks, before, &key, sent_messages),
+            );
             let message = &messages[block.message];
             if block.first {
                 sent_messages.hash(&mut key);
@@ -170,9 +223,35 @@ impl Counter {
                 assistant: block.role == Role::Assistant,
             });
         }
-        self.recent.put(known);
-        (blocks, sent)
+        note(
+            known,
+            messages.len(),
+            after(&blocks, before, &key, sent_messages),
+        );
+        self.recent.blocks(Format::Sent).clone_from(&blocks);
+        blocks
     }
+}
+
+const SENT: usize = Format::Sent as usize;
+
+/// Where the blocks stand after those of `blocks`.
+fn after(blocks: &[CacheBlock], tokens: usize, key: &FxHasher, messages: usize) -> After {
+    After {
+        blocks: blocks.len(),
+        tokens,
+        key: key.clone(),
+        messages,
+    }
+}
+
+/// Whether `message` ends what the body sends before it, in any request it is part of: it
+/// sends a block (which ends the breakpoints of the blank blocks before it moving back) and is
+/// not a system message (so that the body's last message that is not one, whose last block it
+/// trims, is this one or one after it). The blocks before it are then the same in every request
+/// that starts with the same messages.
+fn ends_what_is_sent_before(message: &RenderedMessage) -> bool {
+    message.role != Role::System && message.block_texts().any(|(text, _)| !blank(text))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHasher;
 
-use super::recent::Known;
+use super::recent::{After, Format, Known};
 use super::{lines, Counter, MESSAGE_OVERHEAD};
 use crate::cache::{CacheBlock, CacheRequest};
 use crate::message::{wire, RenderedMessage};
@@ -29,29 +29,53 @@ impl Counter {
     /// the tokens of the request up to its end (a message's overhead and role count with its first block, the
     /// blank line between two blocks with the first of them, the reply priming after the last)
     /// and a key of the prefix it ends (its own and every earlier block's text, role and
-    /// message).
+    /// message). The blocks of the messages a request counted lately started with are that
+    /// request's ([`recent`](super::recent)): a message's blocks follow from the ones before.
     pub fn blocks(&mut self, messages: &[RenderedMessage]) -> Vec<CacheBlock> {
-        let mut blocks = Vec::new();
-        let mut before = 0;
-        let mut key = FxHasher::default();
+        const CHAT: usize = Format::Chat as usize;
         let mut known = self.recent.take(messages);
-        for (i, (at, message)) in wire::openai_indexed(messages).enumerate() {
-            let head = MESSAGE_OVERHEAD + self.text(message.role.as_str());
-            i.hash(&mut key);
-            message.role.as_str().hash(&mut key);
-            let ends = self.block_ends(&mut known[at]);
-            for ((span, end), hash) in message.blocks.iter().zip(&ends.ends).zip(&ends.hashes) {
-                key.write_u64(*hash);
-                blocks.push(CacheBlock {
-                    end: before + head + end,
-                    prefix: key.finish(),
-                    strategy_breakpoint: span.cache_breakpoint,
-                    system: message.role == ptc_plugin_api::Role::System,
-                    assistant: message.role == ptc_plugin_api::Role::Assistant,
-                });
+        let from = known
+            .iter()
+            .rposition(|k| k.after[CHAT].is_some())
+            .map_or(0, |last| last + 1);
+        let kept = self.recent.blocks(Format::Chat);
+        let mut blocks = Vec::with_capacity(kept.len().max(messages.len()));
+        let (mut before, mut key, mut sent) = match from.checked_sub(1) {
+            Some(last) => {
+                let after = known[last].after[CHAT].as_ref().expect("kept above");
+                blocks.extend_from_slice(&kept[..after.blocks]);
+                (after.tokens, after.key.clone(), after.messages)
             }
-            before += head + ends.tokens;
+            None => (0, FxHasher::default(), 0),
+        };
+        for (at, message) in messages.iter().enumerate().skip(from) {
+            // A blank message is not sent.
+            if !wire::blank(&message.content) {
+                let head = MESSAGE_OVERHEAD + self.text(message.role.as_str());
+                sent.hash(&mut key);
+                message.role.as_str().hash(&mut key);
+                let ends = self.block_ends(&mut known[at]);
+                for ((span, end), hash) in message.blocks.iter().zip(&ends.ends).zip(&ends.hashes) {
+                    key.write_u64(*hash);
+                    blocks.push(CacheBlock {
+                        end: before + head + end,
+                        prefix: key.finish(),
+                        strategy_breakpoint: span.cache_breakpoint,
+                        system: message.role == ptc_plugin_api::Role::System,
+                        assistant: message.role == ptc_plugin_api::Role::Assistant,
+                    });
+                }
+                before += head + ends.tokens;
+                sent += 1;
+            }
+            known[at].after[CHAT] = Some(After {
+                blocks: blocks.len(),
+                tokens: before,
+                key: key.clone(),
+                messages: sent,
+            });
         }
+        self.recent.blocks(Format::Chat).clone_from(&blocks);
         self.recent.put(known);
         blocks
     }

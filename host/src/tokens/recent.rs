@@ -8,11 +8,19 @@
 //! never hashed, cut into lines or looked up again, and only the messages after the shared
 //! start are counted. The counts are those the message's text gives whatever came before it,
 //! so a request counts the same whether or not it follows another.
+//!
+//! A request's blocks are carried the same way: each message kept holds where the blocks of
+//! the request it was counted in stood at its end, in each format ([`After`]), and the slot
+//! holds those blocks; a request that repeats the messages takes its blocks up to there
+//! from the slot, and walks only the messages after them.
 
 use std::sync::Arc;
 
+use rustc_hash::FxHasher;
+
 use super::anthropic::SentBlocks;
 use super::openai::BlockEnds;
+use crate::cache::CacheBlock;
 use crate::message::RenderedMessage;
 
 /// A message of a request counted recently, with what has been counted of it so far.
@@ -24,6 +32,34 @@ pub(super) struct Known {
     pub ends: Option<Arc<BlockEnds>>,
     /// Its blocks as Anthropic's body sends them.
     pub sent: Option<Arc<SentBlocks>>,
+    /// Where the blocks of the request it was counted in stood at its end, per [`Format`]:
+    /// valid while the messages before it are those they were counted with (a slot keeps
+    /// only the messages that lead the request it is taken for), and, being set for every
+    /// message of a request, set for every message before it too.
+    pub after: [Option<After>; 2],
+}
+
+/// The two ways a request's blocks are counted ([`Known::after`], [`Recent::blocks`]).
+#[derive(Clone, Copy)]
+pub(super) enum Format {
+    /// OpenAI's chat body ([`Counter::blocks`](super::Counter::blocks)).
+    Chat = 0,
+    /// Anthropic's content blocks ([`Counter::request_sent`](super::Counter::request_sent)).
+    Sent = 1,
+}
+
+/// Where a request's blocks stand at the end of one of its messages: what the blocks of the
+/// messages after it start from.
+#[derive(Clone)]
+pub(super) struct After {
+    /// The request's blocks up to here, as many.
+    pub blocks: usize,
+    /// Its tokens up to here.
+    pub tokens: usize,
+    /// The key of its prefix up to here, being hashed.
+    pub key: FxHasher,
+    /// Its messages sent up to here.
+    pub messages: usize,
 }
 
 /// The messages of the last two sequences of requests counted: a run's prompts follow each other
@@ -32,6 +68,9 @@ pub(super) struct Known {
 #[derive(Default)]
 pub(super) struct Recent {
     slots: [Vec<Known>; 2],
+    /// Per slot and [`Format`]: the blocks of the request its messages' [`Known::after`] were
+    /// counted in.
+    blocks: [[Vec<CacheBlock>; 2]; 2],
     /// The slot taken last.
     last: usize,
 }
@@ -90,8 +129,15 @@ impl Recent {
             chat: None,
             ends: None,
             sent: None,
+            after: [None, None],
         }));
         known
+    }
+
+    /// The blocks of the slot taken last in `format`: those its messages' [`Known::after`]
+    /// count, to be replaced by the blocks of the request they are taken for.
+    pub fn blocks(&mut self, format: Format) -> &mut Vec<CacheBlock> {
+        &mut self.blocks[self.last][format as usize]
     }
 
     /// Gives back the messages [`Recent::take`] gave, with what was counted of them.
