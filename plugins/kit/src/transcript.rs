@@ -16,6 +16,8 @@ use crate::coalesce::{self, Settings};
 use crate::format::sample_of_run;
 use crate::Limits;
 
+mod kept;
+
 /// The default template of the observation, compiled in from `templates/coalesce/` (a shared
 /// section: a file `templates/coalesce/observation.tera` changes it for every strategy).
 pub const TEMPLATES: &[(&str, &str)] = &[(
@@ -56,6 +58,7 @@ pub fn templates(more: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'
 
 /// A turn's observation: the section that shows it, the characters it shows of the value,
 /// prints and error, and the characters left out.
+#[derive(Clone)]
 pub struct Observation<'r> {
     pub section: Section<'r>,
     pub shown_chars: usize,
@@ -121,8 +124,14 @@ fn value_text(value: &Value, budget: &mut usize) -> (String, usize) {
 
 /// The observation of `turn`: on success its value and its prints, on failure its error, at
 /// most `cap` characters of them together (value first, then the prints in order), with the
-/// number of the turn about to run.
+/// number of the turn about to run. `turn` is one of `run`'s turns: while the run renders,
+/// what it shows is cut once ([`kept`]).
 pub fn observation<'r>(run: &'r Run, turn: &'r Turn, cap: usize) -> Observation<'r> {
+    kept::observation(run, turn, cap)
+}
+
+/// [`observation`], cut anew.
+fn observation_of<'r>(run: &'r Run, turn: &'r Turn, cap: usize) -> Observation<'r> {
     let mut budget = cap;
     let mut omitted = 0;
     let mut section = Section::with_capacity("observation", 7).with("failed", !turn.success);

@@ -1,0 +1,219 @@
+//! A run's observations, kept while the run renders.
+//!
+//! Every prompt of a transcript shows the observations of the turns before it, and each was
+//! cut to its cap again for every prompt: the program's value copied out of its kept sample,
+//! every character of it and of the prints counted, the section built, then compared by the
+//! host with the previous prompt's and dropped. A turn of a run with a key
+//! ([`Run::key`](ptc_plugin_api::Run)) lives at one address while the run renders (its turns do
+//! not move), so its observation is kept on the thread by that address and the cap until a
+//! render of another run starts ([`rendering_run`]), its texts and its list of prints as
+//! [`Field::Shared`] fields: every prompt of the run hands the host the same fields, which it
+//! knows by their address. A run without a key builds it every time. The observation is the
+//! same either way (tested).
+
+use std::cell::RefCell;
+
+use abi_stable::std_types::Tuple2;
+use ptc_plugin_api::{rendering_run, showing_private, Field, Run, Section, Turn};
+use rustc_hash::FxHashMap;
+
+use super::{observation_of, Observation};
+
+/// The observations cut on this thread during the renders of one run.
+#[derive(Default)]
+struct Kept {
+    /// The run's key: 0 while none is kept.
+    run: u64,
+    /// Whether private values were shown when they were printed.
+    private_shown: bool,
+    /// By the turn's address and the cap: its observation, its fields shared.
+    observations: FxHashMap<(usize, usize), Observation<'static>>,
+}
+
+thread_local! {
+    static KEPT: RefCell<Kept> = RefCell::new(Kept::default());
+}
+
+/// [`observation_of`] a turn of `run`, the run being rendered on this thread: cut once per
+/// run, turn and cap. `turn` must be the run's (borrowed from its turns), not one built for
+/// the render.
+pub(super) fn observation<'r>(run: &'r Run, turn: &'r Turn, cap: usize) -> Observation<'r> {
+    let key = rendering_run();
+    if key == 0 {
+        return observation_of(run, turn, cap);
+    }
+    KEPT.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        let private_shown = showing_private();
+        if kept.run != key || kept.private_shown != private_shown {
+            kept.observations.clear();
+            kept.run = key;
+            kept.private_shown = private_shown;
+        }
+        kept.observations
+            .entry((std::ptr::from_ref(turn) as usize, cap))
+            .or_insert_with(|| shared(observation_of(run, turn, cap)))
+            .clone()
+    })
+}
+
+/// `observation` with its texts and lists shared fields (its numbers and flags as they are):
+/// a copy of it is a count more on each.
+fn shared(observation: Observation<'_>) -> Observation<'static> {
+    let Observation {
+        section,
+        shown_chars,
+        omitted_chars,
+        prints_dropped,
+    } = observation;
+    let fields = section
+        .fields
+        .into_iter()
+        .map(|Tuple2(name, field)| {
+            let field = match field {
+                Field::Integer(_) | Field::Boolean(_) | Field::Shared(_) => field.into_owned(),
+                field => Field::shared(field),
+            };
+            Tuple2(name, field)
+        })
+        .collect();
+    Observation {
+        section: Section {
+            template: section.template,
+            fields,
+        },
+        shown_chars,
+        omitted_chars,
+        prints_dropped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use abi_stable::std_types::{RResult, RSlice, RVec};
+    use ptc_plugin_api::{
+        module_for, Message, OptionSpec, Options, Output, RenderError, Role, Run, Strategy, Turn,
+        Value,
+    };
+
+    /// Every turn's observation at two caps, in one message.
+    struct Observes;
+
+    impl Strategy for Observes {
+        const NAME: &'static str = "observes";
+        const DESCRIPTION: &'static str = "test";
+        fn options() -> Vec<OptionSpec> {
+            Vec::new()
+        }
+        fn templates() -> Vec<(&'static str, &'static str)> {
+            Vec::new()
+        }
+        fn render<'r>(
+            run: &'r Run,
+            turns: &'r [Turn],
+            _options: &Options,
+        ) -> Result<Output<'r>, RenderError> {
+            let sections = [12, 5]
+                .into_iter()
+                .flat_map(|cap| {
+                    turns
+                        .iter()
+                        .map(move |t| super::super::observation(run, t, cap))
+                })
+                .map(|observation| observation.section)
+                .collect();
+            Ok(Output {
+                messages: vec![Message::new(Role::User, sections)].into(),
+                stats: Default::default(),
+            })
+        }
+    }
+
+    fn run(key: u64) -> Run {
+        Run {
+            mission: "m".into(),
+            system_prompt: "s".into(),
+            tools: RVec::new(),
+            data: RVec::new(),
+            max_turns: 9,
+            signature: abi_stable::std_types::ROption::RNone,
+            key,
+        }
+    }
+
+    /// A turn that prints, one whose value passes the caps, one that fails; from `seed`.
+    fn turns(seed: usize) -> Vec<Turn> {
+        let turn = |number: u32, result: Value, prints: &[&str], error: Option<&str>| Turn {
+            number,
+            raw_response: "".into(),
+            program: abi_stable::std_types::ROption::RNone,
+            success: error.is_none(),
+            result,
+            error: error
+                .map(|message| ptc_plugin_api::TurnError {
+                    reason: "eval_error".into(),
+                    message: abi_stable::std_types::ROption::RSome(message.into()),
+                })
+                .into(),
+            prints: prints.iter().map(|p| (*p).into()).collect(),
+            tool_calls: RVec::new(),
+            memory: RVec::new(),
+            defined: RVec::new(),
+        };
+        vec![
+            turn(1, Value::Integer(seed as i64), &["one", "twó"], None),
+            turn(2, Value::string(&"é".repeat(seed + 9)), &["three"], None),
+            turn(3, Value::Nil, &[], Some(&"boom ".repeat(seed))),
+        ]
+    }
+
+    /// Every prompt of `run` over `turns`, rendered as the host renders a plugin's.
+    fn outputs<'r>(run: &'r Run, turns: &'r [Turn]) -> Vec<Output<'r>> {
+        let render = module_for::<Observes>("0").render();
+        let options = Options::default();
+        (0..=turns.len())
+            .map(
+                |k| match render(run, RSlice::from_slice(&turns[..k]), &options) {
+                    RResult::ROk(output) => output,
+                    RResult::RErr(err) => panic!("{err:?}"),
+                },
+            )
+            .collect()
+    }
+
+    /// Whether the prompts of `run` over `turns` are those of a run without a key over them.
+    fn as_cut_anew(run: &Run, turns: &[Turn]) -> bool {
+        let unkeyed = Run {
+            key: 0,
+            ..run.clone()
+        };
+        let (kept, anew) = (outputs(run, turns), outputs(&unkeyed, turns));
+        kept == anew
+    }
+
+    #[test]
+    fn observations_kept_for_a_run_are_those_cut_anew() {
+        let (first, second) = (turns(1), turns(4));
+        let anew = format!("{:?}", outputs(&run(0), &first)[3]);
+        assert!(anew.contains(r#"Tuple2("omitted", Integer(5))"#), "{anew}");
+        assert!(!anew.contains("Shared"), "{anew}");
+        // Each run's prompts twice, and the runs in turn: the same as cut anew, at each cap.
+        for _ in 0..2 {
+            assert!(as_cut_anew(&run(7), &first));
+            assert!(as_cut_anew(&run(7), &first));
+            assert!(as_cut_anew(&run(8), &second));
+        }
+        // Kept, the next prompt of the run hands over the same fields.
+        let keyed = run(7);
+        let kept = outputs(&keyed, &first);
+        let prints = |k: usize| {
+            let section = &kept[k].messages[0].blocks[0].sections[0];
+            &section.fields.iter().find(|f| f.0 == "prints").unwrap().1
+        };
+        assert!(prints(2).same_shared(prints(3)));
+        // Another run's turns where the first run's were, once those are gone: their own.
+        drop(kept);
+        drop(first);
+        assert!(as_cut_anew(&run(9), &turns(2)));
+    }
+}
