@@ -25,6 +25,7 @@
 
 pub mod coalesce;
 mod format;
+mod kept;
 mod memory;
 mod options;
 mod signature;

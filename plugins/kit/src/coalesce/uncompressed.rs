@@ -3,10 +3,13 @@
 //! assistant's message and its prints or error as the user's feedback. Each message is one
 //! block; the prompt is append-only, so its last block carries the cache breakpoint.
 
+use std::cell::RefCell;
+
 use ptc_plugin_api::{Field, Message, Output, Role, Run, Section, Turn};
 
 use super::history::shown_whole;
 use super::{system_message, user_message, Settings};
+use crate::kept::{shared_section, ByRun};
 
 /// The prompt without compression: system, the first user message, then per turn the
 /// assistant's response and the user feedback. Nothing is compressed: every tool
@@ -41,7 +44,29 @@ pub fn exchange<'r>(run: &'r Run, turn: &'r Turn) -> [Message<'r>; 2] {
 /// block, a shell block) sends it in the response; a model that calls tools sends text beside
 /// its calls, and an imported run keeps the calls as the turn's program (`program`, empty when
 /// the response holds it; `tools`, the names of the tools the turn called, each once).
+///
+/// Every prompt shows every earlier turn's response again: while a run with a key renders,
+/// the section is made once per turn, its texts shared ([`crate::kept`]).
 pub fn response(turn: &Turn) -> Message<'_> {
+    let section = RESPONSES.with(|kept| {
+        kept.borrow_mut()
+            .get(std::ptr::from_ref(turn) as usize, || {
+                shared_section(response_section(turn))
+            })
+    });
+    Message::new(
+        Role::Assistant,
+        vec![section.unwrap_or_else(|| response_section(turn))],
+    )
+}
+
+thread_local! {
+    /// By the turn's address: its response's section, its fields shared.
+    static RESPONSES: RefCell<ByRun<usize, Section<'static>>> = RefCell::default();
+}
+
+/// The section of [`response`], made anew.
+fn response_section(turn: &Turn) -> Section<'_> {
     let response = turn.raw_response.as_str();
     let program = turn
         .program
@@ -57,13 +82,10 @@ pub fn response(turn: &Turn) -> Message<'_> {
             }
         }
     }
-    Message::new(
-        Role::Assistant,
-        vec![Section::with_capacity("assistant", 3)
-            .with("raw_response", response)
-            .with("program", program)
-            .with("tools", tools)],
-    )
+    Section::with_capacity("assistant", 3)
+        .with("raw_response", response)
+        .with("program", program)
+        .with("tools", tools)
 }
 
 /// Whether `text` holds `part`, as `memchr::memmem::find` tells, without building a searcher:

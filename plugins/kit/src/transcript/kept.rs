@@ -6,85 +6,42 @@
 //! host with the previous prompt's and dropped. A turn of a run with a key
 //! ([`Run::key`](ptc_plugin_api::Run)) lives at one address while the run renders (its turns do
 //! not move), so its observation is kept on the thread by that address and the cap until a
-//! render of another run starts ([`rendering_run`]), its texts and its list of prints as
-//! [`Field::Shared`] fields: every prompt of the run hands the host the same fields, which it
+//! render of another run starts ([`crate::kept`]), its texts and its list of prints as
+//! `Field::Shared` fields: every prompt of the run hands the host the same fields, which it
 //! knows by their address. A run without a key builds it every time. The observation is the
 //! same either way (tested).
 
 use std::cell::RefCell;
 
-use abi_stable::std_types::Tuple2;
-use ptc_plugin_api::{rendering_run, showing_private, Field, Run, Section, Turn};
-use rustc_hash::FxHashMap;
+use ptc_plugin_api::{Run, Turn};
 
 use super::{observation_of, Observation};
-
-/// The observations cut on this thread during the renders of one run.
-#[derive(Default)]
-struct Kept {
-    /// The run's key: 0 while none is kept.
-    run: u64,
-    /// Whether private values were shown when they were printed.
-    private_shown: bool,
-    /// By the turn's address and the cap: its observation, its fields shared.
-    observations: FxHashMap<(usize, usize), Observation<'static>>,
-}
+use crate::kept::{shared_section, ByRun};
 
 thread_local! {
-    static KEPT: RefCell<Kept> = RefCell::new(Kept::default());
+    /// By the turn's address and the cap: its observation, its fields shared.
+    static KEPT: RefCell<ByRun<(usize, usize), Observation<'static>>> = RefCell::default();
 }
 
 /// [`observation_of`] a turn of `run`, the run being rendered on this thread: cut once per
 /// run, turn and cap. `turn` must be the run's (borrowed from its turns), not one built for
 /// the render.
 pub(super) fn observation<'r>(run: &'r Run, turn: &'r Turn, cap: usize) -> Observation<'r> {
-    let key = rendering_run();
-    if key == 0 {
-        return observation_of(run, turn, cap);
-    }
-    KEPT.with(|kept| {
-        let mut kept = kept.borrow_mut();
-        let private_shown = showing_private();
-        if kept.run != key || kept.private_shown != private_shown {
-            kept.observations.clear();
-            kept.run = key;
-            kept.private_shown = private_shown;
-        }
-        kept.observations
-            .entry((std::ptr::from_ref(turn) as usize, cap))
-            .or_insert_with(|| shared(observation_of(run, turn, cap)))
-            .clone()
-    })
+    let key = (std::ptr::from_ref(turn) as usize, cap);
+    let kept = KEPT.with(|kept| {
+        kept.borrow_mut()
+            .get(key, || shared(observation_of(run, turn, cap)))
+    });
+    kept.unwrap_or_else(|| observation_of(run, turn, cap))
 }
 
-/// `observation` with its texts and lists shared fields (its numbers and flags as they are):
-/// a copy of it is a count more on each.
+/// `observation` with its texts and lists shared fields.
 fn shared(observation: Observation<'_>) -> Observation<'static> {
-    let Observation {
-        section,
-        shown_chars,
-        omitted_chars,
-        prints_dropped,
-    } = observation;
-    let fields = section
-        .fields
-        .into_iter()
-        .map(|Tuple2(name, field)| {
-            let field = match field {
-                Field::Integer(_) | Field::Boolean(_) | Field::Shared(_) => field.into_owned(),
-                field => Field::shared(field),
-            };
-            Tuple2(name, field)
-        })
-        .collect();
     Observation {
-        section: Section {
-            template: section.template,
-            fields,
-        },
-        shown_chars,
-        omitted_chars,
-        prints_dropped,
+        section: shared_section(observation.section),
+        shown_chars: observation.shown_chars,
+        omitted_chars: observation.omitted_chars,
+        prints_dropped: observation.prints_dropped,
     }
 }
 
@@ -96,7 +53,7 @@ mod tests {
         Value,
     };
 
-    /// Every turn's observation at two caps, in one message.
+    /// Every turn's response, then every turn's observation at two caps, in one message.
     struct Observes;
 
     impl Strategy for Observes {
@@ -113,15 +70,18 @@ mod tests {
             turns: &'r [Turn],
             _options: &Options,
         ) -> Result<Output<'r>, RenderError> {
-            let sections = [12, 5]
+            let responses = turns
+                .iter()
+                .flat_map(|t| super::super::response(t).into_sections());
+            let observations = [12, 5]
                 .into_iter()
                 .flat_map(|cap| {
                     turns
                         .iter()
                         .map(move |t| super::super::observation(run, t, cap))
                 })
-                .map(|observation| observation.section)
-                .collect();
+                .map(|observation| observation.section);
+            let sections = responses.chain(observations).collect();
             Ok(Output {
                 messages: vec![Message::new(Role::User, sections)].into(),
                 stats: Default::default(),
@@ -145,8 +105,14 @@ mod tests {
     fn turns(seed: usize) -> Vec<Turn> {
         let turn = |number: u32, result: Value, prints: &[&str], error: Option<&str>| Turn {
             number,
-            raw_response: "".into(),
-            program: abi_stable::std_types::ROption::RNone,
+            raw_response: format!("Turn {number}, seed {seed}:\n```\n(x {number})\n```").into(),
+            program: abi_stable::std_types::ROption::RSome(
+                match number {
+                    2 => "(other)".to_owned(),
+                    _ => format!("(x {number})"),
+                }
+                .into(),
+            ),
             success: error.is_none(),
             result,
             error: error
@@ -196,6 +162,10 @@ mod tests {
         let (first, second) = (turns(1), turns(4));
         let anew = format!("{:?}", outputs(&run(0), &first)[3]);
         assert!(anew.contains(r#"Tuple2("omitted", Integer(5))"#), "{anew}");
+        assert!(
+            anew.contains(r#"Tuple2("program", Text("(other)"))"#),
+            "{anew}"
+        );
         assert!(!anew.contains("Shared"), "{anew}");
         // Each run's prompts twice, and the runs in turn: the same as cut anew, at each cap.
         for _ in 0..2 {
@@ -206,11 +176,14 @@ mod tests {
         // Kept, the next prompt of the run hands over the same fields.
         let keyed = run(7);
         let kept = outputs(&keyed, &first);
-        let prints = |k: usize| {
-            let section = &kept[k].messages[0].blocks[0].sections[0];
-            &section.fields.iter().find(|f| f.0 == "prints").unwrap().1
+        let field = |k: usize, section: usize, name: &str| {
+            let section = &kept[k].messages[0].blocks[0].sections[section];
+            &section.fields.iter().find(|f| f.0 == name).unwrap().1
         };
-        assert!(prints(2).same_shared(prints(3)));
+        // Prompt 2 shows 2 responses then observations; prompt 3 shows 3 responses first.
+        assert!(field(2, 2, "prints").same_shared(field(3, 3, "prints")));
+        assert!(field(2, 0, "raw_response").same_shared(field(3, 0, "raw_response")));
+        assert!(field(2, 1, "program").same_shared(field(3, 1, "program")));
         // Another run's turns where the first run's were, once those are gone: their own.
         drop(kept);
         drop(first);

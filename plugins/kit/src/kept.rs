@@ -1,0 +1,71 @@
+//! What a strategy makes of a run's turns, kept while the run renders.
+//!
+//! A run's prompts show the same turns again and again. A turn of a run with a key
+//! ([`Run::key`](ptc_plugin_api::Run)) lives at one address while the run renders (its turns
+//! do not move), so what is made of it can be kept on the thread by that address until a
+//! render of another run starts ([`rendering_run`]), or one that shows private values where
+//! the last did not ([`showing_private`]). A run without a key makes it every time.
+
+use std::hash::Hash;
+
+use ptc_plugin_api::{rendering_run, showing_private, Field, Section};
+use rustc_hash::FxHashMap;
+
+/// What was made during the renders of one run, by key.
+pub(crate) struct ByRun<K, V> {
+    /// The run's key: 0 while nothing is kept.
+    run: u64,
+    /// Whether private values were shown when it was made.
+    private_shown: bool,
+    entries: FxHashMap<K, V>,
+}
+
+impl<K, V> Default for ByRun<K, V> {
+    fn default() -> Self {
+        ByRun {
+            run: 0,
+            private_shown: false,
+            entries: FxHashMap::default(),
+        }
+    }
+}
+
+impl<K: Hash + Eq, V: Clone> ByRun<K, V> {
+    /// The entry `key` of the run being rendered, made first by `make` when there is none;
+    /// `None` when the run has no key (nothing is kept for it).
+    pub(crate) fn get(&mut self, key: K, make: impl FnOnce() -> V) -> Option<V> {
+        let run = rendering_run();
+        if run == 0 {
+            return None;
+        }
+        let private_shown = showing_private();
+        if self.run != run || self.private_shown != private_shown {
+            self.entries.clear();
+            self.run = run;
+            self.private_shown = private_shown;
+        }
+        Some(self.entries.entry(key).or_insert_with(make).clone())
+    }
+}
+
+/// `section` with its texts and lists shared fields (its numbers and flags as they are): a copy
+/// of it is a count more on each, and the host knows each by its address.
+pub(crate) fn shared_section(section: Section<'_>) -> Section<'static> {
+    let fields = section
+        .fields
+        .into_iter()
+        .map(|field| {
+            let value = match field.1 {
+                value @ (Field::Integer(_) | Field::Boolean(_) | Field::Shared(_)) => {
+                    value.into_owned()
+                }
+                value => Field::shared(value),
+            };
+            abi_stable::std_types::Tuple2(field.0, value)
+        })
+        .collect();
+    Section {
+        template: section.template,
+        fields,
+    }
+}
