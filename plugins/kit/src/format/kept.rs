@@ -6,7 +6,7 @@
 //! formats its numbers, for every prompt of every strategy. A value of a run with a key
 //! ([`Run::key`](ptc_plugin_api::Run)) lives at one address while the run renders (its
 //! turns do not move), so what it printed as, with each limits, is kept on the thread by that
-//! address until a render of another run ([`rendering_run`]) starts; a render of a run without
+//! address until a render of another run starts ([`crate::kept`]); a render of a run without
 //! a key prints every time. The text is the same either way (tested).
 //!
 //! A sample kept is a [`Field::Shared`] text: the prompts that show it hand the host the same
@@ -15,65 +15,43 @@
 
 use std::cell::RefCell;
 
-use ptc_plugin_api::{rendering_run, showing_private, Field, Value};
-use rustc_hash::FxHashMap;
+use ptc_plugin_api::{Field, Value};
 
 use super::{to_clojure, Limits};
-
-/// The samples printed on this thread during the renders of one run.
-#[derive(Default)]
-struct Kept {
-    /// The run's key: 0 while none is kept.
-    run: u64,
-    /// Whether private values were shown when they were printed.
-    private_shown: bool,
-    /// By the value's address and the limits it was printed with: its text, shared.
-    samples: FxHashMap<(usize, Limits), Field<'static>>,
-}
+use crate::kept::ByRun;
 
 thread_local! {
-    static KEPT: RefCell<Kept> = RefCell::new(Kept::default());
+    /// By the value's address and the limits it was printed with: its text, shared.
+    static KEPT: RefCell<ByRun<(usize, Limits), Field<'static>>> = RefCell::default();
 }
 
 /// [`to_clojure`] of a value of the run being rendered on this thread: printed once per run,
 /// value and limits. `value` must be the run's (borrowed from its data or its turns), not
 /// one built for the render.
 pub(crate) fn sample_of_run(value: &Value, limits: Limits) -> String {
-    if rendering_run() == 0 {
-        return to_clojure(value, limits);
+    match kept(value, limits) {
+        Some(sample) => match sample.resolve() {
+            Field::Text(text) => text.as_str().to_owned(),
+            other => unreachable!("a sample is a text: {other:?}"),
+        },
+        None => to_clojure(value, limits),
     }
-    with_kept(value, limits, |sample| match sample.resolve() {
-        Field::Text(text) => text.as_str().to_owned(),
-        other => unreachable!("a sample is a text: {other:?}"),
-    })
 }
 
 /// [`sample_of_run`] as a field: the same shared field for every prompt of the run (a text
 /// of its own for a run without a key).
 pub(crate) fn sample_field_of_run(value: &Value, limits: Limits) -> Field<'static> {
-    if rendering_run() == 0 {
-        return Field::from(to_clojure(value, limits));
-    }
-    with_kept(value, limits, Field::clone)
+    kept(value, limits).unwrap_or_else(|| Field::from(to_clojure(value, limits)))
 }
 
-/// `read` of the sample of `value` kept for the run being rendered, printed first when none is.
-fn with_kept<T>(value: &Value, limits: Limits, read: impl FnOnce(&Field<'static>) -> T) -> T {
-    let run = rendering_run();
+/// The sample of `value` kept for the run being rendered, printed first when none is; none
+/// for a run without a key.
+fn kept(value: &Value, limits: Limits) -> Option<Field<'static>> {
+    let key = (std::ptr::from_ref(value) as usize, limits);
     KEPT.with(|kept| {
-        let mut kept = kept.borrow_mut();
-        let private_shown = showing_private();
-        if kept.run != run || kept.private_shown != private_shown {
-            kept.samples.clear();
-            kept.run = run;
-            kept.private_shown = private_shown;
-        }
-        let key = (std::ptr::from_ref(value) as usize, limits);
-        read(
-            kept.samples
-                .entry(key)
-                .or_insert_with(|| Field::shared(Field::from(to_clojure(value, limits)))),
-        )
+        kept.borrow_mut().get(key, || {
+            Field::shared(Field::from(to_clojure(value, limits)))
+        })
     })
 }
 
@@ -218,6 +196,6 @@ mod tests {
         drop(first);
         let third = turns(2);
         assert!(as_printed_anew(&run(9), &third));
-        assert_eq!(super::rendering_run(), 0, "set back after each render");
+        assert_eq!(ptc_plugin_api::rendering_run(), 0, "set back after each render");
     }
 }
