@@ -196,6 +196,10 @@ mod tests {
         drop(first);
         let third = turns(2);
         assert!(as_printed_anew(&run(9), &third));
-        assert_eq!(ptc_plugin_api::rendering_run(), 0, "set back after each render");
+        assert_eq!(
+            ptc_plugin_api::rendering_run(),
+            0,
+            "set back after each render"
+        );
     }
 }
