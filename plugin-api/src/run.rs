@@ -29,7 +29,7 @@ pub struct Run {
     /// data) under this key, from one prompt of the run to the next, and use it again for every
     /// run that has the same key. The turns of a run with a key are read once and do not move
     /// while it is rendered: each prompt's `turns` are the first ones of the same list, so what
-    /// is computed from a value of a turn may be kept by the value's address too. 0 for a run
+    /// is computed from a turn, or from a value of one, may be kept by its address too. 0 for a run
     /// built without one (by hand, in a test), whose results are not to be kept.
     pub key: u64,
 }
