@@ -69,3 +69,49 @@ pub(crate) fn shared_section(section: Section<'_>) -> Section<'static> {
         fields,
     }
 }
+
+/// What the tests of kept things share: a run with a key or without, and every prompt of it
+/// rendered through a strategy as the host renders a plugin's.
+#[cfg(test)]
+pub(crate) mod testing {
+    use abi_stable::std_types::{ROption, RResult, RSlice, RVec};
+    use ptc_plugin_api::{module_for, Options, Output, Run, Strategy, Turn};
+
+    /// A run of key `key` (0: nothing kept for it).
+    pub(crate) fn run(key: u64) -> Run {
+        Run {
+            mission: "m".into(),
+            system_prompt: "s".into(),
+            tools: RVec::new(),
+            data: RVec::new(),
+            max_turns: 9,
+            signature: ROption::RNone,
+            key,
+        }
+    }
+
+    /// Every prompt of `run` over `turns` through `S`, rendered as the host renders a plugin's.
+    pub(crate) fn outputs<'r, S: Strategy>(run: &'r Run, turns: &'r [Turn]) -> Vec<Output<'r>> {
+        let render = module_for::<S>("0").render();
+        let options = Options::default();
+        (0..=turns.len())
+            .map(
+                |k| match render(run, RSlice::from_slice(&turns[..k]), &options) {
+                    RResult::ROk(output) => output,
+                    RResult::RErr(err) => panic!("{err:?}"),
+                },
+            )
+            .collect()
+    }
+
+    /// Whether the prompts of `run` over `turns` through `S` are those of a run without a key
+    /// over them: the same, what is kept shared or not.
+    pub(crate) fn as_made_anew<S: Strategy>(run: &Run, turns: &[Turn]) -> bool {
+        let unkeyed = Run {
+            key: 0,
+            ..run.clone()
+        };
+        let (kept, anew) = (outputs::<S>(run, turns), outputs::<S>(&unkeyed, turns));
+        kept == anew
+    }
+}

@@ -57,13 +57,14 @@ fn kept(value: &Value, limits: Limits) -> Option<Field<'static>> {
 
 #[cfg(test)]
 mod tests {
-    use abi_stable::std_types::{RArc, ROption, RSlice, RVec, Tuple2};
+    use abi_stable::std_types::{RArc, ROption, RVec, Tuple2};
     use ptc_plugin_api::{
-        module_for, Message, OptionSpec, Options, Output, RenderError, Role, Run, Strategy,
-        ToolCall, Turn, Value,
+        Message, OptionSpec, Options, Output, RenderError, Role, Run, Strategy, ToolCall, Turn,
+        Value,
     };
 
     use crate::coalesce::{self, tool_calls_section, user_section};
+    use crate::kept::testing::{self, run};
 
     /// Shows the last turn's memory with samples, and every call with its arguments and result,
     /// through the kit's sections.
@@ -100,18 +101,6 @@ mod tests {
         }
     }
 
-    fn run(key: u64) -> Run {
-        Run {
-            mission: "m".into(),
-            system_prompt: "s".into(),
-            tools: RVec::new(),
-            data: RVec::new(),
-            max_turns: 9,
-            signature: ROption::RNone,
-            key,
-        }
-    }
-
     /// Turns whose memory and calls hold values built from `seed`.
     fn turns(seed: i64) -> Vec<Turn> {
         (0..4)
@@ -143,18 +132,9 @@ mod tests {
             .collect()
     }
 
-    /// Every prompt of `run` over `turns`, rendered as the host renders a plugin's.
+    /// Every prompt of `run` over `turns`, rendered through [`Shows`].
     fn outputs<'r>(run: &'r Run, turns: &'r [Turn]) -> Vec<Output<'r>> {
-        let render = module_for::<Shows>("0").render();
-        let options = Options::default();
-        (0..=turns.len())
-            .map(
-                |k| match render(run, RSlice::from_slice(&turns[..k]), &options) {
-                    abi_stable::std_types::RResult::ROk(output) => output,
-                    abi_stable::std_types::RResult::RErr(err) => panic!("{err:?}"),
-                },
-            )
-            .collect()
+        testing::outputs::<Shows>(run, turns)
     }
 
     /// [`outputs`] as text, for a run without a key (whose samples are not shared).
@@ -167,12 +147,7 @@ mod tests {
     /// Whether the prompts of `run` over `turns` are those of a run without a key over them:
     /// the same texts, a sample shared or not.
     fn as_printed_anew(run: &Run, turns: &[Turn]) -> bool {
-        let unkeyed = Run {
-            key: 0,
-            ..run.clone()
-        };
-        let (kept, anew) = (outputs(run, turns), outputs(&unkeyed, turns));
-        kept == anew
+        testing::as_made_anew::<Shows>(run, turns)
     }
 
     #[test]

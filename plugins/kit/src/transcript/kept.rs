@@ -47,11 +47,12 @@ fn shared(observation: Observation<'_>) -> Observation<'static> {
 
 #[cfg(test)]
 mod tests {
-    use abi_stable::std_types::{RResult, RSlice, RVec};
+    use abi_stable::std_types::RVec;
     use ptc_plugin_api::{
-        module_for, Message, OptionSpec, Options, Output, RenderError, Role, Run, Strategy, Turn,
-        Value,
+        Message, OptionSpec, Options, Output, RenderError, Role, Run, Strategy, Turn, Value,
     };
+
+    use crate::kept::testing::{self, run};
 
     /// Every turn's response, then every turn's observation at two caps, in one message.
     struct Observes;
@@ -89,18 +90,6 @@ mod tests {
         }
     }
 
-    fn run(key: u64) -> Run {
-        Run {
-            mission: "m".into(),
-            system_prompt: "s".into(),
-            tools: RVec::new(),
-            data: RVec::new(),
-            max_turns: 9,
-            signature: abi_stable::std_types::ROption::RNone,
-            key,
-        }
-    }
-
     /// A turn that prints, one whose value passes the caps, one that fails; from `seed`.
     fn turns(seed: usize) -> Vec<Turn> {
         let turn = |number: u32, result: Value, prints: &[&str], error: Option<&str>| Turn {
@@ -133,28 +122,14 @@ mod tests {
         ]
     }
 
-    /// Every prompt of `run` over `turns`, rendered as the host renders a plugin's.
+    /// Every prompt of `run` over `turns`, rendered through [`Observes`].
     fn outputs<'r>(run: &'r Run, turns: &'r [Turn]) -> Vec<Output<'r>> {
-        let render = module_for::<Observes>("0").render();
-        let options = Options::default();
-        (0..=turns.len())
-            .map(
-                |k| match render(run, RSlice::from_slice(&turns[..k]), &options) {
-                    RResult::ROk(output) => output,
-                    RResult::RErr(err) => panic!("{err:?}"),
-                },
-            )
-            .collect()
+        testing::outputs::<Observes>(run, turns)
     }
 
     /// Whether the prompts of `run` over `turns` are those of a run without a key over them.
     fn as_cut_anew(run: &Run, turns: &[Turn]) -> bool {
-        let unkeyed = Run {
-            key: 0,
-            ..run.clone()
-        };
-        let (kept, anew) = (outputs(run, turns), outputs(&unkeyed, turns));
-        kept == anew
+        testing::as_made_anew::<Observes>(run, turns)
     }
 
     #[test]
