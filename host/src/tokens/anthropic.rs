@@ -11,7 +11,7 @@ use std::sync::Arc;
 use ptc_plugin_api::Role;
 use rustc_hash::FxHasher;
 
-use super::recent::{After, Format, Known};
+use super::recent::{self, After, Format, Known};
 use super::{common_prefix, Counter};
 use crate::cache::{CacheBlock, CacheRequest};
 use crate::message::wire::{self, blank};
@@ -163,40 +163,20 @@ impl Counter {
     ) -> Vec<CacheBlock> {
         // The messages counted with these before: up to the last that ends what is sent before
         // it; its own blocks may depend on the messages after it.
-        let counted = known
-            .iter()
-            .rposition(|k| k.after[SENT].is_some())
-            .map_or(0, |last| last + 1);
+        let counted = recent::counted(known, Format::Sent);
         let from = (0..counted)
             .rev()
             .find(|&at| ends_what_is_sent_before(&messages[at]))
             .unwrap_or(0);
-        let kept = self.recent.blocks(Format::Sent);
-        let mut blocks: Vec<CacheBlock> = Vec::with_capacity(kept.len().max(messages.len()));
-        let (mut before, mut key, mut sent_messages) = match from.checked_sub(1) {
-            Some(last) => {
-                let after = known[last].after[SENT]
-                    .as_ref()
-                    .expect("set for every message");
-                blocks.extend_from_slice(&kept[..after.blocks]);
-                (after.tokens, after.key.clone(), after.messages)
-            }
-            None => (0, FxHasher::default(), 0usize),
-        };
+        let (mut blocks, start) = self.recent.resume(known, Format::Sent, from);
+        let (mut before, mut key, mut sent_messages) = (start.tokens, start.key, start.messages);
         // The next message whose end is to be noted.
         let mut noted = from;
-        let mut note = |known: &mut [Known], upto: usize, after: After| {
-            while noted < upto {
-                known[noted].after[SENT] = Some(after.clone());
-                noted += 1;
-            }
-        };
         for block in wire::anthropic_blocks_from(messages, from) {
-            note(
-                known,
-                block.message,
-                after(&blocks, before, &key, sent_messages),
-            );
+            if noted < block.message {
+                let end = After::at(&blocks, before, &key, sent_messages);
+                note(known, &mut noted, block.message, &end);
+            }
             let message = &messages[block.message];
             if block.first {
                 sent_messages.hash(&mut key);
@@ -223,11 +203,8 @@ impl Counter {
                 assistant: block.role == Role::Assistant,
             });
         }
-        note(
-            known,
-            messages.len(),
-            after(&blocks, before, &key, sent_messages),
-        );
+        let end = After::at(&blocks, before, &key, sent_messages);
+        note(known, &mut noted, messages.len(), &end);
         self.recent.blocks(Format::Sent).clone_from(&blocks);
         blocks
     }
@@ -235,14 +212,13 @@ impl Counter {
 
 const SENT: usize = Format::Sent as usize;
 
-/// Where the blocks stand after those of `blocks`.
-fn after(blocks: &[CacheBlock], tokens: usize, key: &FxHasher, messages: usize) -> After {
-    After {
-        blocks: blocks.len(),
-        tokens,
-        key: key.clone(),
-        messages,
+/// Notes `after` as where the blocks stand at the end of each message from `noted` to `upto`
+/// (those that send no block after the last noted), and moves `noted` there.
+fn note(known: &mut [Known], noted: &mut usize, upto: usize, after: &After) {
+    for message in &mut known[*noted..upto] {
+        message.after[SENT] = Some(after.clone());
     }
+    *noted = upto;
 }
 
 /// Whether `message` ends what the body sends before it, in any request it is part of: it

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHasher;
 
-use super::recent::{After, Format, Known};
+use super::recent::{self, After, Format, Known};
 use super::{lines, Counter, MESSAGE_OVERHEAD};
 use crate::cache::{CacheBlock, CacheRequest};
 use crate::message::{wire, RenderedMessage};
@@ -34,20 +34,9 @@ impl Counter {
     pub fn blocks(&mut self, messages: &[RenderedMessage]) -> Vec<CacheBlock> {
         const CHAT: usize = Format::Chat as usize;
         let mut known = self.recent.take(messages);
-        let from = known
-            .iter()
-            .rposition(|k| k.after[CHAT].is_some())
-            .map_or(0, |last| last + 1);
-        let kept = self.recent.blocks(Format::Chat);
-        let mut blocks = Vec::with_capacity(kept.len().max(messages.len()));
-        let (mut before, mut key, mut sent) = match from.checked_sub(1) {
-            Some(last) => {
-                let after = known[last].after[CHAT].as_ref().expect("kept above");
-                blocks.extend_from_slice(&kept[..after.blocks]);
-                (after.tokens, after.key.clone(), after.messages)
-            }
-            None => (0, FxHasher::default(), 0),
-        };
+        let from = recent::counted(&known, Format::Chat);
+        let (mut blocks, start) = self.recent.resume(&known, Format::Chat, from);
+        let (mut before, mut key, mut sent) = (start.tokens, start.key, start.messages);
         for (at, message) in messages.iter().enumerate().skip(from) {
             // A blank message is not sent.
             if !wire::blank(&message.content) {
@@ -68,12 +57,7 @@ impl Counter {
                 before += head + ends.tokens;
                 sent += 1;
             }
-            known[at].after[CHAT] = Some(After {
-                blocks: blocks.len(),
-                tokens: before,
-                key: key.clone(),
-                messages: sent,
-            });
+            known[at].after[CHAT] = Some(After::at(&blocks, before, &key, sent));
         }
         self.recent.blocks(Format::Chat).clone_from(&blocks);
         self.recent.put(known);

@@ -48,6 +48,15 @@ pub(super) enum Format {
     Sent = 1,
 }
 
+/// How many of `known`'s leading messages have their [`Known::after`] in `format` (every one
+/// before the last that has it has it too).
+pub(super) fn counted(known: &[Known], format: Format) -> usize {
+    known
+        .iter()
+        .rposition(|k| k.after[format as usize].is_some())
+        .map_or(0, |last| last + 1)
+}
+
 /// Where a request's blocks stand at the end of one of its messages: what the blocks of the
 /// messages after it start from.
 #[derive(Clone)]
@@ -60,6 +69,19 @@ pub(super) struct After {
     pub key: FxHasher,
     /// Its messages sent up to here.
     pub messages: usize,
+}
+
+impl After {
+    /// Where the blocks stand after those of `blocks`, which end at `tokens`, with `key` and
+    /// `messages` sent.
+    pub fn at(blocks: &[CacheBlock], tokens: usize, key: &FxHasher, messages: usize) -> After {
+        After {
+            blocks: blocks.len(),
+            tokens,
+            key: key.clone(),
+            messages,
+        }
+    }
 }
 
 /// The messages of the last two sequences of requests counted: a run's prompts follow each other
@@ -138,6 +160,30 @@ impl Recent {
     /// count, to be replaced by the blocks of the request they are taken for.
     pub fn blocks(&mut self, format: Format) -> &mut Vec<CacheBlock> {
         &mut self.blocks[self.last][format as usize]
+    }
+
+    /// Where the blocks of a request made of `known` (as [`Recent::take`] gave them) stand at
+    /// the start of message `from`, whose messages before it have their [`Known::after`] in
+    /// `format`: those blocks, taken from the slot, and where they end.
+    pub fn resume(
+        &mut self,
+        known: &[Known],
+        format: Format,
+        from: usize,
+    ) -> (Vec<CacheBlock>, After) {
+        let kept = &self.blocks[self.last][format as usize];
+        let mut blocks = Vec::with_capacity(kept.len().max(known.len()));
+        let after = match from.checked_sub(1) {
+            Some(last) => {
+                let after = known[last].after[format as usize]
+                    .clone()
+                    .expect("set for every message before `from`");
+                blocks.extend_from_slice(&kept[..after.blocks]);
+                after
+            }
+            None => After::at(&[], 0, &FxHasher::default(), 0),
+        };
+        (blocks, after)
     }
 
     /// Gives back the messages [`Recent::take`] gave, with what was counted of them.
