@@ -111,14 +111,17 @@ pub struct Facts {
     evidence_match: Match,
     /// Every needle above but the calls', found together in each prompt.
     needles: Needles,
-    /// Per place in `names`, then per entry of `lines`: the needle's number among `needles`,
-    /// so that a prompt's check of each (every name and printed line of the run, in every
-    /// prompt) reads where it was found without looking the number up.
-    name_ids: Vec<Option<usize>>,
-    line_ids: Vec<Option<usize>>,
+    /// Per place in `names`, then per entry of `lines`: the needle's number among `needles`
+    /// ([`NO_NUMBER`]: none), so that a prompt's check of each (every name and printed line
+    /// of the run, in every prompt) reads where it was found without looking the number up.
+    name_ids: Vec<u32>,
+    line_ids: Vec<u32>,
     /// Per call, the numbers of its values among `needles`.
     call_ids: Vec<Vec<Option<usize>>>,
 }
+
+/// The number of a needle that is not among those found together.
+const NO_NUMBER: u32 = u32::MAX;
 
 /// Bytes of the shortest value of a call found with the other needles.
 const CALL_VALUE_FOUND_TOGETHER: usize = 4;
@@ -227,8 +230,13 @@ impl Facts {
     /// the calls' values.
     fn find_together(&mut self) {
         self.needles = self.all_needles();
-        self.name_ids = self.names.iter().map(|n| self.needles.id(n)).collect();
-        self.line_ids = self.lines.iter().map(|(_, l)| self.needles.id(l)).collect();
+        let number = |needle| match self.needles.id(needle) {
+            // Fewer than `u32::MAX` needles are found together ([`Needles::new`]).
+            Some(id) => u32::try_from(id).unwrap_or(NO_NUMBER),
+            None => NO_NUMBER,
+        };
+        self.name_ids = self.names.iter().map(number).collect();
+        self.line_ids = self.lines.iter().map(|(_, l)| number(l)).collect();
         self.call_ids = self
             .calls
             .iter()
@@ -284,13 +292,11 @@ impl Facts {
     fn visible<'f>(&'f self, turns: usize, text: &str, search: &mut Search<'f>) -> Retention {
         let mut r = Retention::default();
         if let Some(Some(names)) = self.memories[..turns].iter().rev().find(|m| m.is_some()) {
-            for &name in names {
-                let (needle, id) = (&self.names[name], self.name_ids[name]);
-                r.symbols.count(search.find_numbered(
-                    text,
-                    (needle, id, &self.needles),
-                    Match::Word,
-                ));
+            let ids = names.iter().map(|&name| self.name_ids[name]);
+            let alone = shown_together(&mut r.symbols, ids, Match::Word, search, &self.needles);
+            for i in alone {
+                let name = &self.names[names[i]];
+                r.symbols.count(search.find(text, name, Match::Word));
             }
         }
         // Calls repeat their names and values: each distinct one is found once per text.
@@ -305,13 +311,19 @@ impl Facts {
             r.tool_calls
                 .count(search.call_visible(i, text, call, Some(numbered), &mut places));
         }
-        let lines = self.lines.iter().zip(&self.line_ids);
-        for ((_, line), &id) in lines.take_while(|((t, _), _)| *t < turns) {
-            r.printed_lines.count(search.find_numbered(
-                text,
-                (line, id, &self.needles),
-                Match::Anywhere,
-            ));
+        let lines = self.lines.partition_point(|(t, _)| *t < turns);
+        let ids = self.line_ids[..lines].iter().copied();
+        let alone = shown_together(
+            &mut r.printed_lines,
+            ids,
+            Match::Anywhere,
+            search,
+            &self.needles,
+        );
+        for i in alone {
+            let line = &self.lines[i].1;
+            r.printed_lines
+                .count(search.find(text, line, Match::Anywhere));
         }
         if let Some(failed) = self.errors[..turns].iter().rev().position(Option::is_some) {
             let error = self.errors[turns - 1 - failed]
@@ -376,6 +388,35 @@ impl Facts {
             .map(|needles| String::from_utf8_lossy(needles[0].needle()).into_owned())
             .collect()
     }
+}
+
+/// Counts in `share` the needles numbered `ids` that the text `search` is searching shows as
+/// `how` asks, by where they were found together; returns the places in `ids` of those to be
+/// searched on their own (with no number, or not found together), in order.
+fn shown_together(
+    share: &mut Share,
+    ids: impl ExactSizeIterator<Item = u32>,
+    how: Match,
+    search: &Search<'_>,
+    needles: &Needles,
+) -> Vec<usize> {
+    let Some(firsts) = search.found_with(needles) else {
+        return (0..ids.len()).collect();
+    };
+    let (mut alone, mut shown, mut all) = (Vec::new(), 0, 0);
+    for (i, id) in ids.enumerate() {
+        // `NO_NUMBER` is past every needle's.
+        match firsts.get(id as usize) {
+            Some(first) => {
+                all += 1;
+                shown += usize::from(first[how as usize] != search::NOWHERE);
+            }
+            None => alone.push(i),
+        }
+    }
+    share.total += all;
+    share.visible += shown;
+    alone
 }
 
 /// A name that can be a fact: not empty, not private.

@@ -55,10 +55,13 @@ pub struct Search<'f> {
     now: rustc_hash::FxHashMap<(Match, &'f [u8]), Option<usize>>,
     /// The run's needles, when they are found together.
     needles: Option<&'f Needles>,
-    /// Per needle of `needles`, per [`Match`]: where it first occurs in the previous text.
-    firsts_before: Vec<[Option<usize>; 3]>,
-    /// The same for the current text.
-    firsts: Vec<[Option<usize>; 3]>,
+    /// Per needle of `needles`, per [`Match`]: where it first occurs in the text searched
+    /// last ([`NOWHERE`]: it does not). The next text's are written over them: those that
+    /// lie in the start both share are kept, the others found again ([`Search::start_with`]).
+    firsts: Vec<Firsts>,
+    /// The needles `firsts` holds the places of: `firsts` is for `needles` when this is
+    /// them and the search found them together.
+    firsts_of: Option<&'f Needles>,
     /// Per call of the run (by its place among the facts'), whether the previous text showed
     /// it ([`Search::call_visible`]).
     calls_before: Vec<Shown>,
@@ -73,6 +76,19 @@ pub struct Search<'f> {
 
 /// Bytes of the widest character: what a whole-word check reads after an occurrence.
 const CHAR_MAX: usize = 4;
+
+/// Where a needle first occurs in a text, per [`Match`]: a byte offset, or [`NOWHERE`]. Four
+/// bytes each, so that the places of every needle of a run, kept from one prompt to the next,
+/// are checked in one short pass; a text of 4 GiB or more is searched needle by needle.
+pub(super) type Firsts = [u32; 3];
+
+/// A needle that does not occur.
+pub(super) const NOWHERE: u32 = u32::MAX;
+
+/// `first` as an offset, `None` for [`NOWHERE`].
+fn place(first: u32) -> Option<usize> {
+    (first != NOWHERE).then_some(first as usize)
+}
 
 /// The distinct needles of a run, found together: those with no line break by one automaton,
 /// message by message; those with one (which may cross from one message into the next) by
@@ -158,9 +174,10 @@ impl<'f> Search<'f> {
     /// Starts the search of `text`, each needle on its own.
     pub(super) fn start(&mut self, text: &str) {
         self.common = common_prefix(&self.previous, text).len();
-        // What was found together in another text does not hold for this one.
+        // What was found together in another text does not hold for this one, nor for the
+        // text after it.
         self.needles = None;
-        self.firsts.clear();
+        self.firsts_of = None;
     }
 
     /// [`Search::start`], finding every one of `needles` in `text` at once: where each first
@@ -174,10 +191,12 @@ impl<'f> Search<'f> {
             text.len() + 1,
             "the messages joined by line breaks are the text"
         );
-        let same = self.needles.is_some_and(|n| std::ptr::eq(n, needles))
-            && self.firsts_before.len() == needles.count;
+        let same = self.firsts_of.is_some_and(|n| std::ptr::eq(n, needles))
+            && self.firsts.len() == needles.count;
         self.start(text);
-        if needles.ids.is_empty() {
+        // Places past 4 GiB are not kept: such a text is searched needle by needle.
+        if needles.ids.is_empty() || u32::try_from(text.len()).is_err() {
+            self.firsts_of = None;
             return;
         }
         let from = if !same {
@@ -191,12 +210,16 @@ impl<'f> Search<'f> {
             )
         };
         self.needles = Some(needles);
-        self.firsts.clear();
+        self.firsts_of = Some(needles);
         if same {
-            let kept = |before: &[Option<usize>; 3]| before.map(|at| at.filter(|&at| at < from));
-            self.firsts.extend(self.firsts_before.iter().map(kept));
+            // Under 4 GiB, as the text is. [`NOWHERE`] is past it: not kept either.
+            let from = from as u32;
+            for first in self.firsts.as_flattened_mut() {
+                *first = if *first < from { *first } else { NOWHERE };
+            }
         } else {
-            self.firsts.resize(needles.count, [None; 3]);
+            self.firsts.clear();
+            self.firsts.resize(needles.count, [NOWHERE; 3]);
         }
         if let Some(lines) = &needles.lines {
             // A needle with no line break occurs within one message, and within one piece of
@@ -211,8 +234,9 @@ impl<'f> Search<'f> {
                     let from = from.saturating_sub(start);
                     kept.shown(automaton, message, from, |key, at| {
                         let first = &mut self.firsts[key / 3][key % 3];
-                        if first.is_none() {
-                            *first = Some(start + at);
+                        if *first == NOWHERE {
+                            // Within the text: under 4 GiB.
+                            *first = (start + at) as u32;
                         }
                     });
                 }
@@ -229,25 +253,20 @@ impl<'f> Search<'f> {
     /// Whether the text searched last ([`Search::text`]) showed `needle` as `how` asks, when
     /// it was found there with every needle at once.
     pub(super) fn found_last(&self, needle: &Finder<'static>, how: Match) -> Option<bool> {
-        self.found_together(&self.firsts_before, needle, how)
+        let id = self.firsts_of?.id(needle)?;
+        Some(self.firsts.get(id)?[how as usize] != NOWHERE)
     }
 
-    /// Whether `needle` occurs as `how` asks, by `firsts` (those of a text searched with every
-    /// needle at once), when it is one of the needles found together.
-    fn found_together(
-        &self,
-        firsts: &[[Option<usize>; 3]],
-        needle: &Finder<'static>,
-        how: Match,
-    ) -> Option<bool> {
+    /// Whether `needle` occurs as `how` asks in the text being searched, when it is one of the
+    /// needles found there together.
+    fn found_together(&self, needle: &Finder<'static>, how: Match) -> Option<bool> {
         let id = self.needles?.id(needle)?;
-        Some(firsts.get(id)?[how as usize].is_some())
+        Some(self.firsts.get(id)?[how as usize] != NOWHERE)
     }
 
     pub(super) fn finish(&mut self, text: String) {
         std::mem::swap(&mut self.before, &mut self.now);
         self.now.clear();
-        std::mem::swap(&mut self.firsts_before, &mut self.firsts);
         std::mem::swap(&mut self.calls_before, &mut self.calls);
         self.calls.clear();
         std::mem::swap(&mut self.names_before, &mut self.names);
@@ -262,26 +281,16 @@ impl<'f> Search<'f> {
         std::mem::take(&mut self.spare)
     }
 
-    /// [`Search::find`] of a needle whose number among `needles` is known ([`Needles::id`]):
-    /// when they were found together in `text`, where it was found is read at once.
-    pub(super) fn find_numbered(
-        &mut self,
-        text: &str,
-        (needle, id, needles): (&'f Finder<'static>, Option<usize>, &Needles),
-        how: Match,
-    ) -> bool {
-        let found = id
-            .filter(|_| self.needles.is_some_and(|n| std::ptr::eq(n, needles)))
-            .and_then(|id| self.firsts.get(id));
-        match found {
-            Some(firsts) => firsts[how as usize].is_some(),
-            None => self.find(text, needle, how),
-        }
+    /// Where each of `needles` first occurs in the text being searched, by its number
+    /// ([`Needles::id`]), when they were found there together.
+    pub(super) fn found_with(&self, needles: &Needles) -> Option<&[Firsts]> {
+        let together = self.needles.is_some_and(|n| std::ptr::eq(n, needles));
+        together.then_some(&self.firsts[..])
     }
 
     /// Whether `needle` occurs in `text` as `how` asks.
     pub(super) fn find(&mut self, text: &str, needle: &'f Finder<'static>, how: Match) -> bool {
-        if let Some(found) = self.found_together(&self.firsts, needle, how) {
+        if let Some(found) = self.found_together(needle, how) {
             return found;
         }
         let key = (how, needle.needle());
@@ -309,13 +318,13 @@ impl<'f> Search<'f> {
     }
 }
 
-/// Records the occurrence at bytes `at..end` of `text` in `firsts` (a needle's, per [`Match`])
-/// for each match it is and the needle has no earlier one of.
-fn first(firsts: &mut [Option<usize>; 3], text: &str, at: usize, end: usize) {
+/// Records the occurrence at bytes `at..end` of `text` (under 4 GiB) in `firsts` (a
+/// needle's, per [`Match`]) for each match it is and the needle has no earlier one of.
+fn first(firsts: &mut Firsts, text: &str, at: usize, end: usize) {
     for how in [Match::Word, Match::Anywhere, Match::Text] {
         let first = &mut firsts[how as usize];
-        if first.is_none() && bounded(text, at, end, how) {
-            *first = Some(at);
+        if *first == NOWHERE && bounded(text, at, end, how) {
+            *first = at as u32;
         }
     }
 }

@@ -565,14 +565,15 @@ proptest::proptest! {
         // Each text keeps a start of the one before and appends its own pieces.
         let prompts = prompts_keeping(&texts, &keep);
         // Needle by needle, and every needle at once: in the text as one message, and in
-        // the text as the messages its line breaks join.
+        // the text as the messages its line breaks join; and the two in turn, so that what
+        // was found together is not taken past a text searched needle by needle.
         let together = search::Needles::new(&needles);
-        for way in 0..3 {
+        for way in 0..4 {
         let mut search = Search::default();
-        for text in &prompts {
-            match way {
-                0 => search.start(text),
-                1 => search.start_with(text, &[text], &together),
+        for (i, text) in prompts.iter().enumerate() {
+            match (way, i % 3) {
+                (0, _) | (3, 1) => search.start(text),
+                (1, _) | (3, _) => search.start_with(text, &[text], &together),
                 _ => search.start_with(text, &text.split('\n').collect::<Vec<_>>(), &together),
             }
             for needle in &needles {

@@ -104,7 +104,7 @@ impl<'f> Search<'f> {
         let mut reach = 0;
         for (needle, id) in call.needles.iter().zip(ids) {
             if let Some(firsts) = id.and_then(|id| self.firsts.get(id)) {
-                let first = firsts[Match::Anywhere as usize]?;
+                let first = super::place(firsts[Match::Anywhere as usize])?;
                 reach = reach.max(first + needle.needle().len());
             }
         }
