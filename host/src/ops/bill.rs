@@ -21,11 +21,11 @@ pub struct BillRequest {
 /// tokenizer of `[ab] tokenizer`.
 pub fn bill(host: &Host, request: &BillRequest) -> Result<Bill, Error> {
     let defaults = host.recording_defaults()?;
-    // One recording at a time: a run's requests, held whole in memory, are the square of its
-    // conversation.
-    let recordings = corpus::sources(&request.recordings, &defaults)?
-        .into_iter()
-        .map(|source| source.load(&defaults).map_err(Error::from));
+    // One recording at a time, listed as it is read: a run's requests, held whole in memory,
+    // are the square of its conversation, and a log's runs are held once imported.
+    let recordings = corpus::Listing::new(&request.recordings)
+        .reading_logs(&defaults)
+        .map(|source| Ok(source?.load(&defaults)?));
     let bill = read(host, recordings, &request.options)?;
     // The runs whose provider was inferred from their model, unless a profile was asked for
     // (`ptc ab` says it before its tables).

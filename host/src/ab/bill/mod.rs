@@ -38,7 +38,7 @@ pub use call::Call;
 pub use profile::{billed_by_turn, inferred_provider_note, is_billed, model_without_provider};
 use profile::{first_billed, first_sent, for_model, one_profile};
 pub use report::{billed_profiles, heading, table};
-use simulate::{miss_fit, Simulator};
+use simulate::{fit_sums, held_out_fit, miss_fit, Simulator};
 pub use stretch::STRETCH_CALLS;
 pub use to_json::json;
 
@@ -279,18 +279,21 @@ impl Bill {
             run.calls.sort_by_key(|c| c.turn);
             stretch::mark(run);
         }
+        // Each profile's fit adds up the calls of its runs; each run's own (held out) is that
+        // less its calls: one pass over the runs for all of them.
+        let sums = fit_sums(&runs, used.len());
         let profiles = used
             .iter()
-            .enumerate()
-            .map(|(slot, &p)| {
-                let fit = miss_fit(&runs, slot, None, options.miss_rate);
+            .zip(&sums)
+            .map(|(&p, &sums)| {
+                let fit = miss_fit(sums, options.miss_rate);
                 (pricing[p].clone(), info[p].clone(), fit)
             })
             .collect();
         if options.miss_rate == MissRate::Fit {
-            for run in 0..runs.len() {
-                let fit = miss_fit(&runs, runs[run].profile, Some(run), MissRate::Fit);
-                runs[run].held_out_rate = (fit.predicted > 0).then_some(fit.rate);
+            for run in runs.iter_mut() {
+                let fit = held_out_fit(run, sums[run.profile]);
+                run.held_out_rate = (fit.predicted > 0).then_some(fit.rate);
             }
         }
         Ok(Bill {

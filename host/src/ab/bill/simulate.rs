@@ -161,39 +161,78 @@ impl Simulator {
     }
 }
 
-/// The miss rate of the profile in `slot`, on its runs but `except`.
-pub(super) fn miss_fit(
-    runs: &[RunBill],
-    slot: usize,
-    except: Option<usize>,
-    rate: MissRate,
-) -> MissFit {
-    let mut fit = MissFit {
-        rate: 0.0,
-        fitted: rate == MissRate::Fit,
-        predicted: 0,
-        missed: 0,
-        predicted_tokens: 0,
-        read_tokens: 0,
-    };
-    let counted = runs
-        .iter()
-        .enumerate()
-        .filter(|&(i, r)| r.profile == slot && r.any_read() && Some(i) != except);
-    for (_, run) in counted {
+/// What a fit adds up of a run's calls ([`MissFit`]'s counts): the calls the best case has
+/// reading (none on a run with no billed read) and, of those, the calls that read nothing,
+/// the tokens they read in the best case and the tokens the bill read.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub(super) struct FitSums {
+    predicted: usize,
+    missed: usize,
+    predicted_tokens: u64,
+    read_tokens: u64,
+}
+
+impl FitSums {
+    /// The sums of `run`'s calls.
+    pub(super) fn of(run: &RunBill) -> FitSums {
+        let mut sums = FitSums::default();
+        if !run.any_read() {
+            return sums;
+        }
         for call in run
             .calls
             .iter()
             .filter(|c| c.simulated_read > 0 && !c.apart)
         {
-            fit.predicted += 1;
-            fit.missed += usize::from(call.billed_read == 0);
-            fit.predicted_tokens += call.simulated_read;
+            sums.predicted += 1;
+            sums.missed += usize::from(call.billed_read == 0);
+            sums.predicted_tokens += call.simulated_read;
             // Reads a little over the best case (the provider's units fall either side of
             // ptc's scaled count) offset those a little under.
-            fit.read_tokens += call.billed_read;
+            sums.read_tokens += call.billed_read;
+        }
+        sums
+    }
+
+    fn add(self, other: FitSums) -> FitSums {
+        FitSums {
+            predicted: self.predicted + other.predicted,
+            missed: self.missed + other.missed,
+            predicted_tokens: self.predicted_tokens + other.predicted_tokens,
+            read_tokens: self.read_tokens + other.read_tokens,
         }
     }
+
+    /// These sums less those of a run they hold.
+    fn less(self, held: FitSums) -> FitSums {
+        FitSums {
+            predicted: self.predicted - held.predicted,
+            missed: self.missed - held.missed,
+            predicted_tokens: self.predicted_tokens - held.predicted_tokens,
+            read_tokens: self.read_tokens - held.read_tokens,
+        }
+    }
+}
+
+/// Per slot (profile used), the sums of its runs' calls ([`FitSums::of`]).
+pub(super) fn fit_sums(runs: &[RunBill], slots: usize) -> Vec<FitSums> {
+    let mut sums = vec![FitSums::default(); slots];
+    for run in runs {
+        sums[run.profile] = sums[run.profile].add(FitSums::of(run));
+    }
+    sums
+}
+
+/// The miss rate of the profile whose runs' calls add up to `sums` ([`fit_sums`]).
+pub(super) fn miss_fit(sums: FitSums, rate: MissRate) -> MissFit {
+    let mut fit = MissFit {
+        rate: 0.0,
+        fitted: rate == MissRate::Fit,
+        predicted: sums.predicted,
+        missed: sums.missed,
+        predicted_tokens: sums.predicted_tokens,
+        read_tokens: sums.read_tokens,
+    };
     fit.rate = match rate {
         MissRate::Fixed(rate) => rate,
         MissRate::Fit if fit.predicted_tokens == 0 => 0.0,
@@ -201,6 +240,14 @@ pub(super) fn miss_fit(
     };
     fit
 }
+
+/// The miss rate fitted on the runs of `run`'s profile but `run`, from the sums of all of them
+/// (`slot_sums`, its slot's of [`fit_sums`]): those less its own, in one step however many
+/// runs there are.
+pub(super) fn held_out_fit(run: &RunBill, slot_sums: FitSums) -> MissFit {
+    miss_fit(slot_sums.less(FitSums::of(run)), MissRate::Fit)
+}
+
 /// What an implicit cache reads of a `prefix` (billed tokens) for a call billed `billed`
 /// prompt tokens: nothing under the profile's minimum, else the prefix in its steps.
 fn stepped(prefix: u64, billed: u64, profile: &Pricing) -> u64 {
