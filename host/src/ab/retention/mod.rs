@@ -293,7 +293,7 @@ impl Facts {
         let mut r = Retention::default();
         if let Some(Some(names)) = self.memories[..turns].iter().rev().find(|m| m.is_some()) {
             let ids = names.iter().map(|&name| self.name_ids[name]);
-            let alone = shown_together(&mut r.symbols, ids, Match::Word, search, &self.needles);
+            let alone = search.count_numbered(&mut r.symbols, ids, Match::Word, &self.needles);
             for i in alone {
                 let name = &self.names[names[i]];
                 r.symbols.count(search.find(text, name, Match::Word));
@@ -313,13 +313,8 @@ impl Facts {
         }
         let lines = self.lines.partition_point(|(t, _)| *t < turns);
         let ids = self.line_ids[..lines].iter().copied();
-        let alone = shown_together(
-            &mut r.printed_lines,
-            ids,
-            Match::Anywhere,
-            search,
-            &self.needles,
-        );
+        let alone =
+            search.count_numbered(&mut r.printed_lines, ids, Match::Anywhere, &self.needles);
         for i in alone {
             let line = &self.lines[i].1;
             r.printed_lines
@@ -388,35 +383,6 @@ impl Facts {
             .map(|needles| String::from_utf8_lossy(needles[0].needle()).into_owned())
             .collect()
     }
-}
-
-/// Counts in `share` the needles numbered `ids` that the text `search` is searching shows as
-/// `how` asks, by where they were found together; returns the places in `ids` of those to be
-/// searched on their own (with no number, or not found together), in order.
-fn shown_together(
-    share: &mut Share,
-    ids: impl ExactSizeIterator<Item = u32>,
-    how: Match,
-    search: &Search<'_>,
-    needles: &Needles,
-) -> Vec<usize> {
-    let Some(firsts) = search.found_with(needles) else {
-        return (0..ids.len()).collect();
-    };
-    let (mut alone, mut shown, mut all) = (Vec::new(), 0, 0);
-    for (i, id) in ids.enumerate() {
-        // `NO_NUMBER` is past every needle's.
-        match firsts.get(id as usize) {
-            Some(first) => {
-                all += 1;
-                shown += usize::from(first[how as usize] != search::NOWHERE);
-            }
-            None => alone.push(i),
-        }
-    }
-    share.total += all;
-    share.visible += shown;
-    alone
 }
 
 /// A name that can be a fact: not empty, not private.

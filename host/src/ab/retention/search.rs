@@ -13,6 +13,7 @@ mod lines;
 mod messages;
 mod places;
 
+use super::Share;
 use crate::tokens::common_prefix;
 
 /// How a needle must occur to show its fact.
@@ -80,10 +81,10 @@ const CHAR_MAX: usize = 4;
 /// Where a needle first occurs in a text, per [`Match`]: a byte offset, or [`NOWHERE`]. Four
 /// bytes each, so that the places of every needle of a run, kept from one prompt to the next,
 /// are checked in one short pass; a text of 4 GiB or more is searched needle by needle.
-pub(super) type Firsts = [u32; 3];
+type Firsts = [u32; 3];
 
 /// A needle that does not occur.
-pub(super) const NOWHERE: u32 = u32::MAX;
+const NOWHERE: u32 = u32::MAX;
 
 /// `first` as an offset, `None` for [`NOWHERE`].
 fn place(first: u32) -> Option<usize> {
@@ -283,9 +284,39 @@ impl<'f> Search<'f> {
 
     /// Where each of `needles` first occurs in the text being searched, by its number
     /// ([`Needles::id`]), when they were found there together.
-    pub(super) fn found_with(&self, needles: &Needles) -> Option<&[Firsts]> {
+    fn found_with(&self, needles: &Needles) -> Option<&[Firsts]> {
         let together = self.needles.is_some_and(|n| std::ptr::eq(n, needles));
         together.then_some(&self.firsts[..])
+    }
+
+    /// Counts in `share` the needles numbered `ids` ([`Needles::id`]) that the text being
+    /// searched shows as `how` asks, by where they were found together; returns the places in
+    /// `ids` of those to be searched on their own (with no number, or not found together), in
+    /// order.
+    pub(super) fn count_numbered(
+        &self,
+        share: &mut Share,
+        ids: impl ExactSizeIterator<Item = u32>,
+        how: Match,
+        needles: &Needles,
+    ) -> Vec<usize> {
+        let Some(firsts) = self.found_with(needles) else {
+            return (0..ids.len()).collect();
+        };
+        let (mut alone, mut shown, mut all) = (Vec::new(), 0, 0);
+        for (i, id) in ids.enumerate() {
+            // A number past every needle's is none.
+            match firsts.get(id as usize) {
+                Some(first) => {
+                    all += 1;
+                    shown += usize::from(first[how as usize] != NOWHERE);
+                }
+                None => alone.push(i),
+            }
+        }
+        share.total += all;
+        share.visible += shown;
+        alone
     }
 
     /// Whether `needle` occurs in `text` as `how` asks.
