@@ -54,15 +54,13 @@ pub struct Search<'f> {
     before: rustc_hash::FxHashMap<(Match, &'f [u8]), Option<usize>>,
     /// The same for the current text.
     now: rustc_hash::FxHashMap<(Match, &'f [u8]), Option<usize>>,
-    /// The run's needles, when they are found together.
+    /// The run's needles, when they were found together in the text being searched (or searched
+    /// last); `None` after a text searched needle by needle.
     needles: Option<&'f Needles>,
-    /// Per needle of `needles`, per [`Match`]: where it first occurs in the text searched
-    /// last ([`NOWHERE`]: it does not). The next text's are written over them: those that
-    /// lie in the start both share are kept, the others found again ([`Search::start_with`]).
+    /// Per needle of `needles`, per [`Match`]: where it first occurs in that text
+    /// ([`NOWHERE`]: it does not). The next text's are written over them: those that lie in
+    /// the start both share are kept, the others found again ([`Search::start_with`]).
     firsts: Vec<Firsts>,
-    /// The needles `firsts` holds the places of: `firsts` is for `needles` when this is
-    /// them and the search found them together.
-    firsts_of: Option<&'f Needles>,
     /// Per call of the run (by its place among the facts'), whether the previous text showed
     /// it ([`Search::call_visible`]).
     calls_before: Vec<Shown>,
@@ -178,7 +176,6 @@ impl<'f> Search<'f> {
         // What was found together in another text does not hold for this one, nor for the
         // text after it.
         self.needles = None;
-        self.firsts_of = None;
     }
 
     /// [`Search::start`], finding every one of `needles` in `text` at once: where each first
@@ -192,12 +189,11 @@ impl<'f> Search<'f> {
             text.len() + 1,
             "the messages joined by line breaks are the text"
         );
-        let same = self.firsts_of.is_some_and(|n| std::ptr::eq(n, needles))
+        let same = self.needles.is_some_and(|n| std::ptr::eq(n, needles))
             && self.firsts.len() == needles.count;
         self.start(text);
         // Places past 4 GiB are not kept: such a text is searched needle by needle.
         if needles.ids.is_empty() || u32::try_from(text.len()).is_err() {
-            self.firsts_of = None;
             return;
         }
         let from = if !same {
@@ -211,7 +207,6 @@ impl<'f> Search<'f> {
             )
         };
         self.needles = Some(needles);
-        self.firsts_of = Some(needles);
         if same {
             // Under 4 GiB, as the text is. [`NOWHERE`] is past it: not kept either.
             let from = from as u32;
@@ -254,12 +249,11 @@ impl<'f> Search<'f> {
     /// Whether the text searched last ([`Search::text`]) showed `needle` as `how` asks, when
     /// it was found there with every needle at once.
     pub(super) fn found_last(&self, needle: &Finder<'static>, how: Match) -> Option<bool> {
-        let id = self.firsts_of?.id(needle)?;
-        Some(self.firsts.get(id)?[how as usize] != NOWHERE)
+        self.found_together(needle, how)
     }
 
-    /// Whether `needle` occurs as `how` asks in the text being searched, when it is one of the
-    /// needles found there together.
+    /// Whether `needle` occurs as `how` asks in the text being searched (or searched last),
+    /// when it is one of the needles found there together.
     fn found_together(&self, needle: &Finder<'static>, how: Match) -> Option<bool> {
         let id = self.needles?.id(needle)?;
         Some(self.firsts.get(id)?[how as usize] != NOWHERE)
