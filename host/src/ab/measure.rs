@@ -7,6 +7,7 @@
 //! the primary profile's counting, the one its cost is priced on.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::ab::by_run::RunPricing;
 use crate::ab::retention::{Facts, Retention, Search};
@@ -340,25 +341,17 @@ pub(super) fn measure(
             .skip(1)
             .map(|m| &*m.content)
             .collect();
-        // The allocation of a text searched before, when the text fits in it: growing it
-        // would copy what it held.
-        let needed = messages.iter().map(|m| m.len() + 1).sum();
-        let mut text = search.spare();
-        if text.capacity() < needed {
-            text = String::with_capacity(needed);
-        }
-        for (i, message) in messages.iter().enumerate() {
-            if i > 0 {
-                text.push('\n');
-            }
-            text.push_str(message);
-        }
+        // The messages the previous prompt had at their place, the same texts (the system
+        // prompt, which the text leaves out, aside): its text is written over from there.
+        let lead = (prompt.messages.iter().zip(&previous).skip(1))
+            .take_while(|(now, before)| Arc::ptr_eq(&now.content, &before.content))
+            .count();
         let measure = PromptMeasure {
             turns,
             tokens,
             shared,
             costs,
-            retention: facts.retention_after(turns, text, &messages, &mut search),
+            retention: facts.retention_next(turns, &messages, lead, &mut search),
             render_ns,
         };
         let evidence = measure.retention.evidence;

@@ -288,6 +288,23 @@ impl Facts {
         r
     }
 
+    /// [`Facts::retention_after`] for a prompt whose text is `messages` joined by line
+    /// breaks, written over the previous prompt's ([`Search::next_text`]): its first `lead`
+    /// messages are those of the previous prompt, the same texts.
+    pub fn retention_next<'f>(
+        &'f self,
+        turns: usize,
+        messages: &[&str],
+        lead: usize,
+        search: &mut Search<'f>,
+    ) -> Retention {
+        let (text, common) = search.next_text(messages, lead);
+        search.start_together(&text, messages, &self.needles, common);
+        let r = self.visible(turns, &text, search);
+        search.finish(text);
+        r
+    }
+
     /// What of the first `turns` turns `search` finds in `text`.
     fn visible<'f>(&'f self, turns: usize, text: &str, search: &mut Search<'f>) -> Retention {
         let mut r = Retention::default();

@@ -12,6 +12,7 @@ pub(super) use places::{call_visible, window_end};
 mod lines;
 mod messages;
 mod places;
+mod text;
 
 use super::Share;
 use crate::tokens::common_prefix;
@@ -44,10 +45,8 @@ pub(super) enum Match {
 /// a section that grows; strategies show many of the same messages.
 #[derive(Default)]
 pub struct Search<'f> {
+    /// The text searched last, once its search is finished ([`Search::finish`]).
     previous: String,
-    /// The text searched before the previous one, emptied: the next prompt's text is written
-    /// into it ([`Search::spare`]) rather than into a new allocation.
-    spare: String,
     /// Bytes the previous text and the current one share at their start.
     common: usize,
     /// Per needle searched in the previous text: where it first occurred, if it did.
@@ -171,6 +170,7 @@ impl<'f> Search<'f> {
     }
 
     /// Starts the search of `text`, each needle on its own.
+    #[cfg(test)]
     pub(super) fn start(&mut self, text: &str) {
         self.common = common_prefix(&self.previous, text).len();
         // What was found together in another text does not hold for this one, nor for the
@@ -184,6 +184,19 @@ impl<'f> Search<'f> {
     /// the shared start less the longest needle is still the first; the rest of the text is
     /// searched, a message whose text was searched whole before not again.
     pub(super) fn start_with(&mut self, text: &str, messages: &[&str], needles: &'f Needles) {
+        let common = common_prefix(&self.previous, text).len();
+        self.start_together(text, messages, needles, common);
+    }
+
+    /// [`Search::start_with`] of a text that shares its first `common` bytes with the
+    /// previous one (as [`Search::next_text`] gives them), not compared again.
+    pub(super) fn start_together(
+        &mut self,
+        text: &str,
+        messages: &[&str],
+        needles: &'f Needles,
+        common: usize,
+    ) {
         debug_assert_eq!(
             messages.iter().map(|m| m.len() + 1).sum::<usize>(),
             text.len() + 1,
@@ -191,7 +204,10 @@ impl<'f> Search<'f> {
         );
         let same = self.needles.is_some_and(|n| std::ptr::eq(n, needles))
             && self.firsts.len() == needles.count;
-        self.start(text);
+        self.common = common;
+        // What was found together in another text does not hold for this one, nor for the
+        // text after it.
+        self.needles = None;
         // Places past 4 GiB are not kept: such a text is searched needle by needle.
         if needles.ids.is_empty() || u32::try_from(text.len()).is_err() {
             return;
@@ -266,14 +282,7 @@ impl<'f> Search<'f> {
         self.calls.clear();
         std::mem::swap(&mut self.names_before, &mut self.names);
         self.names.clear();
-        self.spare = std::mem::replace(&mut self.previous, text);
-        self.spare.clear();
-    }
-
-    /// An empty text to write the next prompt's text into: the allocation of a text searched
-    /// before.
-    pub fn spare(&mut self) -> String {
-        std::mem::take(&mut self.spare)
+        self.previous = text;
     }
 
     /// Where each of `needles` first occurs in the text being searched, by its number

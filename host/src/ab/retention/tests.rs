@@ -568,14 +568,24 @@ proptest::proptest! {
         // the text as the messages its line breaks join; and the two in turn, so that what
         // was found together is not taken past a text searched needle by needle.
         let together = search::Needles::new(&needles);
-        for way in 0..4 {
+        // And written over the previous text from the messages it repeats, as `ptc ab` does.
+        for way in 0..5 {
         let mut search = Search::default();
+        let mut before: Vec<&str> = Vec::new();
         for (i, text) in prompts.iter().enumerate() {
+            let lines: Vec<&str> = text.split('\n').collect();
             match (way, i % 3) {
                 (0, _) | (3, 1) => search.start(text),
                 (1, _) | (3, _) => search.start_with(text, &[text], &together),
-                _ => search.start_with(text, &text.split('\n').collect::<Vec<_>>(), &together),
+                (2, _) => search.start_with(text, &lines, &together),
+                _ => {
+                    let lead = lines.iter().zip(&before).take_while(|(a, b)| a == b).count();
+                    let (written, common) = search.next_text(&lines, lead);
+                    proptest::prop_assert_eq!(&written, text);
+                    search.start_together(&written, &lines, &together, common);
+                }
             }
+            before = lines;
             for needle in &needles {
                 for how in [Match::Word, Match::Anywhere, Match::Text] {
                     let whole = match how {
@@ -588,6 +598,49 @@ proptest::proptest! {
             }
             search.finish(text.clone());
         }
+        }
+    }
+}
+
+proptest::proptest! {
+    /// A prompt's text written over the previous one's is its messages joined by line breaks,
+    /// and the start the two share is the one a comparison of the whole texts finds: prompts
+    /// that repeat some of the messages before and change, add or drop the others.
+    #[test]
+    fn a_text_written_over_the_previous_one_is_the_messages_joined(
+        prompts in proptest::collection::vec(
+            (
+                0usize..5,
+                proptest::collection::vec(
+                    proptest::collection::vec(
+                        proptest::sample::select(vec!["ab", "\n", "é", "🦀", "", "a", "b\n"]),
+                        0..5,
+                    ),
+                    0..4,
+                ),
+            ),
+            1..8,
+        ),
+    ) {
+        let mut search = Search::default();
+        let mut before: Vec<String> = Vec::new();
+        for (keep, added) in prompts {
+            // The first `keep` messages of the previous prompt, then new ones.
+            let mut messages: Vec<String> = before.iter().take(keep).cloned().collect();
+            let lead = messages.len();
+            messages.extend(added.iter().map(|pieces| pieces.concat()));
+            let views: Vec<&str> = messages.iter().map(String::as_str).collect();
+            let joined = views.join("\n");
+            let was = search.text().to_owned();
+            // Told of fewer repeated messages than there are, or of all of them.
+            for told in [lead / 2, lead] {
+                search.finish(was.clone());
+                let (text, common) = search.next_text(&views, told);
+                proptest::prop_assert_eq!(&text, &joined);
+                proptest::prop_assert_eq!(common, crate::tokens::common_prefix(&was, &joined).len());
+            }
+            search.finish(joined);
+            before = messages;
         }
     }
 }
