@@ -39,7 +39,6 @@ use crate::host::Host;
 use crate::pricing::Pricing;
 use crate::recording::corpus::Source;
 use crate::recording::Lack;
-use crate::recording::Recording;
 use crate::render::trigger::Prompter;
 use crate::tokens::{Counter, Counters, Tokenizer};
 use crate::Error;
@@ -148,7 +147,7 @@ pub struct RunOptions<'a> {
     /// Hands each recording that carries its bill to this function once it is measured, in
     /// corpus order, so that `ptc bill`'s comparison comes from the same read (the others are
     /// named in [`Ab::billed`]). Nothing is kept.
-    pub billed: Option<&'a mut dyn FnMut(Recording)>,
+    pub billed: Option<&'a mut dyn FnMut(bill::ToBill)>,
 }
 
 impl Default for RunOptions<'_> {
@@ -196,6 +195,14 @@ pub fn run_listed(
     } = options;
     let clock = plan.clock;
     let keep_billed = hand_billed.is_some();
+    // The profiles the comparison with the bill prices by, for a run's billed calls to be
+    // counted where the run is measured ([`bill::Counted`]); the comparison says why it
+    // cannot be made when they cannot be read.
+    let bill_profiles = match keep_billed {
+        true => host.config().pricing_profiles().ok(),
+        false => None,
+    }
+    .map(|pricing| (pricing, host.config().pricing_info()));
     let mut without_bill = Vec::new();
     let detail = !matches!(rows, Rows::Sums);
     let prompters: Vec<Result<Prompter<'_>, String>> = plan
@@ -237,7 +244,7 @@ pub fn run_listed(
     };
     // A run's measures, and the recording when it is handed on: whole when it carries its
     // bill, else its name.
-    type Measured = (Vec<RunMeasure>, Option<Result<Recording, PathBuf>>);
+    type Measured = (Vec<RunMeasure>, Option<Result<bill::ToBill, PathBuf>>);
     let measure_all =
         |counter: &mut Counter, index: usize, source: &Source| -> Result<Measured, Error> {
             let recording = match source.load(&defaults).and_then(|recording| {
@@ -316,9 +323,14 @@ pub fn run_listed(
                     run
                 })
                 .collect();
-            let kept = keep_billed.then(|| match is_billed {
-                true => Ok(recording),
-                false => Err(recording.label()),
+            let kept = keep_billed.then(|| match (is_billed, &bill_profiles) {
+                (true, Some((pricing, info))) => {
+                    let bytes = source.size();
+                    let counted = bill::Counted::of(&recording, pricing, info, bytes, counter);
+                    Ok(bill::ToBill { recording, counted })
+                }
+                (true, None) => Ok(bill::ToBill::from(recording)),
+                (false, _) => Err(recording.label()),
             });
             progress();
             Ok((runs, kept))
@@ -598,7 +610,11 @@ mod tests {
             Ok((i, Source::Embedded { name, json }))
         });
         let mut handed: Vec<(usize, usize)> = Vec::new();
-        let mut hand = |recording: Recording| handed.push((listed.get(), recording.turns.len()));
+        let mut hand = |run: bill::ToBill| {
+            // Its billed calls counted where it was measured, for the comparison to take.
+            assert!(run.counted.is_some());
+            handed.push((listed.get(), run.recording.turns.len()))
+        };
         let plan = AbPlan::new(&host, &PlanOptions::strategies("full-history")).unwrap();
         let options = RunOptions {
             billed: Some(&mut hand),

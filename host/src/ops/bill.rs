@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use crate::ab::bill::{Bill, BillOptions};
+use crate::ab::bill::{Bill, BillOptions, ToBill};
 use crate::host::Host;
-use crate::recording::{corpus, Recording};
+use crate::recording::corpus;
 use crate::Error;
 
 /// A comparison with the bill: of which recordings, and how.
@@ -25,7 +25,7 @@ pub fn bill(host: &Host, request: &BillRequest) -> Result<Bill, Error> {
     // are the square of its conversation, and a log's runs are held once imported.
     let recordings = corpus::Listing::new(&request.recordings)
         .reading_logs(&defaults)
-        .map(|source| Ok(source?.load(&defaults)?));
+        .map(|source| Ok(ToBill::from(source?.load(&defaults)?)));
     let bill = read(host, recordings, &request.options)?;
     // The runs whose provider was inferred from their model, unless a profile was asked for
     // (`ptc ab` says it before its tables).
@@ -50,7 +50,7 @@ pub fn bill(host: &Host, request: &BillRequest) -> Result<Bill, Error> {
 /// The comparison of recordings already read with their bill, taken one at a time.
 pub(super) fn of_recordings(
     host: &Host,
-    recordings: impl Iterator<Item = Recording>,
+    recordings: impl Iterator<Item = ToBill>,
     options: &BillOptions,
 ) -> Result<Bill, Error> {
     read(host, recordings.map(Ok), options)
@@ -58,7 +58,7 @@ pub(super) fn of_recordings(
 
 fn read(
     host: &Host,
-    recordings: impl Iterator<Item = Result<Recording, Error>>,
+    recordings: impl Iterator<Item = Result<ToBill, Error>>,
     options: &BillOptions,
 ) -> Result<Bill, Error> {
     let config = host.config();

@@ -6,6 +6,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::ab::bill::ToBill;
 use crate::ab::report::View;
 use crate::ab::shard::{Shard, ShardSources};
 use crate::ab::spool::Spool;
@@ -199,7 +200,7 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     // recording that carries its bill goes to it once measured, on a thread of its own.
     let keep_billed = whole && format.for_people();
     let (result, bill) = std::thread::scope(|scope| {
-        let (send, receive) = std::sync::mpsc::sync_channel::<Recording>(BILL_QUEUE);
+        let (send, receive) = std::sync::mpsc::sync_channel::<ToBill>(BILL_QUEUE);
         let bill = keep_billed
             .then(|| scope.spawn(move || results::of_the_billed(host, receive.into_iter())));
         // The comparison may end early (an error it reports); the run goes on without it.

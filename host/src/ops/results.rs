@@ -5,7 +5,7 @@
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use crate::ab::bill::{Bill, BillOptions, MissRate};
+use crate::ab::bill::{Bill, BillOptions, MissRate, ToBill};
 use crate::ab::shard::Shard;
 use crate::ab::spool::Spool;
 use crate::ab::{report, Ab, PromptLog, RunDetail, Variant};
@@ -13,7 +13,7 @@ use crate::host::Host;
 use crate::ops::{Corpus, Format};
 use crate::output::{write_atomically, write_out};
 use crate::pricing::Pricing;
-use crate::recording::{ReadError, Recording};
+use crate::recording::ReadError;
 use crate::Error;
 
 /// How results are written.
@@ -177,7 +177,7 @@ pub(super) fn write(
 /// [`RunOptions::billed`]: crate::ab::RunOptions::billed
 pub(super) fn of_the_billed(
     host: &Host,
-    recordings: impl Iterator<Item = Recording>,
+    recordings: impl Iterator<Item = ToBill>,
 ) -> Result<Bill, Error> {
     let options = BillOptions {
         miss_rate: MissRate::Fit,

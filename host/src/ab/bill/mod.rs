@@ -17,6 +17,7 @@
 //! reported (how far ptc's count is from the bill).
 
 mod call;
+mod counted;
 mod profile;
 mod report;
 mod simulate;
@@ -35,6 +36,7 @@ use crate::Error;
 
 use call::billed;
 pub use call::Call;
+pub use counted::Counted;
 pub use profile::{billed_by_turn, inferred_provider_note, is_billed, model_without_provider};
 use profile::{first_billed, first_sent, for_model, one_profile};
 pub use report::{billed_profiles, heading, table};
@@ -117,6 +119,22 @@ pub struct Bill {
     pub without_bill: Vec<PathBuf>,
 }
 
+/// A recording to compare with its bill.
+pub struct ToBill {
+    pub recording: Recording,
+    /// Its billed calls, when they were counted where it was read ([`Counted::of`]).
+    pub counted: Option<Counted>,
+}
+
+impl From<Recording> for ToBill {
+    fn from(recording: Recording) -> ToBill {
+        ToBill {
+            recording,
+            counted: None,
+        }
+    }
+}
+
 /// A call measured, before the cache is simulated.
 struct Pending {
     run: usize,
@@ -143,7 +161,7 @@ impl Bill {
         options: &BillOptions,
     ) -> Result<Bill, Error> {
         Bill::read(
-            recordings.into_iter().map(Ok),
+            recordings.into_iter().map(|r| Ok(ToBill::from(r))),
             pricing,
             info,
             tokenizer,
@@ -152,9 +170,11 @@ impl Bill {
     }
 
     /// Compares the recordings `recordings` reads, one at a time (each is measured, then
-    /// dropped), with their bills; the first that cannot be read is the error.
+    /// dropped), with their bills; the first that cannot be read is the error. A recording's
+    /// calls counted already ([`ToBill::counted`]) are taken as they are when they were
+    /// counted under the caching of the profile the run is priced by.
     pub fn read(
-        recordings: impl IntoIterator<Item = Result<Recording, Error>>,
+        recordings: impl IntoIterator<Item = Result<ToBill, Error>>,
         pricing: &[Pricing],
         info: &[ProfileInfo],
         tokenizer: Tokenizer,
@@ -191,7 +211,7 @@ impl Bill {
         // Every billed token of the corpus: within 64 bits, no sum of the report can wrap.
         let mut total: u64 = 0;
         for recording in recordings {
-            let recording = recording?;
+            let ToBill { recording, counted } = recording?;
             // The texts of the runs before are forgotten: what the counter holds does not grow
             // with the corpus.
             counter.next_run();
@@ -241,20 +261,23 @@ impl Bill {
                     .any(|r| r.rebuilt)
                     .then_some(recording.inferred_prefix),
             });
-            let skipped = measure(
-                &recording,
-                run,
-                &pricing[profile],
-                &mut counter,
-                &mut |call: Pending| {
-                    time_ordered &= call.call.at.is_some();
-                    if options.shared_cache {
-                        pending.push(call);
-                    } else {
-                        simulator.call(call, &mut runs, &used, &pricing, &info);
+            let mut take = |call: Pending| {
+                time_ordered &= call.call.at.is_some();
+                if options.shared_cache {
+                    pending.push(call);
+                } else {
+                    simulator.call(call, &mut runs, &used, &pricing, &info);
+                }
+            };
+            let skipped = match counted.filter(|c| c.caching == pricing[profile].caching) {
+                Some(counted) => {
+                    for call in counted.calls {
+                        take(Pending { run, ..call });
                     }
-                },
-            );
+                    counted.skipped
+                }
+                None => measure(&recording, run, &pricing[profile], &mut counter, &mut take),
+            };
             runs[run].skipped = skipped;
         }
         if runs.is_empty() {

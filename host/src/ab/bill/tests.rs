@@ -632,3 +632,65 @@ fn a_call_in_peak_hours_pays_the_peak_multiplier_and_the_rule_of_its_date_caches
         assert_eq!(bill.runs[0].calls[0].simulated_read, 0);
     }
 }
+
+#[test]
+fn calls_counted_where_the_run_was_measured_are_those_the_comparison_counts() {
+    let explicit = Pricing {
+        caching: Caching::Explicit,
+        ..implicit("blocks", 64, 64)
+    };
+    let profiles = [implicit("p", 64, 64), explicit];
+    let infos = [
+        info("p", "router", 0.4, false),
+        info("blocks", "elsewhere", 0.4, false),
+    ];
+    let usage = [
+        (900, 0, 10, None),
+        (400, 640, 10, None),
+        (500, 960, 12, None),
+    ];
+    let recordings = || {
+        [
+            run("a", "router", &usage),
+            run("b", "elsewhere", &usage),
+            run("c", "router", &usage[..2]),
+        ]
+    };
+    let read = |to_bill: Vec<ToBill>, profiles: &[Pricing]| {
+        let bill = Bill::read(
+            to_bill.into_iter().map(Ok),
+            profiles,
+            &infos,
+            Tokenizer::O200kBase,
+            &options(MissRate::Fit),
+        )
+        .unwrap();
+        format!("{:?} {:?}", bill.runs, bill.profiles)
+    };
+    let alone = read(recordings().map(ToBill::from).into(), &profiles);
+    // Counted on a counter that knows the runs' texts already, as a run's measure leaves it.
+    let mut counter = Counter::new(Tokenizer::O200kBase);
+    let counted = |counter: &mut Counter, pricing: &[Pricing], bytes: u64| -> Vec<ToBill> {
+        recordings()
+            .into_iter()
+            .map(|recording| {
+                counter.next_run();
+                let counted = Counted::of(&recording, pricing, &infos, bytes, counter);
+                ToBill { recording, counted }
+            })
+            .collect()
+    };
+    let warm = counted(&mut counter, &profiles, 1 << 20);
+    assert!(warm.iter().all(|r| r.counted.is_some()));
+    assert_eq!(read(warm, &profiles), alone);
+    // Counted under another caching than the comparison's profile, or past their bound (none
+    // kept): the comparison counts them itself.
+    let other = [implicit("p", 64, 64), implicit("blocks", 64, 64)];
+    assert_eq!(
+        read(counted(&mut counter, &other, 1 << 20), &profiles),
+        alone
+    );
+    let bounded = counted(&mut counter, &profiles, 0);
+    assert!(bounded.iter().all(|r| r.counted.is_none()));
+    assert_eq!(read(bounded, &profiles), alone);
+}
