@@ -329,9 +329,8 @@ impl Facts {
                 .count(search.call_visible(i, text, call, Some(numbered), &mut places));
         }
         let lines = self.lines.partition_point(|(t, _)| *t < turns);
-        let ids = self.line_ids[..lines].iter().copied();
-        let alone =
-            search.count_numbered(&mut r.printed_lines, ids, Match::Anywhere, &self.needles);
+        let (shares, ids) = (&mut r.printed_lines, &self.line_ids);
+        let alone = search.count_growing(shares, ids, lines, Match::Anywhere, &self.needles);
         for i in alone {
             let line = &self.lines[i].1;
             r.printed_lines

@@ -9,12 +9,12 @@ use places::Shown;
 #[cfg(test)]
 pub(super) use places::{call_visible, window_end};
 
+mod counts;
 mod lines;
 mod messages;
 mod places;
 mod text;
 
-use super::Share;
 use crate::tokens::common_prefix;
 
 /// How a needle must occur to show its fact.
@@ -60,6 +60,9 @@ pub struct Search<'f> {
     /// ([`NOWHERE`]: it does not). The next text's are written over them: those that lie in
     /// the start both share are kept, the others found again ([`Search::start_with`]).
     firsts: Vec<Firsts>,
+    /// The entries of a list of needles that grows from prompt to prompt, counted
+    /// ([`Search::count_growing`]).
+    growing: counts::Growing,
     /// Per call of the run (by its place among the facts'), whether the previous text showed
     /// it ([`Search::call_visible`]).
     calls_before: Vec<Shown>,
@@ -283,43 +286,6 @@ impl<'f> Search<'f> {
         std::mem::swap(&mut self.names_before, &mut self.names);
         self.names.clear();
         self.previous = text;
-    }
-
-    /// Where each of `needles` first occurs in the text being searched, by its number
-    /// ([`Needles::id`]), when they were found there together.
-    fn found_with(&self, needles: &Needles) -> Option<&[Firsts]> {
-        let together = self.needles.is_some_and(|n| std::ptr::eq(n, needles));
-        together.then_some(&self.firsts[..])
-    }
-
-    /// Counts in `share` the needles numbered `ids` ([`Needles::id`]) that the text being
-    /// searched shows as `how` asks, by where they were found together; returns the places in
-    /// `ids` of those to be searched on their own (with no number, or not found together), in
-    /// order.
-    pub(super) fn count_numbered(
-        &self,
-        share: &mut Share,
-        ids: impl ExactSizeIterator<Item = u32>,
-        how: Match,
-        needles: &Needles,
-    ) -> Vec<usize> {
-        let Some(firsts) = self.found_with(needles) else {
-            return (0..ids.len()).collect();
-        };
-        let (mut alone, mut shown, mut all) = (Vec::new(), 0, 0);
-        for (i, id) in ids.enumerate() {
-            // A number past every needle's is none.
-            match firsts.get(id as usize) {
-                Some(first) => {
-                    all += 1;
-                    shown += usize::from(first[how as usize] != NOWHERE);
-                }
-                None => alone.push(i),
-            }
-        }
-        share.total += all;
-        share.visible += shown;
-        alone
     }
 
     /// Whether `needle` occurs in `text` as `how` asks.

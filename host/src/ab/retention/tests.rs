@@ -811,3 +811,38 @@ fn a_word_is_found_over_an_occurrence_that_does_not_stand_whole() {
     assert_eq!(search::find_text_word("xa/b/a/b/a/bc", &word, 0), None);
     assert_eq!(search::find_text_word("a/b/a/b", &word, 1), None);
 }
+
+proptest::proptest! {
+    /// A list of needles counted as it grows, prompt after prompt, counts what the whole list
+    /// counts in each prompt: entries with no number among the needles found together
+    /// included, and a list that shrinks (counted anew).
+    #[test]
+    fn a_growing_list_counts_what_the_whole_list_counts(
+        texts in proptest::collection::vec(
+            proptest::collection::vec(proptest::sample::select(vec!["ab", " ", "\n", "é", "xy", "b"]), 0..12),
+            1..8,
+        ),
+        keep in proptest::collection::vec(0usize..20, 8),
+        picks in proptest::collection::vec(0usize..7, 0..40),
+        lens in proptest::collection::vec(0usize..41, 8),
+    ) {
+        let needles: Vec<Finder<'static>> = ["ab", "é", "xy", "b\né", "zz"].iter().map(|n| finder(n)).collect();
+        let together = search::Needles::new(&needles);
+        // Numbers of the needles, one with none and one past every needle's.
+        let mut numbers: Vec<u32> = needles.iter().map(|n| together.id(n).map_or(NO_NUMBER, |id| id as u32)).collect();
+        numbers.extend([NO_NUMBER, 99]);
+        let ids: Vec<u32> = picks.iter().map(|&p| numbers[p]).collect();
+        let prompts = prompts_keeping(&texts, &keep);
+        let mut search = Search::default();
+        for (text, len) in prompts.iter().zip(&lens) {
+            let len = (*len).min(ids.len());
+            search.start_with(text, &text.split('\n').collect::<Vec<_>>(), &together);
+            let (mut grown, mut whole) = (Share::default(), Share::default());
+            let alone = search.count_growing(&mut grown, &ids, len, Match::Anywhere, &together);
+            let all = search.count_numbered(&mut whole, ids[..len].iter().copied(), Match::Anywhere, &together);
+            proptest::prop_assert_eq!(grown, whole);
+            proptest::prop_assert_eq!(alone, all);
+            search.finish(text.clone());
+        }
+    }
+}
