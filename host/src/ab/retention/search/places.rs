@@ -72,7 +72,9 @@ impl<'f> Search<'f> {
             // A value the text does not hold: no window shows it.
             _ if reach.is_none() => Shown::No,
             // A call not looked for in the previous text is most often a new one, which the
-            // end of the text shows: its occurrences are tried from the last.
+            // end of the text shows: its occurrences are tried from the last, unless where its
+            // values first occur is known: then from the first whose window reaches there
+            // (tried from the last, every later call's occurrence would be tried first).
             Shown::Unknown | Shown::Last { .. } => {
                 let name = call.name.needle();
                 if !self.names.contains_key(name) {
@@ -80,7 +82,10 @@ impl<'f> Search<'f> {
                     self.names.insert(name, all);
                 }
                 let all = self.names.get_mut(name).expect("inserted above");
-                last_witness(text, call, all, reach.unwrap_or(0))
+                match reach {
+                    Some(reach) if reach > 0 => first_witness(text, call, all, reach),
+                    _ => last_witness(text, call, all, 0),
+                }
             }
             // The windows of the occurrences before `from` end in the shared start.
             Shown::Yes { .. } | Shown::No => {
@@ -171,12 +176,7 @@ impl<'f> Places<'f> {
         from: usize,
         reach: usize,
     ) -> Shown {
-        let windows = self.windows(text, call, from);
-        let short = windows.partition_point(|&(at, _)| at + WINDOW_BYTES < reach);
-        windows[short..]
-            .iter_mut()
-            .find_map(|window| witness(text, call, window))
-            .map_or(Shown::No, |end| Shown::Yes { end })
+        first_witness(text, call, self.windows(text, call, from), reach)
     }
 
     /// The occurrences of the call's name from byte `from` on, each with where its window
@@ -191,6 +191,16 @@ impl<'f> Places<'f> {
                     .collect()
             })
     }
+}
+
+/// The first of `windows`, occurrences of the call's name in `text`, whose window shows each of
+/// its values; those whose windows end before `reach` ([`Search::reach`]) cannot.
+fn first_witness(text: &str, call: &CallFact, windows: &mut [Occurrence], reach: usize) -> Shown {
+    let short = windows.partition_point(|&(at, _)| at + WINDOW_BYTES < reach);
+    windows[short..]
+        .iter_mut()
+        .find_map(|window| witness(text, call, window))
+        .map_or(Shown::No, |end| Shown::Yes { end })
 }
 
 /// The last of `all`, the occurrences of the call's name in `text`, whose window shows each of
