@@ -145,8 +145,9 @@ pub struct RunOptions<'a> {
     /// Called once per recording done.
     pub progress: &'a (dyn Fn() + Sync),
     /// Hands each recording that carries its bill to this function once it is measured, in
-    /// corpus order, so that `ptc bill`'s comparison comes from the same read (the others are
-    /// named in [`Ab::billed`]). Nothing is kept.
+    /// corpus order, with its billed calls counted on the thread that measured it
+    /// ([`bill::Counted`]), so that `ptc bill`'s comparison comes from the same read (the
+    /// others are named in [`Ab::billed`]). Nothing is kept.
     pub billed: Option<&'a mut dyn FnMut(bill::ToBill)>,
 }
 
