@@ -832,13 +832,16 @@ proptest::proptest! {
         let mut numbers: Vec<u32> = needles.iter().map(|n| together.id(n).map_or(NO_NUMBER, |id| id as u32)).collect();
         numbers.extend([NO_NUMBER, 99]);
         let ids: Vec<u32> = picks.iter().map(|&p| numbers[p]).collect();
+        // Another list after three prompts, the first again after three more.
+        let lists = [ids.clone(), ids.iter().rev().copied().collect()];
         let prompts = prompts_keeping(&texts, &keep);
         let mut search = Search::default();
-        for (text, len) in prompts.iter().zip(&lens) {
+        for (i, (text, len)) in prompts.iter().zip(&lens).enumerate() {
+            let ids = &lists[(i / 3) % 2];
             let len = (*len).min(ids.len());
             search.start_with(text, &text.split('\n').collect::<Vec<_>>(), &together);
             let (mut grown, mut whole) = (Share::default(), Share::default());
-            let alone = search.count_growing(&mut grown, &ids, len, Match::Anywhere, &together);
+            let alone = search.count_growing(&mut grown, ids, len, Match::Anywhere, &together);
             let all = search.count_numbered(&mut whole, ids[..len].iter().copied(), Match::Anywhere, &together);
             proptest::prop_assert_eq!(grown, whole);
             proptest::prop_assert_eq!(alone, all);

@@ -8,6 +8,8 @@ use crate::ab::retention::Share;
 /// over the run's needles, however long the list.
 #[derive(Default)]
 pub(in crate::ab::retention) struct Growing {
+    /// The address of the list counted: another list is counted anew.
+    list: usize,
     /// Per needle found together: how many of the entries counted are its.
     per_needle: Vec<u32>,
     /// How many entries are counted.
@@ -56,9 +58,9 @@ impl<'f> Search<'f> {
         alone
     }
 
-    /// [`Search::count_numbered`] of the first `len` entries of `ids`, a list whose first
-    /// entries are those counted for the prompt before (the same list, of the same needles):
-    /// only the entries added since are read, then each needle once.
+    /// [`Search::count_numbered`] of the first `len` entries of `ids`: of a list whose first
+    /// entries were counted for the prompt before (the same list, by its address, of the same
+    /// needles), only the entries added since are read, then each needle once.
     pub(in crate::ab::retention) fn count_growing(
         &mut self,
         share: &mut Share,
@@ -72,8 +74,11 @@ impl<'f> Search<'f> {
             true => (&self.firsts[..], &mut self.growing),
             false => return (0..len).collect(),
         };
-        if growing.per_needle.len() != firsts.len() || len < growing.counted {
+        let list = ids.as_ptr().addr();
+        if growing.list != list || growing.per_needle.len() != firsts.len() || len < growing.counted
+        {
             *growing = Growing {
+                list,
                 per_needle: vec![0; firsts.len()],
                 ..Growing::default()
             };
