@@ -84,44 +84,54 @@ fn check(
 /// Every problem of every recording: (report, errors, recordings read).
 fn report(host: &Host, paths: &[PathBuf], format: Format) -> Result<(String, usize, usize), Error> {
     let defaults = host.recording_defaults()?;
-    let sources = corpus::sources(paths, &defaults)?;
-    let mut errors = 0;
+    // Listed as they are checked: a chunk of recordings (of an agent's log, its runs' text) is
+    // held at a time, not the corpus.
+    let mut listing = corpus::Listing::new(paths).reading_logs(&defaults);
+    let (mut errors, mut recordings) = (0, 0);
     let mut text = String::new();
     let mut json = Vec::new();
-    // The recordings are checked a chunk at a time over every core, and reported in order.
-    let checked = sources.chunks(CHUNK).flat_map(|chunk| {
-        use rayon::prelude::*;
-        let problems: Vec<_> = chunk.par_iter().map(|s| check(s, &defaults)).collect();
-        chunk.iter().zip(problems)
-    });
-    for (source, (file, first_line, problems)) in checked {
-        for p in &problems {
-            if p.severity == Severity::Error {
-                errors += 1;
+    loop {
+        let chunk = listing
+            .by_ref()
+            .take(CHUNK)
+            .collect::<Result<Vec<_>, _>>()?;
+        if chunk.is_empty() {
+            break;
+        }
+        recordings += chunk.len();
+        // The recordings are checked a chunk at a time over every core, and reported in order.
+        let checked: Vec<_> = {
+            use rayon::prelude::*;
+            chunk.par_iter().map(|s| check(s, &defaults)).collect()
+        };
+        for (source, (file, first_line, problems)) in chunk.iter().zip(checked) {
+            for p in &problems {
+                if p.severity == Severity::Error {
+                    errors += 1;
+                }
+                let place = match (p.line, p.column) {
+                    (Some(line), Some(column)) => format!("{}:{line}:{column}", file.display()),
+                    _ => source.label().display().to_string(),
+                };
+                text.push_str(&format!(
+                    "{place}: {}: at `{}`: {}\n",
+                    p.severity.as_str(),
+                    p.json_path,
+                    p.message
+                ));
+                json.push(json!({
+                    "file": file.display().to_string(),
+                    "line": p.line.or((first_line > 1).then_some(first_line)),
+                    "column": p.column,
+                    "severity": p.severity.as_str(),
+                    "json_path": p.json_path,
+                    "message": p.message,
+                }));
             }
-            let place = match (p.line, p.column) {
-                (Some(line), Some(column)) => format!("{}:{line}:{column}", file.display()),
-                _ => source.label().display().to_string(),
-            };
-            text.push_str(&format!(
-                "{place}: {}: at `{}`: {}\n",
-                p.severity.as_str(),
-                p.json_path,
-                p.message
-            ));
-            json.push(json!({
-                "file": file.display().to_string(),
-                "line": p.line.or((first_line > 1).then_some(first_line)),
-                "column": p.column,
-                "severity": p.severity.as_str(),
-                "json_path": p.json_path,
-                "message": p.message,
-            }));
         }
     }
     let summary = format!(
-        "{} recording(s), {errors} error(s), {} warning(s)\n",
-        sources.len(),
+        "{recordings} recording(s), {errors} error(s), {} warning(s)\n",
         json.len() - errors
     );
     Ok(match format {
@@ -129,12 +139,12 @@ fn report(host: &Host, paths: &[PathBuf], format: Format) -> Result<(String, usi
         Format::Text => (
             escape_controls(&(text + &summary)).into_owned(),
             errors,
-            sources.len(),
+            recordings,
         ),
         Format::Json => (
-            pretty(&json!({"recordings": sources.len(), "errors": errors, "problems": json})),
+            pretty(&json!({"recordings": recordings, "errors": errors, "problems": json})),
             errors,
-            sources.len(),
+            recordings,
         ),
     })
 }
