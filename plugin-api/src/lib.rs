@@ -54,6 +54,7 @@
 //!
 //! `ABI.md` next to this crate says what the ABI version promises.
 
+mod blocks;
 mod module;
 mod options;
 mod output;
@@ -61,6 +62,7 @@ mod run;
 mod value;
 
 pub use abi_stable;
+pub use blocks::Blocks;
 pub use module::{
     guard, module_for, rendering_run, showing_private, Strategy, StrategyMod, StrategyModRef,
     ABI_VERSION, ABI_VERSION_SYMBOL, RECORDED_DATA,

@@ -10,6 +10,8 @@ use std::borrow::Cow;
 use abi_stable::std_types::{RArc, RCow, RCowStr, RStr, RString, RVec, Tuple2};
 use abi_stable::StableAbi;
 
+use crate::blocks::Blocks;
+
 /// Who a message is from.
 #[repr(u8)]
 #[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -261,6 +263,16 @@ impl<'a> Section<'a> {
         self.fields.push(Tuple2(RStr::from_str(name), value.into()));
         self
     }
+
+    /// `self`, its borrowed text copied ([`Field::into_owned`]).
+    pub fn into_owned(self) -> Section<'static> {
+        Section {
+            template: self.template,
+            fields: (self.fields.into_iter())
+                .map(|Tuple2(name, field)| Tuple2(name, field.into_owned()))
+                .collect(),
+        }
+    }
 }
 
 /// A content block of a message: some of its sections, rendered and joined as a message's are.
@@ -291,6 +303,14 @@ impl<'a> Block<'a> {
         self.cache_breakpoint = true;
         self
     }
+
+    /// `self`, its borrowed text copied ([`Field::into_owned`]).
+    pub fn into_owned(self) -> Block<'static> {
+        Block {
+            sections: self.sections.into_iter().map(Section::into_owned).collect(),
+            cache_breakpoint: self.cache_breakpoint,
+        }
+    }
 }
 
 /// A chat message: content blocks made of sections. Its text is its non-empty sections,
@@ -301,7 +321,9 @@ impl<'a> Block<'a> {
 #[derive(StableAbi, Clone, Debug, PartialEq)]
 pub struct Message<'a> {
     pub role: Role,
-    pub blocks: RVec<Block<'a>>,
+    /// Its blocks: built for this prompt, or shared by every prompt that shows the message
+    /// ([`Message::shared`]).
+    pub blocks: Blocks<'a>,
 }
 
 impl<'a> Message<'a> {
@@ -323,10 +345,30 @@ impl<'a> Message<'a> {
         self
     }
 
-    /// Puts a cache breakpoint on the message's last block.
+    /// Puts a cache breakpoint on the message's last block (on a copy of shared blocks that
+    /// lack it).
     pub fn set_cache_breakpoint(&mut self) {
-        if let Some(last) = self.blocks.last_mut() {
-            last.cache_breakpoint = true;
+        if self
+            .blocks
+            .last()
+            .is_some_and(|last| !last.cache_breakpoint)
+        {
+            if let Some(last) = self.blocks.to_mut().last_mut() {
+                last.cache_breakpoint = true;
+            }
+        }
+    }
+
+    /// The message, its blocks built once to be handed to several prompts (their borrowed
+    /// text copied): clone the result for each. The host knows shared blocks by their address
+    /// ([`Blocks`]).
+    pub fn shared<'b>(self) -> Message<'b> {
+        Message {
+            role: self.role,
+            blocks: match self.blocks {
+                Blocks::Shared(shared) => Blocks::Shared(shared),
+                Blocks::Own(own) => Blocks::shared(own),
+            },
         }
     }
 

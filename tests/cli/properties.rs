@@ -173,7 +173,7 @@ fn delta_log_prompt(host: &Host, recording: &Recording, k: usize) -> (DeltaLogPr
     let point = output.stats.turns_compressed;
     let full = renderer.messages(&output).unwrap()[1].content.to_string();
     // The last block is the tail: the error or samples of the latest turn, the turns left.
-    let tail = output.messages[1].blocks.pop().unwrap();
+    let tail = output.messages[1].blocks.to_mut().pop().unwrap();
     assert!(tail
         .sections
         .iter()

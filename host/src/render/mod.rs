@@ -204,7 +204,7 @@ impl<'a> Renderer<'a> {
             if let Some(repeated) = repeated {
                 breakpoints += message.blocks.iter().filter(|b| b.cache_breakpoint).count();
                 if let Some(cache) = cache.as_deref_mut() {
-                    cache.rendered(Some(repeated.clone()));
+                    cache.rendered(message, Some(repeated.clone()));
                 }
                 messages.push(repeated);
                 continue;
@@ -258,7 +258,7 @@ impl<'a> Renderer<'a> {
                 blocks: blocks.into(),
             };
             if let Some(cache) = cache.as_deref_mut() {
-                cache.rendered((!marked_before).then(|| rendered.clone()));
+                cache.rendered(message, (!marked_before).then(|| rendered.clone()));
             }
             messages.push(rendered);
         }

@@ -13,12 +13,14 @@
 //! A message made of the same sections as the message at its place in the run's last prompt
 //! is that message's text again, shared rather than copied (the earlier turns of a full
 //! history): it is neither looked up section by section nor written again, and the counting
-//! that follows knows it by its address.
+//! that follows knows it by its address. A message whose blocks the strategy shares between
+//! prompts ([`Blocks::Shared`]) is known by their address wherever it stands (a window's
+//! messages, shifted): met again, it is its first text again, and nothing it holds is read.
 
 use std::hash::{BuildHasher, Hasher};
 
 use abi_stable::std_types::{RCow, RStr, RString};
-use ptc_plugin_api::{Field, Message, Output, Section};
+use ptc_plugin_api::{Blocks, Field, Message, Output, Role, Section};
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::message::RenderedMessage;
@@ -39,6 +41,9 @@ pub struct SectionCache<'r> {
     last: Option<(Output<'r>, Vec<Option<RenderedMessage>>)>,
     /// The messages of the prompt being rendered, as [`SectionCache::rendered`] gave them.
     now: Vec<Option<RenderedMessage>>,
+    /// By the address of shared blocks and the role of their message: the message as
+    /// rendered on its own, and the blocks (held, so that the address stays theirs).
+    by_address: FxHashMap<(usize, Role), (Blocks<'r>, RenderedMessage)>,
 }
 
 impl<'r> SectionCache<'r> {
@@ -63,7 +68,13 @@ impl<'r> SectionCache<'r> {
 
     /// Message `at` of the last prompt kept, as rendered on its own, when `message` is made of
     /// the same sections in the same blocks.
+    /// Shared blocks already rendered are that text wherever they stand.
     pub(super) fn repeated(&self, at: usize, message: &Message<'r>) -> Option<RenderedMessage> {
+        if let Some(address) = message.blocks.shared_address() {
+            if let Some((_, rendered)) = self.by_address.get(&(address, message.role)) {
+                return Some(rendered.clone());
+            }
+        }
         let (output, rendered) = self.last.as_ref()?;
         let before = output.messages.get(at)?;
         let rendered = rendered.get(at)?.as_ref()?;
@@ -75,9 +86,15 @@ impl<'r> SectionCache<'r> {
         self.now.clear();
     }
 
-    /// The next message of the prompt being rendered, as rendered on its own (`None`: its
-    /// rendering changed an earlier message, so that it is not to be repeated on its own).
-    pub(super) fn rendered(&mut self, message: Option<RenderedMessage>) {
+    /// The next message of the prompt being rendered, `source`, as rendered on its own
+    /// (`None`: its rendering changed an earlier message, so that it is not to be repeated on
+    /// its own).
+    pub(super) fn rendered(&mut self, source: &Message<'r>, message: Option<RenderedMessage>) {
+        if let (Some(address), Some(message)) = (source.blocks.shared_address(), &message) {
+            self.by_address
+                .entry((address, source.role))
+                .or_insert_with(|| (source.blocks.clone(), message.clone()));
+        }
         self.now.push(message);
     }
 
@@ -96,16 +113,19 @@ impl<'r> SectionCache<'r> {
 /// Whether two messages render to the same text: the same role, and blocks with the same
 /// breakpoints of the same sections ([`same`]).
 fn same_message(a: &Message<'_>, b: &Message<'_>) -> bool {
-    a.role == b.role
-        && a.blocks.len() == b.blocks.len()
-        && a.blocks.iter().zip(b.blocks.iter()).all(|(a, b)| {
-            a.cache_breakpoint == b.cache_breakpoint
-                && a.sections.len() == b.sections.len()
-                && a.sections
-                    .iter()
-                    .zip(b.sections.iter())
-                    .all(|(a, b)| same(a, b))
-        })
+    if a.role != b.role {
+        return false;
+    }
+    a.blocks.same_shared(&b.blocks)
+        || a.blocks.len() == b.blocks.len()
+            && a.blocks.iter().zip(b.blocks.iter()).all(|(a, b)| {
+                a.cache_breakpoint == b.cache_breakpoint
+                    && a.sections.len() == b.sections.len()
+                    && a.sections
+                        .iter()
+                        .zip(b.sections.iter())
+                        .all(|(a, b)| same(a, b))
+            })
 }
 
 /// A hash of `section`: its template and field names and every borrowed text by their place,

@@ -119,7 +119,7 @@ impl Strategy for ClearToolResults {
                 ));
             } else {
                 transcript::count(turn, &observation, &mut stats);
-                messages.push(Message::new(Role::User, vec![observation.section]));
+                messages.push(observation.message);
             }
         }
         // While clearing, the next prompt clears one more observation, the one of turn

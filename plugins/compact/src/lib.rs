@@ -115,7 +115,7 @@ impl Strategy for Compact {
         let compacted = walk.point;
         let (mut request, _) = walk.prompt(run, turns, point, summary);
         if let Some(last) = request.last_mut() {
-            for block in last.blocks.iter_mut() {
+            for block in last.blocks.to_mut().iter_mut() {
                 block.cache_breakpoint = false;
             }
         }
@@ -215,7 +215,7 @@ impl<'r> Walk<'r> {
         for (turn, observation) in turns[point..].iter().zip(observations) {
             transcript::count(turn, &observation, &mut stats);
             messages.push(transcript::response(turn));
-            messages.push(Message::new(Role::User, vec![observation.section]));
+            messages.push(observation.message);
         }
         // Until the next compaction the next prompt appends to this one.
         if let Some(last) = messages.last_mut() {

@@ -56,15 +56,22 @@ pub fn templates(more: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'
     templates
 }
 
-/// A turn's observation: the section that shows it, the characters it shows of the value,
-/// prints and error, and the characters left out.
+/// A turn's observation: the user message that shows it (one section), the characters it
+/// shows of the value, prints and error, and the characters left out.
 #[derive(Clone)]
 pub struct Observation<'r> {
-    pub section: Section<'r>,
+    pub message: Message<'r>,
     pub shown_chars: usize,
     pub omitted_chars: usize,
     /// Print entries of a successful turn not shown at all (past the cap).
     pub prints_dropped: usize,
+}
+
+impl<'r> Observation<'r> {
+    /// The section that shows the observation.
+    pub fn section(&self) -> &Section<'r> {
+        &self.message.blocks[0].sections[0]
+    }
 }
 
 /// Takes up to `budget` characters of `text`: the part shown (its start, borrowed), the
@@ -159,11 +166,12 @@ fn observation_of<'r>(run: &'r Run, turn: &'r Turn, cap: usize) -> Observation<'
         omitted += cut;
         section = section.with("error", error);
     }
+    let section = section
+        .with("omitted", omitted)
+        .with("next_turn", turn.number + 1)
+        .with("max_turns", run.max_turns);
     Observation {
-        section: section
-            .with("omitted", omitted)
-            .with("next_turn", turn.number + 1)
-            .with("max_turns", run.max_turns),
+        message: Message::new(Role::User, vec![section]),
         shown_chars: cap - budget,
         omitted_chars: omitted,
         prints_dropped,
@@ -174,8 +182,7 @@ fn observation_of<'r>(run: &'r Run, turn: &'r Turn, cap: usize) -> Observation<'
 /// message (mission, `tool/`, `data/`, expected output, turns left), the same as every
 /// strategy's first prompt.
 pub fn head<'r>(run: &'r Run, settings: &Settings) -> Vec<Message<'r>> {
-    let (first, _) = coalesce::user_message(run, &[], settings);
-    vec![coalesce::system_message(run), first]
+    coalesce::head(run, settings).into()
 }
 
 /// The assistant's message of a turn: its whole response (with the program it ran, when the
@@ -194,10 +201,7 @@ pub fn exchange<'r>(
 ) -> [Message<'r>; 2] {
     let observation = observation(run, turn, cap);
     count(turn, &observation, stats);
-    [
-        response(turn),
-        Message::new(Role::User, vec![observation.section]),
-    ]
+    [response(turn), observation.message]
 }
 
 /// Adds a turn shown in the transcript to `stats`: its tool calls and the prints of a
@@ -326,10 +330,10 @@ mod tests {
         let t = turn(Value::Integer(42), &["a", "bc"], None);
         let r = run();
         let o = observation(&r, &t, 100);
-        assert_eq!(field(&o.section, "result"), &Field::from("42"));
-        assert_eq!(texts(field(&o.section, "prints")), ["a", "bc"]);
-        assert_eq!(field(&o.section, "omitted"), &Field::from(0usize));
-        assert_eq!(field(&o.section, "next_turn"), &Field::from(3u32));
+        assert_eq!(field(o.section(), "result"), &Field::from("42"));
+        assert_eq!(texts(field(o.section(), "prints")), ["a", "bc"]);
+        assert_eq!(field(o.section(), "omitted"), &Field::from(0usize));
+        assert_eq!(field(o.section(), "next_turn"), &Field::from(3u32));
         assert_eq!((o.shown_chars, o.omitted_chars), (5, 0));
     }
 
@@ -340,9 +344,9 @@ mod tests {
         let t = turn(list, &["héllo", "world"], None);
         let r = run();
         let o = observation(&r, &t, 10);
-        assert_eq!(field(&o.section, "result"), &Field::from("[1 2 3]"));
-        assert_eq!(texts(field(&o.section, "prints")), ["hél"]);
-        assert_eq!(field(&o.section, "omitted"), &Field::from(2usize + 5));
+        assert_eq!(field(o.section(), "result"), &Field::from("[1 2 3]"));
+        assert_eq!(texts(field(o.section(), "prints")), ["hél"]);
+        assert_eq!(field(o.section(), "omitted"), &Field::from(2usize + 5));
         assert_eq!(
             (o.shown_chars, o.omitted_chars, o.prints_dropped),
             (10, 7, 1)
@@ -368,14 +372,14 @@ mod tests {
         let r = run();
         let o = observation(&r, &t, 20);
         let shown: String = whole.chars().take(20).collect();
-        assert_eq!(field(&o.section, "result"), &Field::from(shown.as_str()));
-        assert_eq!(field(&o.section, "printed"), &Field::from(false));
+        assert_eq!(field(o.section(), "result"), &Field::from(shown.as_str()));
+        assert_eq!(field(o.section(), "printed"), &Field::from(false));
         assert_eq!(o.omitted_chars, whole.chars().count() - 20 + 1);
         // A string longer than the cap, the same way.
         let s = Value::string(&"x".repeat(50));
         let (r, t) = (run(), turn(s, &[], None));
         let o = observation(&r, &t, 10);
-        assert_eq!(field(&o.section, "result"), &Field::from("\"xxxxxxxxx"));
+        assert_eq!(field(o.section(), "result"), &Field::from("\"xxxxxxxxx"));
         assert_eq!(o.omitted_chars, 52 - 10);
     }
 
@@ -384,8 +388,8 @@ mod tests {
         let t = turn(Value::Nil, &["not shown"], Some("undefined symbol: x"));
         let r = run();
         let o = observation(&r, &t, 9);
-        assert_eq!(field(&o.section, "failed"), &Field::from(true));
-        assert_eq!(field(&o.section, "error"), &Field::from("undefined"));
+        assert_eq!(field(o.section(), "failed"), &Field::from(true));
+        assert_eq!(field(o.section(), "error"), &Field::from("undefined"));
         assert_eq!(o.omitted_chars, 10);
         let mut stats = Stats::default();
         count(&t, &o, &mut stats);

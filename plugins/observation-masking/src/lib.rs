@@ -51,8 +51,8 @@ impl Strategy for ObservationMasking {
         let settings = Settings::read(options)?;
         let window = options.count("window")?;
         let masked = turns.len().saturating_sub(window);
-        let (first, _) = coalesce::user_message(run, &[], &settings);
-        let mut messages = vec![coalesce::system_message(run), first];
+        let mut messages = Vec::with_capacity(2 + 2 * turns.len());
+        messages.extend(coalesce::head(run, &settings));
         let mut stats = coalesce::shown_whole(turns);
         for (i, turn) in turns.iter().enumerate() {
             if i < masked {

@@ -54,8 +54,8 @@ impl Strategy for PerTurnSummary {
         options: &Options,
     ) -> Result<Output<'r>, RenderError> {
         let settings = Settings::read(options)?;
-        let (first, _) = coalesce::user_message(run, &[], &settings);
-        let mut messages = vec![coalesce::system_message(run), first];
+        let mut messages = Vec::with_capacity(2 + 2 * turns.len());
+        messages.extend(coalesce::head(run, &settings));
         let mut stats = Stats {
             turns_compressed: turns.len() as u64,
             ..Stats::default()

@@ -95,16 +95,13 @@ impl Strategy for Trim {
                 .with("from", 1u32)
                 .with("to", turns[start - 1].number)
                 .with("count", start);
-            messages[1].blocks.push(Block::new(vec![note]));
+            messages[1].blocks.to_mut().push(Block::new(vec![note]));
         }
         messages.reserve(2 * (turns.len() - start));
         for (turn, observation) in turns[start..].iter().zip(kept.into_iter().skip(skip)) {
             transcript::count(turn, &observation, &mut stats);
             messages.push(transcript::response(turn));
-            messages.push(ptc_plugin_api::Message::new(
-                ptc_plugin_api::Role::User,
-                vec![observation.section],
-            ));
+            messages.push(observation.message);
         }
         // The system prompt and the first block of the first user message start every prompt:
         // a breakpoint there keeps them cached whatever is left out. Until a turn is left out
@@ -112,7 +109,7 @@ impl Strategy for Trim {
         // a breakpoint of its own past it: one on the last message too. Once turns are left
         // out, nothing after the head is repeated by the next prompt, and a breakpoint there
         // would only write what is never read.
-        messages[1].blocks[0].cache_breakpoint = true;
+        messages[1].blocks.to_mut()[0].cache_breakpoint = true;
         if start == 0 {
             if let Some(last) = messages.last_mut() {
                 last.set_cache_breakpoint();

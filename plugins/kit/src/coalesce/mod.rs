@@ -17,7 +17,11 @@ mod sections;
 mod settings;
 mod uncompressed;
 
+use std::cell::RefCell;
+
 use ptc_plugin_api::{Message, Role, Run, Section, Stats, Turn};
+
+use crate::kept::ByRun;
 
 pub use history::{count_printlns, count_tool_calls, shown_whole, History};
 pub use sections::{
@@ -89,6 +93,24 @@ pub fn system_message(run: &Run) -> Message<'_> {
         Role::System,
         vec![Section::new("system").with("system_prompt", run.system_prompt.as_str())],
     )
+}
+
+/// What every prompt that shows the turns one by one starts with: the system prompt, then the
+/// first user message (mission, `tool/`, `data/`, expected output, turns left), the same as
+/// every strategy's first prompt. While a run with a key renders, the two messages are made
+/// once per run and settings and shared by its prompts ([`crate::kept`]).
+pub fn head<'r>(run: &'r Run, settings: &Settings) -> [Message<'r>; 2] {
+    let made = || [system_message(run), user_message(run, &[], settings).0];
+    let kept = HEADS.with(|kept| {
+        kept.borrow_mut()
+            .get(settings.clone(), || made().map(Message::shared))
+    });
+    kept.unwrap_or_else(made)
+}
+
+thread_local! {
+    /// By the settings: the head of the run's prompts, shared.
+    static HEADS: RefCell<ByRun<Settings, [Message<'static>; 2]>> = RefCell::default();
 }
 
 /// The user message of the coalesced view of `turns`, with its statistics.

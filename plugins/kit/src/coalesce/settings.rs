@@ -29,7 +29,7 @@ pub fn options() -> Vec<OptionSpec> {
 }
 
 /// The options the coalesced view reads, checked.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Settings {
     pub println_limit: usize,
     pub tool_call_limit: usize,

@@ -8,15 +8,15 @@ use std::cell::RefCell;
 use ptc_plugin_api::{Field, Message, Output, Role, Run, Section, Turn};
 
 use super::history::shown_whole;
-use super::{system_message, user_message, Settings};
+use super::Settings;
 use crate::kept::{shared_section, ByRun};
 
 /// The prompt without compression: system, the first user message, then per turn the
 /// assistant's response and the user feedback. Nothing is compressed: every tool
 /// call and print of a successful turn counts as shown.
 pub fn uncompressed<'r>(run: &'r Run, turns: &'r [Turn], settings: &Settings) -> Output<'r> {
-    let (first, _) = user_message(run, &[], settings);
-    let mut messages = vec![system_message(run), first];
+    let mut messages = Vec::with_capacity(2 + 2 * turns.len());
+    messages.extend(super::head(run, settings));
     for turn in turns {
         messages.extend(exchange(run, turn));
     }
@@ -32,11 +32,20 @@ pub fn uncompressed<'r>(run: &'r Run, turns: &'r [Turn], settings: &Settings) ->
 
 /// A turn as the conversation without compression shows it: the assistant's whole response,
 /// then the user's feedback.
+///
+/// Every prompt shows every earlier turn again: while a run with a key renders, each of the two
+/// messages is made once per turn and shared by the prompts that show it, its texts shared
+/// fields ([`crate::kept`]).
 pub fn exchange<'r>(run: &'r Run, turn: &'r Turn) -> [Message<'r>; 2] {
-    [
-        response(turn),
-        Message::new(Role::User, vec![feedback_section(run, turn)]),
-    ]
+    let feedback = || Message::new(Role::User, vec![feedback_section(run, turn)]);
+    let kept = FEEDBACK.with(|kept| {
+        kept.borrow_mut()
+            .get(std::ptr::from_ref(turn) as usize, || {
+                let section = shared_section(feedback_section(run, turn));
+                Message::new(Role::User, vec![section]).shared()
+            })
+    });
+    [response(turn), kept.unwrap_or_else(feedback)]
 }
 
 /// The assistant's message of a turn: its whole response, and the program the turn ran when
@@ -46,23 +55,25 @@ pub fn exchange<'r>(run: &'r Run, turn: &'r Turn) -> [Message<'r>; 2] {
 /// the response holds it; `tools`, the names of the tools the turn called, each once).
 ///
 /// Every prompt shows every earlier turn's response again: while a run with a key renders,
-/// the section is made once per turn, its texts shared ([`crate::kept`]).
+/// the message is made once per turn and shared by the prompts that show it, its texts shared
+/// fields ([`crate::kept`]).
 pub fn response(turn: &Turn) -> Message<'_> {
-    let section = RESPONSES.with(|kept| {
+    let message = || Message::new(Role::Assistant, vec![response_section(turn)]);
+    let kept = RESPONSES.with(|kept| {
         kept.borrow_mut()
             .get(std::ptr::from_ref(turn) as usize, || {
-                shared_section(response_section(turn))
+                let section = shared_section(response_section(turn));
+                Message::new(Role::Assistant, vec![section]).shared()
             })
     });
-    Message::new(
-        Role::Assistant,
-        vec![section.unwrap_or_else(|| response_section(turn))],
-    )
+    kept.unwrap_or_else(message)
 }
 
 thread_local! {
-    /// By the turn's address: its response's section, its fields shared.
-    static RESPONSES: RefCell<ByRun<usize, Section<'static>>> = RefCell::default();
+    /// By the turn's address: its response's message, shared.
+    static RESPONSES: RefCell<ByRun<usize, Message<'static>>> = RefCell::default();
+    /// By the turn's address: the message of its feedback, shared.
+    static FEEDBACK: RefCell<ByRun<usize, Message<'static>>> = RefCell::default();
 }
 
 /// The section of [`response`], made anew.

@@ -6,14 +6,14 @@
 //! host with the previous prompt's and dropped. A turn of a run with a key
 //! ([`Run::key`](ptc_plugin_api::Run)) lives at one address while the run renders (its turns do
 //! not move), so its observation is kept on the thread by that address and the cap until a
-//! render of another run starts ([`crate::kept`]), its texts and its list of prints as
-//! `Field::Shared` fields: every prompt of the run hands the host the same fields, which it
-//! knows by their address. A run without a key builds it every time. The observation is the
-//! same either way (tested).
+//! render of another run starts ([`crate::kept`]), as a shared message (its texts and its list
+//! of prints `Field::Shared` fields): every prompt of the run hands the host the same message,
+//! which it knows by its address. A run without a key builds it every time. The observation is
+//! the same either way (tested).
 
 use std::cell::RefCell;
 
-use ptc_plugin_api::{Run, Turn};
+use ptc_plugin_api::{Message, Run, Turn};
 
 use super::{observation_of, Observation};
 use crate::kept::{shared_section, ByRun};
@@ -35,10 +35,13 @@ pub(super) fn observation<'r>(run: &'r Run, turn: &'r Turn, cap: usize) -> Obser
     kept.unwrap_or_else(|| observation_of(run, turn, cap))
 }
 
-/// `observation` with its texts and lists shared fields.
+/// `observation` with its texts and lists shared fields, in a message shared by the prompts
+/// that show it.
 fn shared(observation: Observation<'_>) -> Observation<'static> {
+    let role = observation.message.role;
+    let sections = observation.message.into_sections();
     Observation {
-        section: shared_section(observation.section),
+        message: Message::new(role, sections.into_iter().map(shared_section).collect()).shared(),
         shown_chars: observation.shown_chars,
         omitted_chars: observation.omitted_chars,
         prints_dropped: observation.prints_dropped,
@@ -81,7 +84,7 @@ mod tests {
                         .iter()
                         .map(move |t| super::super::observation(run, t, cap))
                 })
-                .map(|observation| observation.section);
+                .map(|observation| observation.section().clone());
             let sections = responses.chain(observations).collect();
             Ok(Output {
                 messages: vec![Message::new(Role::User, sections)].into(),
