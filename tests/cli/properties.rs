@@ -160,6 +160,20 @@ fn acting_host() -> &'static Host {
     })
 }
 
+/// A host whose strategies show less of each turn and value than by default.
+fn narrow_host() -> &'static Host {
+    static HOST: OnceLock<Host> = OnceLock::new();
+    HOST.get_or_init(|| {
+        in_process_host(&[
+            "strategies.per-turn-summary.println_limit=1",
+            "strategies.per-turn-summary.tool_call_limit=1",
+            "strategies.per-turn-summary.sample_limit=1",
+            "strategies.full-history.sample_limit=1",
+            "strategies.bounded-transcript.observation_chars=5",
+        ])
+    })
+}
+
 /// A delta-log prompt's user message: whole, and without its tail (the sections replaced by
 /// the next prompt); with the re-coalescing point it was rendered from.
 struct DeltaLogPrompt {
@@ -315,6 +329,25 @@ proptest! {
                         prop_assert_eq!(shared, before.len() - 1, "turn {}", k);
                     }
                     before = prompt.messages;
+                }
+            }
+        }
+    }
+
+    /// What a strategy keeps while a run renders (a turn's messages, shared by the prompts
+    /// that show them; what it counted of a turn) makes the prompts a run without a key gets,
+    /// every one made anew: the same messages, blocks and breakpoints. The hosts take turns on
+    /// the one run, so what is kept for one strategy's options is never another's.
+    #[test]
+    fn prompts_of_a_run_whose_turns_are_kept_are_those_made_anew(recording in recordings()) {
+        let mut unkeyed = recording.clone();
+        unkeyed.run.key = 0;
+        let hosts = [default_host(), narrow_host(), acting_host(), delta_log_host(), window_host(0)];
+        for (strategy, _) in STRATEGIES.iter() {
+            for k in 0..=recording.turns.len() {
+                for host in hosts {
+                    let (kept, anew) = (render(host, strategy, &recording, k), render(host, strategy, &unkeyed, k));
+                    prop_assert_eq!(blocks(&kept), blocks(&anew), "{} {}", strategy, k);
                 }
             }
         }

@@ -204,7 +204,7 @@ impl<'a> Renderer<'a> {
             if let Some(repeated) = repeated {
                 breakpoints += message.blocks.iter().filter(|b| b.cache_breakpoint).count();
                 if let Some(cache) = cache.as_deref_mut() {
-                    cache.rendered(message, Some(repeated.clone()));
+                    cache.again(repeated.clone());
                 }
                 messages.push(repeated);
                 continue;

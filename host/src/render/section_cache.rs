@@ -86,6 +86,12 @@ impl<'r> SectionCache<'r> {
         self.now.clear();
     }
 
+    /// The next message of the prompt being rendered, the text of a message met before
+    /// ([`SectionCache::repeated`]).
+    pub(super) fn again(&mut self, message: RenderedMessage) {
+        self.now.push(Some(message));
+    }
+
     /// The next message of the prompt being rendered, `source`, as rendered on its own
     /// (`None`: its rendering changed an earlier message, so that it is not to be repeated on
     /// its own).

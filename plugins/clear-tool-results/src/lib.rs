@@ -11,6 +11,7 @@
 //! whole; everything before it is byte-identical, so a provider's cache is invalidated only
 //! from that observation on.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 use ptc_plugin_api::{
@@ -19,6 +20,7 @@ use ptc_plugin_api::{
 };
 use ptc_strategy_kit::coalesce;
 use ptc_strategy_kit::transcript::{self, Observation};
+use ptc_strategy_kit::ByRun;
 
 pub struct ClearToolResults;
 
@@ -95,7 +97,7 @@ impl Strategy for ClearToolResults {
             + turns
                 .iter()
                 .zip(&observations)
-                .map(|(turn, o)| turn.raw_response.chars().count() + o.shown_chars)
+                .map(|(turn, o)| transcript::exchange_chars(turn, o))
                 .sum::<usize>();
         // The observations that may be cleared: all but the last `keep`, never an excluded one.
         let older = turns.len().saturating_sub(keep);
@@ -113,10 +115,7 @@ impl Strategy for ClearToolResults {
         for (i, (turn, observation)) in turns.iter().zip(observations).enumerate() {
             messages.push(transcript::response(turn));
             if clearing && clearable(i) {
-                messages.push(Message::new(
-                    Role::User,
-                    vec![cleared_section(run, turn, &mut stats)],
-                ));
+                messages.push(cleared(run, turn, &mut stats));
             } else {
                 transcript::count(turn, &observation, &mut stats);
                 messages.push(observation.message);
@@ -156,8 +155,10 @@ fn exclude_tools(options: &Options) -> Result<BTreeSet<String>, RenderError> {
     }
 }
 
-/// The placeholder of a cleared observation, and what it hid in `stats`.
-fn cleared_section<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Section<'r> {
+/// The placeholder of a cleared observation, and what it hid in `stats`. Once clearing, every
+/// prompt clears every observation before its last ones: while a run with a key renders, the
+/// message is made once per turn and shared by the prompts that show it.
+fn cleared<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Message<'r> {
     stats.turns_compressed += 1;
     if turn.success {
         let calls = turn.tool_calls.len() as u64;
@@ -168,11 +169,24 @@ fn cleared_section<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Secti
     } else {
         stats.error_turns_collapsed += 1;
     }
-    Section::new("cleared")
-        .with("turn", turn.number)
-        .with("failed", !turn.success)
-        .with("next_turn", turn.number + 1)
-        .with("max_turns", run.max_turns)
+    let made = || {
+        let section = Section::new("cleared")
+            .with("turn", turn.number)
+            .with("failed", !turn.success)
+            .with("next_turn", turn.number + 1)
+            .with("max_turns", run.max_turns);
+        Message::new(Role::User, vec![section])
+    };
+    let kept = CLEARED.with(|kept| {
+        kept.borrow_mut()
+            .get(std::ptr::from_ref(turn) as usize, || made().shared())
+    });
+    kept.unwrap_or_else(made)
+}
+
+thread_local! {
+    /// By the turn's address: the placeholder of its observation, shared.
+    static CLEARED: RefCell<ByRun<usize, Message<'static>>> = RefCell::default();
 }
 
 #[cfg(test)]

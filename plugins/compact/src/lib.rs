@@ -166,7 +166,7 @@ impl<'r> Walk<'r> {
         for j in 1..=turns.len() {
             let turn = &turns[j - 1];
             let observation = transcript::observation(run, turn, cap);
-            running += turn.raw_response.chars().count() + observation.shown_chars;
+            running += transcript::exchange_chars(turn, &observation);
             walk.observations.push(observation);
             let size = fixed + summary_chars + running;
             if transcript::tokens(size) > trigger {

@@ -11,8 +11,10 @@ use std::hash::Hash;
 use ptc_plugin_api::{rendering_run, showing_private, Field, Section};
 use rustc_hash::FxHashMap;
 
-/// What was made during the renders of one run, by key.
-pub(crate) struct ByRun<K, V> {
+/// What was made during the renders of one run, by key: a strategy keeps one in a
+/// `thread_local!` and asks it for what it makes of a turn ([`ByRun::get`]), keyed by the
+/// turn's address and whatever else the thing depends on (the settings, a cap).
+pub struct ByRun<K, V> {
     /// The run's key: 0 while nothing is kept.
     run: u64,
     /// Whether private values were shown when it was made.
@@ -33,7 +35,7 @@ impl<K, V> Default for ByRun<K, V> {
 impl<K: Hash + Eq, V: Clone> ByRun<K, V> {
     /// The entry `key` of the run being rendered, made first by `make` when there is none;
     /// `None` when the run has no key (nothing is kept for it).
-    pub(crate) fn get(&mut self, key: K, make: impl FnOnce() -> V) -> Option<V> {
+    pub fn get(&mut self, key: K, make: impl FnOnce() -> V) -> Option<V> {
         let run = rendering_run();
         if run == 0 {
             return None;

@@ -243,6 +243,12 @@ pub fn message_chars(message: &Message) -> usize {
     message.sections().map(estimate_chars).sum()
 }
 
+/// The characters a turn adds to the transcript: its response and its observation (the
+/// response's counted once per run while a run with a key renders).
+pub fn exchange_chars(turn: &Turn, observation: &Observation) -> usize {
+    kept::response_chars(turn) + observation.shown_chars
+}
+
 /// Tokens as the strategies that count them estimate them: characters / 4, rounded up.
 pub fn tokens(chars: usize) -> usize {
     chars.div_ceil(4)

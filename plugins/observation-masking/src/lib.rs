@@ -7,11 +7,14 @@
 //! So between two consecutive prompts exactly one earlier message changes (none while the run
 //! has no more than `window` turns); that is where a provider's prompt cache breaks.
 
+use std::cell::RefCell;
+
 use ptc_plugin_api::{
     export_strategy, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section, Stats,
     Strategy, Turn,
 };
 use ptc_strategy_kit::coalesce::{self, Settings};
+use ptc_strategy_kit::ByRun;
 
 pub struct ObservationMasking;
 
@@ -57,10 +60,7 @@ impl Strategy for ObservationMasking {
         for (i, turn) in turns.iter().enumerate() {
             if i < masked {
                 messages.push(coalesce::response(turn));
-                messages.push(Message::new(
-                    Role::User,
-                    vec![masked_section(run, turn, &mut stats)],
-                ));
+                messages.push(masked_message(run, turn, &mut stats));
             } else {
                 messages.extend(coalesce::exchange(run, turn));
             }
@@ -82,19 +82,40 @@ impl Strategy for ObservationMasking {
     }
 }
 
+/// The message that replaces a turn's feedback, and what it hid in `stats`. Every prompt
+/// masks every turn before its window: while a run with a key renders, the message is made
+/// once per turn and shared by the prompts that show it.
+fn masked_message<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Message<'r> {
+    stats.turns_compressed += 1;
+    if turn.success {
+        stats.printlns_shown -= turn.prints.len() as u64;
+        stats.printlns_dropped += turn.prints.len() as u64;
+    } else {
+        stats.error_turns_collapsed += 1;
+    }
+    let made = || Message::new(Role::User, vec![masked_section(run, turn)]);
+    let kept = MASKED.with(|kept| {
+        kept.borrow_mut()
+            .get(std::ptr::from_ref(turn) as usize, || made().shared())
+    });
+    kept.unwrap_or_else(made)
+}
+
+thread_local! {
+    /// By the turn's address: the message that masks its feedback, shared.
+    static MASKED: RefCell<ByRun<usize, Message<'static>>> = RefCell::default();
+}
+
 /// How many lines `text` holds, as `str::lines` counts them: one per line break, and one
-/// for what follows the last. Every prompt counts those of every turn it masks.
+/// for what follows the last.
 fn line_count(text: &str) -> usize {
     let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count();
     breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
-/// The line that replaces a turn's feedback, and what it hid in `stats`.
-fn masked_section<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Section<'r> {
-    stats.turns_compressed += 1;
+/// The line that replaces a turn's feedback.
+fn masked_section<'r>(run: &'r Run, turn: &'r Turn) -> Section<'r> {
     let (printed_lines, defined) = if turn.success {
-        stats.printlns_shown -= turn.prints.len() as u64;
-        stats.printlns_dropped += turn.prints.len() as u64;
         let lines: usize = turn.prints.iter().map(|p| line_count(p).max(1)).sum();
         let defined: Vec<String> = turn
             .defined_entries()
@@ -102,7 +123,6 @@ fn masked_section<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Sectio
             .collect();
         (lines, defined)
     } else {
-        stats.error_turns_collapsed += 1;
         (0, Vec::new())
     };
     Section::with_capacity("masked", 7)

@@ -4,11 +4,14 @@
 //! redefined, its tool calls, its output, its error if it failed, and the turns left.
 //! Nothing already sent ever changes, so a provider's prompt cache keeps every earlier turn.
 
+use std::cell::RefCell;
+
 use ptc_plugin_api::{
     export_strategy, Message, OptionSpec, Options, Output, RenderError, Role, Run, Section, Stats,
     Strategy, Turn,
 };
 use ptc_strategy_kit::coalesce::{self, Settings};
+use ptc_strategy_kit::ByRun;
 
 pub struct PerTurnSummary;
 
@@ -61,15 +64,9 @@ impl Strategy for PerTurnSummary {
             ..Stats::default()
         };
         for turn in turns {
-            let mut program = Section::new("program");
-            if let Some(text) = turn.program.as_ref().into_option() {
-                program = program.with("program", text.as_str());
-            }
-            messages.push(Message::new(Role::Assistant, vec![program]));
-            messages.push(Message::new(
-                Role::User,
-                summary(run, turn, &settings, &mut stats),
-            ));
+            let (exchange, counted) = exchange(run, turn, &settings);
+            messages.extend(exchange);
+            stats += counted;
         }
         // Append-only: the whole prompt is the next one's prefix.
         if let Some(last) = messages.last_mut() {
@@ -80,6 +77,39 @@ impl Strategy for PerTurnSummary {
             stats,
         })
     }
+}
+
+/// A turn's two messages, its program and the summary of what it did, with what the summary
+/// adds to the statistics. Every prompt shows every earlier turn: while a run with a key
+/// renders, they are made once per turn and settings and shared by the prompts that show them.
+fn exchange<'r>(run: &'r Run, turn: &'r Turn, settings: &Settings) -> ([Message<'r>; 2], Stats) {
+    let made = || {
+        let mut program = Section::new("program");
+        if let Some(text) = turn.program.as_ref().into_option() {
+            program = program.with("program", text.as_str());
+        }
+        let mut stats = Stats::default();
+        let summary = summary(run, turn, settings, &mut stats);
+        let messages = [
+            Message::new(Role::Assistant, vec![program]),
+            Message::new(Role::User, summary),
+        ];
+        (messages, stats)
+    };
+    let kept = KEPT.with(|kept| {
+        let key = (std::ptr::from_ref(turn) as usize, settings.clone());
+        kept.borrow_mut().get(key, || {
+            let (messages, stats) = made();
+            (messages.map(Message::shared), stats)
+        })
+    });
+    kept.unwrap_or_else(made)
+}
+
+thread_local! {
+    /// By the turn's address and the settings: its messages, shared, and what they count.
+    static KEPT: RefCell<ByRun<(usize, Settings), ([Message<'static>; 2], Stats)>> =
+        RefCell::default();
 }
 
 /// What one turn did: new or changed definitions, tool calls, output, error, turns left.

@@ -77,11 +77,11 @@ impl Strategy for Trim {
             + turns[start..]
                 .iter()
                 .zip(&kept)
-                .map(|(turn, o)| exchange_chars(turn, o))
+                .map(|(turn, o)| transcript::exchange_chars(turn, o))
                 .sum::<usize>();
         let mut skip = 0;
         while start + skip + 1 < turns.len() && transcript::tokens(size) > max_tokens {
-            size -= exchange_chars(&turns[start + skip], &kept[skip]);
+            size -= transcript::exchange_chars(&turns[start + skip], &kept[skip]);
             skip += 1;
         }
         start += skip;
@@ -120,11 +120,6 @@ impl Strategy for Trim {
             stats,
         })
     }
-}
-
-/// The characters a turn adds to the prompt: its response and its observation.
-fn exchange_chars(turn: &Turn, observation: &Observation) -> usize {
-    turn.raw_response.chars().count() + observation.shown_chars
 }
 
 /// Counts a turn left out: compressed; a successful one's tool calls and prints dropped, a

@@ -35,6 +35,21 @@ pub(super) fn observation<'r>(run: &'r Run, turn: &'r Turn, cap: usize) -> Obser
     kept.unwrap_or_else(|| observation_of(run, turn, cap))
 }
 
+/// The characters of `turn`'s response, counted once per run.
+pub(super) fn response_chars(turn: &Turn) -> usize {
+    let count = || turn.raw_response.chars().count();
+    let kept = RESPONSE_CHARS.with(|kept| {
+        kept.borrow_mut()
+            .get(std::ptr::from_ref(turn) as usize, count)
+    });
+    kept.unwrap_or_else(count)
+}
+
+thread_local! {
+    /// By the turn's address: the characters of its response.
+    static RESPONSE_CHARS: RefCell<ByRun<usize, usize>> = RefCell::default();
+}
+
 /// `observation` with its texts and lists shared fields, in a message shared by the prompts
 /// that show it.
 fn shared(observation: Observation<'_>) -> Observation<'static> {
