@@ -336,7 +336,7 @@ proptest! {
 
     /// What a strategy keeps while a run renders (a turn's messages, shared by the prompts
     /// that show them; what it counted of a turn) makes the prompts a run without a key gets,
-    /// every one made anew: the same messages, blocks and breakpoints. The hosts take turns on
+    /// every one made anew: the same messages, blocks, breakpoints and statistics. The hosts take turns on
     /// the one run, so what is kept for one strategy's options is never another's.
     #[test]
     fn prompts_of_a_run_whose_turns_are_kept_are_those_made_anew(recording in recordings()) {
@@ -346,8 +346,11 @@ proptest! {
         for (strategy, _) in STRATEGIES.iter() {
             for k in 0..=recording.turns.len() {
                 for host in hosts {
-                    let (kept, anew) = (render(host, strategy, &recording, k), render(host, strategy, &unkeyed, k));
-                    prop_assert_eq!(blocks(&kept), blocks(&anew), "{} {}", strategy, k);
+                    let renderer = host.renderer(Some(strategy)).unwrap();
+                    let kept = renderer.render(&recording, k).unwrap();
+                    let anew = renderer.render(&unkeyed, k).unwrap();
+                    prop_assert_eq!(blocks(&kept.messages), blocks(&anew.messages), "{} {}", strategy, k);
+                    prop_assert_eq!(kept.stats, anew.stats, "{} {}", strategy, k);
                 }
             }
         }
