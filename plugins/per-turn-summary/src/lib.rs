@@ -106,10 +106,12 @@ fn exchange<'r>(run: &'r Run, turn: &'r Turn, settings: &Settings) -> ([Message<
     kept.unwrap_or_else(made)
 }
 
+/// A turn's messages, shared, and what they add to the statistics.
+type Kept = ([Message<'static>; 2], Stats);
+
 thread_local! {
-    /// By the turn's address and the settings: its messages, shared, and what they count.
-    static KEPT: RefCell<ByRun<(usize, Settings), ([Message<'static>; 2], Stats)>> =
-        RefCell::default();
+    /// By the turn's address and the settings: what [`exchange`] made of the turn.
+    static KEPT: RefCell<ByRun<(usize, Settings), Kept>> = RefCell::default();
 }
 
 /// What one turn did: new or changed definitions, tool calls, output, error, turns left.
