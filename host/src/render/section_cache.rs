@@ -67,8 +67,8 @@ impl<'r> SectionCache<'r> {
     }
 
     /// Message `at` of the last prompt kept, as rendered on its own, when `message` is made of
-    /// the same sections in the same blocks.
-    /// Shared blocks already rendered are that text wherever they stand.
+    /// the same sections in the same blocks; shared blocks already rendered, wherever they
+    /// stand, as rendered then.
     pub(super) fn repeated(&self, at: usize, message: &Message<'r>) -> Option<RenderedMessage> {
         if let Some(address) = message.blocks.shared_address() {
             if let Some((_, rendered)) = self.by_address.get(&(address, message.role)) {

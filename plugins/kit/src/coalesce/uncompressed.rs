@@ -37,15 +37,21 @@ pub fn uncompressed<'r>(run: &'r Run, turns: &'r [Turn], settings: &Settings) ->
 /// messages is made once per turn and shared by the prompts that show it, its texts shared
 /// fields ([`crate::kept`]).
 pub fn exchange<'r>(run: &'r Run, turn: &'r Turn) -> [Message<'r>; 2] {
-    let feedback = || Message::new(Role::User, vec![feedback_section(run, turn)]);
-    let kept = FEEDBACK.with(|kept| {
+    let made = || {
+        let feedback = Message::new(Role::User, vec![feedback_section(run, turn)]);
+        [response(turn), feedback]
+    };
+    let kept = EXCHANGES.with(|kept| {
         kept.borrow_mut()
             .get(std::ptr::from_ref(turn) as usize, || {
                 let section = shared_section(feedback_section(run, turn));
-                Message::new(Role::User, vec![section]).shared()
+                [
+                    response(turn).shared(),
+                    Message::new(Role::User, vec![section]).shared(),
+                ]
             })
     });
-    [response(turn), kept.unwrap_or_else(feedback)]
+    kept.unwrap_or_else(made)
 }
 
 /// The assistant's message of a turn: its whole response, and the program the turn ran when
@@ -72,8 +78,8 @@ pub fn response(turn: &Turn) -> Message<'_> {
 thread_local! {
     /// By the turn's address: its response's message, shared.
     static RESPONSES: RefCell<ByRun<usize, Message<'static>>> = RefCell::default();
-    /// By the turn's address: the message of its feedback, shared.
-    static FEEDBACK: RefCell<ByRun<usize, Message<'static>>> = RefCell::default();
+    /// By the turn's address: its response's message and its feedback's, shared.
+    static EXCHANGES: RefCell<ByRun<usize, [Message<'static>; 2]>> = RefCell::default();
 }
 
 /// The section of [`response`], made anew.
