@@ -20,7 +20,7 @@ use ptc_plugin_api::{
 };
 use ptc_strategy_kit::coalesce;
 use ptc_strategy_kit::transcript::{self, Observation};
-use ptc_strategy_kit::ByRun;
+use ptc_strategy_kit::{turn_message, ByRun};
 
 pub struct ClearToolResults;
 
@@ -169,19 +169,14 @@ fn cleared<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Message<'r> {
     } else {
         stats.error_turns_collapsed += 1;
     }
-    let made = || {
+    turn_message(&CLEARED, turn, || {
         let section = Section::new("cleared")
             .with("turn", turn.number)
             .with("failed", !turn.success)
             .with("next_turn", turn.number + 1)
             .with("max_turns", run.max_turns);
         Message::new(Role::User, vec![section])
-    };
-    let kept = CLEARED.with(|kept| {
-        kept.borrow_mut()
-            .get(std::ptr::from_ref(turn) as usize, || made().shared())
-    });
-    kept.unwrap_or_else(made)
+    })
 }
 
 thread_local! {

@@ -6,9 +6,11 @@
 //! render of another run starts ([`rendering_run`]), or one that shows private values where
 //! the last did not ([`showing_private`]). A run without a key makes it every time.
 
+use std::cell::RefCell;
 use std::hash::Hash;
+use std::thread::LocalKey;
 
-use ptc_plugin_api::{rendering_run, showing_private, Field, Section};
+use ptc_plugin_api::{rendering_run, showing_private, Field, Message, Section, Turn};
 use rustc_hash::FxHashMap;
 
 /// What was made during the renders of one run, by key: a strategy keeps one in a
@@ -48,6 +50,21 @@ impl<K: Hash + Eq, V: Clone> ByRun<K, V> {
         }
         Some(self.entries.entry(key).or_insert_with(make).clone())
     }
+}
+
+/// The message `made` makes of `turn`, one of the run's turns: while a run with a key renders,
+/// made once per turn, kept in `kept` and shared by the prompts that show it; made anew for a
+/// run without a key.
+pub fn turn_message<'r>(
+    kept: &'static LocalKey<RefCell<ByRun<usize, Message<'static>>>>,
+    turn: &Turn,
+    made: impl Fn() -> Message<'r>,
+) -> Message<'r> {
+    let message = kept.with(|kept| {
+        kept.borrow_mut()
+            .get(std::ptr::from_ref(turn) as usize, || made().shared())
+    });
+    message.unwrap_or_else(made)
 }
 
 /// `section` with its texts and lists shared fields (its numbers and flags as they are): a copy

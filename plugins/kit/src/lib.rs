@@ -17,7 +17,8 @@
 //!   output, the latest error, the turns left) with its templates, which live in
 //!   `templates/coalesce/` and are compiled into every strategy that uses them.
 //! - [`ByRun`]: what a strategy makes of a run's turns (a message, a section), kept on the
-//!   thread while the run renders, so that every prompt of the run hands the host the same one.
+//!   thread while the run renders, so that every prompt of the run hands the host the same one;
+//!   [`turn_message`] keeps a turn's message so.
 //! - [`transcript`]: the tool-call transcript (each turn's response, then the observation of
 //!   running its program, capped), which the strategies that clear, trim or compact it share,
 //!   and the estimate of a prompt's size they act on.
@@ -38,7 +39,7 @@ pub use format::{
     cap_chars, is_line_break, is_plain_keyword, is_private_key, is_private_name, one_line,
     sanitize_doc, to_clojure, to_clojure_full, type_label, write_float, write_value, Limits,
 };
-pub use kept::ByRun;
+pub use kept::{turn_message, ByRun};
 pub use memory::{defined_since, mark_defined};
 pub use options::shared_limit_options;
 pub use signature::{parse_tool_signature, ToolSignature};

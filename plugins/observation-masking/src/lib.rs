@@ -14,7 +14,7 @@ use ptc_plugin_api::{
     Strategy, Turn,
 };
 use ptc_strategy_kit::coalesce::{self, Settings};
-use ptc_strategy_kit::ByRun;
+use ptc_strategy_kit::{turn_message, ByRun};
 
 pub struct ObservationMasking;
 
@@ -93,12 +93,9 @@ fn masked_message<'r>(run: &'r Run, turn: &'r Turn, stats: &mut Stats) -> Messag
     } else {
         stats.error_turns_collapsed += 1;
     }
-    let made = || Message::new(Role::User, vec![masked_section(run, turn)]);
-    let kept = MASKED.with(|kept| {
-        kept.borrow_mut()
-            .get(std::ptr::from_ref(turn) as usize, || made().shared())
-    });
-    kept.unwrap_or_else(made)
+    turn_message(&MASKED, turn, || {
+        Message::new(Role::User, vec![masked_section(run, turn)])
+    })
 }
 
 thread_local! {
