@@ -799,6 +799,7 @@ fn main() {
         eprintln!("error: cannot create {}: {e}", out.display());
         std::process::exit(2);
     }
+    // One recording at a time: memory holds one run, not the corpus.
     let corpus = corpus_with_calls(
         args.count,
         args.turns,
@@ -826,20 +827,21 @@ fn main() {
 /// name, recording): what `main` writes, and what the benchmarks build in memory (they include
 /// this file as a module).
 pub fn corpus(count: usize, turns: usize, seed: u64, style: Style) -> Vec<(String, Json)> {
-    corpus_with_calls(count, turns, seed, style, 0)
+    corpus_with_calls(count, turns, seed, style, 0).collect()
 }
 
-/// The corpus of [`corpus`] with `--calls-per-turn` (0: each family's own calls).
+/// The runs of [`corpus`] with `--calls-per-turn` (0: each family's own calls), made one at
+/// a time as they are asked for.
 pub fn corpus_with_calls(
     count: usize,
     turns: usize,
     seed: u64,
     style: Style,
     calls_per_turn: usize,
-) -> Vec<(String, Json)> {
+) -> impl Iterator<Item = (String, Json)> {
     let mut rng = Rng(seed);
     (0..count)
-        .map(|i| {
+        .map(move |i| {
             let family = i % 6;
             let n = if turns > 0 { turns } else { 4 + rng.below(14) };
             let json = recording(&mut rng, i, family, n, style, calls_per_turn);
@@ -853,5 +855,4 @@ pub fn corpus_with_calls(
             ][family];
             (format!("gen-{i:03}-{family_name}.json"), json)
         })
-        .collect()
 }
