@@ -48,16 +48,28 @@ pub(super) struct Messages {
     /// Per (needle, match): whether the piece being searched showed it already. All false
     /// between searches: a search sets back only the entries it set, not the whole list.
     seen: Vec<bool>,
-    /// Bytes of the texts of whole messages of more than one piece kept, at most
-    /// [`KEPT_BYTES`] (apart from the pieces': a message is kept besides its pieces).
-    kept_whole: usize,
-    /// As `seen`, for the message being searched whole.
-    seen_whole: Vec<bool>,
-    /// Bytes of the texts of blocks kept, at most [`KEPT_BYTES`] (apart from the pieces' and
-    /// the whole messages').
-    kept_blocks: usize,
-    /// As `seen`, for the block being searched.
-    seen_block: Vec<bool>,
+    /// Whole messages of more than one piece, kept besides their pieces.
+    whole: Level,
+    /// Blocks of more than one piece, kept besides their pieces and the whole messages.
+    blocks: Level,
+}
+
+/// Texts of several pieces kept whole (messages, or blocks), apart from the pieces.
+#[derive(Default)]
+struct Level {
+    /// Bytes of the texts kept, at most [`KEPT_BYTES`].
+    kept: usize,
+    /// As [`Messages::seen`], for the text being searched.
+    seen: Vec<bool>,
+    /// What the text being searched shows, in order: reused from text to text.
+    shown: Vec<(usize, usize)>,
+}
+
+/// Which [`Level`] a text of several pieces is kept at.
+#[derive(Clone, Copy)]
+enum Whole {
+    Message,
+    Block,
 }
 
 impl Messages {
@@ -97,30 +109,9 @@ impl Messages {
             self.piece_searched(automaton, hash, message, each);
             return;
         }
-        let (_, count) = automaton;
-        let mut seen = std::mem::take(&mut self.seen_whole);
-        if seen.len() < count * 3 {
-            seen.resize(count * 3, false);
-        }
-        let mut shown = Vec::new();
-        self.pieces_shown(automaton, message, 0, |key, at| {
-            if !seen[key] {
-                seen[key] = true;
-                shown.push((key, at));
-            }
+        self.several_shown(automaton, Whole::Message, hash, message, each, |kept, found| {
+            kept.pieces_shown(automaton, message, 0, found)
         });
-        for &(key, at) in &shown {
-            seen[key] = false;
-            each(key, at);
-        }
-        self.seen_whole = seen;
-        if self.kept_whole + message.len() <= self.bound() {
-            self.kept_whole += message.len();
-            // Kept only within the bound: every place in it fits.
-            let shown = shown.iter().map(|&(key, at)| (key as u32, at as u32));
-            let bucket = self.by_hash.entry(hash).or_default();
-            bucket.push((message.into(), shown.collect()));
-        }
     }
 
     /// What `message` shows from byte `from` on, block by block: a block of several pieces
@@ -171,35 +162,61 @@ impl Messages {
         if self.read_back(hash, block, &mut each) {
             return;
         }
-        let (_, count) = automaton;
-        let mut seen = std::mem::take(&mut self.seen_block);
+        self.several_shown(automaton, Whole::Block, hash, block, each, |kept, found| {
+            for (start, piece) in pieces(block) {
+                if !piece.is_empty() {
+                    kept.piece_shown(automaton, piece, |key, at| found(key, start + at));
+                }
+            }
+        });
+    }
+
+    /// Calls `each` with what `text` (of several pieces, of hash `hash`, kept by no text at
+    /// `level`) shows, each (needle, match) where it first does, as `search` finds it (every
+    /// occurrence, in order, or the first of each piece); keeps that at `level`, within the
+    /// bound.
+    fn several_shown(
+        &mut self,
+        (_, count): Automaton<'_>,
+        level: Whole,
+        hash: u64,
+        text: &str,
+        mut each: impl FnMut(usize, usize),
+        search: impl FnOnce(&mut Messages, &mut dyn FnMut(usize, usize)),
+    ) {
+        fn at(kept: &mut Messages, level: Whole) -> &mut Level {
+            match level {
+                Whole::Message => &mut kept.whole,
+                Whole::Block => &mut kept.blocks,
+            }
+        }
+        let mut seen = std::mem::take(&mut at(self, level).seen);
+        let mut shown = std::mem::take(&mut at(self, level).shown);
         if seen.len() < count * 3 {
             seen.resize(count * 3, false);
         }
-        let mut shown = Vec::new();
-        for (start, piece) in pieces(block) {
-            if piece.is_empty() {
-                continue;
+        search(self, &mut |key, found| {
+            if !seen[key] {
+                seen[key] = true;
+                shown.push((key, found));
             }
-            self.piece_shown(automaton, piece, |key, at| {
-                if !seen[key] {
-                    seen[key] = true;
-                    shown.push((key, start + at));
-                }
-            });
-        }
-        for &(key, at) in &shown {
+        });
+        for &(key, found) in &shown {
             seen[key] = false;
-            each(key, at);
+            each(key, found);
         }
-        self.seen_block = seen;
-        if self.kept_blocks + block.len() <= self.bound() {
-            self.kept_blocks += block.len();
+        let bound = self.bound();
+        let kept = at(self, level);
+        if kept.kept + text.len() <= bound {
+            kept.kept += text.len();
             // Kept only within the bound: every place in it fits.
-            let shown = shown.iter().map(|&(key, at)| (key as u32, at as u32));
+            let places = shown.iter().map(|&(key, found)| (key as u32, found as u32));
             let bucket = self.by_hash.entry(hash).or_default();
-            bucket.push((block.into(), shown.collect()));
+            bucket.push((text.into(), places.collect()));
         }
+        shown.clear();
+        let kept = at(self, level);
+        (kept.seen, kept.shown) = (seen, shown);
     }
 
     /// Calls `each` with what `piece` shows of the needles, searched when no piece had its
@@ -292,8 +309,12 @@ fn occurrences(
 /// The blocks of `text`, each with where it starts: what lies between two line breaks in a
 /// row (a blank line), those two left out.
 fn blocks(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    /// Two line breaks, found once for every text.
+    static BLANK: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\n\n"));
     let mut start = 0;
-    memchr::memmem::find_iter(text.as_bytes(), b"\n\n")
+    BLANK
+        .find_iter(text.as_bytes())
         .map(Some)
         .chain([None])
         .map(move |cut| {
