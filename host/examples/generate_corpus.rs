@@ -840,19 +840,18 @@ pub fn corpus_with_calls(
     calls_per_turn: usize,
 ) -> impl Iterator<Item = (String, Json)> {
     let mut rng = Rng(seed);
-    (0..count)
-        .map(move |i| {
-            let family = i % 6;
-            let n = if turns > 0 { turns } else { 4 + rng.below(14) };
-            let json = recording(&mut rng, i, family, n, style, calls_per_turn);
-            let family_name = [
-                "explore",
-                "notify",
-                "search",
-                "aggregate",
-                "recover",
-                "final-turn",
-            ][family];
-            (format!("gen-{i:03}-{family_name}.json"), json)
-        })
+    (0..count).map(move |i| {
+        let family = i % 6;
+        let n = if turns > 0 { turns } else { 4 + rng.below(14) };
+        let json = recording(&mut rng, i, family, n, style, calls_per_turn);
+        let family_name = [
+            "explore",
+            "notify",
+            "search",
+            "aggregate",
+            "recover",
+            "final-turn",
+        ][family];
+        (format!("gen-{i:03}-{family_name}.json"), json)
+    })
 }

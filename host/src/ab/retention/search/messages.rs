@@ -109,9 +109,14 @@ impl Messages {
             self.piece_searched(automaton, hash, message, each);
             return;
         }
-        self.several_shown(automaton, Whole::Message, hash, message, each, |kept, found| {
-            kept.pieces_shown(automaton, message, 0, found)
-        });
+        self.several_shown(
+            automaton,
+            Whole::Message,
+            hash,
+            message,
+            each,
+            |kept, found| kept.pieces_shown(automaton, message, 0, found),
+        );
     }
 
     /// What `message` shows from byte `from` on, block by block: a block of several pieces
@@ -129,8 +134,8 @@ impl Messages {
                 continue;
             }
             // A message of one block is looked up whole already, when it is shown whole.
-            let several = block.len() < message.len()
-                && memchr::memchr(b'\n', block.as_bytes()).is_some();
+            let several =
+                block.len() < message.len() && memchr::memchr(b'\n', block.as_bytes()).is_some();
             if at >= from && several {
                 self.block_shown(automaton, block, |key, found| each(key, at + found));
                 continue;
