@@ -99,24 +99,15 @@ impl Messages {
         &mut self,
         automaton: Automaton<'_>,
         message: &str,
-        mut each: impl FnMut(usize, usize),
+        each: impl FnMut(usize, usize),
     ) {
-        let hash = quick_hash(message);
-        if self.read_back(hash, message, &mut each) {
-            return;
-        }
         if memchr::memchr(b'\n', message.as_bytes()).is_none() {
-            self.piece_searched(automaton, hash, message, each);
+            self.piece_shown(automaton, message, each);
             return;
         }
-        self.several_shown(
-            automaton,
-            Whole::Message,
-            hash,
-            message,
-            each,
-            |kept, found| kept.pieces_shown(automaton, message, 0, found),
-        );
+        self.several_shown(automaton, Whole::Message, message, each, |kept, found| {
+            kept.pieces_shown(automaton, message, 0, found)
+        });
     }
 
     /// What `message` shows from byte `from` on, block by block: a block of several pieces
@@ -137,7 +128,14 @@ impl Messages {
             let several =
                 block.len() < message.len() && memchr::memchr(b'\n', block.as_bytes()).is_some();
             if at >= from && several {
-                self.block_shown(automaton, block, |key, found| each(key, at + found));
+                let each = |key, found| each(key, at + found);
+                self.several_shown(automaton, Whole::Block, block, each, |kept, found| {
+                    for (start, piece) in pieces(block) {
+                        if !piece.is_empty() {
+                            kept.piece_shown(automaton, piece, |key, at| found(key, start + at));
+                        }
+                    }
+                });
                 continue;
             }
             for (start, piece) in pieces(block) {
@@ -154,41 +152,22 @@ impl Messages {
         }
     }
 
-    /// What the block `block` (several pieces, no blank line) shows, each (needle, match) where
-    /// it first does: read back when a block had its text, else piece by piece, and kept
+    /// Calls `each` with what `text` (a message or a block of several pieces) shows, each
+    /// (needle, match) where it first does: read back when a text had it, else as `search`
+    /// finds it (every occurrence, in order, or the first of each piece), and kept at `level`
     /// within the bound.
-    fn block_shown(
-        &mut self,
-        automaton: Automaton<'_>,
-        block: &str,
-        mut each: impl FnMut(usize, usize),
-    ) {
-        let hash = quick_hash(block);
-        if self.read_back(hash, block, &mut each) {
-            return;
-        }
-        self.several_shown(automaton, Whole::Block, hash, block, each, |kept, found| {
-            for (start, piece) in pieces(block) {
-                if !piece.is_empty() {
-                    kept.piece_shown(automaton, piece, |key, at| found(key, start + at));
-                }
-            }
-        });
-    }
-
-    /// Calls `each` with what `text` (of several pieces, of hash `hash`, kept by no text at
-    /// `level`) shows, each (needle, match) where it first does, as `search` finds it (every
-    /// occurrence, in order, or the first of each piece); keeps that at `level`, within the
-    /// bound.
     fn several_shown(
         &mut self,
         (_, count): Automaton<'_>,
         level: Whole,
-        hash: u64,
         text: &str,
         mut each: impl FnMut(usize, usize),
         search: impl FnOnce(&mut Messages, &mut dyn FnMut(usize, usize)),
     ) {
+        let hash = quick_hash(text);
+        if self.read_back(hash, text, &mut each) {
+            return;
+        }
         fn at(kept: &mut Messages, level: Whole) -> &mut Level {
             match level {
                 Whole::Message => &mut kept.whole,
