@@ -21,6 +21,7 @@ mod host;
 mod message;
 pub mod ops;
 mod output;
+mod parallel;
 mod plugins;
 mod pricing;
 mod recording;

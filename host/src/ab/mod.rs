@@ -1,9 +1,9 @@
 //! A/B testing strategies on recorded runs: for every recording and strategy, the prompt sent
 //! before each turn is rendered and measured: tokens, prompt-cache cost under every pricing
-//! profile, retention, render time. Recordings are spread over cores a chunk at a time; the
-//! results of a chunk are added up in recording order, so every figure but the render time is
-//! identical whatever the thread count, and what is held does not grow with the corpus unless
-//! the output lists every prompt.
+//! profile, retention, render time. Recordings are spread over cores as they are listed
+//! ([`crate::parallel::in_order`]); their results are added up in recording order, so every
+//! figure but the render time is identical whatever the thread count, and what is held does
+//! not grow with the corpus unless the output lists every prompt.
 //!
 //! This module holds the run itself, [`run_corpus`] and its result [`Ab`]; what it compares is resolved
 //! in `plan`, one recording through one variant is measured in `measure`, and the measures are
@@ -30,8 +30,6 @@ mod totals;
 
 use std::path::PathBuf;
 
-use rayon::prelude::*;
-
 use crate::ab::measure::{measure, unmeasured, unusable, Priced};
 use crate::ab::retention::Facts;
 use crate::ab::totals::Totals;
@@ -53,14 +51,14 @@ pub use prompts::{script_json, PromptLog, PROMPT_BYTES, PROMPT_RECORDINGS};
 pub use summary::Summary;
 pub use totals::Judged;
 
-/// Recordings measured in parallel before their results are added up: enough to keep every
-/// core busy, few enough that their measures take little memory.
-const CHUNK: usize = 1024;
+/// Recordings measured and not yet added up, at most: enough to keep every core busy while a
+/// long one is measured, few enough that their measures take little memory.
+const WINDOW: usize = 1024;
 
-/// The most bytes of recordings a chunk holds (it holds fewer than [`CHUNK`] long ones): the
-/// recordings handed on to the comparison with their bill are held until their chunk is
-/// measured, so what is held does not grow with the corpus.
-const CHUNK_BYTES: u64 = 16 << 20;
+/// The most bytes of recordings measured and not yet added up (fewer than [`WINDOW`] long
+/// ones): the recordings handed on to the comparison with their bill are held until those
+/// before them are measured, so what is held does not grow with the corpus.
+const WINDOW_BYTES: u64 = 16 << 20;
 
 /// An A/B run: the variants, the pricing profiles, and the measures added up per variant.
 pub struct Ab {
@@ -344,32 +342,19 @@ pub fn run_listed(
     let mut totals = Totals::new(plan.variants.len(), plan.pricing.len(), baseline);
     let mut runs = Vec::new();
     let mut bad_recordings = BadRecordings::default();
-    let mut chunk: Vec<(usize, Source)> = Vec::with_capacity(CHUNK);
-    // A counter per thread, kept from chunk to chunk: the texts recordings share (the system
+    // A counter per thread, kept from run to run: the texts recordings share (the system
     // prompt, the templates' text, the lines runs repeat) are counted once for all of them.
     let counters = Counters::new(plan.tokenizer);
-    loop {
-        chunk.clear();
-        let mut bytes = 0;
-        while chunk.len() < CHUNK && bytes < CHUNK_BYTES {
-            match sources.next() {
-                Some(next) => {
-                    let next = next?;
-                    bytes += next.1.size();
-                    chunk.push(next);
-                }
-                None => break,
-            }
-        }
-        if chunk.is_empty() {
-            break;
-        }
-        let measured: Vec<Result<Measured, Error>> = chunk
-            .par_iter()
-            .map(|(index, source)| counters.with(|counter| measure_all(counter, *index, source)))
-            .collect();
-        for ((index, source), result) in chunk.iter().zip(measured) {
-            let index = *index;
+    let window = crate::parallel::Window {
+        count: WINDOW,
+        weight: WINDOW_BYTES,
+    };
+    crate::parallel::in_order(
+        sources,
+        window,
+        |(_, source)| source.size(),
+        |(index, source)| counters.with(|counter| measure_all(counter, *index, source)),
+        |(index, source), result| {
             match result {
                 Ok((measures, kept)) => {
                     match (kept, &mut hand_billed) {
@@ -403,8 +388,9 @@ pub fn run_listed(
                     error: e.to_string(),
                 })?,
             }
-        }
-    }
+            Ok(crate::parallel::Next::Continue)
+        },
+    )?;
     totals.price(&plan.pricing, &plan.by_run);
     let read = read.into_inner();
     let lacking: Vec<Lacking> = lacking
@@ -507,8 +493,8 @@ mod tests {
     #[test]
     fn without_detail_what_is_held_does_not_grow_with_the_recordings() {
         let host = host();
-        let (one, many) = (ab(&host, 1, false), ab(&host, CHUNK + 3, false));
-        assert_eq!((one.recordings(), many.recordings()), (1, CHUNK + 3));
+        let (one, many) = (ab(&host, 1, false), ab(&host, WINDOW + 3, false));
+        assert_eq!((one.recordings(), many.recordings()), (1, WINDOW + 3));
         assert!(many.runs.is_empty(), "no run is kept without detail");
         assert_eq!(many.summaries().len(), 2);
         // The per-turn series are as long as the longest recording, whatever their number.
@@ -517,10 +503,10 @@ mod tests {
         assert_eq!(shape(&many), shape(&one));
         // Every recording reaches every turn of its own.
         assert_eq!(one.turn_reach(), [[1; 4], [1; 4]]);
-        assert_eq!(many.turn_reach(), [[CHUNK + 3; 4], [CHUNK + 3; 4]]);
+        assert_eq!(many.turn_reach(), [[WINDOW + 3; 4], [WINDOW + 3; 4]]);
         for (a, b) in one.summaries().iter().zip(many.summaries()) {
-            assert_eq!(b.prompts, a.prompts * (CHUNK + 3));
-            assert_eq!(b.tokens, a.tokens * (CHUNK + 3));
+            assert_eq!(b.prompts, a.prompts * (WINDOW + 3));
+            assert_eq!(b.tokens, a.tokens * (WINDOW + 3));
         }
         for (a, b) in one.by_turn().iter().zip(many.by_turn()) {
             for ((tokens_a, _), (tokens_b, _)) in a.iter().zip(b) {
@@ -600,11 +586,11 @@ mod tests {
     }
 
     #[test]
-    fn billed_recordings_are_handed_on_in_order_as_their_chunk_is_measured() {
+    fn billed_recordings_are_handed_on_in_order_as_they_are_measured() {
         let host = host();
         let (name, json) = billed_run();
-        // More copies than the bytes one chunk holds.
-        let copies = (CHUNK_BYTES / json.len() as u64) as usize + 8;
+        // More copies than the bytes measured and not yet added up.
+        let copies = (WINDOW_BYTES / json.len() as u64) as usize + 8;
         let listed = std::cell::Cell::new(0);
         let mut sources = (0..copies).map(|i| {
             listed.set(i + 1);
@@ -626,10 +612,11 @@ mod tests {
         assert!(ab.billed.without_bill.is_empty());
         assert_eq!(handed.len(), copies, "every billed recording, whole");
         assert!(handed.iter().all(|&(_, turns)| turns > 0));
-        // The first chunk's recordings went on before the corpus was listed to its end: none
-        // is held for the whole run.
+        // The first recording went on once the bytes it waited with were listed, long before
+        // the corpus was listed to its end: none is held for the whole run.
+        let window = (WINDOW_BYTES / json.len() as u64) as usize + 1;
         assert!(
-            handed[0].0 < copies,
+            handed[0].0 <= window && window < copies,
             "handed on after {} listed",
             handed[0].0
         );

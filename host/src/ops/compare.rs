@@ -15,7 +15,7 @@ use crate::host::Host;
 use crate::ops::results::{self, Finish};
 use crate::ops::{progress, Corpus};
 use crate::output::write_out;
-use crate::recording::corpus::Imports;
+use crate::recording::corpus::{Imports, Source};
 use crate::recording::{ReadError, Recording};
 use crate::render::trigger::AS_SENT;
 use crate::Error;
@@ -284,8 +284,9 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
 /// How many recordings measured wait for the comparison with their bill, at most.
 const BILL_QUEUE: usize = 8;
 
-/// How many recordings are read at once to find the profiles a corpus was billed by.
-const BILLED_CHUNK: usize = 64;
+/// How many recordings are read and not yet looked at, at most, to find the profiles a corpus
+/// was billed by.
+const READ_AHEAD: usize = 64;
 
 /// What a corpus's runs say before they are measured, read once for both.
 struct ReadAhead {
@@ -312,65 +313,71 @@ fn read_ahead(
     defaults: &crate::recording::RecordingDefaults,
     find_profiles: bool,
 ) -> Result<ReadAhead, Error> {
-    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
     let config = host.config();
     let (pricing, info) = (config.pricing_profiles()?, config.pricing_info());
     let mut named: Vec<String> = Vec::new();
     let (mut inferred_runs, mut inferred_count) = (Vec::new(), 0);
-    let (mut every_run_sent, mut read) = (true, 0usize);
+    let (every_run_sent, mut read) = (AtomicBool::new(true), 0usize);
     let mut listing = corpus.listing(defaults).keeping_imports();
-    let mut runs = listing.by_ref().flatten().peekable();
-    while runs.peek().is_some() {
-        let chunk: Vec<_> = runs.by_ref().take(BILLED_CHUNK).collect();
-        // A run whose calls were billed under several profiles names each of them.
-        type Found = (bool, Option<Vec<String>>, Option<(String, String)>);
-        let found: Vec<Option<Found>> = chunk
-            .par_iter()
-            .map(|source| {
-                let bytes = source.bytes(defaults.max_recording_bytes).ok()?;
-                // Once a run that does not hold its requests was read, a recording that holds
-                // no request names no bill, whether or not it can be read: its text is enough.
-                if !every_run_sent && holds_no_request(&bytes) {
-                    return None;
-                }
-                // Neither question needs the values of the run's memory: left unread.
-                let recording = source.parse_without_values(&bytes, defaults).ok()?;
-                let sent = holds_what_was_sent(&recording);
-                if !find_profiles {
-                    return Some((sent, None, None));
-                }
-                let turns = crate::ab::bill::billed_by_turn(&recording, &pricing, &info);
-                let inferred = crate::ab::bill::model_without_provider(&recording)
-                    .filter(|_| turns.is_some())
-                    .map(|model| (recording.label().display().to_string(), model.to_owned()));
-                Some((sent, turns, inferred))
-            })
-            .collect();
-        let mut turns = Vec::new();
-        let mut inferred = Vec::new();
-        for (sent, billed, named) in found.into_iter().flatten() {
-            every_run_sent &= sent;
+    // A run whose calls were billed under several profiles names each of them.
+    type Found = (bool, Option<Vec<String>>, Option<(String, String)>);
+    let look = |source: &Source| -> Option<Found> {
+        let bytes = source.bytes(defaults.max_recording_bytes).ok()?;
+        // Once a run that does not hold its requests was read, a recording that holds no
+        // request names no bill, whether or not it can be read: its text is enough.
+        if !every_run_sent.load(Relaxed) && holds_no_request(&bytes) {
+            return None;
+        }
+        // Neither question needs the values of the run's memory: left unread.
+        let recording = source.parse_without_values(&bytes, defaults).ok()?;
+        let sent = holds_what_was_sent(&recording);
+        if !find_profiles {
+            return Some((sent, None, None));
+        }
+        let turns = crate::ab::bill::billed_by_turn(&recording, &pricing, &info);
+        let inferred = crate::ab::bill::model_without_provider(&recording)
+            .filter(|_| turns.is_some())
+            .map(|model| (recording.label().display().to_string(), model.to_owned()));
+        Some((sent, turns, inferred))
+    };
+    let window = crate::parallel::Window {
+        count: READ_AHEAD,
+        weight: u64::MAX,
+    };
+    crate::parallel::in_order(
+        listing.by_ref().flatten().map(Ok::<_, Error>),
+        window,
+        |_| 1,
+        look,
+        |_, found| {
+            let Some((sent, billed, inferred)) = found else {
+                return Ok(crate::parallel::Next::Continue);
+            };
+            if !sent {
+                every_run_sent.store(false, Relaxed);
+            }
             read += 1;
-            turns.extend(billed);
-            inferred.push(named);
-        }
-        for run in inferred.into_iter().flatten() {
-            inferred_count += 1;
-            if inferred_runs.len() < 3 {
-                inferred_runs.push(run);
+            if let Some(run) = inferred {
+                inferred_count += 1;
+                if inferred_runs.len() < 3 {
+                    inferred_runs.push(run);
+                }
             }
-        }
-        for name in turns.into_iter().flatten() {
-            if !named.contains(&name) {
-                named.push(name);
+            for name in billed.into_iter().flatten() {
+                if !named.contains(&name) {
+                    named.push(name);
+                }
             }
-        }
-        // With the pricing given, a run without requests settles the only question left: the
-        // logs not read yet are imported when they are measured.
-        if !find_profiles && !every_run_sent {
-            break;
-        }
-    }
+            // With the pricing given, a run without requests settles the only question left:
+            // the logs not read yet are imported when they are measured.
+            Ok(match !find_profiles && !every_run_sent.load(Relaxed) {
+                true => crate::parallel::Next::Stop,
+                false => crate::parallel::Next::Continue,
+            })
+        },
+    )?;
+    let every_run_sent = every_run_sent.into_inner();
     let imports = listing.into_imports();
     if inferred_count > 0 {
         crate::output::note(format_args!(
