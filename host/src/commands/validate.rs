@@ -56,8 +56,9 @@ pub fn validate(
     Ok(())
 }
 
-/// How many recordings are checked at once, at most.
-const CHUNK: usize = 256;
+/// How many recordings are checked and not yet reported, at most: what is held (a recording
+/// of an agent's log holds its run's text) does not grow with the corpus.
+const CHECKED_AHEAD: usize = 256;
 
 /// The problems of the recording `source`, with the file and the line they are counted from.
 fn check(
@@ -84,27 +85,22 @@ fn check(
 /// Every problem of every recording: (report, errors, recordings read).
 fn report(host: &Host, paths: &[PathBuf], format: Format) -> Result<(String, usize, usize), Error> {
     let defaults = host.recording_defaults()?;
-    // Listed as they are checked: a chunk of recordings (of an agent's log, its runs' text) is
-    // held at a time, not the corpus.
-    let mut listing = corpus::Listing::new(paths).reading_logs(&defaults);
+    let listing = corpus::Listing::new(paths).reading_logs(&defaults);
     let (mut errors, mut recordings) = (0, 0);
     let mut text = String::new();
     let mut json = Vec::new();
-    loop {
-        let chunk = listing
-            .by_ref()
-            .take(CHUNK)
-            .collect::<Result<Vec<_>, _>>()?;
-        if chunk.is_empty() {
-            break;
-        }
-        recordings += chunk.len();
-        // The recordings are checked a chunk at a time over every core, and reported in order.
-        let checked: Vec<_> = {
-            use rayon::prelude::*;
-            chunk.par_iter().map(|s| check(s, &defaults)).collect()
-        };
-        for (source, (file, first_line, problems)) in chunk.iter().zip(checked) {
+    // The recordings are checked over every core as they are listed, and reported in order.
+    let window = crate::parallel::Window {
+        count: CHECKED_AHEAD,
+        weight: u64::MAX,
+    };
+    crate::parallel::in_order(
+        listing.map(|source| source.map_err(Error::from)),
+        window,
+        |_| 1,
+        |source| check(source, &defaults),
+        |source, (file, first_line, problems)| {
+            recordings += 1;
             for p in &problems {
                 if p.severity == Severity::Error {
                     errors += 1;
@@ -128,8 +124,9 @@ fn report(host: &Host, paths: &[PathBuf], format: Format) -> Result<(String, usi
                     "message": p.message,
                 }));
             }
-        }
-    }
+            Ok(crate::parallel::Next::Continue)
+        },
+    )?;
     let summary = format!(
         "{recordings} recording(s), {errors} error(s), {} warning(s)\n",
         json.len() - errors

@@ -300,7 +300,7 @@ struct ReadAhead {
     imports: Imports,
 }
 
-/// Reads every recording of `corpus`, a chunk at a time over every core, for what the runs
+/// Reads every recording of `corpus`, over every core as they are listed, for what the runs
 /// say before they are measured: whether each holds the requests its agent sent, and (with
 /// `find_profiles`) the profile they were billed by, when no profile is asked for: that of
 /// the provider and model their usage names, when they name one; those profiles, when they

@@ -1,6 +1,6 @@
 //! A [`Counter`] per thread of the pool that measures recordings, kept for the whole corpus:
 //! the lines and pieces counted for one recording are known to the next one the thread
-//! measures, whichever chunk of the corpus it comes in.
+//! measures, wherever in the corpus it comes.
 
 use std::sync::Mutex;
 
