@@ -16,7 +16,7 @@ use crate::support::repo;
 /// The layers, lowest first. A module may import the modules of the layers before its own.
 const LAYERS: &[&[&str]] = &[
     // Shared basics: no import of another module.
-    &["cache", "hash", "suggest"],
+    &["cache", "hash", "parallel", "suggest"],
     &["pricing"],
     &["message"],
     &["tokens"],
