@@ -29,7 +29,8 @@ pub enum Next {
 /// takes) and hands each item with its result to `take`, in the order of `items`. An error of
 /// `items` or of `take` ends the run with it once the items started are finished (their results
 /// are dropped); so does [`Next::Stop`], without an error. A panic in `work` is resumed on the
-/// calling thread when its result would be taken.
+/// calling thread when its result would be taken. Called on a thread of rayon's pool, it works
+/// on the items there, one after the other.
 pub fn in_order<I, R, E>(
     items: impl Iterator<Item = Result<I, E>>,
     window: Window,
@@ -42,6 +43,18 @@ where
     R: Send,
 {
     let mut items = items.fuse();
+    // On a thread of the pool, waiting for a result could wait for itself (a pool of one
+    // thread): the items are worked on here, one after the other.
+    if rayon::current_thread_index().is_some() {
+        for item in items {
+            let item = item?;
+            let result = work(&item);
+            if take(item, result)? == Next::Stop {
+                break;
+            }
+        }
+        return Ok(());
+    }
     let work = &work;
     rayon::in_place_scope(|scope| {
         type Done<I, R> = (I, std::thread::Result<R>);
@@ -213,6 +226,31 @@ mod tests {
         )
         .unwrap();
         assert_eq!(taken, (0..6).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn on_a_thread_of_a_pool_of_one_the_items_are_worked_on_in_place() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let taken = pool.install(|| {
+            let mut taken = Vec::new();
+            in_order(
+                (0..20u64).map(Ok::<_, String>),
+                window(4, 100),
+                |_| 1,
+                |&i| (i, rayon::current_thread_index()),
+                |i, r| {
+                    taken.push((i, r));
+                    Ok(Next::Continue)
+                },
+            )
+            .unwrap();
+            taken
+        });
+        let expected: Vec<_> = (0..20).map(|i| (i, (i, Some(0)))).collect();
+        assert_eq!(taken, expected);
     }
 
     #[test]
