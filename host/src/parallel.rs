@@ -63,6 +63,17 @@ where
         let mut started: VecDeque<(u64, Option<Done<I, R>>)> = VecDeque::new();
         let (mut first, mut held, mut listed) = (0usize, 0u64, true);
         loop {
+            // What is done is taken first, so that the room it leaves is filled at once.
+            while started.front().is_some_and(|(_, done)| done.is_some()) {
+                let (w, done) = started.pop_front().expect("a first item");
+                let (item, result) = done.expect("a result");
+                first += 1;
+                held = held.saturating_sub(w);
+                let result = result.unwrap_or_else(|panic| resume_unwind(panic));
+                if take(item, result)? == Next::Stop {
+                    return Ok(());
+                }
+            }
             while listed
                 && started.len() < window.count.max(1)
                 && (started.is_empty() || held < window.weight)
@@ -84,19 +95,6 @@ where
             }
             if started.is_empty() {
                 return Ok(());
-            }
-            while started.front().is_some_and(|(_, done)| done.is_some()) {
-                let (w, done) = started.pop_front().expect("a first item");
-                let (item, result) = done.expect("a result");
-                first += 1;
-                held -= w;
-                let result = result.unwrap_or_else(|panic| resume_unwind(panic));
-                if take(item, result)? == Next::Stop {
-                    return Ok(());
-                }
-            }
-            if started.is_empty() {
-                continue;
             }
             // Each item started sends its result: this one holds a sender, so none is lost.
             let (index, result) = done.recv().expect("a sender is held");
