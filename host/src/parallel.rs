@@ -111,8 +111,30 @@ mod tests {
         Window { count, weight }
     }
 
+    /// The items [`in_order`] takes of `items`, each its own result and weighing `weight`,
+    /// with what `next` answers to each; and how the run ended.
+    fn took(
+        items: impl Iterator<Item = Result<u64, String>>,
+        window: Window,
+        weight: u64,
+        next: impl Fn(u64) -> Result<Next, String>,
+    ) -> (Result<(), String>, Vec<u64>) {
+        let mut taken = Vec::new();
+        let ended = in_order(
+            items,
+            window,
+            |_| weight,
+            |&i| i,
+            |i, _| {
+                taken.push(i);
+                next(i)
+            },
+        );
+        (ended, taken)
+    }
+
     #[test]
-    fn results_are_taken_in_the_order_of_the_items_whatever_order_they_finish_in() {
+    fn results_are_takenin_the_order_of_the_items_whatever_order_they_finish_in() {
         let items = (0..200u64).map(Ok::<_, String>);
         let mut taken = Vec::new();
         in_order(
@@ -159,19 +181,8 @@ mod tests {
         assert_eq!(taken.load(Ordering::SeqCst), 100);
         assert_eq!(most.load(Ordering::SeqCst), 4);
         // An item heavier than the window is started alone.
-        let mut heavy = Vec::new();
-        in_order(
-            (0..3u64).map(Ok::<_, String>),
-            window(50, 5),
-            |_| 10,
-            |&i| i,
-            |i, _| {
-                heavy.push(i);
-                Ok(Next::Continue)
-            },
-        )
-        .unwrap();
-        assert_eq!(heavy, [0, 1, 2]);
+        let heavy = took((0..3).map(Ok), window(50, 5), 10, |_| Ok(Next::Continue));
+        assert_eq!(heavy, (Ok(()), vec![0, 1, 2]));
     }
 
     #[test]
@@ -180,50 +191,21 @@ mod tests {
             30 => Err(format!("item {i}")),
             i => Ok(i),
         });
-        let mut taken = Vec::new();
-        let ended = in_order(
-            items,
-            window(4, 100),
-            |_| 1,
-            |&i| i,
-            |i, _| {
-                taken.push(i);
-                Ok(Next::Continue)
-            },
-        );
+        let (ended, taken) = took(items, window(4, 100), 1, |_| Ok(Next::Continue));
         assert_eq!(ended, Err("item 30".to_owned()));
         assert!(taken.len() <= 30 && taken.iter().copied().eq(0..taken.len() as u64));
 
-        let mut taken = Vec::new();
-        let ended = in_order(
-            (0..50u64).map(Ok::<_, String>),
-            window(4, 100),
-            |_| 1,
-            |&i| i,
-            |i, _| {
-                taken.push(i);
-                match i {
-                    9 => Err(format!("took {i}")),
-                    _ => Ok(Next::Continue),
-                }
-            },
-        );
+        let (ended, taken) = took((0..50).map(Ok), window(4, 100), 1, |i| match i {
+            9 => Err(format!("took {i}")),
+            _ => Ok(Next::Continue),
+        });
         assert_eq!(ended, Err("took 9".to_owned()));
         assert_eq!(taken, (0..10).collect::<Vec<_>>());
 
-        let mut taken = Vec::new();
-        in_order(
-            (0..50u64).map(Ok::<_, String>),
-            window(4, 100),
-            |_| 1,
-            |&i| i,
-            |i, _| {
-                taken.push(i);
-                Ok(if i == 5 { Next::Stop } else { Next::Continue })
-            },
-        )
-        .unwrap();
-        assert_eq!(taken, (0..6).collect::<Vec<_>>());
+        let stopped = took((0..50).map(Ok), window(4, 100), 1, |i| {
+            Ok(if i == 5 { Next::Stop } else { Next::Continue })
+        });
+        assert_eq!(stopped, (Ok(()), (0..6).collect::<Vec<_>>()));
     }
 
     #[test]
