@@ -199,7 +199,7 @@ fn first_witness(text: &str, call: &CallFact, windows: &mut [Occurrence], reach:
     let short = windows.partition_point(|&(at, _)| at + WINDOW_BYTES < reach);
     windows[short..]
         .iter_mut()
-        .find_map(|window| witness(text, call, window))
+        .find_map(|window| witness(text, call, window, reach))
         .map_or(Shown::No, |end| Shown::Yes { end })
 }
 
@@ -210,15 +210,21 @@ fn last_witness(text: &str, call: &CallFact, all: &mut [Occurrence], reach: usiz
     all[short..]
         .iter_mut()
         .rev()
-        .find_map(|window| witness(text, call, window))
+        .find_map(|window| witness(text, call, window, reach))
         .map_or(Shown::No, |end| Shown::Last { end })
 }
 
 /// Where the window of an occurrence (its start, and its end once known) ends, when it shows
-/// each of the call's values.
-fn witness(text: &str, call: &CallFact, window: &mut Occurrence) -> Option<usize> {
+/// each of the call's values. A window that ends before `reach` ([`Search::reach`]) cannot, and
+/// is not searched: its start alone rules out only the windows that end before it however wide
+/// their characters, and of the windows tried on mini-swe-agent logs about three in four end
+/// before it.
+fn witness(text: &str, call: &CallFact, window: &mut Occurrence, reach: usize) -> Option<usize> {
     let start = window.0;
     let end = *window.1.get_or_insert_with(|| window_end(text, start));
+    if end < reach {
+        return None;
+    }
     let shown = &text.as_bytes()[start..end];
     call.needles
         .iter()
