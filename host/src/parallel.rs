@@ -134,7 +134,7 @@ mod tests {
     }
 
     #[test]
-    fn results_are_takenin_the_order_of_the_items_whatever_order_they_finish_in() {
+    fn results_are_taken_in_the_order_of_the_items_whatever_order_they_finish_in() {
         let items = (0..200u64).map(Ok::<_, String>);
         let mut taken = Vec::new();
         in_order(
