@@ -333,11 +333,7 @@ impl Counter {
                 continue;
             }
             match previous.get(i).copied() {
-                Some(before)
-                    if before.role == message.role && before.content == message.content =>
-                {
-                    shared += tokens
-                }
+                Some(before) if before.same_text(message) => shared += tokens,
                 Some(before) if before.role == message.role => {
                     let common = common_prefix(&before.content, &message.content).len();
                     if common > 0 {

@@ -59,10 +59,14 @@ impl<'r> SectionCache<'r> {
             out.push_str(text);
             return Ok(());
         }
-        let mut text = String::new();
-        render(&mut text)?;
-        out.push_str(&text);
-        entries.push((section.clone(), text));
+        // Rendered where it goes (`out` is sized for the message), then kept: one allocation of
+        // the text's size rather than a buffer grown from empty.
+        let start = out.len();
+        if let Err(err) = render(out) {
+            out.truncate(start);
+            return Err(err);
+        }
+        entries.push((section.clone(), out[start..].to_owned()));
         Ok(())
     }
 

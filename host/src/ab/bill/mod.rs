@@ -369,7 +369,7 @@ fn measure(
                     && prompt.messages[..previous.len()]
                         .iter()
                         .zip(&previous)
-                        .all(|(a, b)| a.role == b.role && a.content == b.content) =>
+                        .all(|(a, b)| a.same_text(b)) =>
             {
                 Some(match counting {
                     Counting::OpenAiChat => counter.message(next),

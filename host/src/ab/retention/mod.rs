@@ -157,10 +157,13 @@ impl Finders {
 impl Facts {
     /// The facts of a run whose turns are as the host reads them (each with its `defined`).
     pub fn of(run: &Run, turns: &[Turn]) -> Facts {
-        let (used, lisp_evidence) = used_next(run, turns);
-        // Another agent's actions use no PTC-Lisp name; their evidence is read from text.
+        // Another agent's actions use no PTC-Lisp name; their evidence is read from text, and
+        // their programs are not read as PTC-Lisp.
         let (used, evidence, evidence_match) = match cited::is_lisp(turns) {
-            true => (used, lisp_evidence, Match::Word),
+            true => {
+                let (used, evidence) = used_next(run, turns);
+                (used, evidence, Match::Word)
+            }
             false => (Vec::new(), cited::cited(run, turns), Match::Text),
         };
         let mut facts = Facts {
