@@ -107,6 +107,8 @@ pub struct Counter {
     sent: FxHashMap<Arc<str>, Arc<anthropic::SentBlocks>>,
     lines: FxHashMap<Box<str>, u32>,
     pieces: FxHashMap<Box<str>, u32>,
+    /// The pieces of at most 15 bytes, by their bytes and length ([`Counter::piece`]).
+    short_pieces: FxHashMap<u128, u32>,
     /// The messages of the last requests counted, with their counts ([`recent`]).
     recent: recent::Recent,
     /// Long texts counted lately, with the tokens before each line cut ([`prefixes`]).
@@ -153,6 +155,7 @@ impl Counter {
             sent: FxHashMap::default(),
             lines: FxHashMap::default(),
             pieces: FxHashMap::default(),
+            short_pieces: FxHashMap::default(),
             recent: recent::Recent::default(),
             prefixes: prefixes::Prefixes::default(),
             #[cfg(test)]
@@ -171,8 +174,9 @@ impl Counter {
         if self.lines.len() > KEPT_LINES {
             self.lines.clear();
         }
-        if self.pieces.len() > KEPT_LINES {
+        if self.pieces.len() + self.short_pieces.len() > KEPT_LINES {
             self.pieces.clear();
+            self.short_pieces.clear();
         }
     }
 
@@ -216,12 +220,26 @@ impl Counter {
         self.count_pieces_before(text, text.len())
     }
 
-    /// Tokens of one piece, encoded once.
+    /// Tokens of one piece, encoded once. A piece of at most 15 bytes (most are) is known by
+    /// its bytes and length in one number: neither hashed nor compared as a string.
     fn piece(&mut self, piece: &str) -> usize {
+        let bytes = piece.as_bytes();
+        if bytes.len() < 16 {
+            let mut key = [0u8; 16];
+            key[..bytes.len()].copy_from_slice(bytes);
+            key[15] = bytes.len() as u8;
+            let key = u128::from_le_bytes(key);
+            if let Some(&n) = self.short_pieces.get(&key) {
+                return n as usize;
+            }
+            let n = self.tokenizer.bpe().bpe.count(bytes);
+            self.short_pieces.insert(key, n as u32);
+            return n;
+        }
         if let Some(&n) = self.pieces.get(piece) {
             return n as usize;
         }
-        let n = self.tokenizer.bpe().bpe.count(piece.as_bytes());
+        let n = self.tokenizer.bpe().bpe.count(bytes);
         self.pieces.insert(piece.into(), n as u32);
         n
     }
