@@ -467,6 +467,37 @@ mod tests {
         assert_eq!(Tokenizer::O200kBase.count(""), 0);
     }
 
+    /// A piece is counted once, as the encoding counts it, whether it is kept by its bytes (up
+    /// to 15) or as a string: one that ends in zero bytes is not the piece without them.
+    #[test]
+    fn pieces_short_and_long_count_as_the_tokenizer_does() {
+        let mut counter = Counter::new(Tokenizer::O200kBase);
+        let pieces = [
+            "",
+            "a",
+            "ab",
+            "ab\0",
+            "ab\0\0",
+            "\0",
+            " the",
+            "abcdefghijklmno",
+            "abcdefghijklmnop",
+            "Zürich",
+            "0123456789012345678",
+        ];
+        for round in 0..2 {
+            for piece in pieces {
+                let expected = Tokenizer::O200kBase.bpe().bpe.count(piece.as_bytes());
+                assert_eq!(counter.piece(piece), expected, "{piece:?}, round {round}");
+            }
+        }
+        assert_eq!(
+            counter.short_pieces.len() + counter.pieces.len(),
+            pieces.len()
+        );
+        assert_eq!(counter.pieces.len(), 2);
+    }
+
     #[test]
     fn line_by_line_counts_equal_the_tokenizer() {
         let texts = [
