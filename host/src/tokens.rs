@@ -224,24 +224,24 @@ impl Counter {
     /// its bytes and length in one number: neither hashed nor compared as a string.
     fn piece(&mut self, piece: &str) -> usize {
         let bytes = piece.as_bytes();
-        if bytes.len() < 16 {
+        let tokenizer = self.tokenizer;
+        let count = || tokenizer.bpe().bpe.count(bytes) as u32;
+        let n = if bytes.len() < 16 {
             let mut key = [0u8; 16];
             key[..bytes.len()].copy_from_slice(bytes);
             key[15] = bytes.len() as u8;
-            let key = u128::from_le_bytes(key);
-            if let Some(&n) = self.short_pieces.get(&key) {
-                return n as usize;
-            }
-            let n = self.tokenizer.bpe().bpe.count(bytes);
-            self.short_pieces.insert(key, n as u32);
-            return n;
-        }
-        if let Some(&n) = self.pieces.get(piece) {
-            return n as usize;
-        }
-        let n = self.tokenizer.bpe().bpe.count(bytes);
-        self.pieces.insert(piece.into(), n as u32);
-        n
+            *self
+                .short_pieces
+                .entry(u128::from_le_bytes(key))
+                .or_insert_with(count)
+        } else if let Some(&n) = self.pieces.get(piece) {
+            n
+        } else {
+            let n = count();
+            self.pieces.insert(piece.into(), n);
+            n
+        };
+        n as usize
     }
 
     /// Tokens a request made of `messages` is billed, counted as `counting` says.
