@@ -134,7 +134,8 @@ pub(crate) fn runs(
 /// whose first 8 KiB do not (a large `data` written first), whether its top level has
 /// `mission` after none but a recording's keys ([`mission_at_top_level`]).
 fn looks_like_a_recording(path: &Path) -> bool {
-    let mut prefix = Vec::new();
+    // Room for the whole prefix: read in one call, not in reads of 32 bytes and up.
+    let mut prefix = Vec::with_capacity(8 << 10);
     let Ok(mut file) = std::fs::File::open(path) else {
         return false;
     };

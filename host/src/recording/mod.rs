@@ -303,8 +303,6 @@ impl Recording {
     }
 }
 
-/// The bytes of the file at `path`, when there are no more than `limit`: a larger file is
-/// refused from its size, a stream (a pipe, a device) once it has given more than `limit`.
 /// A run's key ([`Run::key`]): a new one for every run read in this process, never 0. A run is
 /// never changed once it has one.
 fn next_run_key() -> u64 {
@@ -313,6 +311,8 @@ fn next_run_key() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// The bytes of the file at `path`, when there are no more than `limit`: a larger file is
+/// refused from its size, a stream (a pipe, a device) once it has given more than `limit`.
 pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, RecordingError> {
     let io = |source| RecordingError::Io {
         path: path.to_owned(),
