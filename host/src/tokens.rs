@@ -28,6 +28,7 @@ use crate::cache::{CacheRequest, Caching};
 use crate::message::{wire, RenderedMessage};
 
 mod anthropic;
+mod by_text;
 mod openai;
 mod per_thread;
 mod prefixes;
@@ -102,9 +103,9 @@ pub struct Counter {
     tokenizer: Tokenizer,
     seen: FxHashMap<String, usize>,
     /// Per message text seen in this run: where its cache blocks end ([`Counter::blocks`]).
-    block_ends: FxHashMap<Arc<str>, Arc<BlockEnds>>,
+    block_ends: by_text::ByText<Arc<BlockEnds>>,
     /// Per message text seen in this run: its blocks as Anthropic's body sends them.
-    sent: FxHashMap<Arc<str>, Arc<anthropic::SentBlocks>>,
+    sent: by_text::ByText<Arc<anthropic::SentBlocks>>,
     lines: FxHashMap<Box<str>, u32>,
     pieces: FxHashMap<Box<str>, u32>,
     /// The pieces of at most 15 bytes, by their bytes and length ([`Counter::piece`]).
@@ -151,8 +152,8 @@ impl Counter {
         Counter {
             tokenizer,
             seen: FxHashMap::default(),
-            block_ends: FxHashMap::default(),
-            sent: FxHashMap::default(),
+            block_ends: Default::default(),
+            sent: Default::default(),
             lines: FxHashMap::default(),
             pieces: FxHashMap::default(),
             short_pieces: FxHashMap::default(),

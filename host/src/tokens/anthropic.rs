@@ -36,17 +36,20 @@ impl Counter {
             {
                 self.counted_anew += 1;
             }
+            let hash = known.text_hash();
             let message = &known.message;
             let counted = self
                 .sent
-                .get(&*message.content)
-                .filter(|counted| message.laid_out_as(&counted.spans))
+                .get(hash, &message.content, |counted| {
+                    message.laid_out_as(&counted.spans)
+                })
                 .cloned();
             let blocks = match counted {
                 Some(blocks) => blocks,
                 None => {
-                    let blocks = Arc::new(self.sent_blocks_of(message));
-                    self.sent.insert(message.content.clone(), blocks.clone());
+                    let blocks = Arc::new(self.sent_blocks_of(message, hash));
+                    self.sent
+                        .insert(hash, message.content.clone(), blocks.clone());
                     blocks
                 }
             };
@@ -55,8 +58,9 @@ impl Counter {
         known.sent.as_ref().expect("counted above")
     }
 
-    /// Counts the blocks of `message`, each line once.
-    fn sent_blocks_of(&mut self, message: &RenderedMessage) -> SentBlocks {
+    /// Counts the blocks of `message`, each line once; `hash` is its whole text's
+    /// ([`text_hash`](super::by_text::text_hash)), which a block of the whole text takes.
+    fn sent_blocks_of(&mut self, message: &RenderedMessage, hash: u64) -> SentBlocks {
         let n = message.blocks.len();
         let mut blocks = SentBlocks {
             spans: Vec::with_capacity(n),
@@ -66,11 +70,13 @@ impl Counter {
         for span in message.blocks.iter() {
             let text = &message.content[span.start..span.end];
             let tokens = if blank(text) { 0 } else { self.count(text) };
-            let mut hash = FxHasher::default();
-            text.hash(&mut hash);
+            let whole = text.len() == message.content.len();
             blocks.spans.push((span.start, span.end));
             blocks.tokens.push(tokens);
-            blocks.hashes.push(hash.finish());
+            blocks.hashes.push(match whole {
+                true => hash,
+                false => super::by_text::text_hash(text),
+            });
         }
         blocks
     }

@@ -5,8 +5,6 @@
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use rustc_hash::FxHasher;
-
 use super::recent::{self, After, Format, Known};
 use super::{lines, Counter, MESSAGE_OVERHEAD};
 use crate::cache::{CacheBlock, CacheRequest};
@@ -72,19 +70,21 @@ impl Counter {
             {
                 self.counted_anew += 1;
             }
+            let hash = known.text_hash();
             let message = &known.message;
             let counted = self
                 .block_ends
-                .get(&*message.content)
-                .filter(|counted| message.laid_out_as(&counted.spans))
+                .get(hash, &message.content, |counted| {
+                    message.laid_out_as(&counted.spans)
+                })
                 .cloned();
             let ends = match counted {
                 Some(ends) => ends,
                 None => {
                     let spans = message.blocks.iter().map(|b| (b.start, b.end)).collect();
-                    let ends = Arc::new(self.block_ends_of(&message.content, spans));
+                    let ends = Arc::new(self.block_ends_of(&message.content, spans, hash));
                     self.block_ends
-                        .insert(message.content.clone(), ends.clone());
+                        .insert(hash, message.content.clone(), ends.clone());
                     ends
                 }
             };
@@ -96,16 +96,26 @@ impl Counter {
     /// Where the blocks `spans` of `content` end, counted in one pass over its lines: the
     /// tokens of its whole lines before each block's limit (the start of the next block, or
     /// the end), then of the pieces of the line the limit cuts.
-    fn block_ends_of(&mut self, content: &str, spans: Vec<(usize, usize)>) -> BlockEnds {
+    /// `hash` is the whole text's ([`text_hash`](super::by_text::text_hash)): a block that is
+    /// the whole text takes it.
+    fn block_ends_of(&mut self, content: &str, spans: Vec<(usize, usize)>, hash: u64) -> BlockEnds {
+        let tokens = self.text(content);
         let mut lines = lines(content).peekable();
         let (mut whole, mut offset) = (0usize, 0usize);
         let mut ends = Vec::with_capacity(spans.len());
         let mut hashes = Vec::with_capacity(spans.len());
         for (b, &(start, end)) in spans.iter().enumerate() {
-            let limit = spans.get(b + 1).map_or(content.len(), |next| next.0);
-            let mut hash = FxHasher::default();
-            content[start..end].hash(&mut hash);
-            hashes.push(hash.finish());
+            hashes.push(match (start, end) == (0, content.len()) {
+                true => hash,
+                false => super::by_text::text_hash(&content[start..end]),
+            });
+            // The last block ends with the text: its tokens, counted as the text's are (from
+            // where a long text counted lately differs), not line by line again.
+            let Some(next) = spans.get(b + 1) else {
+                ends.push(tokens);
+                break;
+            };
+            let limit = next.0;
             while let Some(line) = lines.next_if(|line| offset + line.len() <= limit) {
                 whole += self.line(line);
                 offset += line.len();
@@ -117,7 +127,7 @@ impl Counter {
             ends.push(whole + cut);
         }
         BlockEnds {
-            tokens: self.text(content),
+            tokens,
             spans,
             ends,
             hashes,

@@ -32,11 +32,22 @@ pub(super) struct Known {
     pub ends: Option<Arc<BlockEnds>>,
     /// Its blocks as Anthropic's body sends them.
     pub sent: Option<Arc<SentBlocks>>,
+    /// [`by_text::text_hash`](super::by_text::text_hash) of its text, once taken.
+    hash: Option<u64>,
     /// Where the blocks of the request it was counted in stood at its end, per [`Format`]:
     /// valid while the messages before it are those they were counted with (a slot keeps
     /// only the messages that lead the request it is taken for), and, being set for every
     /// message of a request, set for every message before it too.
     pub after: [Option<After>; 2],
+}
+
+impl Known {
+    /// The hash of its text, taken once for every lookup of it in either format.
+    pub fn text_hash(&mut self) -> u64 {
+        *self
+            .hash
+            .get_or_insert_with(|| super::by_text::text_hash(&self.message.content))
+    }
 }
 
 /// The two ways a request's blocks are counted ([`Known::after`], [`Recent::blocks`]).
@@ -151,6 +162,7 @@ impl Recent {
             chat: None,
             ends: None,
             sent: None,
+            hash: None,
             after: [None, None],
         }));
         known
