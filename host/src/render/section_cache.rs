@@ -19,7 +19,7 @@
 
 use std::hash::{BuildHasher, Hasher};
 
-use abi_stable::std_types::{RCow, RStr, RString};
+use abi_stable::std_types::{RArc, RCow, RStr, RString};
 use ptc_plugin_api::{Blocks, Field, Message, Output, Role, Section};
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
@@ -32,10 +32,14 @@ use crate::render::RenderError;
 /// run keeps one of these per renderer.
 #[derive(Default)]
 pub struct SectionCache<'r> {
-    /// By the section's key ([`key`]): the sections with that key and their text (more than
-    /// one only when keys collide). A section may borrow from the run it was rendered from:
-    /// the cache lives no longer than the run.
-    by_key: FxHashMap<u64, Vec<(Section<'r>, String)>>,
+    /// By a hash of the section's key ([`write_key`]): the sections with that hash, each by
+    /// its key, and their text (more than one only when hashes collide). A key names the
+    /// places of the texts the section borrows from the run it was rendered from: the cache
+    /// lives no longer than the run.
+    by_key: FxHashMap<u64, Vec<Rendered>>,
+    /// The key of the section being looked up, and the shared fields it names: reused from
+    /// section to section.
+    scratch: (Vec<u8>, Vec<RArc<Field<'static>>>),
     /// The strategy's output for the last prompt kept ([`SectionCache::keep`]), with each of
     /// its messages as rendered on its own (`None`: rendering it changed an earlier message).
     last: Option<(Output<'r>, Vec<Option<RenderedMessage>>)>,
@@ -54,9 +58,15 @@ impl<'r> SectionCache<'r> {
         out: &mut String,
         render: impl FnOnce(&mut String) -> Result<(), RenderError>,
     ) -> Result<(), RenderError> {
-        let entries = self.by_key.entry(key(section)).or_default();
-        if let Some((_, text)) = entries.iter().find(|(s, _)| same(s, section)) {
-            out.push_str(text);
+        let (key, shared) = &mut self.scratch;
+        key.clear();
+        write_key(section, key, shared);
+        let mut hash = FxBuildHasher.build_hasher();
+        hash.write(key);
+        let entries = self.by_key.entry(hash.finish()).or_default();
+        if let Some(kept) = entries.iter().find(|kept| *kept.key == **key) {
+            shared.clear();
+            out.push_str(&kept.text);
             return Ok(());
         }
         // Rendered where it goes (`out` is sized for the message), then kept: one allocation of
@@ -64,9 +74,14 @@ impl<'r> SectionCache<'r> {
         let start = out.len();
         if let Err(err) = render(out) {
             out.truncate(start);
+            shared.clear();
             return Err(err);
         }
-        entries.push((section.clone(), out[start..].to_owned()));
+        entries.push(Rendered {
+            key: key.as_slice().into(),
+            shared: std::mem::take(shared),
+            text: out[start..].to_owned(),
+        });
         Ok(())
     }
 
@@ -138,61 +153,78 @@ fn same_message(a: &Message<'_>, b: &Message<'_>) -> bool {
             })
 }
 
-/// A hash of `section`: its template and field names and every borrowed text by their place,
-/// built text by its length and ends, numbers by their value.
-fn key(section: &Section<'_>) -> u64 {
-    let mut hash = FxBuildHasher.build_hasher();
-    place(&mut hash, section.template);
-    hash.write_usize(section.fields.len());
+/// A section rendered, known by its key ([`write_key`]).
+struct Rendered {
+    key: Box<[u8]>,
+    /// The shared fields the key names by their address: held, so that no other field takes
+    /// that address while the key is kept (never read).
+    #[allow(dead_code)]
+    shared: Vec<RArc<Field<'static>>>,
+    text: String,
+}
+
+/// Writes the key of `section` to `key`: its template and field names and every borrowed text
+/// by their place, built text by its bytes, shared fields by their address (each also pushed
+/// to `shared`), numbers by their value. Two sections of the same key render to the same text;
+/// two that hold the same texts at other places have other keys, and are rendered once each.
+/// Rendered once and looked up by one comparison of bytes, a section is neither copied nor
+/// compared field by field.
+fn write_key(section: &Section<'_>, key: &mut Vec<u8>, shared: &mut Vec<RArc<Field<'static>>>) {
+    place(key, section.template);
+    number(key, section.fields.len() as u64);
     for field in section.fields.iter() {
-        place(&mut hash, field.0);
-        field_key(&mut hash, &field.1);
+        place(key, field.0);
+        field_key(key, shared, &field.1);
     }
-    hash.finish()
 }
 
-fn place(hash: &mut impl Hasher, text: RStr<'_>) {
-    hash.write_usize(text.as_ptr() as usize);
-    hash.write_usize(text.len());
+fn number(key: &mut Vec<u8>, n: u64) {
+    key.extend_from_slice(&n.to_le_bytes());
 }
 
-fn field_key(hash: &mut impl Hasher, field: &Field<'_>) {
+fn place(key: &mut Vec<u8>, text: RStr<'_>) {
+    number(key, text.as_ptr() as usize as u64);
+    number(key, text.len() as u64);
+}
+
+fn field_key(key: &mut Vec<u8>, shared: &mut Vec<RArc<Field<'static>>>, field: &Field<'_>) {
     match field {
-        Field::Shared(shared) => {
+        Field::Shared(field) => {
             // By its address, as a borrowed text: a lookup meets the same allocation again.
-            hash.write_u8(6);
-            hash.write_usize(std::ptr::from_ref::<Field<'_>>(shared).addr());
+            key.push(6);
+            number(key, std::ptr::from_ref::<Field<'_>>(field).addr() as u64);
+            shared.push(field.clone());
         }
         Field::Text(RCow::Borrowed(text)) => {
-            hash.write_u8(0);
-            place(hash, *text);
+            key.push(0);
+            place(key, *text);
         }
         Field::Text(RCow::Owned(text)) => {
-            // By its length and ends only: a lookup compares the texts of a key whole.
-            hash.write_u8(1);
-            hash.write_u64(crate::hash::quick_hash(text));
+            key.push(1);
+            number(key, text.len() as u64);
+            key.extend_from_slice(text.as_bytes());
         }
         Field::Integer(n) => {
-            hash.write_u8(2);
-            hash.write_i64(*n);
+            key.push(2);
+            number(key, *n as u64);
         }
         Field::Boolean(b) => {
-            hash.write_u8(3);
-            hash.write_u8(u8::from(*b));
+            key.push(3);
+            key.push(u8::from(*b));
         }
         Field::List(items) => {
-            hash.write_u8(4);
-            hash.write_usize(items.len());
+            key.push(4);
+            number(key, items.len() as u64);
             for item in items.iter() {
-                field_key(hash, item);
+                field_key(key, shared, item);
             }
         }
         Field::Record(fields) => {
-            hash.write_u8(5);
-            hash.write_usize(fields.len());
+            key.push(5);
+            number(key, fields.len() as u64);
             for field in fields.iter() {
-                place(hash, field.0);
-                field_key(hash, &field.1);
+                place(key, field.0);
+                field_key(key, shared, &field.1);
             }
         }
     }
@@ -315,6 +347,28 @@ mod tests {
         // Each text is the one its section renders to, cached or not.
         for (section, text) in sections.iter().zip(&texts) {
             assert_eq!(*text, format!("{section:?}"));
+        }
+    }
+
+    /// A shared field is known by its address while its section is kept: the cache holds it,
+    /// so that a field made after the first is dropped never takes its address for its own.
+    #[test]
+    fn a_shared_field_dropped_by_its_strategy_is_not_taken_for_a_later_one() {
+        let mut cache = SectionCache::default();
+        let mut render = |text: &str| {
+            let section = Section::new("printed").with("text", Field::shared(built(text)));
+            let mut out = String::new();
+            cache
+                .append(&section, &mut out, |t| {
+                    t.push_str(text);
+                    Ok(())
+                })
+                .unwrap();
+            // The section, and the strategy's count on its field, go here.
+            out
+        };
+        for text in ["first", "other", "third", "fifth"] {
+            assert_eq!(render(text), text);
         }
     }
 
