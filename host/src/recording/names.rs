@@ -9,9 +9,29 @@ pub fn valid_name(name: &str) -> bool {
     match chars.next() {
         None => false,
         Some(first) if first.is_ascii_digit() || first == ':' => false,
-        Some(_) => !name
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control() || "()[]{}\"',;`~@^\\".contains(c)),
+        // The characters matched, not looked for in a string: this runs for every character
+        // of every name of every turn of a recording.
+        Some(_) => !name.chars().any(|c| {
+            c.is_whitespace()
+                || c.is_control()
+                || matches!(
+                    c,
+                    '(' | ')'
+                        | '['
+                        | ']'
+                        | '{'
+                        | '}'
+                        | '"'
+                        | '\''
+                        | ','
+                        | ';'
+                        | '`'
+                        | '~'
+                        | '@'
+                        | '^'
+                        | '\\'
+                )
+        }),
     }
 }
 

@@ -100,7 +100,7 @@ pub(super) fn literals(text: &str, out: &mut Vec<String>) {
 
 /// A character of a word of an action: a letter, a digit or one of `_./-`.
 fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || "_./-".contains(c)
+    c.is_alphanumeric() || matches!(c, '_' | '.' | '/' | '-')
 }
 
 /// A word that looks like a path, a file name, an identifier or a number: at least 3

@@ -42,7 +42,10 @@ pub enum Token<'a> {
 
 /// Characters that end a token (besides whitespace and `,`).
 fn is_terminating(c: char) -> bool {
-    "\";@^`~()[]{}\\".contains(c)
+    matches!(
+        c,
+        '"' | ';' | '@' | '^' | '`' | '~' | '(' | ')' | '[' | ']' | '{' | '}' | '\\'
+    )
 }
 
 fn is_separator(c: char) -> bool {

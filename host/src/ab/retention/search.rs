@@ -337,9 +337,16 @@ fn floor_char_boundary(text: &str, mut i: usize) -> usize {
     i
 }
 
+/// A character of a PTC-Lisp symbol: a letter, a digit or one of `-_?!*<>=/.+'` (matched
+/// as characters, not looked for in a string: this runs for every character around every
+/// occurrence of every needle).
 #[inline]
 pub(super) fn is_symbol_char(c: char) -> bool {
-    c.is_alphanumeric() || "-_?!*<>=/.+'".contains(c)
+    c.is_alphanumeric()
+        || matches!(
+            c,
+            '-' | '_' | '?' | '!' | '*' | '<' | '>' | '=' | '/' | '.' | '+' | '\''
+        )
 }
 
 #[cfg(test)]

@@ -32,15 +32,32 @@ const KEPT_BYTES: usize = 4 << 20;
 /// The automaton of a run's needles with no line break, and how many needles there are.
 pub(super) type Automaton<'a> = (&'a Lines, usize);
 
-/// A piece kept, with what it shows: (needle * 3 + match, where it first does).
-type Kept = (Box<str>, Box<[(u32, u32)]>);
+/// A text kept: where its bytes are in [`Messages::texts`], where what it shows is in
+/// [`Messages::places`], and the text kept before it with the same hash ([`NONE`]: none).
+struct Kept {
+    text: std::ops::Range<usize>,
+    shown: std::ops::Range<usize>,
+    before: usize,
+}
+
+/// No kept text.
+const NONE: usize = usize::MAX;
 
 /// Per piece of text searched whole with a run's needles with no line break, by any strategy:
 /// each (needle, [`Match`]) it shows, as `needle * 3 + match`, with where it first does.
-/// Looked up by a hash of the text's length and ends, then compared whole.
+/// Looked up by a hash of the text's length and ends, then compared whole. The texts and what
+/// they show are kept one after the other, in two lists for the whole run: a new piece (most
+/// lines of a new message) costs no allocation of its own.
 #[derive(Default)]
 pub(super) struct Messages {
-    by_hash: rustc_hash::FxHashMap<u64, Vec<Kept>>,
+    /// By hash: the text kept last with that hash.
+    by_hash: rustc_hash::FxHashMap<u64, usize>,
+    kept_texts: Vec<Kept>,
+    /// The texts kept, one after the other.
+    texts: String,
+    /// What each text kept shows, (needle * 3 + match, where it first does), one after the
+    /// other.
+    places: Vec<(u32, u32)>,
     /// Bytes of the texts kept, at most [`KEPT_BYTES`].
     kept: usize,
     #[cfg(test)]
@@ -195,8 +212,7 @@ impl Messages {
             kept.kept += text.len();
             // Kept only within the bound: every place in it fits.
             let places = shown.iter().map(|&(key, found)| (key as u32, found as u32));
-            let bucket = self.by_hash.entry(hash).or_default();
-            bucket.push((text.into(), places.collect()));
+            self.keep(hash, text, places);
         }
         shown.clear();
         let kept = at(self, level);
@@ -220,14 +236,37 @@ impl Messages {
     /// Calls `each` with what the text `text`, of hash `hash`, shows, when it is kept; whether
     /// it is.
     fn read_back(&self, hash: u64, text: &str, each: &mut impl FnMut(usize, usize)) -> bool {
-        let mut kept = self.by_hash.get(&hash).into_iter().flatten();
-        let Some((_, shown)) = kept.find(|(kept, _)| **kept == *text) else {
-            return false;
-        };
-        for &(key, at) in shown.iter() {
-            each(key as usize, at as usize);
+        let mut at = self.by_hash.get(&hash).copied().unwrap_or(NONE);
+        while let Some(kept) = self.kept_texts.get(at) {
+            if self.texts[kept.text.clone()] == *text {
+                for &(key, at) in &self.places[kept.shown.clone()] {
+                    each(key as usize, at as usize);
+                }
+                return true;
+            }
+            at = kept.before;
         }
-        true
+        false
+    }
+
+    /// Keeps `text`, of hash `hash`, with what it shows.
+    fn keep(&mut self, hash: u64, text: &str, shown: impl IntoIterator<Item = (u32, u32)>) {
+        let start = self.places.len();
+        self.places.extend(shown);
+        self.keep_placed(hash, text, start);
+    }
+
+    /// Keeps `text`, of hash `hash`, which shows what [`Messages::places`] holds from `start`.
+    fn keep_placed(&mut self, hash: u64, text: &str, start: usize) {
+        let from = self.texts.len();
+        self.texts.push_str(text);
+        let at = self.kept_texts.len();
+        let before = self.by_hash.insert(hash, at).unwrap_or(NONE);
+        self.kept_texts.push(Kept {
+            text: from..self.texts.len(),
+            shown: start..self.places.len(),
+            before,
+        });
     }
 
     /// Searches `piece`, of hash `hash`, kept by no piece: calls `each` with what it shows, and
@@ -242,8 +281,9 @@ impl Messages {
         if self.seen.len() < count * 3 {
             self.seen.resize(count * 3, false);
         }
-        let mut shown = Vec::new();
-        let seen = &mut self.seen;
+        // What it shows is written where it is kept, and taken back if it is not.
+        let start = self.places.len();
+        let (seen, shown) = (&mut self.seen, &mut self.places);
         occurrences(lines, piece, 0..piece.len(), |key, at| {
             if !seen[key] {
                 seen[key] = true;
@@ -252,14 +292,15 @@ impl Messages {
                 shown.push((key as u32, at));
             }
         });
-        for &(key, at) in &shown {
+        for &(key, at) in &self.places[start..] {
             self.seen[key as usize] = false;
             each(key as usize, at as usize);
         }
         if self.kept + piece.len() <= self.bound() {
             self.kept += piece.len();
-            let bucket = self.by_hash.entry(hash).or_default();
-            bucket.push((piece.into(), shown.into()));
+            self.keep_placed(hash, piece, start);
+        } else {
+            self.places.truncate(start);
         }
     }
 
