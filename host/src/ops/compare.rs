@@ -112,6 +112,10 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         && config.ab_baseline() == crate::host::UNCOMPRESSED_STRATEGY
         && !config.ab_baseline_set_by_flag();
     if given && (asked.pricing.is_none() || may_be_as_sent) {
+        // The runs are read ahead before any is counted: the encoding loads meanwhile.
+        if let Ok(tokenizer) = host.tokenizer(asked.tokenizer.as_deref()) {
+            tokenizer.load_in_background();
+        }
         let read = read_ahead(host, &options.corpus, &defaults, asked.pricing.is_none())?;
         if asked.pricing.is_none() {
             asked.pricing = read.profiles;
