@@ -407,7 +407,7 @@ impl Counter {
     /// marker counts as the text it stands for would ([`redaction`]), and only when it ends
     /// within `limit`.
     fn count_pieces_before(&mut self, text: &str, limit: usize) -> usize {
-        if !text.contains("[REDACTED_") {
+        if !redaction::may_hold_one(text) {
             return self.count_bpe_pieces_before(text, limit);
         }
         let mut total = 0usize;

@@ -64,7 +64,10 @@ impl<'r> SectionCache<'r> {
         let mut hash = FxBuildHasher.build_hasher();
         hash.write(key);
         let entries = self.by_key.entry(hash.finish()).or_default();
-        if let Some(kept) = entries.iter().find(|kept| *kept.key == **key) {
+        let found = entries
+            .iter()
+            .find(|kept| *kept.key == **key && same_long_texts(&kept.long, section));
+        if let Some(kept) = found {
             shared.clear();
             out.push_str(&kept.text);
             return Ok(());
@@ -77,9 +80,12 @@ impl<'r> SectionCache<'r> {
             shared.clear();
             return Err(err);
         }
+        let mut long = String::new();
+        each_long_text(section, &mut |text| long.push_str(text));
         entries.push(Rendered {
             key: key.as_slice().into(),
             shared: std::mem::take(shared),
+            long,
             text: out[start..].to_owned(),
         });
         Ok(())
@@ -160,14 +166,48 @@ struct Rendered {
     /// that address while the key is kept (never read).
     #[allow(dead_code)]
     shared: Vec<RArc<Field<'static>>>,
+    /// The built texts longer than [`INLINE`] bytes, which the key names by their length and
+    /// ends only, one after the other in the key's order: compared whole on a lookup.
+    long: String,
     text: String,
 }
 
+/// Bytes of a built text written whole into a key; a longer one is hashed by its length and
+/// ends and compared apart ([`Rendered::long`]), not copied into every key that holds it.
+const INLINE: usize = 64;
+
+/// Calls `each` with the built texts of `section` longer than [`INLINE`] bytes, in the order
+/// of its key.
+fn each_long_text<'a>(section: &'a Section<'_>, each: &mut impl FnMut(&'a str)) {
+    fn visit<'a>(field: &'a Field<'_>, each: &mut impl FnMut(&'a str)) {
+        match field {
+            Field::Text(RCow::Owned(text)) if text.len() > INLINE => each(text.as_str()),
+            Field::List(items) => items.iter().for_each(|item| visit(item, each)),
+            Field::Record(fields) => fields.iter().for_each(|f| visit(&f.1, each)),
+            _ => {}
+        }
+    }
+    for f in section.fields.iter() {
+        visit(&f.1, each);
+    }
+}
+
+/// Whether the long built texts of `section` are `long`, one after the other.
+fn same_long_texts(long: &str, section: &Section<'_>) -> bool {
+    let (mut at, mut same) = (0, true);
+    each_long_text(section, &mut |text| {
+        same = same && long.get(at..at + text.len()) == Some(text);
+        at += text.len();
+    });
+    same && at == long.len()
+}
+
 /// Writes the key of `section` to `key`: its template and field names and every borrowed text
-/// by their place, built text by its bytes, shared fields by their address (each also pushed
-/// to `shared`), numbers by their value. Two sections of the same key render to the same text;
-/// two that hold the same texts at other places have other keys, and are rendered once each.
-/// Rendered once and looked up by one comparison of bytes, a section is neither copied nor
+/// by their place, built text by its bytes (a long one by its length and ends, compared apart:
+/// [`Rendered::long`]), shared fields by their address (each also pushed to `shared`), numbers
+/// by their value. Two sections of the same key and the same long texts render to the same
+/// text; two that hold the same texts at other places have other keys, and are rendered once
+/// each. Rendered once and looked up by comparing bytes, a section is neither copied nor
 /// compared field by field.
 fn write_key(section: &Section<'_>, key: &mut Vec<u8>, shared: &mut Vec<RArc<Field<'static>>>) {
     place(key, section.template);
@@ -199,10 +239,16 @@ fn field_key(key: &mut Vec<u8>, shared: &mut Vec<RArc<Field<'static>>>, field: &
             key.push(0);
             place(key, *text);
         }
-        Field::Text(RCow::Owned(text)) => {
+        Field::Text(RCow::Owned(text)) if text.len() <= INLINE => {
             key.push(1);
             number(key, text.len() as u64);
             key.extend_from_slice(text.as_bytes());
+        }
+        Field::Text(RCow::Owned(text)) => {
+            // By its length and ends: compared whole apart ([`Rendered::long`]).
+            key.push(7);
+            number(key, text.len() as u64);
+            number(key, crate::hash::quick_hash(text));
         }
         Field::Integer(n) => {
             key.push(2);
@@ -345,6 +391,25 @@ mod tests {
         let (rendered, texts) = through_cache(&sections);
         assert_eq!(rendered, 9);
         // Each text is the one its section renders to, cached or not.
+        for (section, text) in sections.iter().zip(&texts) {
+            assert_eq!(*text, format!("{section:?}"));
+        }
+    }
+
+    /// A long built text is in the key by its length and ends only: two that share those and
+    /// differ in the middle are told apart, and one met again is not rendered again.
+    #[test]
+    fn long_built_texts_are_compared_whole() {
+        let long = |middle: char| {
+            let text = format!("{}{middle}{}", "a".repeat(40), "z".repeat(40));
+            Section::new("printed").with(
+                "lines",
+                Field::List(vec![built("short"), built(&text)].into()),
+            )
+        };
+        let sections = [long('m'), long('n'), long('m'), long('n')];
+        let (rendered, texts) = through_cache(&sections);
+        assert_eq!(rendered, 2);
         for (section, text) in sections.iter().zip(&texts) {
             assert_eq!(*text, format!("{section:?}"));
         }

@@ -30,6 +30,14 @@ pub fn tokens_of(len: u64) -> usize {
     usize::try_from(tokens as u64).unwrap_or(usize::MAX)
 }
 
+/// Whether `text` may hold a marker: whether it holds the start of one (searched with a
+/// finder built once, as every new line counted is searched).
+pub(super) fn may_hold_one(text: &str) -> bool {
+    static START: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"[REDACTED_"));
+    START.find(text.as_bytes()).is_some()
+}
+
 /// The markers within `text`, in order: (start, end, stated length), byte offsets.
 pub(super) fn markers_in(text: &str) -> Vec<(usize, usize, u64)> {
     let mut found = Vec::new();

@@ -107,7 +107,7 @@ fn is_word_char(c: char) -> bool {
 /// characters, holding a digit, a `_`, `.` or `/`, or a capital letter after its first.
 fn looks_cited(word: &str) -> bool {
     word.chars().count() >= 3
-        && (word.contains(|c: char| c.is_ascii_digit() || "_./".contains(c))
+        && (word.contains(|c: char| c.is_ascii_digit() || matches!(c, '_' | '.' | '/'))
             || word.chars().skip(1).any(char::is_uppercase))
 }
 

@@ -32,9 +32,11 @@ const KEPT_BYTES: usize = 4 << 20;
 /// The automaton of a run's needles with no line break, and how many needles there are.
 pub(super) type Automaton<'a> = (&'a Lines, usize);
 
-/// A text kept: where its bytes are in [`Messages::texts`], where what it shows is in
-/// [`Messages::places`], and the text kept before it with the same hash ([`NONE`]: none).
+/// A text kept: where its bytes are in [`Messages::texts`] (a chunk, and where in it), where
+/// what it shows is in [`Messages::places`], and the text kept before it with the same hash
+/// ([`NONE`]: none).
 struct Kept {
+    chunk: usize,
     text: std::ops::Range<usize>,
     shown: std::ops::Range<usize>,
     before: usize,
@@ -42,6 +44,9 @@ struct Kept {
 
 /// No kept text.
 const NONE: usize = usize::MAX;
+
+/// Bytes of a chunk of [`Messages::texts`].
+const CHUNK: usize = 64 << 10;
 
 /// Per piece of text searched whole with a run's needles with no line break, by any strategy:
 /// each (needle, [`Match`]) it shows, as `needle * 3 + match`, with where it first does.
@@ -53,8 +58,9 @@ pub(super) struct Messages {
     /// By hash: the text kept last with that hash.
     by_hash: rustc_hash::FxHashMap<u64, usize>,
     kept_texts: Vec<Kept>,
-    /// The texts kept, one after the other.
-    texts: String,
+    /// The texts kept, one after the other, in chunks of [`CHUNK`] bytes that never move (a
+    /// longer text has one of its own): kept texts are not copied again as more are kept.
+    texts: Vec<String>,
     /// What each text kept shows, (needle * 3 + match, where it first does), one after the
     /// other.
     places: Vec<(u32, u32)>,
@@ -238,7 +244,7 @@ impl Messages {
     fn read_back(&self, hash: u64, text: &str, each: &mut impl FnMut(usize, usize)) -> bool {
         let mut at = self.by_hash.get(&hash).copied().unwrap_or(NONE);
         while let Some(kept) = self.kept_texts.get(at) {
-            if self.texts[kept.text.clone()] == *text {
+            if self.texts[kept.chunk][kept.text.clone()] == *text {
                 for &(key, at) in &self.places[kept.shown.clone()] {
                     each(key as usize, at as usize);
                 }
@@ -258,12 +264,24 @@ impl Messages {
 
     /// Keeps `text`, of hash `hash`, which shows what [`Messages::places`] holds from `start`.
     fn keep_placed(&mut self, hash: u64, text: &str, start: usize) {
-        let from = self.texts.len();
-        self.texts.push_str(text);
+        if self
+            .texts
+            .last()
+            .is_none_or(|last| last.capacity() - last.len() < text.len())
+        {
+            self.texts
+                .push(String::with_capacity(CHUNK.max(text.len())));
+        }
+        let chunk = self.texts.len() - 1;
+        let texts = &mut self.texts[chunk];
+        let from = texts.len();
+        texts.push_str(text);
+        let text = from..texts.len();
         let at = self.kept_texts.len();
         let before = self.by_hash.insert(hash, at).unwrap_or(NONE);
         self.kept_texts.push(Kept {
-            text: from..self.texts.len(),
+            chunk,
+            text,
             shown: start..self.places.len(),
             before,
         });
