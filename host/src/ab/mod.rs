@@ -22,6 +22,7 @@ pub use plan::{pricing_variant, requirements, Clock, PlanOptions};
 mod prompts;
 pub mod report;
 pub mod retention;
+mod run_options;
 mod settle;
 pub mod shard;
 pub mod spool;
@@ -48,6 +49,7 @@ pub use plan::{AbPlan, Variant};
 pub use prompters::prompter_for;
 use prompters::renders_from;
 pub use prompts::{script_json, PromptLog, PROMPT_BYTES, PROMPT_RECORDINGS};
+pub use run_options::{Presumed, Rows, RunOptions};
 pub use summary::Summary;
 pub use totals::Judged;
 
@@ -108,17 +110,6 @@ pub struct Billed {
     pub without_bill: Vec<PathBuf>,
 }
 
-/// What [`run_listed`] does with every prompt's measures besides adding them up.
-pub enum Rows<'a> {
-    /// Nothing: only the sums are kept.
-    Sums,
-    /// Keeps them in [`Ab::runs`].
-    Keep,
-    /// Hands each to the function, in recording order, with the position of its recording in
-    /// the corpus; nothing is kept.
-    Each(&'a mut dyn FnMut(usize, RunDetail) -> Result<(), Error>),
-}
-
 /// The prompts of one recording through one variant, as the per-prompt outputs (JSON, CSV)
 /// list them.
 #[derive(Clone, Debug, PartialEq)]
@@ -131,34 +122,6 @@ pub struct RunDetail {
     /// Why the variant could not render this recording.
     pub error: Option<String>,
     pub prompts: Vec<PromptMeasure>,
-}
-
-/// How a run goes over its corpus, besides what it compares ([`AbPlan`]).
-pub struct RunOptions<'a> {
-    /// What is done with every prompt's measures besides adding them up.
-    pub rows: Rows<'a>,
-    /// The first recording that cannot be read, in order, is the error (else it is left out
-    /// and listed in [`Ab::bad_recordings`]).
-    pub strict: bool,
-    /// Called once per recording done.
-    pub progress: &'a (dyn Fn() + Sync),
-    /// Hands each recording that carries its bill to this function once it is measured, in
-    /// corpus order, with its billed calls counted on the thread that measured it
-    /// ([`bill::Counted`]), so that `ptc bill`'s comparison comes from the same read (the
-    /// others are named in [`Ab::billed`]). Nothing is kept.
-    pub billed: Option<&'a mut dyn FnMut(bill::ToBill)>,
-}
-
-impl Default for RunOptions<'_> {
-    /// The sums only, an unreadable recording left out, no progress, nothing kept.
-    fn default() -> Self {
-        RunOptions {
-            rows: Rows::Sums,
-            strict: false,
-            progress: &|| {},
-            billed: None,
-        }
-    }
 }
 
 /// Renders and measures every recording of `sources` through every variant of `plan`.
@@ -191,6 +154,7 @@ pub fn run_listed(
         strict,
         progress,
         billed: mut hand_billed,
+        presumed,
     } = options;
     let clock = plan.clock;
     let keep_billed = hand_billed.is_some();
@@ -246,10 +210,14 @@ pub fn run_listed(
     type Measured = (Vec<RunMeasure>, Option<Result<bill::ToBill, PathBuf>>);
     let measure_all =
         |counter: &mut Counter, index: usize, source: &Source| -> Result<Measured, Error> {
-            let recording = match source.load(&defaults).and_then(|recording| {
+            let loaded = source.load(&defaults).and_then(|recording| {
                 recording.check_sent_messages()?;
                 Ok(recording)
-            }) {
+            });
+            if let Some(p) = presumed.filter(|p| !(p.holds)(loaded.as_ref().map_err(|_| source))) {
+                p.refuted.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            let recording = match loaded {
                 Ok(recording) => recording,
                 Err(e) => {
                     progress();
@@ -355,6 +323,9 @@ pub fn run_listed(
         |(_, source)| source.size(),
         |(index, source)| counters.with(|counter| measure_all(counter, *index, source)),
         |(index, source), result| {
+            if presumed.is_some_and(|p| p.refuted.load(std::sync::atomic::Ordering::Relaxed)) {
+                return Ok(crate::parallel::Next::Stop);
+            }
             match result {
                 Ok((measures, kept)) => {
                     match (kept, &mut hand_billed) {

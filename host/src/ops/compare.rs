@@ -6,16 +6,19 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::ab::bill::ToBill;
+use crate::ab::bill::{Bill, ToBill};
 use crate::ab::report::View;
 use crate::ab::shard::{Shard, ShardSources};
 use crate::ab::spool::Spool;
-use crate::ab::{partial, run_listed, AbPlan, PlanOptions, Rows, RunDetail, RunOptions};
+use crate::ab::{
+    partial, run_listed, Ab, AbPlan, PlanOptions, Presumed, Rows, RunDetail, RunOptions,
+};
 use crate::host::Host;
+use crate::ops::read_ahead::read_ahead;
 use crate::ops::results::{self, Finish};
 use crate::ops::{progress, Corpus};
 use crate::output::write_out;
-use crate::recording::corpus::{Imports, Source};
+use crate::recording::corpus::Source;
 use crate::recording::{ReadError, Recording};
 use crate::render::trigger::AS_SENT;
 use crate::Error;
@@ -94,6 +97,119 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     if let Some(note) = crate::recording::logs::passed_over_in(paths) {
         crate::output::note(format_args!("note: {note}"));
     }
+    // A corpus whose first recordings name no bill is measured while the rest are presumed to
+    // name none (see `read_ahead`); when one does, it is measured again after a whole
+    // read-ahead. A part, a shard (it measures some of the recordings read ahead) and a strict
+    // run always read ahead whole.
+    let may_presume =
+        options.format != Format::Partial && options.shard.count == 1 && !options.strict;
+    let measured = match measure(host, options, &defaults, may_presume, out)? {
+        Outcome::Refuted => {
+            tracing::debug!("a recording after those read ahead names a bill: measured again");
+            measure(host, options, &defaults, false, out)?
+        }
+        outcome => outcome,
+    };
+    let Outcome::Measured(measured) = measured else {
+        return Ok(());
+    };
+    let Measured {
+        asked,
+        selected,
+        mut rows,
+        result,
+        bill,
+    } = *measured;
+    let (format, shard) = (options.format, options.shard);
+    let whole = shard.count == 1;
+    // Without a corpus, the bundled real runs follow the generated ones (in the formats for
+    // people, and in the report): the same comparison, against what their agents sent.
+    let bundled = options.corpus == Corpus::Paths(Vec::new()) && whole;
+    let real_runs = |format: Format| -> Result<String, Error> {
+        let real_runs = CompareOptions {
+            corpus: Corpus::RealRuns,
+            plan: PlanOptions {
+                baseline: Some(AS_SENT.to_owned()),
+                ..options.plan.clone()
+            },
+            strict: true,
+            progress: false,
+            format,
+            report: None,
+            ..options.clone()
+        };
+        let mut section = Vec::new();
+        compare(host, &real_runs, &mut section)?;
+        Ok(String::from_utf8_lossy(&section).into_owned())
+    };
+    let in_report = match bundled && options.report.is_some() {
+        true => Some(real_runs(Format::Table)?),
+        false => None,
+    };
+    let finish = Finish {
+        corpus: Some((&options.corpus, shard)),
+        count: selected,
+        format,
+        report: options.report.as_deref(),
+        real_runs: in_report.as_deref(),
+        view: View {
+            asked: asked
+                .pricing
+                .iter()
+                .flat_map(|p| p.split(','))
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect(),
+            ..options.view.clone()
+        },
+    };
+    results::write(host, result, &mut rows, &finish, bill, out)?;
+    if bundled && format.for_people() {
+        let section = match (in_report, format) {
+            (Some(text), Format::Table) => text,
+            _ => real_runs(format)?,
+        };
+        write_out(
+            out,
+            &format!(
+                "\n\nReal runs (bundled in examples/realruns: logs of other people's agents; its README names them)\n\n{section}"
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// What [`measure`] ends with.
+enum Outcome {
+    /// A part, written.
+    Written,
+    /// A recording refuted what was presumed of those not read ahead: nothing is kept.
+    Refuted,
+    Measured(Box<Measured>),
+}
+
+/// A corpus measured, its results not yet written.
+struct Measured {
+    /// The plan as the read-ahead completed it.
+    asked: PlanOptions,
+    /// How many recordings the shard measured.
+    selected: usize,
+    /// The per-prompt rows, for the formats that list them.
+    rows: Spool,
+    result: Ab,
+    bill: Option<Result<Bill, Error>>,
+}
+
+/// Reads `options`'s corpus ahead (presuming of the recordings after the first ones with
+/// `may_presume`), completes its plan and measures it; a part is written to `out`.
+fn measure(
+    host: &Host,
+    options: &CompareOptions,
+    defaults: &crate::recording::RecordingDefaults,
+    may_presume: bool,
+    out: &mut dyn Write,
+) -> Result<Outcome, Error> {
+    let paths = options.corpus.paths();
     let mut asked = options.plan.clone();
     // The bundled generated runs keep the configured profile: their output is the reference
     // one. Real runs, the bundled ones included, are priced as billed.
@@ -105,6 +221,8 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
     let mut imports = None;
     // The one profile the runs' bill names, when they are priced by it.
     let mut priced_as_billed = None;
+    // The recordings presumed to name no bill, when the read-ahead stopped before them.
+    let mut unread = None;
     // Runs that hold the requests their agent sent are compared with them, not with ptc's
     // reconstruction of them (full-history), unless `--set ab.baseline` asks for it.
     let config = host.config();
@@ -116,7 +234,9 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         if let Ok(tokenizer) = host.tokenizer(asked.tokenizer.as_deref()) {
             tokenizer.load_in_background();
         }
-        let read = read_ahead(host, &options.corpus, &defaults, asked.pricing.is_none())?;
+        let find_profiles = asked.pricing.is_none();
+        let read = read_ahead(host, &options.corpus, defaults, find_profiles, may_presume)?;
+        unread = read.unread;
         if asked.pricing.is_none() {
             asked.pricing = read.profiles;
             asked.by_run = asked.pricing.as_deref().is_some_and(|p| p.contains(','));
@@ -153,7 +273,7 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
         crate::recording::corpus::check_given(paths)?;
     }
     let listed = || {
-        let listing = options.corpus.listing(&defaults);
+        let listing = options.corpus.listing(defaults);
         ShardSources::new(listing.reusing_imports(imports.as_ref()), shard)
     };
     let bar = match options.progress {
@@ -192,8 +312,16 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
             out,
         );
         bar.finish_and_clear();
-        return results::part_written(result?, sources.selected, shard);
+        results::part_written(result?, sources.selected, shard)?;
+        return Ok(Outcome::Written);
     }
+    let holds = |loaded: Result<&Recording, &Source>| {
+        unread.as_ref().is_none_or(|u| u.names_no_bill(loaded))
+    };
+    let presumed = unread.is_some().then(|| Presumed {
+        holds: &holds,
+        refuted: false.into(),
+    });
     // The per-prompt rows go to a spool as the output will print them.
     let mut rows = Spool::default();
     let (variants, pricing) = (plan.variants.clone(), plan.pricing.clone());
@@ -220,212 +348,25 @@ pub fn compare(host: &Host, options: &CompareOptions, out: &mut dyn Write) -> Re
                 true => Some(&mut hand),
                 false => None,
             },
+            presumed: presumed.as_ref(),
         };
         let result = run_listed(host, plan, &mut sources, run);
         drop(hand);
         let bill = bill.map(|b| b.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         (result, bill)
     });
-    let result = result?;
     bar.finish_and_clear();
-    // Without a corpus, the bundled real runs follow the generated ones (in the formats for
-    // people, and in the report): the same comparison, against what their agents sent.
-    let bundled = options.corpus == Corpus::Paths(Vec::new()) && whole;
-    let real_runs = |format: Format| -> Result<String, Error> {
-        let real_runs = CompareOptions {
-            corpus: Corpus::RealRuns,
-            plan: PlanOptions {
-                baseline: Some(AS_SENT.to_owned()),
-                ..options.plan.clone()
-            },
-            strict: true,
-            progress: false,
-            format,
-            report: None,
-            ..options.clone()
-        };
-        let mut section = Vec::new();
-        compare(host, &real_runs, &mut section)?;
-        Ok(String::from_utf8_lossy(&section).into_owned())
-    };
-    let in_report = match bundled && options.report.is_some() {
-        true => Some(real_runs(Format::Table)?),
-        false => None,
-    };
-    let finish = Finish {
-        corpus: Some((&options.corpus, shard)),
-        count: sources.selected,
-        format,
-        report: options.report.as_deref(),
-        real_runs: in_report.as_deref(),
-        view: View {
-            asked: asked
-                .pricing
-                .iter()
-                .flat_map(|p| p.split(','))
-                .map(|p| p.trim().to_owned())
-                .filter(|p| !p.is_empty())
-                .collect(),
-            ..options.view.clone()
-        },
-    };
-    results::write(host, result, &mut rows, &finish, bill, out)?;
-    if bundled && format.for_people() {
-        let section = match (in_report, format) {
-            (Some(text), Format::Table) => text,
-            _ => real_runs(format)?,
-        };
-        write_out(
-            out,
-            &format!(
-                "\n\nReal runs (bundled in examples/realruns: logs of other people's agents; its README names them)\n\n{section}"
-            ),
-        )?;
+    if presumed.is_some_and(|p| p.refuted.into_inner()) {
+        return Ok(Outcome::Refuted);
     }
-    Ok(())
+    Ok(Outcome::Measured(Box::new(Measured {
+        asked,
+        selected: sources.selected,
+        rows,
+        result: result?,
+        bill,
+    })))
 }
 
 /// How many recordings measured wait for the comparison with their bill, at most.
 const BILL_QUEUE: usize = 8;
-
-/// How many recordings are read and not yet looked at, at most, to find the profiles a corpus
-/// was billed by.
-const READ_AHEAD: usize = 64;
-
-/// What a corpus's runs say before they are measured, read once for both.
-struct ReadAhead {
-    /// The profiles the runs were billed by (see [`read_ahead`]).
-    profiles: Option<String>,
-    /// Whether every run holds the request its agent sent before each turn, and the size of
-    /// what they sent first.
-    every_run_sent: bool,
-    /// The runs of the agents' logs imported to read them, so that they are not imported
-    /// again.
-    imports: Imports,
-}
-
-/// Reads every recording of `corpus`, over every core as they are listed, for what the runs
-/// say before they are measured: whether each holds the requests its agent sent, and (with
-/// `find_profiles`) the profile they were billed by, when no profile is asked for: that of
-/// the provider and model their usage names, when they name one; those profiles, when they
-/// name several (each run is then priced by its own: [`PlanOptions::by_run`]); `None` (the
-/// configuration's `[ab] pricing`) when no run carries a bill. A note on stderr names the
-/// profiles.
-fn read_ahead(
-    host: &Host,
-    corpus: &Corpus,
-    defaults: &crate::recording::RecordingDefaults,
-    find_profiles: bool,
-) -> Result<ReadAhead, Error> {
-    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-    let config = host.config();
-    let (pricing, info) = (config.pricing_profiles()?, config.pricing_info());
-    let mut named: Vec<String> = Vec::new();
-    let (mut inferred_runs, mut inferred_count) = (Vec::new(), 0);
-    let (every_run_sent, mut read) = (AtomicBool::new(true), 0usize);
-    let mut listing = corpus.listing(defaults).keeping_imports();
-    // A run whose calls were billed under several profiles names each of them.
-    type Found = (bool, Option<Vec<String>>, Option<(String, String)>);
-    let look = |source: &Source| -> Option<Found> {
-        let bytes = source.bytes(defaults.max_recording_bytes).ok()?;
-        // Once a run that does not hold its requests was read, a recording that holds no
-        // request names no bill, whether or not it can be read: its text is enough.
-        if !every_run_sent.load(Relaxed) && holds_no_request(&bytes) {
-            return None;
-        }
-        // Neither question needs the values of the run's memory: left unread.
-        let recording = source.parse_without_values(&bytes, defaults).ok()?;
-        let sent = holds_what_was_sent(&recording);
-        if !find_profiles {
-            return Some((sent, None, None));
-        }
-        let turns = crate::ab::bill::billed_by_turn(&recording, &pricing, &info);
-        let inferred = crate::ab::bill::model_without_provider(&recording)
-            .filter(|_| turns.is_some())
-            .map(|model| (recording.label().display().to_string(), model.to_owned()));
-        Some((sent, turns, inferred))
-    };
-    let window = crate::parallel::Window {
-        count: READ_AHEAD,
-        weight: u64::MAX,
-    };
-    crate::parallel::in_order(
-        listing.by_ref().flatten().map(Ok::<_, Error>),
-        window,
-        |_| 1,
-        look,
-        |_, found| {
-            let Some((sent, billed, inferred)) = found else {
-                return Ok(crate::parallel::Next::Continue);
-            };
-            if !sent {
-                every_run_sent.store(false, Relaxed);
-            }
-            read += 1;
-            if let Some(run) = inferred {
-                inferred_count += 1;
-                if inferred_runs.len() < 3 {
-                    inferred_runs.push(run);
-                }
-            }
-            for name in billed.into_iter().flatten() {
-                if !named.contains(&name) {
-                    named.push(name);
-                }
-            }
-            // With the pricing given, a run without requests settles the only question left:
-            // the logs not read yet are imported when they are measured.
-            Ok(match !find_profiles && !every_run_sent.load(Relaxed) {
-                true => crate::parallel::Next::Stop,
-                false => crate::parallel::Next::Continue,
-            })
-        },
-    )?;
-    let every_run_sent = every_run_sent.into_inner();
-    let imports = listing.into_imports();
-    if inferred_count > 0 {
-        crate::output::note(format_args!(
-            "{}",
-            crate::ab::bill::inferred_provider_note(&inferred_runs, inferred_count)
-        ));
-    }
-    let profiles = match &named[..] {
-        _ if !find_profiles => None,
-        [] => None,
-        [one] => {
-            crate::output::note(format_args!(
-                "note: priced by {one}, the profile of the provider and model the runs' usage names (--pricing chooses others)"
-            ));
-            Some(one.clone())
-        }
-        several => {
-            crate::output::note(format_args!(
-                "note: the runs were billed under several profiles ({}): each run is priced by its own, a verdict per profile on its runs (--pricing prices every run by each profile it names)",
-                several.join(", ")
-            ));
-            Some(several.join(","))
-        }
-    };
-    Ok(ReadAhead {
-        profiles,
-        every_run_sent: every_run_sent && read > 0,
-        imports,
-    })
-}
-
-/// Whether the recording whose text is `bytes` holds no request, told from its text alone: no
-/// `"request"` in it (a key, or a string of that text; a string's quotes inside another are
-/// escaped). `false` when it may hold one.
-fn holds_no_request(bytes: &[u8]) -> bool {
-    memchr::memmem::find(bytes, b"\"request\"").is_none()
-}
-
-/// Whether `recording` holds the request its agent sent before every turn (recorded, or
-/// rebuilt from its log with the size of what it sent first).
-fn holds_what_was_sent(recording: &Recording) -> bool {
-    !recording.requests.is_empty()
-        && recording.requests.iter().all(Option::is_some)
-        && !recording
-            .lacks
-            .contains(&crate::recording::Lack::PromptPrefix)
-}

@@ -13,6 +13,7 @@ mod compare;
 mod import;
 mod merge;
 mod progress;
+mod read_ahead;
 mod render;
 mod results;
 

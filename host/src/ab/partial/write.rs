@@ -35,6 +35,7 @@ pub fn write(
         strict,
         progress,
         billed: None,
+        presumed: None,
     };
     let mut ab = run_listed(host, plan, sources, options)?;
     let part = Part {
