@@ -30,6 +30,7 @@ pub(crate) mod summary;
 mod totals;
 
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 
 use crate::ab::measure::{measure, unmeasured, unusable, Priced};
 use crate::ab::retention::Facts;
@@ -210,12 +211,19 @@ pub fn run_listed(
     type Measured = (Vec<RunMeasure>, Option<Result<bill::ToBill, PathBuf>>);
     let measure_all =
         |counter: &mut Counter, index: usize, source: &Source| -> Result<Measured, Error> {
+            // Once what was presumed is refuted, the corpus is measured again: nothing more now
+            // (the results after the refutation are not taken).
+            let refuted = || presumed.is_some_and(|p| p.refuted.load(Ordering::Relaxed));
+            if refuted() {
+                return Ok((Vec::new(), None));
+            }
             let loaded = source.load(&defaults).and_then(|recording| {
                 recording.check_sent_messages()?;
                 Ok(recording)
             });
             if let Some(p) = presumed.filter(|p| !(p.holds)(loaded.as_ref().map_err(|_| source))) {
-                p.refuted.store(true, std::sync::atomic::Ordering::Relaxed);
+                p.refuted.store(true, Ordering::Relaxed);
+                return Ok((Vec::new(), None));
             }
             let recording = match loaded {
                 Ok(recording) => recording,
@@ -226,12 +234,12 @@ pub fn run_listed(
             };
             let is_billed = bill::is_billed(&recording);
             if is_billed {
-                billed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                billed.fetch_add(1, Ordering::Relaxed);
             }
             if recording.started_at.iter().any(Option::is_some) {
-                timed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                timed.fetch_add(1, Ordering::Relaxed);
             }
-            read.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            read.fetch_add(1, Ordering::Relaxed);
             if recording.requests.iter().flatten().any(|r| r.rebuilt) {
                 let run = RebuiltRun {
                     recording: recording.label().display().to_string(),
@@ -323,7 +331,7 @@ pub fn run_listed(
         |(_, source)| source.size(),
         |(index, source)| counters.with(|counter| measure_all(counter, *index, source)),
         |(index, source), result| {
-            if presumed.is_some_and(|p| p.refuted.load(std::sync::atomic::Ordering::Relaxed)) {
+            if presumed.is_some_and(|p| p.refuted.load(Ordering::Relaxed)) {
                 return Ok(crate::parallel::Next::Stop);
             }
             match result {
