@@ -1,9 +1,10 @@
 //! What a corpus's runs say before they are measured ([`read_ahead`]): the profiles they were
 //! billed by, and whether each holds the requests its agent sent. Both decide how the corpus is
-//! measured, so they are read first. A corpus whose first recordings name no bill and hold no
-//! request is not read to its end for them: the others are presumed to name no bill either,
-//! and the measuring checks each as it reads it ([`Unread::names_no_bill`]); the first that
-//! does sends the comparison back to a whole read-ahead, so that what it prints is the same.
+//! measured, so they are read first. A corpus whose first recordings name no bill, one of them
+//! at least without its requests, is not read to its end: the others are presumed to name no
+//! bill either, and the measuring checks each as it reads it ([`Unread::names_no_bill`]); the
+//! first that does sends the comparison back to a whole read-ahead, so that what it prints is
+//! the same.
 
 use crate::host::Host;
 use crate::ops::Corpus;
@@ -61,12 +62,13 @@ impl Unread {
 /// say before they are measured: whether each holds the requests its agent sent, and (with
 /// `find_profiles`) the profile they were billed by, when no profile is asked for: that of
 /// the provider and model their usage names, when they name one; those profiles, when they
-/// name several (each run is then priced by its own: [`PlanOptions::by_run`]); `None` (the
+/// name several (each run is then priced by its own: [`PlanOptions::by_run`](crate::ab::PlanOptions::by_run)); `None` (the
 /// configuration's `[ab] pricing`) when no run carries a bill. A note on stderr names the
 /// profiles.
 ///
-/// With `may_presume`, it stops after [`READ_AHEAD`] recordings when none of them holds its
-/// requests or names a bill, and sets [`ReadAhead::unread`] (it has printed nothing then).
+/// With `may_presume`, it stops after [`READ_AHEAD`] recordings when none of them names a bill
+/// and one at least does not hold its requests (the answer to the second question then), and
+/// sets [`ReadAhead::unread`]; it has printed nothing then.
 pub(super) fn read_ahead(
     host: &Host,
     corpus: &Corpus,
