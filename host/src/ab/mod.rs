@@ -213,16 +213,14 @@ pub fn run_listed(
         |counter: &mut Counter, index: usize, source: &Source| -> Result<Measured, Error> {
             // Once what was presumed is refuted, the corpus is measured again: nothing more now
             // (the results after the refutation are not taken).
-            let refuted = || presumed.is_some_and(|p| p.refuted.load(Ordering::Relaxed));
-            if refuted() {
+            if presumed.is_some_and(Presumed::is_refuted) {
                 return Ok((Vec::new(), None));
             }
             let loaded = source.load(&defaults).and_then(|recording| {
                 recording.check_sent_messages()?;
                 Ok(recording)
             });
-            if let Some(p) = presumed.filter(|p| !(p.holds)(loaded.as_ref().map_err(|_| source))) {
-                p.refuted.store(true, Ordering::Relaxed);
+            if presumed.is_some_and(|p| !p.check(loaded.as_ref().map_err(|_| source))) {
                 return Ok((Vec::new(), None));
             }
             let recording = match loaded {
@@ -331,7 +329,7 @@ pub fn run_listed(
         |(_, source)| source.size(),
         |(index, source)| counters.with(|counter| measure_all(counter, *index, source)),
         |(index, source), result| {
-            if presumed.is_some_and(|p| p.refuted.load(Ordering::Relaxed)) {
+            if presumed.is_some_and(Presumed::is_refuted) {
                 return Ok(crate::parallel::Next::Stop);
             }
             match result {

@@ -1,6 +1,8 @@
 //! How [`run_listed`](super::run_listed) goes over its corpus, besides what it compares: what
 //! it does with each prompt's measures, what it hands on, what it checks.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::ab::{bill, RunDetail};
 use crate::recording::corpus::Source;
 use crate::recording::Recording;
@@ -39,9 +41,34 @@ pub struct RunOptions<'a> {
 /// What was presumed of a corpus's recordings before they were measured ([`RunOptions`]).
 pub struct Presumed<'a> {
     /// Whether a recording as loaded (or its source, when it cannot be loaded) bears it out.
-    pub holds: &'a (dyn Fn(Result<&Recording, &Source>) -> bool + Sync),
+    holds: &'a (dyn Fn(Result<&Recording, &Source>) -> bool + Sync),
     /// Set by the first recording that does not.
-    pub refuted: std::sync::atomic::AtomicBool,
+    refuted: AtomicBool,
+}
+
+impl<'a> Presumed<'a> {
+    /// What `holds` of each recording, not refuted yet.
+    pub fn new(holds: &'a (dyn Fn(Result<&Recording, &Source>) -> bool + Sync)) -> Self {
+        Presumed {
+            holds,
+            refuted: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether a recording as loaded (or its source) bears it out; when it does not, it is
+    /// refuted from then on.
+    pub fn check(&self, loaded: Result<&Recording, &Source>) -> bool {
+        let holds = (self.holds)(loaded);
+        if !holds {
+            self.refuted.store(true, Ordering::Relaxed);
+        }
+        holds
+    }
+
+    /// Whether a recording checked so far did not bear it out.
+    pub fn is_refuted(&self) -> bool {
+        self.refuted.load(Ordering::Relaxed)
+    }
 }
 
 impl Default for RunOptions<'_> {

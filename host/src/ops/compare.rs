@@ -237,7 +237,7 @@ fn measure(
         let find_profiles = asked.pricing.is_none();
         let read = read_ahead(host, &options.corpus, defaults, find_profiles, may_presume)?;
         unread = read.unread;
-        if asked.pricing.is_none() {
+        if find_profiles {
             asked.pricing = read.profiles;
             asked.by_run = asked.pricing.as_deref().is_some_and(|p| p.contains(','));
             priced_as_billed = asked.pricing.clone().filter(|_| !asked.by_run);
@@ -318,10 +318,7 @@ fn measure(
     let holds = |loaded: Result<&Recording, &Source>| {
         unread.as_ref().is_none_or(|u| u.names_no_bill(loaded))
     };
-    let presumed = unread.is_some().then(|| Presumed {
-        holds: &holds,
-        refuted: false.into(),
-    });
+    let presumed = unread.is_some().then(|| Presumed::new(&holds));
     // The per-prompt rows go to a spool as the output will print them.
     let mut rows = Spool::default();
     let (variants, pricing) = (plan.variants.clone(), plan.pricing.clone());
@@ -356,7 +353,7 @@ fn measure(
         (result, bill)
     });
     bar.finish_and_clear();
-    if presumed.is_some_and(|p| p.refuted.into_inner()) {
+    if presumed.as_ref().is_some_and(Presumed::is_refuted) {
         return Ok(Outcome::Refuted);
     }
     Ok(Outcome::Measured(Box::new(Measured {
