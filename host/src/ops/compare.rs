@@ -14,11 +14,11 @@ use crate::ab::{
     partial, run_listed, Ab, AbPlan, PlanOptions, Presumed, Rows, RunDetail, RunOptions,
 };
 use crate::host::Host;
-use crate::ops::read_ahead::read_ahead;
+use crate::ops::read_ahead::{read_ahead, Unread};
 use crate::ops::results::{self, Finish};
 use crate::ops::{progress, Corpus};
 use crate::output::write_out;
-use crate::recording::corpus::Source;
+use crate::recording::corpus::{Imports, Source};
 use crate::recording::{ReadError, Recording};
 use crate::render::trigger::AS_SENT;
 use crate::Error;
@@ -210,6 +210,81 @@ fn measure(
     out: &mut dyn Write,
 ) -> Result<Outcome, Error> {
     let paths = options.corpus.paths();
+    let (format, shard) = (options.format, options.shard);
+    if format == Format::Partial && options.report.is_some() {
+        return Err(Error::Usage(
+            "--report is written by `ptc ab merge`; a shard with --format partial writes its part only".into(),
+        ));
+    }
+    let Planned {
+        asked,
+        plan,
+        imports,
+        unread,
+    } = planned(host, options, defaults, may_presume)?;
+    if format == Format::Partial {
+        // A shard run where the corpus is not (a node that does not see it) would list it as
+        // one recording that cannot be read and succeed; the merge would fail much later.
+        crate::recording::corpus::check_given(paths)?;
+    }
+    let listed = || {
+        let listing = options.corpus.listing(defaults);
+        ShardSources::new(listing.reusing_imports(imports.as_ref()), shard)
+    };
+    let bar = match options.progress {
+        true => progress::for_corpus(|| listed().take_while(Result::is_ok).count()),
+        false => indicatif::ProgressBar::hidden(),
+    };
+    let mut sources = match format {
+        // A part names its corpus by the recordings' bytes too, so that a merge never mixes
+        // parts measured on other contents of the same files.
+        Format::Partial => listed().hashing_contents(),
+        _ => listed(),
+    };
+    if !sources.start()? {
+        check_selected(&sources, paths, format, shard)?;
+    }
+    if format == Format::Partial {
+        let result = partial::write(
+            host,
+            plan,
+            &mut sources,
+            options.strict,
+            &|| bar.inc(1),
+            out,
+        );
+        bar.finish_and_clear();
+        results::part_written(result?, sources.selected, shard)?;
+        return Ok(Outcome::Written);
+    }
+    let planned = (asked, plan);
+    let measured = measure_listed(host, options, planned, &mut sources, unread.as_ref(), &bar);
+    bar.finish_and_clear();
+    measured
+}
+
+/// A comparison's plan, completed by what its corpus's runs say before they are measured.
+struct Planned {
+    /// The plan as the read-ahead completed it.
+    asked: PlanOptions,
+    plan: AbPlan,
+    /// The runs of the logs read to find the profiles, taken from there by the listings.
+    imports: Option<std::sync::Arc<Imports>>,
+    /// The recordings presumed to name no bill, when the read-ahead stopped before them.
+    unread: Option<Unread>,
+}
+
+/// `options`'s plan, completed by a read-ahead of its corpus when it asks for one: the
+/// profiles the runs were billed by, when no pricing is given, and the requests their agents
+/// sent as the baseline, when every run holds them and no baseline is asked for. A corpus
+/// priced by the one profile its bill names is priced by that profile alone in the tables
+/// for people.
+fn planned(
+    host: &Host,
+    options: &CompareOptions,
+    defaults: &crate::recording::RecordingDefaults,
+    may_presume: bool,
+) -> Result<Planned, Error> {
     let mut asked = options.plan.clone();
     // The bundled generated runs keep the configured profile: their output is the reference
     // one. Real runs, the bundled ones included, are priced as billed.
@@ -217,12 +292,7 @@ fn measure(
         Corpus::Paths(paths) => !paths.is_empty(),
         Corpus::RealRuns => true,
     };
-    // The runs of the logs read to find the profiles, taken from there by the listings below.
-    let mut imports = None;
-    // The one profile the runs' bill names, when they are priced by it.
-    let mut priced_as_billed = None;
-    // The recordings presumed to name no bill, when the read-ahead stopped before them.
-    let mut unread = None;
+    let (mut imports, mut unread, mut priced_as_billed) = (None, None, None);
     // Runs that hold the requests their agent sent are compared with them, not with ptc's
     // reconstruction of them (full-history), unless `--set ab.baseline` asks for it.
     let config = host.config();
@@ -261,73 +331,64 @@ fn measure(
             plan.price_only(|profile| options.view.reads_beside_bill(billed, &profile.name));
         }
     }
-    let (format, shard) = (options.format, options.shard);
-    if format == Format::Partial && options.report.is_some() {
-        return Err(Error::Usage(
-            "--report is written by `ptc ab merge`; a shard with --format partial writes its part only".into(),
-        ));
-    }
-    if format == Format::Partial {
-        // A shard run where the corpus is not (a node that does not see it) would list it as
-        // one recording that cannot be read and succeed; the merge would fail much later.
-        crate::recording::corpus::check_given(paths)?;
-    }
-    let listed = || {
-        let listing = options.corpus.listing(defaults);
-        ShardSources::new(listing.reusing_imports(imports.as_ref()), shard)
-    };
-    let bar = match options.progress {
-        true => progress::for_corpus(|| listed().take_while(Result::is_ok).count()),
-        false => indicatif::ProgressBar::hidden(),
-    };
-    let mut sources = match format {
-        // A part names its corpus by the recordings' bytes too, so that a merge never mixes
-        // parts measured on other contents of the same files.
-        Format::Partial => listed().hashing_contents(),
-        _ => listed(),
-    };
-    if !sources.start()? {
-        let corpus = sources.corpus().recordings;
-        if corpus == 0 {
-            let what: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-            return Err(ReadError::NoRecording {
-                what: format!("{} (no .json or .jsonl file)", what.join(", ")),
-            }
-            .into());
+    Ok(Planned {
+        asked,
+        plan,
+        imports,
+        unread,
+    })
+}
+
+/// Fails when a listing selected no recording: the corpus holds none, or the shard none of
+/// those it holds (a part is written all the same, empty).
+fn check_selected(
+    sources: &ShardSources,
+    paths: &[PathBuf],
+    format: Format,
+    shard: Shard,
+) -> Result<(), Error> {
+    let corpus = sources.corpus().recordings;
+    if corpus == 0 {
+        let what: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(ReadError::NoRecording {
+            what: format!("{} (no .json or .jsonl file)", what.join(", ")),
         }
-        if format != Format::Partial {
-            return Err(ReadError::NoRecording {
-                what: format!("shard {shard} (none of the {corpus} recordings)"),
-            }
-            .into());
+        .into());
+    }
+    if format != Format::Partial {
+        return Err(ReadError::NoRecording {
+            what: format!("shard {shard} (none of the {corpus} recordings)"),
         }
+        .into());
     }
-    if format == Format::Partial {
-        let result = partial::write(
-            host,
-            plan,
-            &mut sources,
-            options.strict,
-            &|| bar.inc(1),
-            out,
-        );
-        bar.finish_and_clear();
-        results::part_written(result?, sources.selected, shard)?;
-        return Ok(Outcome::Written);
-    }
-    let holds = |loaded: Result<&Recording, &Source>| {
-        unread.as_ref().is_none_or(|u| u.names_no_bill(loaded))
-    };
-    let presumed = unread.is_some().then(|| Presumed::new(&holds));
+    Ok(())
+}
+
+/// Measures `sources` as `plan` says, in the formats other than a part: the per-prompt rows
+/// spooled when the format lists them, and (a whole corpus, for people) each recording that
+/// carries its bill compared with it, on a thread of its own. With `unread`, each recording
+/// is checked for a bill as it is measured; the first that names one ends the comparison,
+/// [`Outcome::Refuted`].
+fn measure_listed(
+    host: &Host,
+    options: &CompareOptions,
+    (asked, plan): (PlanOptions, AbPlan),
+    sources: &mut ShardSources,
+    unread: Option<&Unread>,
+    bar: &indicatif::ProgressBar,
+) -> Result<Outcome, Error> {
+    let holds = unread
+        .map(|unread| move |loaded: Result<&Recording, &Source>| unread.names_no_bill(loaded));
+    let presumed = holds.as_ref().map(|holds| Presumed::new(holds));
+    let format = options.format;
     // The per-prompt rows go to a spool as the output will print them.
     let mut rows = Spool::default();
     let (variants, pricing) = (plan.variants.clone(), plan.pricing.clone());
     let mut each =
         |_: usize, run: RunDetail| results::spool_row(&mut rows, format, &variants, &pricing, run);
-    let whole = shard.count == 1;
     // The tables end with the comparison with the bill, made from this same read: each
     // recording that carries its bill goes to it once measured, on a thread of its own.
-    let keep_billed = whole && format.for_people();
+    let keep_billed = options.shard.count == 1 && format.for_people();
     let (result, bill) = std::thread::scope(|scope| {
         let (send, receive) = std::sync::mpsc::sync_channel::<ToBill>(BILL_QUEUE);
         let bill = keep_billed
@@ -347,12 +408,11 @@ fn measure(
             },
             presumed: presumed.as_ref(),
         };
-        let result = run_listed(host, plan, &mut sources, run);
+        let result = run_listed(host, plan, sources, run);
         drop(hand);
         let bill = bill.map(|b| b.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         (result, bill)
     });
-    bar.finish_and_clear();
     if presumed.as_ref().is_some_and(Presumed::is_refuted) {
         return Ok(Outcome::Refuted);
     }
