@@ -76,6 +76,7 @@ pub fn exec(args: Args, context: &Context, out: &mut dyn Write) -> Result<(), Er
             miss_rate: args.miss_rate,
             shared_cache: args.shared_cache,
             profile: args.pricing,
+            keep_runs: true,
         },
     };
     let bill = ops::bill(&host, &request)?;

@@ -389,10 +389,11 @@ fn measure_listed(
     // The tables end with the comparison with the bill, made from this same read: each
     // recording that carries its bill goes to it once measured, on a thread of its own.
     let keep_billed = options.shard.count == 1 && format.for_people();
+    let view = &options.view;
     let (result, bill) = std::thread::scope(|scope| {
         let (send, receive) = std::sync::mpsc::sync_channel::<ToBill>(BILL_QUEUE);
         let bill = keep_billed
-            .then(|| scope.spawn(move || results::of_the_billed(host, receive.into_iter())));
+            .then(|| scope.spawn(move || results::of_the_billed(host, receive.into_iter(), view)));
         // The comparison may end early (an error it reports); the run goes on without it.
         let mut hand = move |recording| drop(send.send(recording));
         let run = RunOptions {

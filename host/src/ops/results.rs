@@ -172,19 +172,27 @@ pub(super) fn write(
 }
 
 /// The comparison with their bill of the recordings a run hands on ([`RunOptions::billed`]),
-/// taken one at a time from `recordings` as the run measures them.
+/// taken one at a time from `recordings` as the run measures them; each run is kept only when
+/// `view` shows the table of runs ([`runs_shown`]).
 ///
 /// [`RunOptions::billed`]: crate::ab::RunOptions::billed
 pub(super) fn of_the_billed(
     host: &Host,
     recordings: impl Iterator<Item = ToBill>,
+    view: &report::View,
 ) -> Result<Bill, Error> {
     let options = BillOptions {
         miss_rate: MissRate::Fit,
         shared_cache: false,
         profile: None,
+        keep_runs: runs_shown(view),
     };
     crate::ops::bill::of_recordings(host, recordings, &options)
+}
+
+/// Whether the tables for people show each run against its bill, after the heading.
+fn runs_shown(view: &report::View) -> bool {
+    view.wide || view.explain
 }
 
 /// `ptc bill`'s heading for the recordings the run handed on, after a blank line, and its
@@ -202,7 +210,7 @@ fn against_the_bill(
             bill.without_bill = kept.without_bill;
             view.billed = crate::ab::bill::billed_profiles(&bill);
             let heading = crate::ab::bill::heading(&bill);
-            match view.wide || view.explain {
+            match runs_shown(view) {
                 true => {
                     let table = crate::ab::bill::table(&bill);
                     let rest = table.strip_prefix(&heading).unwrap_or(&table);

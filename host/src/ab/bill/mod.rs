@@ -18,6 +18,7 @@
 
 mod call;
 mod counted;
+mod measure;
 mod profile;
 mod report;
 mod simulate;
@@ -26,21 +27,18 @@ mod to_json;
 
 use std::path::PathBuf;
 
-use crate::cache::{CacheRequest, Caching};
 use crate::pricing::{Pricing, ProfileInfo};
 use crate::recording::Recording;
-use crate::recording::SentMessages;
-use crate::render::trigger::as_sent_after;
-use crate::tokens::{Counter, Counting, Tokenizer};
+use crate::tokens::{Counter, Tokenizer};
 use crate::Error;
 
-use call::billed;
 pub use call::Call;
 pub use counted::Counted;
+use measure::{measure, Pending};
 pub use profile::{billed_by_turn, inferred_provider_note, is_billed, model_without_provider};
 use profile::{first_billed, first_sent, for_model, one_profile};
 pub use report::{billed_profiles, heading, table};
-use simulate::{fit_sums, held_out_fit, miss_fit, Simulator};
+use simulate::{held_out_fit, miss_fit, FitSums, Simulator};
 pub use stretch::STRETCH_CALLS;
 pub use to_json::json;
 
@@ -67,6 +65,10 @@ pub struct BillOptions {
     /// The profile every run is priced with; else each run's from the provider and model its
     /// usage names.
     pub profile: Option<String>,
+    /// Whether each run is kept with its calls ([`Bill::runs`]: the table of runs, the JSON);
+    /// else, with one cache per run, each run is added up once simulated and dropped (what
+    /// [`heading`] says needs no more), so that memory does not grow with the corpus.
+    pub keep_runs: bool,
 }
 
 /// The billed calls of one run.
@@ -87,6 +89,13 @@ pub struct RunBill {
     /// inferred from the bill; `Some(None)` when it could not be inferred (then no call is
     /// compared); `None` for recorded requests.
     pub rebuilt: Option<Option<u64>>,
+}
+
+/// How many runs and billed calls a comparison holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Compared {
+    pub runs: usize,
+    pub calls: usize,
 }
 
 /// A profile's miss rate and how it was found.
@@ -114,7 +123,10 @@ pub struct Bill {
     pub time_ordered: bool,
     /// The profiles used, each with its miss rate.
     pub profiles: Vec<(Pricing, ProfileInfo, MissFit)>,
+    /// The runs compared, when they are kept ([`BillOptions::keep_runs`]).
     pub runs: Vec<RunBill>,
+    /// How many runs and billed calls were compared, kept or not.
+    pub compared: Compared,
     /// Recordings with no billed call to compare (no usage, or no requests).
     pub without_bill: Vec<PathBuf>,
 }
@@ -133,22 +145,6 @@ impl From<Recording> for ToBill {
             counted: None,
         }
     }
-}
-
-/// A call measured, before the cache is simulated.
-struct Pending {
-    run: usize,
-    call: Call,
-    /// Tokens shared with the previous request of its run.
-    shared: usize,
-    /// The previous request of its run: (ptc's count, the billed prompt), when it was billed.
-    previous: Option<(u64, u64)>,
-    /// ptc's count of the response after the previous request, when this request sends the
-    /// whole previous request and then that response.
-    response: Option<usize>,
-    /// The request's message-boundary prefixes: (key, tokens up to its end).
-    prefixes: Vec<(u64, usize)>,
-    request: CacheRequest,
 }
 
 impl Bill {
@@ -205,6 +201,9 @@ impl Bill {
         // taking memory in the square of its turns.
         let mut pending = Vec::new();
         let mut simulator = Simulator::new(options.shared_cache);
+        // Per profile slot, what its miss rate is fitted on, added up as each run is finished.
+        let mut sums: Vec<FitSums> = Vec::new();
+        let mut compared = Compared::default();
         let mut time_ordered = true;
         let mut without_bill = Vec::new();
         let mut usage_only = 0;
@@ -215,6 +214,7 @@ impl Bill {
             // The texts of the runs before are forgotten: what the counter holds does not grow
             // with the corpus.
             counter.next_run();
+            simulator.next_run();
             for usage in recording.usage.iter().flatten() {
                 total = usage
                     .tokens()
@@ -246,6 +246,7 @@ impl Bill {
                 }
             };
             let run = runs.len();
+            compared.runs += 1;
             runs.push(RunBill {
                 recording: recording.label(),
                 profile: slot,
@@ -279,8 +280,15 @@ impl Bill {
                 None => measure(&recording, run, &pricing[profile], &mut counter, &mut take),
             };
             runs[run].skipped = skipped;
+            // With one cache per run, every call of it is simulated now.
+            if !options.shared_cache {
+                finish(&mut runs[run], &mut sums, &mut compared);
+                if !options.keep_runs {
+                    runs.pop();
+                }
+            }
         }
-        if runs.is_empty() {
+        if compared.runs == 0 {
             let why = if usage_only > 0 {
                 format!(
                     ": {usage_only} of {} carry billed usage, but their logs do not record the requests sent, so there is nothing to simulate",
@@ -298,13 +306,14 @@ impl Bill {
         for call in pending {
             simulator.call(call, &mut runs, &used, &pricing, &info);
         }
-        for run in runs.iter_mut() {
-            run.calls.sort_by_key(|c| c.turn);
-            stretch::mark(run);
+        if options.shared_cache {
+            for run in runs.iter_mut() {
+                finish(run, &mut sums, &mut compared);
+            }
         }
         // Each profile's fit adds up the calls of its runs; each run's own (held out) is that
         // less its calls: one pass over the runs for all of them.
-        let sums = fit_sums(&runs, used.len());
+        sums.resize(used.len(), FitSums::default());
         let profiles = used
             .iter()
             .zip(&sums)
@@ -325,92 +334,22 @@ impl Bill {
             time_ordered,
             profiles,
             runs,
+            compared,
             without_bill,
         })
     }
 }
 
-/// Counts every billed call of `recording` (the `run`-th) and adds it to `pending`; returns the
-/// turns not compared.
-fn measure(
-    recording: &Recording,
-    run: usize,
-    pricing: &Pricing,
-    counter: &mut Counter,
-    pending: &mut dyn FnMut(Pending),
-) -> usize {
-    // The request as the profile's provider counts it.
-    let counting = Counting::of(pricing.caching);
-    let mut previous = Vec::new();
-    let mut previous_billed = None;
-    let mut skipped = 0;
-    let mut sent = SentMessages::default();
-    for turns in 0..recording.turns.len() {
-        let usage = recording.usage.get(turns).and_then(Option::as_ref);
-        let prompt = match as_sent_after(recording, turns, &mut sent) {
-            Ok(prompt) => prompt,
-            Err(_) => {
-                skipped += usize::from(usage.is_some());
-                previous.clear();
-                previous_billed = None;
-                continue;
-            }
-        };
-        let at = recording.started_at.get(turns).copied().flatten();
-        // A rebuilt request's inferred prefix leads it, as it led every request of the run.
-        let mut request = counter
-            .request_as(counting, &previous, &prompt.messages, at)
-            .after_prefix(prompt.prefix_tokens, !previous.is_empty());
-        let (counted, shared) = (request.tokens, request.shared);
-        let response = match prompt.messages.get(previous.len()) {
-            Some(next)
-                if !previous.is_empty()
-                    && next.role == ptc_plugin_api::Role::Assistant
-                    && prompt.messages[..previous.len()]
-                        .iter()
-                        .zip(&previous)
-                        .all(|(a, b)| a.same_text(b)) =>
-            {
-                Some(match counting {
-                    Counting::OpenAiChat => counter.message(next),
-                    Counting::AnthropicBlocks => {
-                        counter.prompt_as(counting, std::slice::from_ref(next))
-                    }
-                })
-            }
-            _ => None,
-        };
-        let Some(usage) = usage else {
-            skipped += 1;
-            previous = prompt.messages;
-            previous_billed = None;
-            continue;
-        };
-        // The blocks of a request as sent end where its messages end.
-        let prefixes = message_ends(&request);
-        if pricing.caching == Caching::Implicit {
-            request.blocks.clear();
-        }
-        let call = billed(usage, turns + 1, at, counted);
-        let this = (call.counted, call.billed_prompt);
-        pending(Pending {
-            run,
-            call,
-            shared,
-            previous: previous_billed,
-            response,
-            prefixes,
-            request,
-        });
-        previous = prompt.messages;
-        previous_billed = Some(this);
+/// A run whose every call is simulated: its calls in turn order, its stretches that read
+/// nothing marked, and its calls added to its profile's fit (`sums`) and to `compared`.
+fn finish(run: &mut RunBill, sums: &mut Vec<FitSums>, compared: &mut Compared) {
+    run.calls.sort_by_key(|c| c.turn);
+    stretch::mark(run);
+    if sums.len() <= run.profile {
+        sums.resize(run.profile + 1, FitSums::default());
     }
-    skipped
-}
-
-/// The (key, end) of each block of `request`.
-fn message_ends(request: &CacheRequest) -> Vec<(u64, usize)> {
-    request.blocks.iter().map(|b| (b.prefix, b.end)).collect()
+    sums[run.profile] = sums[run.profile].add(FitSums::of(run));
+    compared.calls += run.calls.len();
 }
 
 impl RunBill {

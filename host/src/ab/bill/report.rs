@@ -202,11 +202,11 @@ pub(super) fn name(run: &RunBill) -> String {
 /// What heads [`table`]: the runs and calls compared, and each profile's rule and miss rate.
 pub fn heading(bill: &Bill) -> String {
     let mut out = String::new();
-    let calls: usize = bill.runs.iter().map(|r| r.calls.len()).sum();
     let _ = writeln!(
         out,
-        "Simulated against the bill: {} run(s), {calls} billed call(s); the best case reads every prefix the rule allows ({})",
-        bill.runs.len(),
+        "Simulated against the bill: {} run(s), {} billed call(s); the best case reads every prefix the rule allows ({})",
+        bill.compared.runs,
+        bill.compared.calls,
         if bill.shared_cache {
             if bill.time_ordered {
                 "one cache per profile, shared by its runs in the order the calls were sent"

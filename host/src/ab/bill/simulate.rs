@@ -30,6 +30,17 @@ impl Simulator {
         }
     }
 
+    /// Starts the calls of another run: with one cache per run, what the caches of the runs
+    /// before held is never read again and is forgotten, so that what the simulator holds does
+    /// not grow with the corpus.
+    pub(super) fn next_run(&mut self) {
+        if !self.shared_cache {
+            self.prefixes.clear();
+            self.last_sent.clear();
+            self.explicit.clear();
+        }
+    }
+
     /// Simulates one call, after those of its cache before it, and files it under its run.
     pub(super) fn call(
         &mut self,
@@ -194,7 +205,7 @@ impl FitSums {
         sums
     }
 
-    fn add(self, other: FitSums) -> FitSums {
+    pub(super) fn add(self, other: FitSums) -> FitSums {
         FitSums {
             predicted: self.predicted + other.predicted,
             missed: self.missed + other.missed,
@@ -214,16 +225,7 @@ impl FitSums {
     }
 }
 
-/// Per slot (profile used), the sums of its runs' calls ([`FitSums::of`]).
-pub(super) fn fit_sums(runs: &[RunBill], slots: usize) -> Vec<FitSums> {
-    let mut sums = vec![FitSums::default(); slots];
-    for run in runs {
-        sums[run.profile] = sums[run.profile].add(FitSums::of(run));
-    }
-    sums
-}
-
-/// The miss rate of the profile whose runs' calls add up to `sums` ([`fit_sums`]).
+/// The miss rate of the profile whose runs' calls add up to `sums` ([`FitSums::of`]).
 pub(super) fn miss_fit(sums: FitSums, rate: MissRate) -> MissFit {
     let mut fit = MissFit {
         rate: 0.0,
@@ -242,7 +244,7 @@ pub(super) fn miss_fit(sums: FitSums, rate: MissRate) -> MissFit {
 }
 
 /// The miss rate fitted on the runs of `run`'s profile but `run`, from the sums of all of them
-/// (`slot_sums`, its slot's of [`fit_sums`]): those less its own, in one step however many
+/// (`slot_sums`, its profile's): those less its own, in one step however many
 /// runs there are.
 pub(super) fn held_out_fit(run: &RunBill, slot_sums: FitSums) -> MissFit {
     miss_fit(slot_sums.less(FitSums::of(run)), MissRate::Fit)

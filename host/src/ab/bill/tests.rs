@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::*;
-use crate::cache::Placement;
+use crate::cache::{Caching, Placement};
 use crate::message::RenderedMessage;
 use crate::recording::RecordingDefaults;
 use crate::render::trigger::as_sent;
@@ -94,6 +94,7 @@ fn options(miss_rate: MissRate) -> BillOptions {
         miss_rate,
         shared_cache: false,
         profile: None,
+        keep_runs: true,
     }
 }
 
@@ -245,6 +246,68 @@ fn the_miss_rate_is_fitted_on_runs_with_a_read_and_each_run_is_checked_with_the_
     // A call the best case has not reading costs the same either way.
     let first = &bill.runs[0].calls[0];
     assert_eq!(first.expected_cost(0.25), first.best_cost);
+}
+
+#[test]
+fn runs_not_kept_are_added_up_all_the_same() {
+    // Two profiles, runs of both: the fits, the counts and the heading do not depend on
+    // whether each run is kept once it is simulated.
+    let runs = || {
+        [
+            run(
+                "a",
+                "router",
+                &[
+                    (900, 0, 10, None),
+                    (268, 832, 10, None),
+                    (1600, 0, 10, None),
+                ],
+            ),
+            run(
+                "b",
+                "elsewhere",
+                &[(900, 0, 10, None), (268, 832, 10, None)],
+            ),
+            run("c", "router", &[(900, 0, 10, None), (1100, 0, 10, None)]),
+            run(
+                "d",
+                "router",
+                &[
+                    (900, 0, 10, None),
+                    (268, 832, 10, None),
+                    (1056, 544, 10, None),
+                ],
+            ),
+        ]
+    };
+    let pricing = [implicit("p", 64, 64), implicit("q", 64, 64)];
+    let infos = [
+        info("p", "router", 0.4, false),
+        info("q", "elsewhere", 0.4, false),
+    ];
+    let bill = |keep_runs: bool| {
+        let options = BillOptions {
+            keep_runs,
+            ..options(MissRate::Fit)
+        };
+        Bill::new(runs(), &pricing, &infos, Tokenizer::O200kBase, &options).unwrap()
+    };
+    let (kept, added) = (bill(true), bill(false));
+    assert_eq!(kept.runs.len(), 4);
+    assert!(added.runs.is_empty());
+    let calls = Compared { runs: 4, calls: 10 };
+    assert_eq!((kept.compared, added.compared), (calls, calls));
+    assert_eq!(kept.profiles, added.profiles);
+    let fits: Vec<(usize, usize)> = kept
+        .profiles
+        .iter()
+        .map(|(_, _, fit)| (fit.predicted, fit.missed))
+        .collect();
+    // Router: a reads its second call and misses its third, d reads both, c reads nothing
+    // (kept out); elsewhere: b reads its second call.
+    assert_eq!(fits, [(4, 1), (1, 0)]);
+    assert_eq!(heading(&kept), heading(&added));
+    assert!(heading(&added).contains("4 run(s), 10 billed call(s)"));
 }
 
 #[test]
