@@ -41,6 +41,29 @@ fn without_arguments_every_strategy_runs_on_the_bundled_examples() {
 }
 
 #[test]
+fn without_a_strategy_plugin_ab_says_so_and_measures_the_baseline() {
+    // A real run is compared with the requests its agent sent, a baseline no plugin makes.
+    let log = repo().join("examples/realruns/mini-swe-agent-pvlib-1707.json");
+    let bare = Scratch::with_plugins(&[]);
+    let run = bare.ptc(["ab".as_ref(), log.as_os_str(), "--no-timing".as_ref()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("through 1 strateg"), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("warning: no strategy plugin was found (`ptc plugins list` shows where ptc looks): only the baseline, as-sent, is measured"),
+        "{}",
+        run.stderr
+    );
+    let with = Scratch::new().ptc(["ab".as_ref(), log.as_os_str(), "--no-timing".as_ref()]);
+    assert_eq!(with.code, 0, "{}", with.stderr);
+    assert!(
+        !with.stderr.contains("no strategy plugin"),
+        "{}",
+        with.stderr
+    );
+}
+
+#[test]
 fn figures_are_consistent() {
     let json = ab_json(all_strategies(), &[]);
     let strategies = json["strategies"].as_array().unwrap();

@@ -322,6 +322,15 @@ fn planned(
         imports = Some(std::sync::Arc::new(read.imports));
     }
     let mut plan = AbPlan::new(host, &asked)?;
+    // The built-in baseline runs without a plugin: say when it is all that runs.
+    if plan.variants.len() == 1
+        && plan.variants[0].label == AS_SENT
+        && host.plugins().strategies().is_empty()
+    {
+        crate::output::warn(format_args!(
+            "no strategy plugin was found (`ptc plugins list` shows where ptc looks): only the baseline, {AS_SENT}, is measured"
+        ));
+    }
     // The tables for people show, of a corpus priced by the profile its bill names, only the
     // costs under that profile's provider (and the bill's comparison, which prices the runs on
     // its own): the other profiles are not priced. Every output that shows them (the other
