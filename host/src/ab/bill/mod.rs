@@ -312,8 +312,9 @@ impl Bill {
             }
         }
         // Each profile's fit adds up the calls of its runs; each run's own (held out) is that
-        // less its calls: one pass over the runs for all of them.
-        sums.resize(used.len(), FitSums::default());
+        // less its calls: one pass over the runs for all of them. Every profile used has a
+        // finished run, so `sums` has a slot for each.
+        debug_assert_eq!(sums.len(), used.len());
         let profiles = used
             .iter()
             .zip(&sums)
