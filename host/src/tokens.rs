@@ -291,7 +291,11 @@ impl Counter {
 
     /// Tokens one message is billed in OpenAI's chat format: overhead, role, content.
     pub fn message(&mut self, message: &RenderedMessage) -> usize {
-        MESSAGE_OVERHEAD + self.text(message.role.as_str()) + self.text(&message.content)
+        let content = match message.content.len() >= prefixes::LONG {
+            true => self.count_long_shared(&message.content),
+            false => self.text(&message.content),
+        };
+        MESSAGE_OVERHEAD + self.text(message.role.as_str()) + content
     }
 
     /// Tokens a request made of `messages` is billed in OpenAI's chat format.
@@ -575,7 +579,7 @@ mod tests {
                 };
                 let message = RenderedMessage {
                     role: Role::User,
-                    content: content.into(),
+                    content: Arc::new(content.into()),
                     blocks: vec![span(0, a), span(a, b), span(b, content.len())].into(),
                 };
                 let head = MESSAGE_OVERHEAD + counter.text("user");
@@ -594,7 +598,7 @@ mod tests {
         let mut counter = Counter::new(Tokenizer::O200kBase);
         let user = RenderedMessage {
             role: Role::User,
-            content: "one two\n\nthree four five\n\nsix".into(),
+            content: Arc::new("one two\n\nthree four five\n\nsix".into()),
             blocks: vec![
                 crate::message::BlockSpan {
                     start: 0,
@@ -637,7 +641,7 @@ mod tests {
         // one, not the earlier ones.
         assert_eq!(counter.blocks(&messages), blocks);
         let mut changed = user.clone();
-        changed.content = "one two\n\nthree four fivE\n\nsix".into();
+        changed.content = Arc::new("one two\n\nthree four fivE\n\nsix".into());
         let other = counter.blocks(&[msg(Role::System, "S"), changed]);
         let same: Vec<bool> = blocks
             .iter()

@@ -196,7 +196,7 @@ proptest! {
             let renderer = host().renderer_with(Some(&strategy.name), &config).unwrap();
             for k in 0..=recording.turns.len() {
                 let prompt = renderer.render(&recording, k).unwrap();
-                let text: String = prompt.messages.iter().map(|m| &*m.content).collect();
+                let text: String = prompt.messages.iter().map(|m| m.content.as_str()).collect();
                 // Only `\n` breaks lines, and each line came from a template or from text the
                 // model wrote, never from a recorded value.
                 let odd_break = text.chars().find(|&c| c != '\n' && breaks_line(c));

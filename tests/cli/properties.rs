@@ -212,7 +212,7 @@ fn blocks(messages: &[RenderedMessage]) -> Vec<(usize, &'static str, &str, bool)
 fn texts(messages: &[RenderedMessage]) -> Vec<(&'static str, &str)> {
     messages
         .iter()
-        .map(|m| (m.role.as_str(), &*m.content))
+        .map(|m| (m.role.as_str(), m.content.as_str()))
         .collect()
 }
 

@@ -263,7 +263,7 @@ fn a_recording_is_rendered_with_its_maps_in_the_order_written() {
         .iter()
         .map(|m| m["content"].as_str().unwrap())
         .collect();
-    let rendered: Vec<&str> = prompt.messages.iter().map(|m| &*m.content).collect();
+    let rendered: Vec<&str> = prompt.messages.iter().map(|m| m.content.as_str()).collect();
     assert_eq!(served, rendered);
     assert!(
         rendered

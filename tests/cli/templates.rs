@@ -76,7 +76,7 @@ fn rendered(host: &ptc::Host, strategy: &str, recording: &ptc::Recording, turns:
         .unwrap()
         .render(recording, turns)
         .unwrap();
-    let contents: Vec<&str> = prompt.messages.iter().map(|m| &*m.content).collect();
+    let contents: Vec<&str> = prompt.messages.iter().map(|m| m.content.as_str()).collect();
     contents.join("\n---\n")
 }
 

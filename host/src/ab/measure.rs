@@ -339,7 +339,7 @@ pub(super) fn measure(
             .messages
             .iter()
             .skip(1)
-            .map(|m| &*m.content)
+            .map(|m| m.content.as_str())
             .collect();
         // The messages the previous prompt had at their place, the same texts (the system
         // prompt, which the text leaves out, aside): its text is written over from there.

@@ -237,7 +237,7 @@ mod tests {
         let mut interner = Interner::default();
         let message = |content: &str| crate::render::RenderedMessage {
             role: ptc_plugin_api::Role::User,
-            content: content.into(),
+            content: std::sync::Arc::new(content.into()),
             blocks: Vec::new().into(),
         };
         let prompt = |contents: &[&str]| Prompt {

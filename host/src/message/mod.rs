@@ -8,13 +8,18 @@ use ptc_plugin_api::Role;
 
 pub mod wire;
 
+/// The text of a message, shared. The `String` a message is rendered into is kept as it is,
+/// behind the count: an `Arc<str>` would be a second allocation and a copy of every new text
+/// (3.5% of W5's CPU, whose tool outputs run to many kilobytes).
+pub type Text = Arc<String>;
+
 /// A chat message with its text and its content blocks.
 #[derive(Clone, Debug, Eq)]
 pub struct RenderedMessage {
     pub role: Role,
     /// The text, shared: a message a run's next prompt repeats is the same text, not a copy,
     /// and comparing it with itself does not read it.
-    pub content: Arc<str>,
+    pub content: Text,
     /// The content blocks, in order: byte ranges of `content`, one blank line between two.
     /// A message whose content is empty has none.
     pub blocks: Arc<[BlockSpan]>,
@@ -42,7 +47,7 @@ pub struct BlockSpan {
 
 impl RenderedMessage {
     /// The same role and text, its blocks aside. A text shared between the two is not read:
-    /// `Arc<str>`'s own `==` compares the bytes even of one text with itself.
+    /// `Arc`'s own `==` compares the bytes even of one text with itself.
     pub fn same_text(&self, other: &RenderedMessage) -> bool {
         let (a, b) = (self.content.as_bytes(), other.content.as_bytes());
         self.role == other.role
@@ -51,8 +56,8 @@ impl RenderedMessage {
     }
 
     /// A message of one block without a breakpoint (or none, when `content` is empty).
-    pub fn plain(role: Role, content: impl Into<Arc<str>>) -> RenderedMessage {
-        let content = content.into();
+    pub fn plain(role: Role, content: impl Into<String>) -> RenderedMessage {
+        let content: Text = Arc::new(content.into());
         let blocks: Arc<[BlockSpan]> = if content.is_empty() {
             Arc::new([])
         } else {

@@ -222,7 +222,9 @@ mod tests {
                 (4, "d ", false, true),
             ]
         );
-        let openai: Vec<&str> = openai_messages(&messages).map(|m| &*m.content).collect();
+        let openai: Vec<&str> = openai_messages(&messages)
+            .map(|m| m.content.as_str())
+            .collect();
         assert_eq!(openai, [" \n\nsystem", "a\n\n  \n", "b\n\nc", "d \n\n"]);
     }
 

@@ -250,7 +250,7 @@ mod tests {
     #[test]
     fn a_claude_request_counts_its_tool_blocks_as_the_body_sends_them() {
         let messages = request("claude-sonnet-4-20250514").prompt_messages();
-        let texts: Vec<&str> = messages.iter().map(|m| &*m.content).collect();
+        let texts: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
         assert_eq!(
             texts,
             [
@@ -264,7 +264,7 @@ mod tests {
     #[test]
     fn another_model_s_request_counts_a_call_as_its_name_and_arguments() {
         let messages = request("gpt-5.3-codex").prompt_messages();
-        let texts: Vec<&str> = messages.iter().map(|m| &*m.content).collect();
+        let texts: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
         assert_eq!(
             texts,
             [

@@ -649,7 +649,7 @@ mod tests {
         // The parts put together are the message's text.
         let sent = openai(&convo, &options);
         for (sent, rendered) in sent.messages.iter().zip(&convo.messages) {
-            assert_eq!(sent.content.text(), &*rendered.content);
+            assert_eq!(sent.content.text(), rendered.content.as_str());
         }
         // Five marks: the latest four are sent; a mark on a message's last block ends it.
         let five = prompt(vec![

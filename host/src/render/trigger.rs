@@ -273,7 +273,7 @@ mod tests {
         let texts: Vec<(&str, &str)> = first
             .messages
             .iter()
-            .map(|m| (m.role.as_str(), &*m.content))
+            .map(|m| (m.role.as_str(), m.content.as_str()))
             .collect();
         assert_eq!(texts, [("system", "[T]\n\nSYS"), ("user", "task")]);
         assert_eq!(
@@ -285,7 +285,7 @@ mod tests {
         let texts: Vec<(&str, &str)> = second
             .messages
             .iter()
-            .map(|m| (m.role.as_str(), &*m.content))
+            .map(|m| (m.role.as_str(), m.content.as_str()))
             .collect();
         assert_eq!(
             texts,

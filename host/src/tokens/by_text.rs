@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHasher};
 
+use crate::message::Text;
+
 /// The hash of a whole text, as a block's text is hashed into a cache key: a block that is
 /// its message's whole text takes it as it is.
 pub(super) fn text_hash(text: &str) -> u64 {
@@ -20,7 +22,7 @@ pub(super) fn text_hash(text: &str) -> u64 {
 
 /// Values by message text, looked up by [`text_hash`] and compared whole.
 pub(super) struct ByText<V> {
-    by_hash: FxHashMap<u64, Vec<(Arc<str>, V)>>,
+    by_hash: FxHashMap<u64, Vec<(Text, V)>>,
 }
 
 impl<V> Default for ByText<V> {
@@ -33,7 +35,7 @@ impl<V> Default for ByText<V> {
 
 impl<V> ByText<V> {
     /// The value kept for `text` (of hash `hash`) that `fits`.
-    pub fn get(&self, hash: u64, text: &Arc<str>, fits: impl Fn(&V) -> bool) -> Option<&V> {
+    pub fn get(&self, hash: u64, text: &Text, fits: impl Fn(&V) -> bool) -> Option<&V> {
         self.by_hash
             .get(&hash)?
             .iter()
@@ -41,7 +43,7 @@ impl<V> ByText<V> {
             .map(|(_, value)| value)
     }
 
-    pub fn insert(&mut self, hash: u64, text: Arc<str>, value: V) {
+    pub fn insert(&mut self, hash: u64, text: Text, value: V) {
         self.by_hash.entry(hash).or_default().push((text, value));
     }
 
@@ -57,16 +59,16 @@ mod tests {
     #[test]
     fn a_text_is_found_by_its_bytes_and_what_it_fits() {
         let mut kept = ByText::default();
-        let a: Arc<str> = Arc::from("some text");
+        let a: Text = Arc::new("some text".into());
         kept.insert(text_hash(&a), a.clone(), 1);
         kept.insert(text_hash(&a), a.clone(), 2);
         // Another allocation of the same text is found; a value that does not fit is not.
-        let again: Arc<str> = Arc::from("some text");
+        let again: Text = Arc::new("some text".into());
         assert_eq!(kept.get(text_hash(&again), &again, |_| true), Some(&1));
         assert_eq!(kept.get(text_hash(&again), &again, |v| *v == 2), Some(&2));
         assert_eq!(kept.get(text_hash(&again), &again, |v| *v == 3), None);
         // Another text under the same hash is not taken for it.
-        let other: Arc<str> = Arc::from("other text");
+        let other: Text = Arc::new("other text".into());
         assert_eq!(kept.get(text_hash(&a), &other, |_| true), None);
         kept.clear();
         assert_eq!(kept.get(text_hash(&a), &a, |_| true), None);

@@ -17,6 +17,7 @@ use rustc_hash::FxHashMap;
 
 use super::{lines, Counter};
 use crate::hash::quick_hash;
+use crate::message::Text;
 
 /// Texts shorter than this are counted line by line: their lines are few.
 pub(super) const LONG: usize = 2048;
@@ -31,7 +32,8 @@ const PROBE: usize = 256;
 /// A long text counted: its tokens, and the end of each line but the last with the tokens
 /// before it.
 struct Counted {
-    text: Box<str>,
+    /// The text: a message's own, shared, when it was counted as one.
+    text: Text,
     tokens: usize,
     cuts: Vec<(u32, u32)>,
 }
@@ -90,6 +92,15 @@ impl Counter {
     /// Tokens of the long `text`: those of the same text counted before in the run, else
     /// counted from the last line cut it shares with a long text counted lately.
     pub(super) fn count_long(&mut self, text: &str) -> usize {
+        self.count_long_kept(text, None)
+    }
+
+    /// [`Counter::count_long`] of a message's text, which is kept as it is rather than copied.
+    pub(super) fn count_long_shared(&mut self, text: &Text) -> usize {
+        self.count_long_kept(text, Some(text))
+    }
+
+    fn count_long_kept(&mut self, text: &str, shared: Option<&Text>) -> usize {
         let closest = self.prefixes.closest(text);
         if let Some(counted) = self.prefixes.find(text).cloned() {
             let tokens = counted.tokens;
@@ -101,7 +112,7 @@ impl Counter {
         let (mut cuts, mut total, mut from) = (Vec::new(), 0, 0);
         if let Some(i) = closest {
             let counted = &self.prefixes.kept[i];
-            let shared = common_prefix(&counted.text, text).len();
+            let shared = common_prefix(counted.text.as_str(), text).len();
             // A cut whose next byte the two texts share is a cut of both.
             let reused = counted
                 .cuts
@@ -127,7 +138,7 @@ impl Counter {
             }
         }
         let counted = Arc::new(Counted {
-            text: text.into(),
+            text: shared.map_or_else(|| Arc::new(text.to_owned()), Arc::clone),
             tokens: total,
             cuts,
         });
@@ -191,12 +202,16 @@ pub(crate) fn common_prefix<'a>(a: &'a str, b: &str) -> &'a str {
 
 #[cfg(test)]
 mod tests {
+    use ptc_plugin_api::Role;
+
     use super::common_prefix;
-    use crate::tokens::{Counter, Tokenizer};
+    use crate::message::RenderedMessage;
+    use crate::tokens::{Counter, Tokenizer, MESSAGE_OVERHEAD};
 
     proptest::proptest! {
         /// Long texts that keep, change or cut the end of the one before (and texts that start
-        /// alike, interleaved) count what the tokenizer counts, whole and before every limit.
+        /// alike, interleaved), as messages and alone, count what the tokenizer counts, whole
+        /// and before every limit.
         #[test]
         fn a_long_text_counted_from_a_kept_one_counts_as_the_tokenizer_does(
             steps in proptest::collection::vec(
@@ -226,6 +241,12 @@ mod tests {
                 }
                 text.truncate(cut);
                 text.extend(pieces.iter().copied());
+                // Counted as a message's text first (kept as the message's own), then alone.
+                let message = RenderedMessage::plain(Role::User, text.clone());
+                proptest::prop_assert_eq!(
+                    counter.message(&message),
+                    MESSAGE_OVERHEAD + tokenizer.count("user") + tokenizer.count(&text)
+                );
                 proptest::prop_assert_eq!(counter.text(&text), tokenizer.count(&text));
                 let mut limit = limit.min(text.len());
                 while !text.is_char_boundary(limit) {

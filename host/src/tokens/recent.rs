@@ -241,7 +241,7 @@ mod tests {
     /// were already counted.
     fn count(recent: &mut Recent, texts: &[&str]) -> usize {
         let mut known = recent.take(&messages(texts));
-        let texts_kept: Vec<&str> = known.iter().map(|k| &*k.message.content).collect();
+        let texts_kept: Vec<&str> = known.iter().map(|k| k.message.content.as_str()).collect();
         assert_eq!(texts_kept, texts);
         let counted = known.iter().filter(|k| k.chat.is_some()).count();
         assert!(known[..counted].iter().all(|k| k.chat.is_some()));
