@@ -98,6 +98,10 @@ pub struct Facts {
     calls: Vec<(usize, CallFact)>,
     /// (turn index, printed line) in order.
     lines: Vec<(usize, Finder<'static>)>,
+    /// Per number of turns `k`: how many of `lines` the first `k` turns printed (read for
+    /// every prompt, where a search of `lines` would read a finder's worth of memory per
+    /// step).
+    lines_before: Vec<usize>,
     /// Per turn: its error's first line when it failed.
     errors: Vec<Option<Finder<'static>>>,
     /// Per turn `k`: the names its program uses that the first `k` turns hold, each as the
@@ -171,6 +175,7 @@ impl Facts {
             names: Vec::new(),
             calls: Vec::new(),
             lines: Vec::new(),
+            lines_before: Vec::with_capacity(turns.len() + 1),
             errors: Vec::with_capacity(turns.len()),
             used_next: used,
             evidence,
@@ -183,6 +188,7 @@ impl Facts {
         let mut named: rustc_hash::FxHashMap<&str, usize> = Default::default();
         let mut finders = Finders::default();
         for (i, turn) in turns.iter().enumerate() {
+            facts.lines_before.push(facts.lines.len());
             facts.memories.push(turn.success.then(|| {
                 turn.memory
                     .iter()
@@ -217,6 +223,7 @@ impl Facts {
                 .map(|first| finders.of(prefix_chars(first, 80)));
             facts.errors.push(error);
         }
+        facts.lines_before.push(facts.lines.len());
         facts.find_together();
         facts
     }
@@ -331,7 +338,7 @@ impl Facts {
             r.tool_calls
                 .count(search.call_visible(i, text, call, Some(numbered), &mut places));
         }
-        let lines = self.lines.partition_point(|(t, _)| *t < turns);
+        let lines = self.lines_before[turns];
         let (shares, ids) = (&mut r.printed_lines, &self.line_ids);
         let alone = search.count_growing(shares, ids, lines, Match::Anywhere, &self.needles);
         for i in alone {
