@@ -354,27 +354,12 @@ pub(super) fn parse_json(
             message: full.strip_suffix(&suffix).unwrap_or(&full).to_owned(),
         }
     };
-    // Read without keeping track of the place first, and with the memory entries that repeat
-    // the turn before replaced (`value_json::reduce`): only a recording that fails is read
+    // Read without keeping track of the place first: only a recording that fails is read
     // again, from its own text, to name the place of its error.
-    // An integer literal too large for 64 bits is an error, not the float serde_json makes of it.
-    use crate::recording::value_json::{reading, reduce, reusing, Reduced};
-    let (text, replaced) = match reduce(bytes) {
-        Some(Reduced { text, replaced }) => (std::borrow::Cow::Owned(text), Some(replaced)),
-        None => (std::borrow::Cow::Borrowed(bytes), None),
-    };
-    let fast = reading(&text, || {
-        // Memory entries repeated from the turn before are copied, not read again.
-        reusing(replaced, || {
-            let mut de = serde_json::Deserializer::from_slice(&text);
-            // Values bound their own depth (value_json::MAX_DEPTH); every other level is fixed.
-            de.disable_recursion_limit();
-            RecordingJson::deserialize(&mut de).and_then(|json| de.end().map(|()| json))
-        })
-    });
-    if let Ok(json) = fast {
+    if let Some(json) = read_quickly(bytes) {
         return Ok(json);
     }
+    use crate::recording::value_json::reading;
     reading(bytes, || {
         let mut de = serde_json::Deserializer::from_slice(bytes);
         de.disable_recursion_limit();
@@ -385,6 +370,28 @@ pub(super) fn parse_json(
         de.end().map_err(|err| syntax(".".into(), err))?;
         Ok(json)
     })
+}
+
+/// The JSON of a recording (its byte order mark taken off), read without keeping track of the
+/// place and with the memory entries that repeat the turn before replaced
+/// (`value_json::reduce`); `None` when it cannot be read so, whatever the cause.
+/// An integer literal too large for 64 bits is an error, not the float serde_json makes of it.
+pub(super) fn read_quickly(bytes: &[u8]) -> Option<RecordingJson> {
+    use crate::recording::value_json::{reading, reduce, reusing, Reduced};
+    let (text, replaced) = match reduce(bytes) {
+        Some(Reduced { text, replaced }) => (std::borrow::Cow::Owned(text), Some(replaced)),
+        None => (std::borrow::Cow::Borrowed(bytes), None),
+    };
+    reading(&text, || {
+        // Memory entries repeated from the turn before are copied, not read again.
+        reusing(replaced, || {
+            let mut de = serde_json::Deserializer::from_slice(&text);
+            // Values bound their own depth (value_json::MAX_DEPTH); every other level is fixed.
+            de.disable_recursion_limit();
+            RecordingJson::deserialize(&mut de).and_then(|json| de.end().map(|()| json))
+        })
+    })
+    .ok()
 }
 
 fn is_zero(n: &usize) -> bool {

@@ -8,7 +8,7 @@ use rustc_hash::FxHashSet;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-use crate::recording::format::{parse_json, RecordingJson};
+use crate::recording::format::{parse_json, read_quickly, RecordingJson};
 use crate::recording::names::valid_name;
 use crate::recording::place::{strip_place, Lines};
 use crate::recording::{mission, shape, Recording, RecordingDefaults, RecordingError};
@@ -30,7 +30,7 @@ impl Recording {
         // types'; `validate_finds_every_error_the_reader_stops_at` holds them to it): when it
         // breaks no rule either, nothing is to be placed, and the walk (which reads the text
         // three times over) is spared. Most recordings of a corpus are such.
-        if let Ok(json) = parse_json(bytes, path, first_line) {
+        if let Some(json) = read_quickly(bytes) {
             let broken = problems(&json, defaults);
             if broken.is_empty() {
                 return broken;
