@@ -11,6 +11,10 @@ use serde::de::{self, Deserialize, Deserializer, Unexpected};
 /// The most breakpoints a request may carry (Anthropic), or write (OpenAI from GPT-5.6 on).
 pub const MAX_BREAKPOINTS: usize = 4;
 
+/// The blocks a request's breakpoints are on: at most [`MAX_BREAKPOINTS`] where a request is
+/// priced, held in place.
+pub type Marks = smallvec::SmallVec<[usize; MAX_BREAKPOINTS]>;
+
 /// How many blocks before a breakpoint (the breakpoint's own block included) a request looks
 /// for a prefix written earlier (Anthropic).
 pub const LOOKBACK_BLOCKS: usize = 20;
@@ -129,8 +133,9 @@ impl Placement {
         matches!(self, Placement::Planned | Placement::Bound)
     }
 
-    /// The indices of the blocks of `request` that carry a breakpoint, in order.
-    pub fn breakpoints(self, request: &CacheRequest) -> Vec<usize> {
+    /// The indices of the blocks of `request` that carry a breakpoint, in order (in a `Vec`,
+    /// or in [`Marks`] where a request is priced, without an allocation).
+    pub fn breakpoints<C: FromIterator<usize>>(self, request: &CacheRequest) -> C {
         match self {
             Placement::Strategy => request
                 .blocks
@@ -140,7 +145,7 @@ impl Placement {
                 .map(|(i, _)| i)
                 .collect(),
             Placement::Auto => request.blocks.len().checked_sub(1).into_iter().collect(),
-            Placement::None | Placement::Planned | Placement::Bound => Vec::new(),
+            Placement::None | Placement::Planned | Placement::Bound => std::iter::empty().collect(),
         }
     }
 }

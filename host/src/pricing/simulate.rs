@@ -50,7 +50,7 @@ use super::{Pricing, PromptCost, TierTokens};
 #[cfg(test)]
 use crate::cache::CacheBlock;
 use crate::cache::{
-    CacheRequest, CacheState, Caching, Placement, Ttl, LOOKBACK_BLOCKS, MAX_BREAKPOINTS,
+    CacheRequest, CacheState, Caching, Marks, Placement, Ttl, LOOKBACK_BLOCKS, MAX_BREAKPOINTS,
     OPENAI_MATCHED_BREAKPOINTS,
 };
 
@@ -136,17 +136,17 @@ impl Pricing {
     #[inline]
     pub fn cost(&self, request: &CacheRequest, cache: &mut CacheState) -> PromptCost {
         if self.in_hindsight() {
-            let auto = self.marks(request, Placement::Auto);
+            let auto: Marks = self.marks(request, Placement::Auto);
             let cost = self.cost_marked(request, &auto, cache);
             cache.run.push(request.clone());
             return cost;
         }
         // Only the rules that place breakpoints read them.
-        let marks = match self.caching {
+        let marks: Marks = match self.caching {
             Caching::Explicit | Caching::OpenAiBreakpoints if self.min_cacheable_tokens > 0 => {
                 self.marks(request, self.placement)
             }
-            _ => Vec::new(),
+            _ => Marks::new(),
         };
         self.cost_marked(request, &marks, cache)
     }
@@ -154,7 +154,11 @@ impl Pricing {
     /// The blocks of `request` that `placement` puts a breakpoint on, as the caching rule
     /// takes them: none on an assistant's block for OpenAI's breakpoints, whose automatic one
     /// is the last block of the newest message that is not the assistant's.
-    pub(super) fn marks(&self, request: &CacheRequest, placement: Placement) -> Vec<usize> {
+    pub(super) fn marks<C: FromIterator<usize>>(
+        &self,
+        request: &CacheRequest,
+        placement: Placement,
+    ) -> C {
         let blocks = &request.blocks;
         match (self.caching, placement) {
             (Caching::OpenAiBreakpoints, Placement::Auto) => blocks
@@ -163,7 +167,7 @@ impl Pricing {
                 .into_iter()
                 .collect(),
             (Caching::OpenAiBreakpoints, placement) => placement
-                .breakpoints(request)
+                .breakpoints::<Marks>(request)
                 .into_iter()
                 .filter(|&i| !blocks[i].assistant)
                 .collect(),
@@ -296,11 +300,9 @@ impl Pricing {
         let now = request.at.unwrap_or(0.0);
         let ttl = self.ttl.seconds();
         cache.expire(now, ttl);
-        let mut breakpoints = marks.to_vec();
         // A request with more is refused by the provider; the strategy's are checked when it
         // renders, so only the last four can be here.
-        let over = breakpoints.len().saturating_sub(MAX_BREAKPOINTS);
-        breakpoints.drain(..over);
+        let breakpoints = &marks[marks.len().saturating_sub(MAX_BREAKPOINTS)..];
         if breakpoints.is_empty() {
             return self.priced(0, 0, request.tokens);
         }
@@ -321,7 +323,7 @@ impl Pricing {
             cache.entries.insert(hit.prefix, now);
         }
         let mut cached_to = read;
-        for &mark in &breakpoints {
+        for &mark in breakpoints {
             let block = &request.blocks[mark];
             if block.end >= self.min_cacheable_tokens {
                 cache.entries.insert(block.prefix, now);
@@ -380,7 +382,7 @@ impl Pricing {
             entries, written, ..
         } = cache;
         let blocks = &request.blocks;
-        let mut marks: Vec<usize> = marks
+        let mut marks: Marks = marks
             .iter()
             .copied()
             .filter(|&i| !blocks[i].assistant)

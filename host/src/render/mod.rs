@@ -212,7 +212,8 @@ impl<'a> Renderer<'a> {
             // Whether an empty block of this message moved its breakpoint to an earlier one.
             let mut marked_before = false;
             let mut content = String::with_capacity(text_size_hint(message));
-            let mut blocks = Vec::with_capacity(message.blocks.len());
+            // Held in place, then shared: one allocation of the blocks' size.
+            let mut blocks = smallvec::SmallVec::<[BlockSpan; 4]>::new();
             for block in message.blocks.iter() {
                 let before = content.len();
                 for section in block.sections.iter() {
@@ -255,7 +256,7 @@ impl<'a> Renderer<'a> {
             let rendered = RenderedMessage {
                 role: message.role,
                 content: content.into(),
-                blocks: blocks.into(),
+                blocks: std::sync::Arc::from(&blocks[..]),
             };
             if let Some(cache) = cache.as_deref_mut() {
                 cache.rendered(message, (!marked_before).then(|| rendered.clone()));

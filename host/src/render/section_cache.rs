@@ -33,10 +33,10 @@ use crate::render::RenderError;
 #[derive(Default)]
 pub struct SectionCache<'r> {
     /// By a hash of the section's key ([`write_key`]): the sections with that hash, each by
-    /// its key, and their text (more than one only when hashes collide). A key names the
-    /// places of the texts the section borrows from the run it was rendered from: the cache
-    /// lives no longer than the run.
-    by_key: FxHashMap<u64, Vec<Rendered>>,
+    /// its key, and their text (more than one only when hashes collide; one is held in
+    /// place). A key names the places of the texts the section borrows from the run it was
+    /// rendered from: the cache lives no longer than the run.
+    by_key: FxHashMap<u64, smallvec::SmallVec<[Rendered; 1]>>,
     /// The key of the section being looked up, and the shared fields it names: reused from
     /// section to section.
     scratch: (Vec<u8>, Vec<RArc<Field<'static>>>),
@@ -134,10 +134,16 @@ impl<'r> SectionCache<'r> {
     /// prompt's [`SectionCache::repeated`].
     pub fn keep(&mut self, output: Output<'r>) {
         let rendered = std::mem::take(&mut self.now);
-        if rendered.len() == output.messages.len() {
-            self.last = Some((output, rendered));
+        let before = if rendered.len() == output.messages.len() {
+            self.last.replace((output, rendered))
         } else {
-            self.last = None;
+            self.last.take()
+        };
+        // The list of the prompt before is the next prompt's, emptied: not grown again from
+        // nothing each prompt.
+        if let Some((_, mut spare)) = before {
+            spare.clear();
+            self.now = spare;
         }
     }
 }

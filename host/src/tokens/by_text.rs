@@ -20,9 +20,10 @@ pub(super) fn text_hash(text: &str) -> u64 {
     hash.finish()
 }
 
-/// Values by message text, looked up by [`text_hash`] and compared whole.
+/// Values by message text, looked up by [`text_hash`] and compared whole. The values of a
+/// hash are held in place while there is one (most hashes).
 pub(super) struct ByText<V> {
-    by_hash: FxHashMap<u64, Vec<(Text, V)>>,
+    by_hash: FxHashMap<u64, smallvec::SmallVec<[(Text, V); 1]>>,
 }
 
 impl<V> Default for ByText<V> {

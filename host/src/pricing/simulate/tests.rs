@@ -346,14 +346,20 @@ fn placements_put_the_breakpoints() {
         ],
         2600,
     );
-    assert_eq!(Placement::Strategy.breakpoints(&r), vec![1]);
+    assert_eq!(Placement::Strategy.breakpoints::<Vec<usize>>(&r), vec![1]);
     // Anthropic's automatic caching: one breakpoint, on the last block of the request.
-    assert_eq!(Placement::Auto.breakpoints(&r), vec![3]);
-    assert_eq!(Placement::None.breakpoints(&r), Vec::<usize>::new());
-    let only_system = request(&[(100, 1, false)], 100);
-    assert_eq!(Placement::Auto.breakpoints(&only_system), vec![0]);
+    assert_eq!(Placement::Auto.breakpoints::<Vec<usize>>(&r), vec![3]);
     assert_eq!(
-        Placement::Auto.breakpoints(&CacheRequest::default()),
+        Placement::None.breakpoints::<Vec<usize>>(&r),
+        Vec::<usize>::new()
+    );
+    let only_system = request(&[(100, 1, false)], 100);
+    assert_eq!(
+        Placement::Auto.breakpoints::<Vec<usize>>(&only_system),
+        vec![0]
+    );
+    assert_eq!(
+        Placement::Auto.breakpoints::<Vec<usize>>(&CacheRequest::default()),
         Vec::<usize>::new()
     );
     // With no breakpoint everything is plain.

@@ -374,23 +374,30 @@ impl<'de> Visitor<'de> for ValueSeed {
             return Ok(Value::Map(RVec::new()));
         };
         let first_value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
-        let mut entries = vec![(first_key, first_value)];
-        match map.next_key_seed(KeySeed)? {
-            None => match entries.pop().expect("one entry") {
+        let first = (first_key, first_value);
+        let entries = match map.next_key_seed(KeySeed)? {
+            None => match first {
                 (Value::String(tag), value) if tag.starts_with('$') => {
                     return tagged(&tag, value).map_err(de::Error::custom);
                 }
-                entry => entries.push(entry),
+                entry => vec![entry],
             },
             Some(key) => {
+                // Gathered in place, then moved to a list of their number: one allocation for
+                // a map of up to eight entries, not one per doubling.
+                let mut more = smallvec::SmallVec::<[(Value, Value); 8]>::new();
+                more.push(first);
                 let value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
-                entries.push((key, value));
+                more.push((key, value));
                 while let Some(key) = map.next_key_seed(KeySeed)? {
                     let value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
-                    entries.push((key, value));
+                    more.push((key, value));
                 }
+                let mut entries = Vec::with_capacity(more.len());
+                entries.extend(more);
+                entries
             }
-        }
+        };
         ptc_strategy_kit::map_from(entries).map_err(|dup| {
             de::Error::custom(format!("duplicate map key {}", to_clojure_full(&dup)))
         })
