@@ -309,25 +309,22 @@ pub(super) fn measure(
                 _ => counter.text(&recording.turns[turns].raw_response),
             })
         };
-        let mut costs: Vec<PromptCost> = pricing
-            .iter()
-            .zip(&countings)
-            .zip(&mut provider_caches)
-            .enumerate()
-            .map(|(i, ((p, &counting), cache))| {
-                if skipped(i, turns) {
-                    return PromptCost::default();
-                }
-                let mut cost = p.cost(request_of(counting), cache);
-                if cost.class.is_some() {
-                    p.add_response_surcharge(&mut cost, response_tokens());
-                }
-                if let Some(calls) = call_costs.get(i) {
-                    cost.add_call(*calls);
-                }
-                cost
-            })
-            .collect();
+        // Each profile's cost written in its place: a cost holds every tier's tokens, and one
+        // made apart and then moved in is copied.
+        let mut costs = vec![PromptCost::default(); pricing.len()];
+        let each = pricing.iter().zip(&countings).zip(&mut provider_caches);
+        for (i, (((p, &counting), cache), cost)) in each.zip(&mut costs).enumerate() {
+            if skipped(i, turns) {
+                continue;
+            }
+            *cost = p.cost(request_of(counting), cache);
+            if cost.class.is_some() {
+                p.add_response_surcharge(cost, response_tokens());
+            }
+            if let Some(calls) = call_costs.get(i) {
+                cost.add_call(*calls);
+            }
+        }
         if let Some((slot, own)) = priced.by_run.and_then(|b| b.as_billed(turns)) {
             costs[slot] = costs[own];
         }

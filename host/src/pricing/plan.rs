@@ -281,7 +281,9 @@ impl Pricing {
             .iter()
             .zip(split)
             .map(|(request, (read, written, plain))| {
-                self.in_tier(request, self.priced(read, written, plain))
+                let mut cost = self.priced(read, written, plain);
+                self.in_tier(request, &mut cost);
+                cost
             })
             .collect()
     }

@@ -184,13 +184,15 @@ impl Pricing {
         marks: &[usize],
         cache: &mut CacheState,
     ) -> PromptCost {
-        let cost = self.cached(request, marks, cache);
-        self.in_tier(request, cost)
+        let mut cost = self.cached(request, marks, cache);
+        self.in_tier(request, &mut cost);
+        cost
     }
 
-    /// `cost`, the cost of `request` at the prices listed, times its tier's multiplier.
+    /// Makes `cost`, the cost of `request` at the prices listed, its tier's: times its
+    /// multiplier. In place: a cost is copied at a cost (it holds every tier's tokens).
     #[inline]
-    pub(super) fn in_tier(&self, request: &CacheRequest, mut cost: PromptCost) -> PromptCost {
+    pub(super) fn in_tier(&self, request: &CacheRequest, cost: &mut PromptCost) {
         if let Some(class) = self.tiers.class(request.tokens as u64, request.at) {
             cost.class = Some(class);
             cost.tiered[class as usize] = TierTokens {
@@ -201,7 +203,6 @@ impl Pricing {
             };
             cost.cost *= self.tiers.multiplier(class);
         }
-        cost
     }
 
     /// The cost of `request` at the prices listed, as the caching rule reads and writes it.
