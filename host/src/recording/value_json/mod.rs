@@ -559,4 +559,22 @@ mod tests {
         let err = parse(&deep).unwrap_err();
         assert!(err.contains("nested deeper than 128 levels"), "{err}");
     }
+
+    /// Maps of several entries gather them on the stack of their level: as deep as a value
+    /// may nest, on the stack of a test's thread, they are read, each with its entries.
+    #[test]
+    fn maps_as_deep_as_a_value_may_nest_are_read() {
+        let open = r#"{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8, "i": "#;
+        let deep = format!("{}0{}", open.repeat(MAX_DEPTH), "}".repeat(MAX_DEPTH));
+        let mut value = parse(&deep).unwrap();
+        for _ in 0..MAX_DEPTH {
+            let Value::Map(entries) = value else {
+                panic!("not a map: {value:?}")
+            };
+            assert_eq!(entries.len(), 9);
+            assert_eq!(entries[0].1, Value::Integer(1));
+            value = entries[8].1.clone();
+        }
+        assert_eq!(value, Value::Integer(0));
+    }
 }
