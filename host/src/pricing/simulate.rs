@@ -383,20 +383,19 @@ impl Pricing {
             entries, written, ..
         } = cache;
         let blocks = &request.blocks;
-        let mut marks: Marks = marks
+        let marks: Marks = marks
             .iter()
             .copied()
             .filter(|&i| !blocks[i].assistant)
             .collect();
-        let over = marks.len().saturating_sub(MAX_BREAKPOINTS);
-        marks.drain(..over);
+        let marks = &marks[marks.len().saturating_sub(MAX_BREAKPOINTS)..];
         let read = blocks
             .iter()
             .rev()
             .find(|b| entries.contains_key(&b.prefix))
             .map_or(0, |b| b.end);
         let mut cached_to = read;
-        for &mark in &marks {
+        for &mark in marks {
             let block = &blocks[mark];
             if block.end < self.min_cacheable_tokens {
                 continue;

@@ -383,8 +383,8 @@ impl<'de> Visitor<'de> for ValueSeed {
                 entry => vec![entry],
             },
             Some(key) => {
-                // Gathered in place, then moved to a list of their number: one allocation for
-                // a map of up to eight entries, not one per doubling.
+                // Gathered in place, then moved to a list of their number (`into_vec`): one
+                // allocation for a map of up to eight entries, not one per doubling.
                 let mut more = smallvec::SmallVec::<[(Value, Value); 8]>::new();
                 more.push(first);
                 let value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
@@ -393,9 +393,7 @@ impl<'de> Visitor<'de> for ValueSeed {
                     let value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
                     more.push((key, value));
                 }
-                let mut entries = Vec::with_capacity(more.len());
-                entries.extend(more);
-                entries
+                more.into_vec()
             }
         };
         ptc_strategy_kit::map_from(entries).map_err(|dup| {
