@@ -147,6 +147,22 @@ impl Priced<'_> {
     }
 }
 
+/// Per profile, the profile before it whose cache simulation it shares, if one does: it caches
+/// alike ([`Pricing::caches_like`]), counts its requests alike, and prices the same turns of
+/// the run's `turns`; the first of such profiles keeps a cache, the others none.
+fn twins(priced: &Priced<'_>, turns: usize) -> Vec<Option<usize>> {
+    let profiles = priced.profiles;
+    (0..profiles.len())
+        .map(|i| {
+            (0..i).find(|&j| {
+                profiles[i].caches_like(&profiles[j])
+                    && Counting::of(profiles[i].caching) == Counting::of(profiles[j].caching)
+                    && (0..turns).all(|t| priced.skips(i, t) == priced.skips(j, t))
+            })
+        })
+        .collect()
+}
+
 /// Renders every prompt of `recording` through `prompter` and measures it; `facts` are the
 /// recording's, gathered once for every variant.
 pub(super) fn measure(
@@ -185,6 +201,10 @@ pub(super) fn measure(
     // explicit, in Anthropic's format.
     let mut provider_caches = vec![CacheState::default(); pricing.len()];
     let countings: Vec<Counting> = pricing.iter().map(|p| Counting::of(p.caching)).collect();
+    let twins = twins(priced, recording.turns.len());
+    // Per profile, what the cache made of the latest model call's request: its twins price
+    // theirs from it.
+    let mut call_cost = vec![PromptCost::default(); pricing.len()];
     let primary_counting = countings
         .get(primary)
         .copied()
@@ -261,7 +281,11 @@ pub(super) fn measure(
                     Counting::AnthropicBlocks => blocks_call.as_ref(),
                 };
                 if let (Some(request), false) = (request, skipped(i, turns)) {
-                    let mut cost = p.cost(request, cache);
+                    let mut cost = match twins[i] {
+                        Some(twin) => p.cost_like(request, &call_cost[twin]),
+                        None => p.cost(request, cache),
+                    };
+                    call_cost[i] = cost;
                     p.add_output(&mut cost, output);
                     call_costs[i].add_call(cost);
                 }
@@ -313,11 +337,18 @@ pub(super) fn measure(
         // made apart and then moved in is copied.
         let mut costs = vec![PromptCost::default(); pricing.len()];
         let each = pricing.iter().zip(&countings).zip(&mut provider_caches);
-        for (i, (((p, &counting), cache), cost)) in each.zip(&mut costs).enumerate() {
+        for (i, ((p, &counting), cache)) in each.enumerate() {
             if skipped(i, turns) {
                 continue;
             }
-            *cost = p.cost(request_of(counting), cache);
+            // A twin's cost is priced from the tokens of its twin's, before it, whose calls
+            // and surcharges leave them as its cache made them.
+            let (before, after) = costs.split_at_mut(i);
+            let cost = &mut after[0];
+            *cost = match twins[i] {
+                Some(twin) => p.cost_like(request_of(counting), &before[twin]),
+                None => p.cost(request_of(counting), cache),
+            };
             if cost.class.is_some() {
                 p.add_response_surcharge(cost, response_tokens());
             }

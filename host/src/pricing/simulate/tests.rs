@@ -1069,3 +1069,75 @@ fn a_request_over_the_tiers_line_pays_its_multiplier_on_every_token() {
     timed.at = None;
     assert_eq!(haiku.cost(&timed, &mut CacheState::default()).class, None);
 }
+
+/// A profile that caches as another does is priced from the other's costs, request by request,
+/// exactly as from a cache of its own: other prices, another TTL's write price aside, and a
+/// tier of its own. One that differs in its rule, minimum, steps, lifetime or placement, or
+/// settles its placement in hindsight, does not cache alike.
+#[test]
+fn a_profile_that_caches_alike_is_priced_from_the_others_tokens() {
+    use crate::pricing::{LongPrompt, Tiers};
+    let mut cheap = anthropic();
+    cheap.name = "cheap".into();
+    (cheap.input_per_mtok, cheap.cache_read_per_mtok) = (0.5, 0.05);
+    (cheap.cache_write_per_mtok, cheap.cache_write_1h_per_mtok) = (0.625, 1.0);
+    cheap.tiers = Tiers {
+        long_prompt: Some(LongPrompt {
+            above_tokens: 3_000,
+            multiplier: 2.0,
+        }),
+        peak: None,
+    };
+    assert!(cheap.caches_like(&anthropic()));
+    // Written, read and extended, under the minimum, then over the tier's line.
+    let requests = [
+        request(&[(1_500, 1, true)], 1_600),
+        request(&[(1_500, 1, false), (2_500, 2, true)], 2_600),
+        request(&[(500, 3, true)], 600),
+        request(
+            &[(1_500, 1, false), (2_500, 2, false), (3_500, 4, true)],
+            3_600,
+        ),
+    ];
+    let (mut own, mut other) = (CacheState::default(), CacheState::default());
+    let mut last = PromptCost::default();
+    for request in &requests {
+        let like = anthropic().cost(request, &mut other);
+        last = cheap.cost_like(request, &like);
+        assert_eq!(last, cheap.cost(request, &mut own));
+    }
+    // 2,500 read at $0.05, 1,000 written at $0.625, 100 plain at $0.50, times 2.
+    let listed = dollars(2_500, 0.05) + dollars(1_000, 0.625) + dollars(100, 0.5);
+    assert_cost(last, 2_500, 1_000, 100, 2.0 * listed);
+    assert!(last.class.is_some());
+    for differs in [
+        Pricing {
+            min_cacheable_tokens: 2_048,
+            ..anthropic()
+        },
+        Pricing {
+            ttl: Ttl::OneHour,
+            ..anthropic()
+        },
+        Pricing {
+            placement: Placement::Auto,
+            ..anthropic()
+        },
+        Pricing {
+            caching: Caching::OpenAiBreakpoints,
+            ..anthropic()
+        },
+        Pricing {
+            placement: Placement::Planned,
+            ..anthropic()
+        },
+        openai(),
+    ] {
+        assert!(!cheap.caches_like(&differs), "{differs:?}");
+    }
+    let planned = Pricing {
+        placement: Placement::Planned,
+        ..anthropic()
+    };
+    assert!(!planned.caches_like(&planned.clone()));
+}
