@@ -146,8 +146,11 @@ fn looks_like_a_recording(path: &Path) -> bool {
         return true;
     }
     prefix.len() == 8 << 10 && prefix.trim_ascii_start().starts_with(b"{") && {
-        // The first MiB, read on from the prefix: what a read error leaves is read as it is.
+        // The first MiB, read on from the prefix into room for it, as much of it as the file
+        // holds: what a read error leaves is read as it is.
         let mut json = prefix;
+        let size = file.metadata().map_or(0, |m| m.len()).min(1 << 20);
+        json.reserve_exact((size as usize).saturating_sub(json.len()));
         let _ = file.take((1 << 20) - (8 << 10)).read_to_end(&mut json);
         mission_at_top_level(&json)
     }

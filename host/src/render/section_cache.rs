@@ -85,7 +85,8 @@ impl<'r> SectionCache<'r> {
         each_long_text(section, &mut |text| long.push_str(text));
         entries.push(Rendered {
             key: key.as_slice().into(),
-            shared: std::mem::take(shared),
+            // Moved out of the scratch list, which keeps its room for the next key.
+            shared: shared.drain(..).collect(),
             long,
             text: out[start..].to_owned(),
         });

@@ -6,6 +6,7 @@ use memchr::memmem::Finder;
 use ptc_plugin_api::{Run, Turn, Value};
 use ptc_strategy_kit::is_private_key;
 use rustc_hash::FxHashMap;
+use smallvec::{smallvec, SmallVec};
 
 use super::return_type::return_keys;
 use super::{is_fact_name, reader, Finders};
@@ -196,7 +197,8 @@ fn literals_in<'a>(
     if wanted.is_empty() {
         return;
     }
-    let mut stack = vec![value];
+    // Most values nest a few levels: their stack stays in place.
+    let mut stack: SmallVec<[&Value; 16]> = smallvec![value];
     while let Some(value) = stack.pop() {
         let literal = match value {
             Value::String(s) => wanted.get(&Literal::String(s.as_str())).copied(),
@@ -224,7 +226,8 @@ fn keywords_in<'a>(value: &'a Value, wanted: &HashSet<&str>, found: &mut HashSet
     if wanted.is_empty() {
         return;
     }
-    let mut stack = vec![value];
+    // Most values nest a few levels: their stack stays in place.
+    let mut stack: SmallVec<[&Value; 16]> = smallvec![value];
     while let Some(value) = stack.pop() {
         match value {
             Value::Keyword(name) if wanted.contains(name.as_str()) => {

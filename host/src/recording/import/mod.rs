@@ -132,10 +132,12 @@ impl Format {
         // A pipe gives its bytes once: what detection read, the import would not see again
         // (and would import the rest as if it were the whole log). Its format is given with
         // --from.
-        if !file.metadata().ok()?.is_file() {
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() {
             return None;
         }
-        let mut head = Vec::new();
+        // Room for all it reads, in one piece.
+        let mut head = Vec::with_capacity(meta.len().min(1 << 20) as usize);
         (&mut file).take(1 << 20).read_to_end(&mut head).ok()?;
         // A leading byte-order mark (as some editors save JSON) hides the opening brace.
         let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&head);

@@ -90,7 +90,9 @@ pub(super) fn active() -> bool {
 /// other way.
 pub(super) fn visit<'de, A: MapAccess<'de>>(map: A) -> Result<NamedValues, A::Error> {
     let mut previous = PREVIOUS.with(|p| p.borrow_mut().as_mut().map(std::mem::take));
-    let mut kept = Entries::default();
+    // About as many entries as the previous object: room for them at once.
+    let room = previous.as_ref().map_or(0, |p| p.len());
+    let mut kept = Entries::with_capacity_and_hasher(room, Default::default());
     let entries = REPLACED.with_borrow(|replaced| {
         named_entries(map, |map, name| {
             let raw: &'de RawValue = map.next_value()?;
@@ -99,14 +101,19 @@ pub(super) fn visit<'de, A: MapAccess<'de>>(map: A) -> Result<NamedValues, A::Er
                 .as_ref()
                 .and_then(|r| r.text_of(written))
                 .unwrap_or(written);
-            let (text, value) = match previous.as_mut().and_then(|p| p.remove(name)) {
-                Some((before, value)) if *before == *text => (before, value),
-                _ => (
-                    Box::from(text),
-                    RArc::new(read(text).map_err(de::Error::custom)?),
+            // The previous entry's name is kept again, not allocated again.
+            let before = previous.as_mut().and_then(|p| p.remove_entry(name));
+            let (key, (text, value)) = match before {
+                Some((key, (before, value))) if *before == *text => (key, (before, value)),
+                before => (
+                    before.map_or_else(|| name.to_owned(), |(key, _)| key),
+                    (
+                        Box::from(text),
+                        RArc::new(read(text).map_err(de::Error::custom)?),
+                    ),
                 ),
             };
-            kept.insert(name.to_owned(), (text, value.clone()));
+            kept.insert(key, (text, value.clone()));
             Ok(value)
         })
     })?;
