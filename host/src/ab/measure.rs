@@ -282,7 +282,11 @@ pub(super) fn measure(
                 };
                 if let (Some(request), false) = (request, skipped(i, turns)) {
                     let mut cost = match twins[i] {
-                        Some(twin) => p.cost_like(request, &call_cost[twin]),
+                        Some(twin) => {
+                            let mut cost = PromptCost::default();
+                            p.cost_like(request, &call_cost[twin], &mut cost);
+                            cost
+                        }
                         None => p.cost(request, cache),
                     };
                     call_cost[i] = cost;
@@ -345,10 +349,10 @@ pub(super) fn measure(
             // and surcharges leave them as its cache made them.
             let (before, after) = costs.split_at_mut(i);
             let cost = &mut after[0];
-            *cost = match twins[i] {
-                Some(twin) => p.cost_like(request_of(counting), &before[twin]),
-                None => p.cost(request_of(counting), cache),
-            };
+            match twins[i] {
+                Some(twin) => p.cost_like(request_of(counting), &before[twin], cost),
+                None => *cost = p.cost(request_of(counting), cache),
+            }
             if cost.class.is_some() {
                 p.add_response_surcharge(cost, response_tokens());
             }

@@ -78,11 +78,17 @@ impl Pricing {
             call_written: 0,
             call_plain: 0,
             output: 0,
-            cost: Pricing::per(read, self.cache_read_per_mtok)
-                + Pricing::per(written, self.write_price())
-                + Pricing::per(plain, self.input_per_mtok),
+            cost: self.dollars(read, written, plain),
             ..PromptCost::default()
         }
+    }
+
+    /// The dollars of [`Pricing::priced`].
+    #[inline]
+    fn dollars(&self, read: usize, written: usize, plain: usize) -> f64 {
+        Pricing::per(read, self.cache_read_per_mtok)
+            + Pricing::per(written, self.write_price())
+            + Pricing::per(plain, self.input_per_mtok)
     }
 
     /// `output` tokens of a model call's response, priced at the output price.
@@ -166,15 +172,17 @@ impl Pricing {
             && !other.in_hindsight()
     }
 
-    /// The cost of `request` at this profile's prices and in its tier, from `like`, what a
-    /// profile that caches as this one does ([`Pricing::caches_like`]) made of it: the
-    /// tokens it read, wrote and paid plainly. Equal to [`Pricing::cost`] with a cache that
-    /// priced every request before it as `like`'s did.
+    /// Writes into `cost`, a cost as made by default, the cost of `request` at this
+    /// profile's prices and in its tier, from `like`, what a profile that caches as this one
+    /// does ([`Pricing::caches_like`]) made of it: the tokens it read, wrote and paid plainly.
+    /// Equal to [`Pricing::cost`] with a cache that priced every request before it as
+    /// `like`'s did. In place, as [`Pricing::in_tier`].
     #[inline]
-    pub fn cost_like(&self, request: &CacheRequest, like: &PromptCost) -> PromptCost {
-        let mut cost = self.priced(like.read, like.written, like.plain);
-        self.in_tier(request, &mut cost);
-        cost
+    pub fn cost_like(&self, request: &CacheRequest, like: &PromptCost, cost: &mut PromptCost) {
+        debug_assert_eq!(*cost, PromptCost::default());
+        (cost.read, cost.written, cost.plain) = (like.read, like.written, like.plain);
+        cost.cost = self.dollars(like.read, like.written, like.plain);
+        self.in_tier(request, cost);
     }
 
     /// The blocks of `request` that `placement` puts a breakpoint on, as the caching rule

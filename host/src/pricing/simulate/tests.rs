@@ -1103,7 +1103,8 @@ fn a_profile_that_caches_alike_is_priced_from_the_others_tokens() {
     let mut last = PromptCost::default();
     for request in &requests {
         let like = anthropic().cost(request, &mut other);
-        last = cheap.cost_like(request, &like);
+        last = PromptCost::default();
+        cheap.cost_like(request, &like, &mut last);
         assert_eq!(last, cheap.cost(request, &mut own));
     }
     // 2,500 read at $0.05, 1,000 written at $0.625, 100 plain at $0.50, times 2.
