@@ -83,10 +83,12 @@ impl<'r> SectionCache<'r> {
         }
         let mut long = String::new();
         each_long_text(section, &mut |text| long.push_str(text));
+        // Moved out of the scratch list, which keeps its room for the next key.
+        let mut kept = Vec::with_capacity(shared.len());
+        kept.append(shared);
         entries.push(Rendered {
             key: key.as_slice().into(),
-            // Moved out of the scratch list, which keeps its room for the next key.
-            shared: shared.drain(..).collect(),
+            shared: kept,
             long,
             text: out[start..].to_owned(),
         });
