@@ -63,6 +63,23 @@ pub struct Pricing {
     pub tiers: Tiers,
 }
 
+impl Pricing {
+    /// Whether `self` caches as `other` does: the same requests, in the same order, read and
+    /// write the same tokens under both, whatever their prices and tiers (the rule, its
+    /// minimum, steps, lifetime and placement are the same, and neither is settled in
+    /// hindsight). Then [`Pricing::cost_like`] prices a request from `other`'s cost of it,
+    /// without a cache of its own.
+    pub fn caches_like(&self, other: &Pricing) -> bool {
+        self.caching == other.caching
+            && self.min_cacheable_tokens == other.min_cacheable_tokens
+            && self.cache_step_tokens == other.cache_step_tokens
+            && self.ttl == other.ttl
+            && self.placement == other.placement
+            && !self.in_hindsight()
+            && !other.in_hindsight()
+    }
+}
+
 /// A price read from its text by Rust's correctly rounded parser, so that a price written
 /// (shortest round-trip form) reads back to the same bits; one that is not finite (a number
 /// too large for an `f64`) or is negative is refused.

@@ -157,21 +157,6 @@ impl Pricing {
         self.cost_marked(request, &marks, cache)
     }
 
-    /// Whether `self` caches as `other` does: the same requests, in the same order, read and
-    /// write the same tokens under both, whatever their prices and tiers (the rule, its
-    /// minimum, steps, lifetime and placement are the same, and neither is settled in
-    /// hindsight). Then [`Pricing::cost_like`] prices a request from `other`'s cost of it,
-    /// without a cache of its own.
-    pub fn caches_like(&self, other: &Pricing) -> bool {
-        self.caching == other.caching
-            && self.min_cacheable_tokens == other.min_cacheable_tokens
-            && self.cache_step_tokens == other.cache_step_tokens
-            && self.ttl == other.ttl
-            && self.placement == other.placement
-            && !self.in_hindsight()
-            && !other.in_hindsight()
-    }
-
     /// Writes into `cost`, a cost as made by default, the cost of `request` at this
     /// profile's prices and in its tier, from `like`, what a profile that caches as this one
     /// does ([`Pricing::caches_like`]) made of it: the tokens it read, wrote and paid plainly.
