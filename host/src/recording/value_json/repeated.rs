@@ -102,15 +102,15 @@ pub(super) fn visit<'de, A: MapAccess<'de>>(map: A) -> Result<NamedValues, A::Er
                 .and_then(|r| r.text_of(written))
                 .unwrap_or(written);
             // The previous entry's name is kept again, not allocated again.
-            let before = previous.as_mut().and_then(|p| p.remove_entry(name));
-            let (key, (text, value)) = match before {
-                Some((key, (before, value))) if *before == *text => (key, (before, value)),
-                before => (
-                    before.map_or_else(|| name.to_owned(), |(key, _)| key),
-                    (
-                        Box::from(text),
-                        RArc::new(read(text).map_err(de::Error::custom)?),
-                    ),
+            let (key, before) = match previous.as_mut().and_then(|p| p.remove_entry(name)) {
+                Some((key, entry)) => (key, Some(entry)),
+                None => (name.to_owned(), None),
+            };
+            let (text, value) = match before {
+                Some((before, value)) if *before == *text => (before, value),
+                _ => (
+                    Box::from(text),
+                    RArc::new(read(text).map_err(de::Error::custom)?),
                 ),
             };
             kept.insert(key, (text, value.clone()));
