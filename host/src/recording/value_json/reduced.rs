@@ -1,31 +1,34 @@
 //! Each turn of a recording writes its whole memory again, most of it as the turn before
 //! did, and serde_json has to go through every byte of an entry to find where it ends, even
-//! when [`super::repeated`] then takes its value from the turn before. [`reduce`] finds those
-//! entries first, comparing bytes instead of reading them: an entry of `memory` (or `data`)
-//! whose text starts with the text of the previous object's entry of the same name, followed
-//! by the end of the entry (`,` or `}`), is that text. The recording is then read from a copy
-//! in which each such value is written `0` ([`Reduced::text`]); the reading takes the text of
-//! each of these `0`s from [`Replaced::text_of`] and goes on as with any entry (compared with
-//! the entry before, read if it differs).
+//! when [`super::repeated`] then takes its value from the turn before. [`reduce`] finds the
+//! entries of `data` and of each `memory` first, following strings and brackets, and compares
+//! each with the previous object's entry of the same name as bytes: an entry whose text starts
+//! with that text, followed by the end of the entry (`,` or `}`), is that text. When some entry
+//! repeats one before it, the recording is read from a copy in which the value of every entry
+//! of these objects is written `0` ([`Reduced::text`]); the reading takes the text of each of
+//! these `0`s from [`Replaced::text_of`] and goes on as with any entry (compared with the entry
+//! before, read if it differs). An entry that repeats is then not gone through at all, and one
+//! that changed is gone through once, as it is read, rather than a first time to find its end.
 //!
 //! [`reduce`] checks nothing as JSON: it follows strings and brackets to find the objects.
-//! The copy is checked as JSON as it is read, and every text replaced is, byte for byte, the
-//! text of an entry before it, checked where it is written out. A text not laid out as a
-//! recording is not reduced; a recording whose copy fails to read is read from its own text.
+//! The copy is checked as JSON as it is read, every text that changed is read whole (its end
+//! included) from its own text, and every text that repeats is, byte for byte, the text of an
+//! entry before it, checked where it is written out. A text not laid out as a recording is not
+//! reduced; a recording whose copy fails to read is read from its own text.
 
 use std::ops::Range;
 
 use rustc_hash::FxHashMap;
 
-/// A recording's text with the values of the entries that repeat the previous object's
-/// written `0`, and what each was.
+/// A recording's text with the values of the entries of its objects of named values written
+/// `0`, and what each was.
 pub(crate) struct Reduced {
     /// The text to read.
     pub text: Vec<u8>,
     pub replaced: Replaced,
 }
 
-/// The values [`Reduced::text`] writes `0`.
+/// The values [`Reduced::text`] writes `0`: every entry of `data` and of each `memory`.
 pub(crate) struct Replaced {
     /// Where [`Reduced::text`] starts in memory (its buffer does not move with it).
     base: usize,
@@ -49,9 +52,9 @@ impl Replaced {
     }
 }
 
-/// The recording `bytes` with the entries of its objects of named values that repeat the
-/// previous such object's written `0`; `None` when none does, or when its text is not laid out
-/// as a recording is (then it is read as it is).
+/// The recording `bytes` with the entries of its objects of named values written `0`; `None`
+/// when none repeats the previous such object's entry of its name, or when its text is not
+/// laid out as a recording is (then it is read as it is).
 pub(crate) fn reduce(bytes: &[u8]) -> Option<Reduced> {
     // Without two memories there is nothing to repeat: a recording of an agent without one
     // is not gone through.
@@ -62,17 +65,18 @@ pub(crate) fn reduce(bytes: &[u8]) -> Option<Reduced> {
         b: bytes,
         i: 0,
         previous: FxHashMap::default(),
-        same: Vec::new(),
+        entries: Vec::new(),
+        repeated: false,
     };
     walk.recording()?;
-    if walk.same.is_empty() {
+    if !walk.repeated {
         return None;
     }
     let mut reduced = Vec::with_capacity(bytes.len());
-    let mut spans = Vec::with_capacity(walk.same.len());
-    let mut texts = Vec::with_capacity(walk.same.iter().map(|span| span.len()).sum());
+    let mut spans = Vec::with_capacity(walk.entries.len());
+    let mut texts = Vec::with_capacity(walk.entries.iter().map(|span| span.len()).sum());
     let mut from = 0;
-    for span in walk.same {
+    for span in walk.entries {
         reduced.extend_from_slice(&bytes[from..span.start]);
         let start = texts.len();
         texts.extend_from_slice(&bytes[span.clone()]);
@@ -90,14 +94,17 @@ pub(crate) fn reduce(bytes: &[u8]) -> Option<Reduced> {
     })
 }
 
-/// Goes through a recording's text, finding the values that repeat the entry before them.
+/// Goes through a recording's text, finding the values of its objects of named values and
+/// whether any repeats the entry before it.
 struct Walk<'a> {
     b: &'a [u8],
     i: usize,
     /// The previous object of named values: the text of each entry, by its name as written.
     previous: FxHashMap<&'a [u8], &'a [u8]>,
-    /// The values found to repeat it, in order.
-    same: Vec<Range<usize>>,
+    /// The values of the entries of objects of named values, in order.
+    entries: Vec<Range<usize>>,
+    /// Whether an entry repeats the previous object's entry of its name.
+    repeated: bool,
 }
 
 impl<'a> Walk<'a> {
@@ -125,9 +132,9 @@ impl<'a> Walk<'a> {
         })
     }
 
-    /// An object of named values: each entry that repeats the previous such object's entry of
-    /// the same name, followed by the end of the entry, is noted; the object is then the
-    /// previous one.
+    /// An object of named values: the value of each entry is noted, and whether it repeats the
+    /// previous such object's entry of the same name, followed by the end of the entry (then it
+    /// is not gone through); the object is then the previous one.
     fn named(&mut self) -> Option<()> {
         if self.peek()? != b'{' {
             return self.value();
@@ -138,10 +145,11 @@ impl<'a> Walk<'a> {
             match walk.previous.get(key).copied() {
                 Some(before) if walk.repeats(start, before) => {
                     walk.i = start + before.len();
-                    walk.same.push(start..walk.i);
+                    walk.repeated = true;
                 }
                 _ => walk.value()?,
             }
+            walk.entries.push(start..walk.i);
             entries.insert(key, &walk.b[start..walk.i]);
             Some(())
         })?;
@@ -303,28 +311,56 @@ mod tests {
     }
 
     #[test]
-    fn an_entry_written_again_as_before_is_replaced() {
+    fn every_entry_is_replaced_when_one_is_written_again_as_before() {
         let text = r#"{"data": {"a": [1, "x]"]}, "turns": [
             {"memory": {"a": [1, "x]"], "n": 1, "s": "q\"}"}},
             {"program": "{", "memory": {"s": "q\"}", "n": 12, "a": [1, "x]"] }},
             {"memory": {"n": 12.5, "a": [1, "x]"],"s":"q\"}"}}
         ]}"#;
-        assert_eq!(
-            replaced(text),
-            [
-                r#"[1, "x]"]"#,
-                r#""q\"}""#,
-                r#"[1, "x]"]"#,
-                r#"[1, "x]"]"#,
-                r#""q\"}""#
-            ]
-        );
+        let (a, s) = (r#"[1, "x]"]"#, r#""q\"}""#);
+        assert_eq!(replaced(text), [a, a, "1", s, s, "12", a, "12.5", a, s]);
         let reduced = reduce(text.as_bytes()).unwrap();
         // What is read instead: the same text but for the values replaced.
         let read: serde_json::Value = serde_json::from_slice(&reduced.text).unwrap();
-        assert_eq!(read["turns"][1]["memory"]["n"], 12);
-        assert_eq!(read["turns"][2]["memory"]["n"], 12.5);
-        assert_eq!(read["turns"][2]["memory"]["a"], 0);
+        assert_eq!(read["turns"][0]["program"], serde_json::Value::Null);
+        assert_eq!(read["turns"][1]["program"], "{");
+        for turn in 0..3 {
+            for name in ["a", "n", "s"] {
+                assert_eq!(read["turns"][turn]["memory"][name], 0, "{turn} {name}");
+            }
+        }
+    }
+
+    /// A changed entry that the walk takes for a value but that is not JSON: the copy is read,
+    /// that entry read from its text fails, and the recording is an error where it is wrong.
+    /// One whose string is not UTF-8: the recording is not reduced, and the error is the same.
+    #[test]
+    fn a_changed_entry_that_is_not_json_is_an_error_at_its_place() {
+        let recording = |b: &[u8]| {
+            let mut text = br#"{"mission": "m", "data": {}, "turns": [
+            {"number": 1, "memory": {"a": [1, 2], "b": 1}, "success": true},
+            {"number": 2, "memory": {"a": [1, 2], "b": "#
+                .to_vec();
+            text.extend_from_slice(b);
+            text.extend_from_slice(b"}, \"success\": true}]}");
+            text
+        };
+        let defaults = crate::recording::RecordingDefaults {
+            max_turns: 50,
+            system_prompt: String::new(),
+            max_recording_bytes: crate::recording::DEFAULT_MAX_RECORDING_BYTES,
+        };
+        let read = |text: &[u8]| {
+            crate::recording::Recording::parse(text, std::path::Path::new("r.json"), &defaults)
+                .map(drop)
+        };
+        assert!(read(&recording(b"[1]")).is_ok());
+        for (bad, reduced) in [(&b"[1, }]"[..], true), (b"\"\xff\"", false)] {
+            let text = recording(bad);
+            assert_eq!(reduce(&text).is_some(), reduced);
+            let err = read(&text).unwrap_err().to_string();
+            assert!(err.contains("r.json:3:"), "{err}");
+        }
     }
 
     #[test]
