@@ -333,7 +333,7 @@ mod tests {
 
     /// A changed entry that the walk takes for a value but that is not JSON: the copy is read,
     /// that entry read from its text fails, and the recording is an error where it is wrong.
-    /// One whose string is not UTF-8: the recording is not reduced, and the error is the same.
+    /// One whose string is not UTF-8: the recording is not reduced, and is an error there too.
     #[test]
     fn a_changed_entry_that_is_not_json_is_an_error_at_its_place() {
         let recording = |b: &[u8]| {
