@@ -382,7 +382,9 @@ pub(super) fn read_quickly(bytes: &[u8]) -> Option<RecordingJson> {
         Some(Reduced { text, replaced }) => (std::borrow::Cow::Owned(text), Some(replaced)),
         None => (std::borrow::Cow::Borrowed(bytes), None),
     };
-    reading(&text, || {
+    // The integer literals too large for 64 bits are looked for in the recording's own text:
+    // the copy read has none in the entries it writes `0`.
+    reading(bytes, || {
         // Memory entries repeated from the turn before are copied, not read again.
         reusing(replaced, || {
             let mut de = serde_json::Deserializer::from_slice(&text);
