@@ -37,7 +37,8 @@ mod value;
 
 pub use format::{
     cap_chars, is_line_break, is_plain_keyword, is_private_key, is_private_name, one_line,
-    sanitize_doc, to_clojure, to_clojure_full, type_label, write_float, write_value, Limits,
+    push_text, sanitize_doc, to_clojure, to_clojure_full, type_label, write_float, write_value,
+    Limits,
 };
 pub use kept::{turn_message, ByRun};
 pub use memory::{defined_since, mark_defined};

@@ -9,6 +9,7 @@ use super::filter::Filter;
 use super::parse::{Expr, LoopAttr, Node, Op, Path, Root};
 use super::{Bail, Program};
 use crate::render::growth::MAX_GROWTH;
+use ptc_strategy_kit::push_text;
 
 /// A value met while rendering.
 #[derive(Clone, Copy)]
@@ -34,7 +35,8 @@ struct Run<'a, 'f> {
     fields: &'f [Tuple2<FieldName, Field<'f>>],
     loops: Vec<Loop<'f>>,
     out: &'a mut String,
-    start: usize,
+    /// The length past which `out` has grown by more than [`MAX_GROWTH`].
+    limit: usize,
 }
 
 /// [`super::render`]: `program` run with `fields`, its text appended to `out`.
@@ -44,13 +46,13 @@ pub(super) fn render(
     fields: &[Tuple2<FieldName, Field<'_>>],
     out: &mut String,
 ) -> Result<(), Bail> {
-    let start = out.len();
+    let limit = out.len().saturating_add(MAX_GROWTH);
     let mut run = Run {
         programs,
         fields,
         loops: Vec::new(),
         out,
-        start,
+        limit,
     };
     run.nodes(&program.nodes)
 }
@@ -64,15 +66,15 @@ where
             match node {
                 Node::Text(text) => self.write(text)?,
                 Node::Print(Expr::Filtered(path, filter)) => self.print_filtered(path, filter)?,
-                Node::Print(expr) => match self.eval(expr)? {
-                    Val::Field(Field::Text(text)) => self.write(text)?,
-                    Val::Str(text) => self.write(text)?,
-                    Val::Field(Field::Integer(i)) => self.write_int(*i)?,
-                    Val::Int(i) => self.write_int(i)?,
-                    Val::Field(Field::Boolean(b)) => self.write(bool_text(*b))?,
-                    Val::Bool(b) => self.write(bool_text(b))?,
-                    _ => return Err(Bail),
-                },
+                // Most prints are of a path: read without the call to `eval`.
+                Node::Print(Expr::Path(path)) => {
+                    let value = self.path(path)?;
+                    self.print(value)?;
+                }
+                Node::Print(expr) => {
+                    let value = self.eval(expr)?;
+                    self.print(value)?;
+                }
                 Node::If {
                     branches,
                     otherwise,
@@ -129,11 +131,26 @@ where
     /// Appends `text`, giving up past [`MAX_GROWTH`] bytes (tera then decides whether the
     /// values given allow that much).
     fn write(&mut self, text: &str) -> Result<(), Bail> {
-        if self.out.len() - self.start + text.len() > MAX_GROWTH {
+        if self.out.len() + text.len() > self.limit {
             return Err(Bail);
         }
-        self.out.push_str(text);
+        push_text(self.out, text);
         Ok(())
+    }
+
+    /// Prints `value`: a text as it is, an integer in decimal, a boolean as `true` or `false`;
+    /// anything else gives up.
+    #[inline(always)]
+    fn print(&mut self, value: Val<'_>) -> Result<(), Bail> {
+        match value {
+            Val::Field(Field::Text(text)) => self.write(text),
+            Val::Str(text) => self.write(text),
+            Val::Field(Field::Integer(i)) => self.write_int(*i),
+            Val::Int(i) => self.write_int(i),
+            Val::Field(Field::Boolean(b)) => self.write(bool_text(*b)),
+            Val::Bool(b) => self.write(bool_text(b)),
+            _ => Err(Bail),
+        }
     }
 
     fn write_int(&mut self, i: i64) -> Result<(), Bail> {
@@ -167,6 +184,7 @@ where
     /// fields of records (of two of the same name, the last, as tera reads them). An undefined
     /// name gives up; a record's missing field is
     /// [`Val::Missing`], and anything read from it gives up.
+    #[inline(always)]
     fn path(&self, path: &'a Path) -> Result<Val<'f>, Bail> {
         let mut value = match path.root {
             Root::Item(depth) => Val::Field(self.loops.get(depth).ok_or(Bail)?.item),
@@ -222,6 +240,7 @@ where
 
     fn truthy(&self, expr: &'a Expr) -> Result<bool, Bail> {
         Ok(match expr {
+            Expr::Path(path) => truth(self.path(path)?),
             Expr::Not(path) => !truth(self.path(path)?),
             Expr::Defined(path, defined) => {
                 let found = match self.path(path) {
@@ -244,10 +263,24 @@ where
     }
 }
 
-/// Whether two names are the same, compared byte by byte: names are short, and a call to
-/// `memcmp` for each field looked at costs more than the comparison.
+/// Whether two names are the same. Names are short, and a call to `memcmp` for each field
+/// looked at costs more than the comparison: one of 4 to 16 bytes compares two words that
+/// cover it (overlapping when it is shorter than both), a shorter one byte by byte.
+#[inline]
 fn same_name(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| u64::from_ne_bytes(s[at..at + 8].try_into().unwrap());
+    let half = |s: &[u8], at: usize| u32::from_ne_bytes(s[at..at + 4].try_into().unwrap());
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        _ => a == b,
+    }
 }
 
 /// Whether `name` names nothing: no loop variable, not `loop` inside a loop, no field.
@@ -330,4 +363,29 @@ fn compare<'v>(op: Op, a: Val<'v>, b: Val<'v>) -> Result<bool, Bail> {
         Op::Gt => ordering == Greater,
         Op::Ge => ordering != Less,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_name;
+
+    /// Names of every length up to past the longest compared by words: the same name is the
+    /// same, and a name that differs in any one byte, or in its length, is not.
+    #[test]
+    fn names_are_the_same_only_when_every_byte_is() {
+        let source = "abcdefghijklmnopqrstuvwxyz0123";
+        for n in 0..=source.len() {
+            let name = &source[..n];
+            assert!(same_name(name, &name.to_owned()), "{name:?}");
+            if n > 0 {
+                assert!(!same_name(name, &source[..n - 1]), "{name:?}");
+            }
+            for at in 0..n {
+                let mut other = name.as_bytes().to_vec();
+                other[at] = b'_';
+                let other = String::from_utf8(other).unwrap();
+                assert!(!same_name(name, &other), "{name:?} and {other:?}");
+            }
+        }
+    }
 }

@@ -425,7 +425,13 @@ fn any_template_run_directly_reads_as_through_tera() {
     use proptest::prelude::*;
     use proptest::test_runner::{Config, TestRunner};
     let fields = (
-        proptest::sample::select(vec!["", "x", "a b"]),
+        proptest::sample::select(vec![
+            "",
+            "x",
+            "a b",
+            "twelve bytes",
+            "é and past sixteen bytes",
+        ]),
         0i64..5,
         any::<bool>(),
         proptest::collection::vec(proptest::sample::select(vec!["", "p", "q r"]), 0..3),

@@ -8,11 +8,13 @@ use ptc_plugin_api::{Function, Value};
 
 mod float;
 mod kept;
+mod push;
 
 #[cfg(test)]
 use float::write_cents;
 pub use float::write_float;
 pub(crate) use kept::{sample_field_of_run, sample_of_run};
+pub use push::push_text;
 
 /// How much of a value [`to_clojure`] prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -179,7 +181,7 @@ impl Writer {
             // Plain names are ASCII: their length in bytes is their length in characters.
             Value::Keyword(k) if is_plain_keyword(k) && k.len() <= limits.printable_limit => {
                 out.push(':');
-                out.push_str(k);
+                push_text(out, k);
             }
             Value::Keyword(k) => {
                 out.push_str("(keyword ");
@@ -259,7 +261,7 @@ fn write_function(out: &mut String, f: &Function) {
 
 /// Appends the integer `i` in decimal.
 fn write_integer(out: &mut String, i: impl itoa::Integer) {
-    out.push_str(itoa::Buffer::new().format(i));
+    push_text(out, itoa::Buffer::new().format(i));
 }
 
 /// A byte that [`write_string`] cannot copy as it is: a quote, a backslash, an ASCII control
@@ -290,7 +292,7 @@ fn write_string(out: &mut String, s: &str, printable_limit: usize) {
         .position(|&b| needs_care(b))
         .unwrap_or(scanned.len());
     let (head, rest) = s.split_at(plain);
-    out.push_str(head);
+    push_text(out, head);
     let mut cut = false;
     for (count, c) in rest.chars().enumerate() {
         if head.len() + count == printable_limit {
