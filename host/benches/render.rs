@@ -622,7 +622,8 @@ fn w2_interleaved(rounds: usize) {
 /// of running the benchmarks: with `perf stat -e instructions:u` (or callgrind) at two values
 /// of N, the difference gives the instructions per render, a figure that other work on a shared
 /// machine does not disturb. `PTC_BENCH_TURNS=K` renders the prompt after K turns instead (1 to
-/// 20: a sweep renders each once).
+/// 20: a sweep renders each once). `PTC_BENCH_DIRECT=1` calls the strategy as a Rust function
+/// instead (W2's direct path), for the instructions the dylib adds.
 fn main() {
     if let Some(rounds) = std::env::var("PTC_BENCH_W2_ROUNDS")
         .ok()
@@ -643,8 +644,14 @@ fn main() {
             .and_then(|k| k.parse::<usize>().ok())
             .unwrap_or(W1_TURNS)
             .min(W1_TURNS);
-        for _ in 0..count {
-            black_box(renderer.render(black_box(&recording), turns).unwrap());
+        if std::env::var_os("PTC_BENCH_DIRECT").is_some() {
+            for _ in 0..count {
+                black_box(render_direct(&renderer, black_box(&recording), turns));
+            }
+        } else {
+            for _ in 0..count {
+                black_box(renderer.render(black_box(&recording), turns).unwrap());
+            }
         }
         return;
     }
