@@ -38,11 +38,21 @@ impl<K: Hash + Eq, V: Clone> ByRun<K, V> {
     /// The entry `key` of the run being rendered, made first by `make` when there is none;
     /// `None` when the run has no key (nothing is kept for it).
     pub fn get(&mut self, key: K, make: impl FnOnce() -> V) -> Option<V> {
-        let run = rendering_run();
+        self.get_in(rendering_run(), showing_private(), key, make)
+    }
+
+    /// [`ByRun::get`] for a caller that read [`rendering_run`] and [`showing_private`] already
+    /// (once for many entries: each read of a thread's value costs a call in a dylib).
+    pub(crate) fn get_in(
+        &mut self,
+        run: u64,
+        private_shown: bool,
+        key: K,
+        make: impl FnOnce() -> V,
+    ) -> Option<V> {
         if run == 0 {
             return None;
         }
-        let private_shown = showing_private();
         if self.run != run || self.private_shown != private_shown {
             self.entries.clear();
             self.run = run;

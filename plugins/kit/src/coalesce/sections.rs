@@ -9,7 +9,7 @@ use abi_stable::std_types::{RStr, RVec};
 use ptc_plugin_api::{Field, Function, Record, Run, Section, ToolCall, Turn, Value};
 
 use super::{head, Settings};
-use crate::format::sample_field_of_run;
+use crate::format::Printing;
 use crate::{cap_chars, is_private_name, one_line, sanitize_doc, type_label, Limits};
 
 /// An empty record with room for `fields` fields: records and sections are built with their
@@ -89,10 +89,11 @@ pub fn user_section<'r>(
     let function_count = sorted.iter().filter(|e| e.1.is_function()).count();
     let mut functions = Vec::with_capacity(function_count);
     let mut values = Vec::with_capacity(sorted.len() - function_count);
+    let printing = Printing::now();
     for &(name, value) in sorted.iter() {
         match value {
             Value::Function(f) => functions.push(function_record(name, f)),
-            value => values.push(value_record(name, value, has_println, sample)),
+            value => values.push(value_record(name, value, has_println, sample, printing)),
         }
     }
     section("user", 2)
@@ -134,7 +135,13 @@ fn function_record<'r>(name: &'r str, f: &'r Function) -> Field<'r> {
 
 /// A value of `user/`: `name`, `pad`, `type`, and `hidden` (private) or `sample` (unless
 /// anything was printed).
-fn value_record<'r>(name: &'r str, value: &Value, has_println: bool, sample: Limits) -> Field<'r> {
+fn value_record<'r>(
+    name: &'r str,
+    value: &Value,
+    has_println: bool,
+    sample: Limits,
+    printing: Printing,
+) -> Field<'r> {
     let mut record = record(4)
         .with("name", name)
         .with("pad", Field::text_static(padding(name)))
@@ -142,7 +149,7 @@ fn value_record<'r>(name: &'r str, value: &Value, has_println: bool, sample: Lim
     if is_private_name(name) {
         record = record.with("hidden", true);
     } else if !has_println {
-        let sample: Field<'r> = sample_field_of_run(value, sample);
+        let sample: Field<'r> = printing.sample_field(value, sample);
         record = record.with("sample", sample);
     }
     record.into()
@@ -167,18 +174,19 @@ pub fn tool_calls_section<'r>(
     with_results: bool,
 ) -> Section<'r> {
     let skip = calls.len().saturating_sub(settings.tool_call_limit);
+    let printing = Printing::now();
     let shown: Vec<Field> = calls[skip..]
         .iter()
         .map(|call| {
             let args: Field<'r> = match &call.args {
                 Value::Nil => Field::text_static(""),
-                args => sample_field_of_run(args, settings.tool_args),
+                args => printing.sample_field(args, settings.tool_args),
             };
             let mut record = record(if with_results { 3 } else { 2 })
                 .with("name", call.name.as_str())
                 .with("args", args);
             if with_results {
-                let result: Field<'r> = sample_field_of_run(&call.result, settings.sample);
+                let result: Field<'r> = printing.sample_field(&call.result, settings.sample);
                 record = record.with("result", result);
             }
             record.into()

@@ -10,14 +10,14 @@
 //! a key prints every time. The text is the same either way (tested).
 //!
 //! A sample kept is a [`Field::Shared`] text: the prompts that show it hand the host the same
-//! field, which it knows by its address ([`sample_field_of_run`]), instead of a copy of the
+//! field, which it knows by its address ([`Printing::sample_field`]), instead of a copy of the
 //! text that it would hash and compare again.
 
 use std::cell::RefCell;
 
-use ptc_plugin_api::{Field, Value};
+use ptc_plugin_api::{rendering_run, showing_private, Field, Value};
 
-use super::{to_clojure, Limits};
+use super::{to_clojure, to_clojure_shown, Limits};
 use crate::kept::ByRun;
 
 thread_local! {
@@ -38,10 +38,39 @@ pub(crate) fn sample_of_run(value: &Value, limits: Limits) -> String {
     }
 }
 
-/// [`sample_of_run`] as a field: the same shared field for every prompt of the run (a text
-/// of its own for a run without a key).
-pub(crate) fn sample_field_of_run(value: &Value, limits: Limits) -> Field<'static> {
-    kept(value, limits).unwrap_or_else(|| Field::from(to_clojure(value, limits)))
+/// What printing a run's value depends on besides the value: the run being rendered on this
+/// thread ([`rendering_run`]) and whether private values are shown ([`showing_private`]).
+/// Read once for the values of a section: in a dylib each read of a thread's value is a call.
+#[derive(Clone, Copy)]
+pub(crate) struct Printing {
+    run: u64,
+    private: bool,
+}
+
+impl Printing {
+    /// As the render running on this thread sets them.
+    pub(crate) fn now() -> Printing {
+        Printing {
+            run: rendering_run(),
+            private: showing_private(),
+        }
+    }
+
+    /// [`sample_of_run`] as a field: the same shared field for every prompt of the run (a
+    /// text of its own for a run without a key).
+    pub(crate) fn sample_field(self, value: &Value, limits: Limits) -> Field<'static> {
+        let print = || to_clojure_shown(value, limits, self.private);
+        if self.run == 0 {
+            return Field::from(print());
+        }
+        let key = (std::ptr::from_ref(value) as usize, limits);
+        KEPT.with(|kept| {
+            kept.borrow_mut().get_in(self.run, self.private, key, || {
+                Field::shared(Field::from(print()))
+            })
+        })
+        .unwrap_or_else(|| Field::from(print()))
+    }
 }
 
 /// The sample of `value` kept for the run being rendered, printed first when none is; none
@@ -148,6 +177,50 @@ mod tests {
     /// the same texts, a sample shared or not.
     fn as_printed_anew(run: &Run, turns: &[Turn]) -> bool {
         testing::as_made_anew::<Shows>(run, turns)
+    }
+
+    /// Samples kept for a run follow whether the render shows private values: each render,
+    /// hiding them or showing them in turn, prints as a run without a key does, and only the
+    /// renders that show them print the private entries.
+    #[test]
+    fn samples_kept_follow_whether_private_values_are_shown() {
+        use abi_stable::std_types::{RResult, RSlice};
+        use ptc_plugin_api::{module_for, OptionValue, SHOW_PRIVATE};
+        let secret = crate::map_from(vec![
+            (Value::keyword("_secret"), Value::Integer(41)),
+            (Value::keyword("shown"), Value::Integer(1)),
+        ])
+        .unwrap();
+        let mut turns = turns(1);
+        turns[0].tool_calls = vec![ToolCall {
+            name: "search".into(),
+            args: secret.clone(),
+            result: secret.clone(),
+        }]
+        .into();
+        turns[0].memory = vec![Tuple2("m".into(), RArc::new(secret))].into();
+        let render = module_for::<Shows>("0").render();
+        let (keyed, unkeyed) = (run(11), run(0));
+        let hidden = Options::default();
+        let shown = Options::from_pairs([(SHOW_PRIVATE.to_owned(), OptionValue::Boolean(true))]);
+        for (options, shows) in [
+            (&hidden, false),
+            (&shown, true),
+            (&hidden, false),
+            (&shown, true),
+        ] {
+            let [kept, anew] = [&keyed, &unkeyed].map(|run| {
+                match render(run, RSlice::from_slice(&turns[..1]), options) {
+                    RResult::ROk(output) => output,
+                    RResult::RErr(err) => panic!("{err:?}"),
+                }
+            });
+            // Equal outputs: a sample kept is shared, one printed anew is not.
+            assert_eq!(kept, anew);
+            let kept = format!("{kept:?}");
+            assert_eq!(kept.contains(":_secret 41"), shows, "{kept}");
+            assert!(kept.contains(":shown 1"), "{kept}");
+        }
     }
 
     #[test]
