@@ -17,7 +17,7 @@ use std::cell::RefCell;
 
 use ptc_plugin_api::{rendering_run, showing_private, Field, Value};
 
-use super::{to_clojure, to_clojure_shown, Limits};
+use super::{to_clojure_shown, Limits};
 use crate::kept::ByRun;
 
 thread_local! {
@@ -25,16 +25,17 @@ thread_local! {
     static KEPT: RefCell<ByRun<(usize, Limits), Field<'static>>> = RefCell::default();
 }
 
-/// [`to_clojure`] of a value of the run being rendered on this thread: printed once per run,
+/// [`to_clojure`](super::to_clojure) of a value of the run being rendered on this thread: printed once per run,
 /// value and limits. `value` must be the run's (borrowed from its data or its turns), not
 /// one built for the render.
 pub(crate) fn sample_of_run(value: &Value, limits: Limits) -> String {
-    match kept(value, limits) {
+    let printing = Printing::now();
+    match printing.kept(value, limits) {
         Some(sample) => match sample.resolve() {
             Field::Text(text) => text.as_str().to_owned(),
             other => unreachable!("a sample is a text: {other:?}"),
         },
-        None => to_clojure(value, limits),
+        None => printing.print(value, limits),
     }
 }
 
@@ -59,29 +60,28 @@ impl Printing {
     /// [`sample_of_run`] as a field: the same shared field for every prompt of the run (a
     /// text of its own for a run without a key).
     pub(crate) fn sample_field(self, value: &Value, limits: Limits) -> Field<'static> {
-        let print = || to_clojure_shown(value, limits, self.private);
+        self.kept(value, limits)
+            .unwrap_or_else(|| Field::from(self.print(value, limits)))
+    }
+
+    /// `value` printed as the render shows it.
+    fn print(self, value: &Value, limits: Limits) -> String {
+        to_clojure_shown(value, limits, self.private)
+    }
+
+    /// The sample of `value` kept for the run being rendered, printed first when none is; none
+    /// for a run without a key (without reading the thread's list).
+    fn kept(self, value: &Value, limits: Limits) -> Option<Field<'static>> {
         if self.run == 0 {
-            return Field::from(print());
+            return None;
         }
         let key = (std::ptr::from_ref(value) as usize, limits);
         KEPT.with(|kept| {
             kept.borrow_mut().get_in(self.run, self.private, key, || {
-                Field::shared(Field::from(print()))
+                Field::shared(Field::from(self.print(value, limits)))
             })
         })
-        .unwrap_or_else(|| Field::from(print()))
     }
-}
-
-/// The sample of `value` kept for the run being rendered, printed first when none is; none
-/// for a run without a key.
-fn kept(value: &Value, limits: Limits) -> Option<Field<'static>> {
-    let key = (std::ptr::from_ref(value) as usize, limits);
-    KEPT.with(|kept| {
-        kept.borrow_mut().get(key, || {
-            Field::shared(Field::from(to_clojure(value, limits)))
-        })
-    })
 }
 
 #[cfg(test)]
