@@ -80,9 +80,9 @@ pub fn turn_message<'r>(
 /// `section` with its texts and lists shared fields (its numbers and flags as they are): a copy
 /// of it is a count more on each, and the host knows each by its address.
 pub(crate) fn shared_section(section: Section<'_>) -> Section<'static> {
-    let fields = section
-        .fields
-        .into_iter()
+    // Collected into the list's own allocation: a field and its shared copy are laid out
+    // alike.
+    let fields: Vec<_> = (section.fields.into_vec().into_iter())
         .map(|field| {
             let value = match field.1 {
                 value @ (Field::Integer(_) | Field::Boolean(_) | Field::Shared(_)) => {
@@ -95,7 +95,7 @@ pub(crate) fn shared_section(section: Section<'_>) -> Section<'static> {
         .collect();
     Section {
         template: section.template,
-        fields,
+        fields: fields.into(),
     }
 }
 

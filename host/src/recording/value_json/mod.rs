@@ -15,6 +15,7 @@ use ptc_strategy_kit::to_clojure_full;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
+mod gather;
 mod reduced;
 mod repeated;
 mod tagged;
@@ -361,10 +362,7 @@ impl<'de> Visitor<'de> for ValueSeed {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let inner = self.enter()?;
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(item) = seq.next_element_seed(ValueSeed { depth: inner.depth })? {
-            items.push(item);
-        }
+        let items = gather::items(|| seq.next_element_seed(ValueSeed { depth: inner.depth }))?;
         Ok(Value::List(items.into()))
     }
 
@@ -383,17 +381,21 @@ impl<'de> Visitor<'de> for ValueSeed {
                 entry => vec![entry],
             },
             Some(key) => {
-                // Gathered in place, then moved to a list of their number (`into_vec`): one
-                // allocation for a map of up to eight entries, not one per doubling.
-                let mut more = smallvec::SmallVec::<[(Value, Value); 8]>::new();
-                more.push(first);
-                let value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
-                more.push((key, value));
-                while let Some(key) = map.next_key_seed(KeySeed)? {
+                let (mut first, mut key) = (Some(first), Some(key));
+                gather::entries(|| {
+                    if let Some(first) = first.take() {
+                        return Ok(Some(first));
+                    }
+                    let key = match key.take() {
+                        Some(key) => key,
+                        None => match map.next_key_seed(KeySeed)? {
+                            Some(key) => key,
+                            None => return Ok(None),
+                        },
+                    };
                     let value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
-                    more.push((key, value));
-                }
-                more.into_vec()
+                    Ok(Some((key, value)))
+                })?
             }
         };
         ptc_strategy_kit::map_from(entries).map_err(|dup| {
