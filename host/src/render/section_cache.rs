@@ -58,6 +58,11 @@ impl<'r> SectionCache<'r> {
         out: &mut String,
         render: impl FnOnce(&mut String) -> Result<(), RenderError>,
     ) -> Result<(), RenderError> {
+        if self.by_key.capacity() == 0 {
+            // A run's prompts render some 50 to 110 distinct sections through one renderer
+            // (W3's runs of 20 turns): the map is not rehashed five times as it grows.
+            self.by_key.reserve(SECTIONS);
+        }
         let (key, shared) = &mut self.scratch;
         key.clear();
         write_key(section, key, shared);
@@ -168,6 +173,10 @@ fn same_message(a: &Message<'_>, b: &Message<'_>) -> bool {
                         .all(|(a, b)| same(a, b))
             })
 }
+
+/// Sections a renderer's cache makes room for at its first: most runs render fewer, a long one
+/// grows it.
+const SECTIONS: usize = 96;
 
 /// A section rendered, known by its key ([`write_key`]).
 struct Rendered {
