@@ -36,15 +36,6 @@ impl<'a> Blocks<'a> {
         ))
     }
 
-    /// [`Blocks::shared`] of a list: its blocks copied into its own allocation
-    /// ([`map_list`](crate::output::map_list)).
-    pub(crate) fn shared_list<'b>(blocks: RVec<Block<'b>>) -> Blocks<'a> {
-        Blocks::Shared(RArc::new(crate::output::map_list(
-            blocks,
-            Block::into_owned,
-        )))
-    }
-
     /// The blocks, to be changed: shared ones are copied first (the other prompts that hold
     /// them keep them as they were).
     pub fn to_mut(&mut self) -> &mut RVec<Block<'a>> {

@@ -69,8 +69,8 @@ pub use module::{
 };
 pub use options::{OptionSpec, OptionValue, Options, SHOW_PRIVATE};
 pub use output::{
-    Block, ErrorKind, Field, FieldName, Message, ModelCall, Output, Record, RenderError, Role,
-    Section, Stats,
+    map_list, Block, ErrorKind, Field, FieldName, Message, ModelCall, Output, Record, RenderError,
+    Role, Section, Stats,
 };
 pub use run::{same_value, Memory, Run, Tool, ToolCall, Turn, TurnError};
 pub use value::{Function, Value};

@@ -80,22 +80,19 @@ pub fn turn_message<'r>(
 /// `section` with its texts and lists shared fields (its numbers and flags as they are): a copy
 /// of it is a count more on each, and the host knows each by its address.
 pub(crate) fn shared_section(section: Section<'_>) -> Section<'static> {
-    // Collected into the list's own allocation: a field and its shared copy are laid out
-    // alike.
-    let fields: Vec<_> = (section.fields.into_vec().into_iter())
-        .map(|field| {
-            let value = match field.1 {
-                value @ (Field::Integer(_) | Field::Boolean(_) | Field::Shared(_)) => {
-                    value.into_owned()
-                }
-                value => Field::shared(value),
-            };
-            abi_stable::std_types::Tuple2(field.0, value)
-        })
-        .collect();
+    // Into the list's own allocation: a field and its shared copy are laid out alike.
+    let fields = ptc_plugin_api::map_list(section.fields, |field| {
+        let value = match field.1 {
+            value @ (Field::Integer(_) | Field::Boolean(_) | Field::Shared(_)) => {
+                value.into_owned()
+            }
+            value => Field::shared(value),
+        };
+        abi_stable::std_types::Tuple2(field.0, value)
+    });
     Section {
         template: section.template,
-        fields: fields.into(),
+        fields,
     }
 }
 

@@ -381,17 +381,14 @@ impl<'de> Visitor<'de> for ValueSeed {
                 entry => vec![entry],
             },
             Some(key) => {
-                let (mut first, mut key) = (Some(first), Some(key));
+                let second = (key, map.next_value_seed(ValueSeed { depth: inner.depth })?);
+                let mut read = [first, second].into_iter();
                 gather::entries(|| {
-                    if let Some(first) = first.take() {
-                        return Ok(Some(first));
+                    if let Some(entry) = read.next() {
+                        return Ok(Some(entry));
                     }
-                    let key = match key.take() {
-                        Some(key) => key,
-                        None => match map.next_key_seed(KeySeed)? {
-                            Some(key) => key,
-                            None => return Ok(None),
-                        },
+                    let Some(key) = map.next_key_seed(KeySeed)? else {
+                        return Ok(None);
                     };
                     let value = map.next_value_seed(ValueSeed { depth: inner.depth })?;
                     Ok(Some((key, value)))
