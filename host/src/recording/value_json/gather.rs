@@ -1,8 +1,8 @@
 //! The elements of a list or the entries of a map being read, gathered on a stack of the
 //! thread and then moved to a list of their number: one allocation of the right size and one
 //! copy per list, where a list grown from empty reallocates as it doubles, and a map's entries
-//! gathered in place were moved one by one, each by a call to `memcpy` (docs/src/reference/
-//! performance.md, "A shared message's lists kept in place").
+//! gathered in place were moved one by one, each by a call to `memcpy` (the manual's
+//! `docs/src/reference/performance.md`, "A shared message's lists kept in place").
 //!
 //! A list nested in one being read is gathered above it on the same stack, and taken off it
 //! before the outer list goes on.
