@@ -240,6 +240,28 @@ fn a_canonical_trace_named_alone_is_refused_saying_where_its_run_is() {
     assert!(run.stdout.is_empty(), "{}", run.stdout);
 }
 
+/// Imported on its own, a canonical trace is refused naming the file to import in its place:
+/// the inspection artifact beside it, or where the run writes one.
+#[test]
+fn a_canonical_trace_imported_names_the_artifact_to_import() {
+    let scratch = Scratch::new();
+    let trace = realrun("ptc_runner-kernel/checkout-5xx-9.trace.jsonl");
+    let err = scratch.ptc(["import", &text(&trace)]).bad_input();
+    let artifact = realrun("ptc_runner-kernel/checkout-5xx-9.inspection.jsonl");
+    assert!(
+        err.contains("is a ptc_runner canonical trace")
+            && err.contains(&format!("import {} instead", text(&artifact))),
+        "{err}"
+    );
+    let alone = scratch.path().join("alone.trace.jsonl");
+    std::fs::copy(&trace, &alone).unwrap();
+    let err = scratch.ptc(["import", &text(&alone)]).bad_input();
+    assert!(
+        err.contains("is a ptc_runner canonical trace") && err.contains("with --inspect"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_missing_log_and_a_file_of_no_known_format_say_so() {
     let scratch = Scratch::new();
@@ -272,6 +294,23 @@ fn import_output_is_what_its_name_says() {
         .bad_input();
     assert!(err.contains(".jsonl") && err.contains("directory"), "{err}");
     assert!(!json.exists());
+    // Nor a file named with neither extension, which ptc would read as one recording: refused
+    // with the two names that work, nothing written.
+    let bare = scratch.path().join("bare");
+    let err = scratch
+        .ptc(["import", &text(&session), "-o", &text(&bare)])
+        .bad_input();
+    assert!(
+        err.contains(&format!("{}.jsonl", text(&bare)))
+            && err.contains(&format!("{}/", text(&bare))),
+        "{err}"
+    );
+    assert!(!bare.exists());
+    // One run into such a file is one recording, as ptc reads it.
+    scratch
+        .ptc(["import", &text(&kernel), "-o", &text(&bare)])
+        .ok();
+    scratch.ptc(["validate", &text(&bare)]).ok();
     // One run into a .jsonl file is one line.
     let jsonl = scratch.path().join("one.jsonl");
     scratch

@@ -54,8 +54,9 @@ struct RunArgs {
     /// PTC-Lisp runs"); otherwise the recording keeps no memory
     #[arg(long)]
     replay: bool,
-    /// Write the recording(s) here instead of stdout; never one of the logs read, and an
-    /// existing file only with --force
+    /// Write the recording(s) here instead of stdout: `OUT.jsonl` a run a line, `DIR/` (or an
+    /// existing directory) a file a run, any other name one run; never one of the logs read,
+    /// and an existing file only with --force
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
     /// Overwrite the --output file when it exists

@@ -157,8 +157,8 @@ enum Destination<'a> {
     Directory(&'a Path),
 }
 
-/// The destination `output` names for `runs` runs; several runs into one `.json` file are
-/// refused with the fix.
+/// The destination `output` names for `runs` runs; several runs into one `.json` file, or
+/// into a file named with neither extension, are refused with the fix.
 fn destination(output: Option<&Path>, runs: usize) -> Result<Destination<'_>, Error> {
     let Some(path) = output else {
         return Ok(Destination::Stdout);
@@ -174,9 +174,21 @@ fn destination(output: Option<&Path>, runs: usize) -> Result<Destination<'_>, Er
             path.display()
         ))),
         Some("json") => Ok(Destination::Json(path)),
-        _ if runs > 1 => Ok(Destination::Jsonl(path)),
+        // A stream (`/dev/stdout`, a pipe) takes them a line each, as stdout does.
+        _ if runs > 1 && is_stream(path) => Ok(Destination::Jsonl(path)),
+        // Written a line each, they would be a file that reads as no recording (ptc reads a
+        // file as a JSONL corpus by its `.jsonl`): refused with the names that work.
+        _ if runs > 1 => Err(Error::Usage(format!(
+            "--output {p}: the logs hold {runs} runs, and a file whose name ends in neither .json nor .jsonl holds one recording; write them to {p}.jsonl (a run a line) or {p}/ (a file a run)",
+            p = path.display()
+        ))),
         _ => Ok(Destination::Json(path)),
     }
+}
+
+/// Whether `path` exists and is no regular file or directory: a device or a pipe.
+fn is_stream(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// Writes each run to a file of its own in `dir` (made when missing), named after the run's

@@ -13,56 +13,11 @@ use crate::recording::import::{read_log, Format, Supplied};
 use crate::recording::RecordingDefaults;
 
 /// Whether a file found in a directory holds no run ptc reads and is passed over: ptc_runner's
-/// canonical trace (`*.trace.jsonl`, its public event stream: events with ids, names and
-/// durations, no prompt, program, response or bill), whose run is in the inspection artifact
-/// the run wrote (`*.inspection.jsonl`). Named on the command line, it is still a file that
-/// cannot be read, saying why.
-pub fn passed_over(path: &Path) -> bool {
-    first_line(path).is_some_and(|first| {
-        first["schema_version"].is_u64()
-            && first["trace_id"].is_string()
-            && first["run_id"].is_string()
-            && first["sequence"].is_u64()
-            && first["type"].is_string()
-            && first["data"].is_object()
-    })
-}
-
-/// The one note that says which files of a corpus were passed over ([`passed_over`]) and
-/// where their runs are.
-pub fn passed_over_note(files: &[std::path::PathBuf]) -> Option<String> {
-    let name = |f: &std::path::PathBuf| {
-        f.file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned()
-    };
-    let beside = files.iter().filter(|f| {
-        let name = name(f);
-        let stem = name.strip_suffix(".trace.jsonl").unwrap_or(&name);
-        f.with_file_name(format!("{stem}.inspection.jsonl"))
-            .is_file()
-    });
-    let beside = beside.count();
-    let names: Vec<String> = files.iter().map(name).collect();
-    let (first, rest) = names.split_first()?;
-    let listed = match rest.len() {
-        0 => first.clone(),
-        n => format!("{first} and {n} more"),
-    };
-    let holds = match beside {
-        0 => "its run is in the inspection artifact the run writes with --inspect (`*.inspection.jsonl`), not among these files".to_owned(),
-        n if n == files.len() => "each run is in the inspection artifact of the same name beside it (`*.inspection.jsonl`), read in its place".to_owned(),
-        n => format!("{n} of their runs are in the inspection artifact of the same name beside them (`*.inspection.jsonl`), read in their place; the others' are not among these files"),
-    };
-    let what = match rest.len() {
-        0 => "a ptc_runner canonical trace",
-        _ => "ptc_runner canonical traces",
-    };
-    Some(format!(
-        "{listed} passed over: {what} (the public events of a run, without its prompts, programs or bill); {holds}"
-    ))
-}
+/// canonical trace, whose run is in the inspection artifact the run wrote. Named on the command
+/// line, it is still a file that cannot be read, saying why.
+pub use crate::recording::import::canonical_trace::{
+    is_canonical_trace as passed_over, passed_over_note,
+};
 
 /// The note saying which files found in the directories of `paths` hold no run and are passed
 /// over when the corpus is read with its logs (`Listing::reading_logs`), and where their
@@ -192,25 +147,8 @@ fn mission_at_top_level(json: &[u8]) -> bool {
 /// Whether `path` is a JSONL file whose first line (within 1 MiB) is a JSON object with neither
 /// of a recording's `mission` and `turns` at its top level.
 fn first_line_is_no_recording(path: &Path) -> bool {
-    first_line(path)
+    crate::recording::import::canonical_trace::first_line(path)
         .is_some_and(|first| first.get("mission").is_none() && first.get("turns").is_none())
-}
-
-/// The first line of a JSONL file (within 1 MiB), when it is a JSON object.
-fn first_line(path: &Path) -> Option<serde_json::Value> {
-    use std::io::BufRead;
-    if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
-        return None;
-    }
-    let file = std::fs::File::open(path).ok()?;
-    let mut line = Vec::new();
-    let read = std::io::BufReader::new(file.take(1 << 20)).read_until(b'\n', &mut line);
-    if read.is_err() || line.last() != Some(&b'\n') {
-        return None;
-    }
-    serde_json::from_slice::<serde_json::Value>(&line)
-        .ok()
-        .filter(serde_json::Value::is_object)
 }
 
 /// Whether `text` holds `"key"` followed by a colon (after any whitespace), its first quote

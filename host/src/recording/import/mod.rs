@@ -3,6 +3,7 @@
 //! the caller supplies in place of the log's own ([`Supplied`]), and why an import fails.
 
 mod atif;
+pub mod canonical_trace;
 mod claude_code;
 mod codex;
 mod counts;

@@ -30,6 +30,12 @@ pub fn read_log(
         });
     }
     let Some(format) = format.or_else(|| Format::detect(file)) else {
+        if super::canonical_trace::is_canonical_trace(file) {
+            return Err(ReadError::NotALog {
+                path: file.to_owned(),
+                why: super::canonical_trace::not_imported(file),
+            });
+        }
         return Err(ReadError::UnknownFormat {
             path: file.to_owned(),
             formats: formats(),
