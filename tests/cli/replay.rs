@@ -86,6 +86,38 @@ fn without_replay_the_recording_still_lacks_memory() {
     assert!(lacks(&recording).contains(&"memory_values"));
 }
 
+/// `ptc ab` on the log as it is judges no strategy (no memory): its "not judged" list says how
+/// to record the memory; on the run imported with `--replay` the strategies are judged and the
+/// hint is gone.
+#[test]
+fn not_judged_for_lack_of_memory_says_how_to_replay() {
+    let scratch = Scratch::new();
+    let hint = "`ptc import --replay` records it for ptc_runner Kernel runs";
+    let ab = |path: &str| {
+        let run = all_strategies().ptc([
+            "ab",
+            path,
+            "--strategies",
+            "single-user-coalesced",
+            "--no-timing",
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let raw = ab(&kernel());
+    let not_judged = raw.split("not judged (").nth(1).expect(&raw);
+    assert!(not_judged.contains("lack memory_values"), "{raw}");
+    assert!(not_judged.contains(hint), "{raw}");
+    let run = scratch.ptc(["import", "--replay", &kernel()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let file = scratch.write("replayed.json", &run.stdout);
+    let replayed = ab(&file.display().to_string());
+    assert!(
+        !replayed.contains("not judged (") && !replayed.contains(hint),
+        "{replayed}"
+    );
+}
+
 /// A log whose observation disagrees with what the programs do: the turn does not verify, and
 /// the run keeps its recorded data with no memory (nothing invented).
 #[test]

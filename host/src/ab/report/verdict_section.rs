@@ -81,6 +81,7 @@ fn text(ab: &Ab, view: &View) -> String {
             "not judged (their prompts would not be what the agent's were; their rows are lower bounds):\n",
         );
         out.extend(unjudged);
+        out.push_str(&replay_hint(ab));
     }
     if view.explain {
         out.push_str(&super::judged::partly_judged(ab));
@@ -93,6 +94,19 @@ fn text(ab: &Ab, view: &View) -> String {
         "nothing is judged on it",
     ));
     out
+}
+
+/// How to record the memory a strategy is not judged without, when that is what some lack:
+/// ptc_runner Kernel runs imported with `--replay` hold it; empty otherwise.
+fn replay_hint(ab: &Ab) -> String {
+    let lacks_memory =
+        ab.unjudged.iter().zip(&ab.lacking).any(|(why, lacking)| {
+            why.is_some() && lacking.kinds.iter().any(|k| k == "memory_values")
+        });
+    if !lacks_memory {
+        return String::new();
+    }
+    "  (memory_values: `ptc import --replay` records it for ptc_runner Kernel runs whose programs replay)\n".to_owned()
 }
 
 /// What `--explain` adds, in one line: empty when it adds nothing but the verdicts in full.
