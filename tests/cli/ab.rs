@@ -424,6 +424,31 @@ fn bad_arguments_are_errors() {
     );
 }
 
+/// A value the strategy refuses for one of its options (a count below zero) is one error, exit
+/// 2, nothing written, however it was set: not the strategy failing on every recording.
+#[test]
+fn an_option_value_the_strategy_refuses_is_one_error() {
+    let scratch = all_strategies();
+    let report = scratch.path().join("report.html");
+    for args in [
+        vec!["--set", "strategies.single-user-coalesced.println_limit=-5"],
+        vec!["--strategies", "single-user-coalesced@println_limit=-5"],
+    ] {
+        let mut full = vec!["ab", "--report", report.to_str().unwrap()];
+        full.extend(&args);
+        let run = scratch.ptc(full);
+        assert!(!run.stderr.contains("failed on"), "{}", run.stderr);
+        let err = run.bad_input();
+        assert!(
+            err.starts_with("error: strategy `single-user-coalesced` (")
+                && err
+                    .contains("option `println_limit`: expected a non-negative integer, found -5"),
+            "{args:?}: {err}"
+        );
+        assert!(!report.exists(), "{args:?}");
+    }
+}
+
 /// A name no loaded plugin provides is a usage error before anything runs, naming what was
 /// typed and the closest known name.
 #[test]

@@ -71,6 +71,9 @@ pub struct RunMeasure {
     pub by_turn: Vec<(usize, CacheTokens)>,
     /// Why the variant could not render this recording.
     pub error: Option<String>,
+    /// Whether that was the strategy refusing an option's value: the configuration's fault,
+    /// which ends the run (`ptc ab` stops with it) rather than failing a recording.
+    pub option_error: bool,
     /// Whether the variant is judged on this recording: it holds what the variant's prompts
     /// are made from.
     pub judged: bool,
@@ -98,6 +101,7 @@ pub(super) fn unusable(
         },
         by_turn: Vec::new(),
         error: Some(reason.to_owned()),
+        option_error: false,
         dropped: Vec::new(),
     }
 }
@@ -187,6 +191,7 @@ pub(super) fn measure(
         },
         by_turn: Vec::with_capacity(recording.turns.len()),
         error: None,
+        option_error: false,
         dropped: Vec::new(),
     };
     // Profiles whose placement is settled once the run is known: their prompts are added up
@@ -240,6 +245,7 @@ pub(super) fn measure(
                     run.totals.failed = 1;
                     run.totals.first_error = Some(format!("{}: {err}", recording.path.display()));
                     run.error = Some(err.to_string());
+                    run.option_error = err.is_option_error();
                     settle(&mut run, deferred, priced, &provider_caches, detail);
                     return run;
                 }
@@ -254,6 +260,7 @@ pub(super) fn measure(
                 run.totals.failed = 1;
                 run.totals.first_error = Some(format!("{}: {err}", recording.path.display()));
                 run.error = Some(err.to_string());
+                run.option_error = err.is_option_error();
                 settle(&mut run, deferred, priced, &provider_caches, detail);
                 return run;
             }

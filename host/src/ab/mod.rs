@@ -334,6 +334,15 @@ pub fn run_listed(
             }
             match result {
                 Ok((measures, kept)) => {
+                    // An option's value the strategy refuses is the configuration's fault: one
+                    // error that ends the run (exit 2, nothing written), not a failure on every
+                    // recording.
+                    if let Some(error) = measures.iter().find(|m| m.option_error) {
+                        return Err(Error::Usage(format!(
+                            "{} (a value the strategy refuses: see the configuration, --set and the variant's options)",
+                            error.error.as_deref().unwrap_or_default()
+                        )));
+                    }
                     match (kept, &mut hand_billed) {
                         (Some(Ok(recording)), Some(hand)) => hand(recording),
                         (Some(Err(path)), _) => without_bill.push(path),

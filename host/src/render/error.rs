@@ -45,3 +45,12 @@ pub enum RenderError {
     #[error("the prompt of strategy `{strategy}` has no user or assistant message: a Messages API request needs one")]
     NoConversation { strategy: String },
 }
+
+impl RenderError {
+    /// Whether the strategy refused an option's value: the configuration's fault (or the
+    /// request's), never the recording's.
+    pub fn is_option_error(&self) -> bool {
+        matches!(self, RenderError::Strategy { source, .. }
+            if source.kind == ptc_plugin_api::ErrorKind::Option)
+    }
+}

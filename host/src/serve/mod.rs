@@ -255,7 +255,7 @@ fn answer<'h>(
         Err(e @ RenderError::TurnsOutOfRange { .. }) => return fail(Code::BadRequest, &e),
         // An option value the strategy cannot use is the request's fault, as one the
         // configuration refuses is.
-        Err(e @ RenderError::Strategy { .. }) if is_option_error(&e) => {
+        Err(e @ RenderError::Strategy { .. }) if e.is_option_error() => {
             return fail(Code::BadRequest, &e)
         }
         Err(e) => return fail(Code::RenderFailed, &e),
@@ -280,12 +280,6 @@ fn answer<'h>(
         stats: StatsView::of(prompt),
     }
     .line()
-}
-
-/// Whether `e` is a strategy refusing an option's value.
-fn is_option_error(e: &RenderError) -> bool {
-    matches!(e, RenderError::Strategy { source, .. }
-        if source.kind == ptc_plugin_api::ErrorKind::Option)
 }
 
 /// A prompter for `strategy` with the request's `options` set for it; `as-sent` gives the
