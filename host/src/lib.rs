@@ -45,7 +45,7 @@ pub use ab::{
 pub use config::{Config, ConfigError, Origin, CONFIG_FILE_NAME, DEFAULT_CONFIG};
 pub use error::Error;
 pub use host::{Host, UNCOMPRESSED_STRATEGY};
-pub use output::escape_controls;
+pub use output::{escape_controls, to_stderr};
 pub use plugins::{LoadedStrategy, PluginError, PluginSet};
 pub use pricing::{Pricing, PromptCost};
 pub use recording::corpus::{source, sources, Source};

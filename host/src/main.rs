@@ -14,7 +14,7 @@ fn main() {
     ptc::cli::apply_global_options(&cli);
     ptc::init_logging(cli.verbose);
     if let Err(err) = ptc::init_threads() {
-        eprintln!("error: {err}");
+        ptc::to_stderr(&format!("error: {err}"));
         std::process::exit(err.exit_code());
     }
     let stdout = std::io::stdout();
@@ -26,7 +26,10 @@ fn main() {
                 std::process::exit(0);
             }
         }
-        eprintln!("error: {}", ptc::escape_controls(&err.to_string()));
+        ptc::to_stderr(&format!(
+            "error: {}",
+            ptc::escape_controls(&err.to_string())
+        ));
         std::process::exit(err.exit_code());
     }
 }

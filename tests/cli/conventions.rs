@@ -186,6 +186,29 @@ fn colour_follows_the_color_option_and_never_reaches_a_pipe_by_default() {
     assert!(!scratch.ptc(["--help"]).ok().contains(escape));
 }
 
+/// `ptc ab 2>&1 | head`: stderr closed too (`ab` writes notes there before its table), ptc still
+/// ends with 0, and an error it cannot print still ends it with its own code: no panic (101).
+#[test]
+fn a_closed_stderr_is_no_panic() {
+    let scratch = crate::support::all_strategies();
+    let closed = |args: &[&str]| {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        crate::support::ptc_command(scratch.path())
+            .args(args)
+            .stdout(writer.try_clone().unwrap())
+            .stderr(writer)
+            .status()
+            .unwrap()
+            .code()
+    };
+    assert_eq!(
+        closed(&["ab", "--strategies", "single-user-coalesced"]),
+        Some(0)
+    );
+    assert_eq!(closed(&["ab", "--set", "no.such_key=1"]), Some(2));
+}
+
 #[test]
 fn a_reader_that_stops_reading_ends_ptc_quietly_with_0_as_the_exit_codes_page_says() {
     let scratch = Scratch::new();

@@ -72,15 +72,28 @@ pub fn quiet() -> bool {
 /// Prints `warning: {message}` on stderr, unless `-q`.
 pub fn warn(message: impl std::fmt::Display) {
     if !quiet() {
-        eprintln!("warning: {}", escape_controls(&message.to_string()));
+        to_stderr(&format!(
+            "warning: {}",
+            escape_controls(&message.to_string())
+        ));
     }
 }
 
 /// Prints `message` on stderr (not with `-q`), its control characters escaped.
 pub fn note(message: impl std::fmt::Display) {
     if !quiet() {
-        eprintln!("{}", escape_controls(&message.to_string()));
+        to_stderr(&escape_controls(&message.to_string()));
     }
+}
+
+/// Writes `line` and a newline to stderr. A stderr nobody reads any more (`ptc ... 2>&1 |
+/// head`) loses the line: not a panic, and the run goes on to its own exit code.
+pub fn to_stderr(line: &str) {
+    use std::io::Write;
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr
+        .write_all(line.as_bytes())
+        .and_then(|()| stderr.write_all(b"\n"));
 }
 
 /// Whether stdout is a terminal.
