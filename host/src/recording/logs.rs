@@ -147,7 +147,7 @@ fn mission_at_top_level(json: &[u8]) -> bool {
 /// Whether `path` is a JSONL file whose first line (within 1 MiB) is a JSON object with neither
 /// of a recording's `mission` and `turns` at its top level.
 fn first_line_is_no_recording(path: &Path) -> bool {
-    crate::recording::import::canonical_trace::first_line(path)
+    crate::recording::import::first_line_object(path)
         .is_some_and(|first| first.get("mission").is_none() && first.get("turns").is_none())
 }
 

@@ -6,13 +6,13 @@
 
 use std::path::{Path, PathBuf};
 
-/// What a canonical trace is, as the notes and errors about one say it.
-const WHAT: &str = "a ptc_runner canonical trace (the public events of a run, without its prompts, programs or bill)";
+/// What a canonical trace holds, as the notes and errors about one say it.
+const HOLDS: &str = "(the public events of a run, without its prompts, programs or bill)";
 
 /// Whether `path` is a canonical trace: a JSONL file whose first record has the trace's
 /// envelope (`schema_version`, `trace_id`, `run_id`, `sequence`, `type`, `data`).
 pub fn is_canonical_trace(path: &Path) -> bool {
-    first_line(path).is_some_and(|first| {
+    super::first_line_object(path).is_some_and(|first| {
         first["schema_version"].is_u64()
             && first["trace_id"].is_string()
             && first["run_id"].is_string()
@@ -47,14 +47,10 @@ pub fn passed_over_note(files: &[PathBuf]) -> Option<String> {
         n => format!("{n} of their runs are in the inspection artifact of the same name beside them (`*.inspection.jsonl`), read in their place; the others' are not among these files"),
     };
     let what = match rest.len() {
-        0 => WHAT.to_owned(),
-        _ => WHAT.replacen(
-            "a ptc_runner canonical trace",
-            "ptc_runner canonical traces",
-            1,
-        ),
+        0 => "a ptc_runner canonical trace",
+        _ => "ptc_runner canonical traces",
     };
-    Some(format!("{listed} passed over: {what}; {holds}"))
+    Some(format!("{listed} passed over: {what} {HOLDS}; {holds}"))
 }
 
 /// Why `path`, a canonical trace, cannot be imported, naming the file to import in its place:
@@ -62,11 +58,11 @@ pub fn passed_over_note(files: &[PathBuf]) -> Option<String> {
 pub fn not_imported(path: &Path) -> String {
     match artifact_beside(path) {
         Some(artifact) => format!(
-            "is {WHAT}: its run is in the inspection artifact beside it; import {} instead",
+            "is a ptc_runner canonical trace {HOLDS}: its run is in the inspection artifact beside it; import {} instead",
             artifact.display()
         ),
         None => format!(
-            "is {WHAT}: its run is in the inspection artifact the run writes with --inspect (`*.inspection.jsonl`); import that"
+            "is a ptc_runner canonical trace {HOLDS}: its run is in the inspection artifact the run writes with --inspect (`*.inspection.jsonl`); import that"
         ),
     }
 }
@@ -77,21 +73,4 @@ fn artifact_beside(path: &Path) -> Option<PathBuf> {
     let stem = name.strip_suffix(".trace.jsonl").unwrap_or(&name);
     let artifact = path.with_file_name(format!("{stem}.inspection.jsonl"));
     artifact.is_file().then_some(artifact)
-}
-
-/// The first line of a JSONL file (within 1 MiB), when it is a JSON object.
-pub fn first_line(path: &Path) -> Option<serde_json::Value> {
-    use std::io::{BufRead, Read};
-    if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
-        return None;
-    }
-    let file = std::fs::File::open(path).ok()?;
-    let mut line = Vec::new();
-    let read = std::io::BufReader::new(file.take(1 << 20)).read_until(b'\n', &mut line);
-    if read.is_err() || line.last() != Some(&b'\n') {
-        return None;
-    }
-    serde_json::from_slice::<serde_json::Value>(&line)
-        .ok()
-        .filter(serde_json::Value::is_object)
 }

@@ -382,6 +382,23 @@ pub(super) fn read_lines(path: &Path, limit: u64) -> Result<Vec<(usize, Json)>, 
     Ok(lines)
 }
 
+/// The first line of a JSONL file (within 1 MiB), when it is a JSON object.
+pub(crate) fn first_line_object(path: &Path) -> Option<serde_json::Value> {
+    use std::io::{BufRead, Read};
+    if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let mut line = Vec::new();
+    let read = std::io::BufReader::new(file.take(1 << 20)).read_until(b'\n', &mut line);
+    if read.is_err() || line.last() != Some(&b'\n') {
+        return None;
+    }
+    serde_json::from_slice::<serde_json::Value>(&line)
+        .ok()
+        .filter(serde_json::Value::is_object)
+}
+
 /// Whether the first non-blank line of the file at `path` is a JSON value on its own.
 pub(super) fn first_line_is_json(path: &Path) -> bool {
     use std::io::{BufRead, Read};
